@@ -1,0 +1,156 @@
+//! `xs create`: a new, empty database directory.
+
+use std::path::PathBuf;
+
+use xs::db::config::{human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
+use xs::db::schema::Schema;
+use xs::db::time::{parse_duration, Granularity, Period};
+use xs::Database;
+
+use super::Context;
+use crate::exit::{CliResult, Failure};
+
+const EXAMPLES: &str = "Examples:
+  xs create trades --granularity 1ms --columns 'price:f64,qty:f64,side:str(4),trade_id:u64' --depth 8
+  xs create sensors --granularity 1s --columns 'temp:f32,humidity:f32,status:u8'
+  xs create quotes --granularity 1us --columns 'bid:f64,ask:f64' --partition day";
+
+/// Create an empty database directory.
+///
+/// Types: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 bool str(N) (UTF-8, at most N bytes).
+#[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// Directory to create (default: the global --db).
+    #[arg(value_name = "DB")]
+    pub dir: Option<PathBuf>,
+
+    /// Time step between slots; must divide one day: 1ns 1us 1ms 10ms 1s 1m 1h 1d …
+    #[arg(short, long, value_name = "DUR")]
+    pub granularity: String,
+
+    /// Columns as name:type, comma-separated, e.g. 'price:f64,qty:f64,side:str(4)'.
+    #[arg(short, long, value_name = "SPEC")]
+    pub columns: String,
+
+    /// Rows one timestamp can hold (e.g. several trades in one millisecond).
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    pub depth: u32,
+
+    /// Time covered by one file; default: year, or month/day when a year file would be too large.
+    #[arg(long, value_name = "year|month|day")]
+    pub partition: Option<String>,
+
+    /// Name of the time column in input and output headers.
+    #[arg(long, default_value = "time", value_name = "NAME")]
+    pub time_column: String,
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let dir = match args.dir.clone().or_else(|| ctx.db.clone()) {
+        Some(dir) => dir,
+        None => {
+            return Err(Failure::usage(
+                "give the directory to create: xs create DB --granularity … --columns …",
+            ))
+        }
+    };
+    let config = config_from_args(&args)?;
+    Database::create(&dir, &config)?;
+    let partition_bytes = config.max_partition_bytes(config.period).unwrap_or(0);
+    eprintln!(
+        "created {}: {} columns, rows of {} bytes, depth {}, {} granularity, {} partitions of {} logical each (sparse)",
+        dir.display(),
+        config.schema.columns().len(),
+        config.schema.row_len(),
+        config.depth,
+        config.granularity,
+        config.period,
+        human_bytes(partition_bytes)
+    );
+    Ok(())
+}
+
+/// Validates the arguments into a config, choosing the partition period when not given.
+pub fn config_from_args(args: &Args) -> CliResult<Config> {
+    let granularity = parse_duration(&args.granularity).ok_or_else(|| {
+        Failure::usage(format!(
+            "bad granularity `{}`: write e.g. 1ms, 10ms, 1s, 1m",
+            args.granularity
+        ))
+    })?;
+    let granularity = Granularity::from_ns(granularity).ok_or_else(|| {
+        Failure::usage(format!(
+            "granularity {} does not divide one day evenly; pick one that does (1ms, 5s, 1m, 15m …)",
+            args.granularity
+        ))
+    })?;
+    let schema = Schema::parse_spec(&args.columns).map_err(|e| Failure::usage(format!("--columns: {e}")))?;
+    if !(1..=MAX_DEPTH).contains(&args.depth) {
+        return Err(Failure::usage(format!("--depth must be 1..={MAX_DEPTH}")));
+    }
+    if schema.column_index(&args.time_column).is_some() {
+        return Err(Failure::usage(format!(
+            "`{}` is the time column; do not list it in --columns",
+            args.time_column
+        )));
+    }
+    if !xs::db::schema::valid_column_name(&args.time_column) {
+        return Err(Failure::usage(format!(
+            "bad --time-column `{}`",
+            args.time_column
+        )));
+    }
+    let mut config = Config {
+        layout: Layout::Grid,
+        granularity,
+        period: Period::Year,
+        depth: args.depth,
+        time_column: args.time_column.clone(),
+        schema,
+    };
+    let fits = |config: &Config, period| {
+        config
+            .max_partition_bytes(period)
+            .is_some_and(|b| b <= MAX_PARTITION_BYTES)
+    };
+    match &args.partition {
+        Some(name) => {
+            config.period = Period::parse(name)
+                .ok_or_else(|| Failure::usage(format!("bad --partition `{name}`: year, month or day")))?;
+            if !fits(&config, config.period) {
+                return Err(Failure::usage(too_large(&config, config.period)));
+            }
+        }
+        None => {
+            let period = [Period::Year, Period::Month, Period::Day]
+                .into_iter()
+                .find(|&p| fits(&config, p))
+                .ok_or_else(|| Failure::usage(too_large(&config, Period::Day)))?;
+            if period != Period::Year {
+                eprintln!(
+                    "xs: a year file would be {} logical, past the safe {}; using {period} partitions",
+                    human_bytes(config.max_partition_bytes(Period::Year).unwrap_or(u64::MAX)),
+                    human_bytes(MAX_PARTITION_BYTES)
+                );
+            }
+            config.period = period;
+        }
+    }
+    Ok(config)
+}
+
+/// The arithmetic of why a partition of `period` would be too large.
+fn too_large(config: &Config, period: Period) -> String {
+    let slots = period.max_len_ns() / config.granularity.ns();
+    let total = i128::from(slots) * i128::from(config.slab_len());
+    format!(
+        "a {period} at {} granularity is {slots} slots × {} rows × {} bytes = {total} bytes, past the safe \
+         file size of {MAX_PARTITION_BYTES} bytes ({}); use a coarser --granularity, a smaller --depth, \
+         or a shorter --partition",
+        config.granularity,
+        config.depth,
+        config.schema.row_len(),
+        human_bytes(MAX_PARTITION_BYTES)
+    )
+}

@@ -1,0 +1,38 @@
+//! `xs delete`: remove rows and give their blocks back to the file system.
+
+use super::{parse_time, Context};
+use crate::exit::CliResult;
+
+const EXAMPLES: &str = "Examples:
+  xs delete 2024-08-08T23:54:15.342Z                   # the rows at one timestamp
+  xs delete 2024-08-01 2024-09-01                      # a month
+  xs delete 1723161255342ms 1723161255343ms";
+
+/// Delete the rows at FROM, or every row with FROM <= time < TO.
+///
+/// Blocks that become empty are punched out of the file, so the physical size shrinks.
+#[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// Start, inclusive (or the one timestamp to delete when TO is absent).
+    #[arg(value_parser = parse_time, allow_hyphen_values = true)]
+    pub from: i64,
+
+    /// End, exclusive.
+    #[arg(value_parser = parse_time, allow_hyphen_values = true)]
+    pub to: Option<i64>,
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let db = ctx.open_write()?;
+    let to = match args.to {
+        Some(to) => to,
+        None => {
+            db.check_time(args.from)?;
+            args.from + db.config().granularity.ns()
+        }
+    };
+    let deleted = db.delete(args.from, to)?;
+    eprintln!("deleted {deleted} rows");
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! One module per subcommand. Each turns its arguments into engine calls and owns stdout.
+
+pub mod create;
+pub mod delete;
+pub mod get;
+pub mod put;
+pub mod range;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use xs::db::config::CONFIG_FILE;
+use xs::db::lock::LockWait;
+use xs::{Access, Database};
+
+use crate::cli::{Cli, Command};
+use crate::exit::{CliResult, Failure};
+
+/// What every subcommand may need from the global options.
+pub struct Context {
+    pub db: Option<PathBuf>,
+    pub wait: bool,
+}
+
+impl Context {
+    /// The database directory: `--db`/`XS_DB`, else the current directory if it is a database.
+    pub fn db_dir(&self) -> CliResult<PathBuf> {
+        if let Some(dir) = &self.db {
+            return Ok(dir.clone());
+        }
+        if Path::new(CONFIG_FILE).exists() {
+            return Ok(PathBuf::from("."));
+        }
+        Err(Failure::usage(
+            "no database given and the current directory is not one; pass -d DIR (or set XS_DB), \
+             or cd into a database directory",
+        ))
+    }
+
+    pub fn open_read(&self) -> CliResult<Database> {
+        Ok(Database::open(&self.db_dir()?, Access::Read, &mut |_| {})?)
+    }
+
+    /// Opens for writing; the lock is taken now and held until the database is dropped.
+    pub fn open_write(&self) -> CliResult<Database> {
+        let dir = self.db_dir()?;
+        let wait = if self.wait { LockWait::Yes } else { LockWait::No };
+        let mut on_wait = |holder: Option<&str>| {
+            let holder = holder.map(|h| format!(" ({h})")).unwrap_or_default();
+            eprintln!("xs: waiting for the writer lock on {}{holder}…", dir.display());
+        };
+        Ok(Database::open(&dir, Access::Write(wait), &mut on_wait)?)
+    }
+}
+
+pub fn run(cli: Cli) -> CliResult {
+    let ctx = Context {
+        db: cli.db,
+        wait: cli.wait,
+    };
+    match cli.command {
+        Command::Create(args) => create::run(&ctx, args),
+        Command::Put(args) => put::run(&ctx, args),
+        Command::Get(args) => get::run(&ctx, args),
+        Command::Range(args) => range::run(&ctx, args),
+        Command::Delete(args) => delete::run(&ctx, args),
+    }
+}
+
+/// A time argument for clap: ISO-8601 or an epoch number with a unit.
+pub fn parse_time(text: &str) -> Result<i64, String> {
+    xs::io::timefmt::parse_time_arg(text)
+}
+
+/// Buffered stdout that flushes in large writes and maps write errors to failures
+/// (a closed pipe ends quietly with exit 0).
+pub struct Output {
+    out: io::Stdout,
+    pub buf: Vec<u8>,
+}
+
+/// Bytes collected before one write to stdout.
+const OUTPUT_FLUSH_BYTES: usize = 1 << 20;
+
+impl Output {
+    pub fn new() -> Output {
+        Output {
+            out: io::stdout(),
+            buf: Vec::with_capacity(OUTPUT_FLUSH_BYTES + 4096),
+        }
+    }
+
+    /// Writes the buffer out once it is large.
+    pub fn maybe_flush(&mut self) -> CliResult {
+        if self.buf.len() >= OUTPUT_FLUSH_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> CliResult {
+        let mut lock = self.out.lock();
+        lock.write_all(&self.buf).map_err(Failure::output)?;
+        self.buf.clear();
+        lock.flush().map_err(Failure::output)
+    }
+}

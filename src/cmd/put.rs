@@ -1,0 +1,101 @@
+//! `xs put`: store one row at one timestamp (an upsert).
+
+use xs::db::schema::Schema;
+use xs::PutMode;
+
+use super::{parse_time, Context};
+use crate::exit::{CliResult, Failure};
+
+const EXAMPLES: &str = "Examples:
+  xs put 2024-08-08T23:54:15.342Z price=61837.63 qty=0.02 side=buy
+  xs put 1723161255342ms 61837.63 0.02 buy            # values in schema order
+  xs put --append 2024-08-08T23:54:15.342Z price=61837.64 qty=0.5 side=sell";
+
+/// Store one row at TIME, replacing the rows there (or adding after them with --append).
+///
+/// Values go by name (price=1.5; unnamed columns are null) or all in schema order.
+/// An empty value is null.
+#[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// Timestamp: ISO-8601 or epoch with a unit (1723161255342ms).
+    #[arg(value_parser = parse_time, allow_hyphen_values = true)]
+    pub time: i64,
+
+    /// Values: name=value pairs, or one value per column in schema order.
+    #[arg(required = true, allow_hyphen_values = true)]
+    pub values: Vec<String>,
+
+    /// Add the row after the rows already at TIME (needs --depth > 1) instead of replacing them.
+    #[arg(long)]
+    pub append: bool,
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let db = ctx.open_write()?;
+    let schema = db.schema();
+    let row = encode_values(schema, &args.values)?;
+    let mode = if args.append {
+        PutMode::Append
+    } else {
+        PutMode::Replace
+    };
+    db.put(args.time, &row, mode)?;
+    Ok(())
+}
+
+/// Builds a row from `name=value` pairs or from positional values.
+fn encode_values(schema: &Schema, values: &[String]) -> CliResult<Vec<u8>> {
+    let mut row = schema.new_row();
+    let named = values
+        .iter()
+        .filter_map(|v| {
+            v.split_once('=')
+                .filter(|(name, _)| schema.column_index(name).is_some())
+        })
+        .count();
+    let set = |row: &mut Vec<u8>, col: usize, text: &str| {
+        let name = &schema.columns()[col].name;
+        schema
+            .set_field(row, col, text)
+            .map_err(|e| Failure::usage(format!("column `{name}`: `{text}`: {e}")))
+    };
+    if named == values.len() {
+        for pair in values {
+            // Every value was checked above to be name=value with a known name.
+            let (name, text) = pair.split_once('=').unwrap_or_default();
+            let col = schema.column_index(name).unwrap_or_default();
+            set(&mut row, col, text)?;
+        }
+    } else if named == 0 {
+        let columns = schema.columns();
+        if values.len() != columns.len() {
+            let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+            return Err(Failure::usage(format!(
+                "expected {} values ({}), got {}; or name them, e.g. {}=…",
+                columns.len(),
+                names.join(","),
+                values.len(),
+                names[0]
+            )));
+        }
+        for (col, text) in values.iter().enumerate() {
+            set(&mut row, col, text)?;
+        }
+    } else {
+        let unknown: Vec<&str> = values
+            .iter()
+            .filter(|v| {
+                v.split_once('=')
+                    .is_none_or(|(name, _)| schema.column_index(name).is_none())
+            })
+            .map(String::as_str)
+            .collect();
+        return Err(Failure::usage(format!(
+            "mixed named and positional values, or unknown column names: {}; columns are {}",
+            unknown.join(" "),
+            schema.spec()
+        )));
+    }
+    Ok(row)
+}

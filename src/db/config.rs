@@ -1,0 +1,286 @@
+//! `xs.toml`: the human-readable, versioned database config, validated on open and written
+//! atomically (temp file, fsync, rename, fsync of the directory).
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::schema::{Column, ColumnType, Schema};
+use super::time::{parse_duration, Granularity, Period};
+use crate::error::{Error, Result};
+
+/// The on-disk format this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+pub const CONFIG_FILE: &str = "xs.toml";
+
+/// The storage layout of a database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// XStore's: one fixed slot per granularity step, row offset computed from the timestamp.
+    Grid,
+}
+
+impl Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Grid => "grid",
+        }
+    }
+
+    /// The number stored in partition headers.
+    pub fn code(self) -> u32 {
+        match self {
+            Layout::Grid => 1,
+        }
+    }
+}
+
+/// A validated database configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub layout: Layout,
+    pub granularity: Granularity,
+    pub period: Period,
+    /// Rows one timestamp can hold (grid layout).
+    pub depth: u32,
+    /// Name of the time column in headers of input and output.
+    pub time_column: String,
+    pub schema: Schema,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawColumn {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    format: u32,
+    layout: String,
+    granularity: String,
+    partition: String,
+    depth: u32,
+    time_column: String,
+    row_len: usize,
+    columns: Vec<RawColumn>,
+}
+
+/// Largest depth accepted: a slot of 65,535 rows is already far past any sane tick burst.
+pub const MAX_DEPTH: u32 = 65_535;
+
+impl Config {
+    /// Reads and validates `dir/xs.toml`.
+    pub fn load(dir: &Path) -> Result<Config> {
+        let path = dir.join(CONFIG_FILE);
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::NotADatabase {
+                    path: dir.to_path_buf(),
+                })
+            }
+            Err(e) => return Err(Error::io("read", path, e)),
+        };
+        Config::parse(&text).map_err(|reason| Error::BadConfig { path, reason })
+    }
+
+    pub fn parse(text: &str) -> std::result::Result<Config, String> {
+        // Check the version first so a future format gets a version message, not a field error.
+        if let Ok(table) = text.parse::<toml::Table>() {
+            match table.get("format").and_then(|v| v.as_integer()) {
+                Some(v) if v == i64::from(FORMAT_VERSION) => {}
+                Some(v) => {
+                    return Err(format!(
+                        "format version {v} is not supported (this xs reads format {FORMAT_VERSION}); use a matching xs release"
+                    ))
+                }
+                None => return Err("missing `format = 1`".into()),
+            }
+        }
+        let raw: RawConfig = toml::from_str(text).map_err(|e| e.message().to_string())?;
+        let layout = match raw.layout.as_str() {
+            "grid" => Layout::Grid,
+            other => return Err(format!("unknown layout `{other}` (expected grid)")),
+        };
+        let granularity = parse_duration(&raw.granularity)
+            .and_then(Granularity::from_ns)
+            .ok_or_else(|| {
+                format!(
+                    "bad granularity `{}`: a duration that divides one day, e.g. 1ms",
+                    raw.granularity
+                )
+            })?;
+        let period = Period::parse(&raw.partition)
+            .ok_or_else(|| format!("bad partition `{}` (expected year, month or day)", raw.partition))?;
+        if !(1..=MAX_DEPTH).contains(&raw.depth) {
+            return Err(format!("bad depth {} (expected 1..={MAX_DEPTH})", raw.depth));
+        }
+        let mut columns = Vec::with_capacity(raw.columns.len());
+        for c in raw.columns {
+            let ty = ColumnType::parse(&c.ty).map_err(|e| format!("column `{}`: {e}", c.name))?;
+            columns.push(Column { name: c.name, ty });
+        }
+        let schema = Schema::new(columns)?;
+        if schema.row_len() != raw.row_len {
+            return Err(format!(
+                "row_len is {} but the columns make rows of {} bytes; the config was edited or is corrupt",
+                raw.row_len,
+                schema.row_len()
+            ));
+        }
+        if schema.column_index(&raw.time_column).is_some() {
+            return Err(format!(
+                "time column `{}` is also a value column",
+                raw.time_column
+            ));
+        }
+        if !super::schema::valid_column_name(&raw.time_column) {
+            return Err(format!("bad time column name `{}`", raw.time_column));
+        }
+        let config = Config {
+            layout,
+            granularity,
+            period,
+            depth: raw.depth,
+            time_column: raw.time_column,
+            schema,
+        };
+        config.check_partition_size()?;
+        Ok(config)
+    }
+
+    pub fn to_toml(&self) -> String {
+        let raw = RawConfig {
+            format: FORMAT_VERSION,
+            layout: self.layout.name().into(),
+            granularity: self.granularity.to_string(),
+            partition: self.period.name().into(),
+            depth: self.depth,
+            time_column: self.time_column.clone(),
+            row_len: self.schema.row_len(),
+            columns: self
+                .schema
+                .columns()
+                .iter()
+                .map(|c| RawColumn {
+                    name: c.name.clone(),
+                    ty: c.ty.to_string(),
+                })
+                .collect(),
+        };
+        // Serializing plain strings and integers cannot fail.
+        let body = toml::to_string(&raw).unwrap_or_default();
+        format!("# xs database config; the format is described in docs/FORMAT.md\n{body}")
+    }
+
+    /// Bytes one timestamp's rows take: depth × row length.
+    pub fn slab_len(&self) -> u64 {
+        u64::from(self.depth) * self.schema.row_len() as u64
+    }
+
+    /// Logical size in bytes of the longest partition of `period`, header included.
+    pub fn max_partition_bytes(&self, period: Period) -> Option<u64> {
+        let slots = u64::try_from(period.max_len_ns() / self.granularity.ns()).ok()?;
+        slots
+            .checked_mul(self.slab_len())?
+            .checked_add(super::partition::HEADER_LEN)
+    }
+
+    fn check_partition_size(&self) -> std::result::Result<(), String> {
+        match self.max_partition_bytes(self.period) {
+            Some(len) if len <= MAX_PARTITION_BYTES => Ok(()),
+            _ => Err(format!(
+                "a {} partition would pass the safe file size of {}; use a smaller period",
+                self.period,
+                human_bytes(MAX_PARTITION_BYTES)
+            )),
+        }
+    }
+
+    /// Writes `dir/xs.toml` atomically: temp file, fsync, rename, fsync of the directory.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let tmp = dir.join(".xs.toml.tmp");
+        let path = dir.join(CONFIG_FILE);
+        let mut file = File::create(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
+        file.write_all(self.to_toml().as_bytes())
+            .map_err(|e| Error::io("write", &tmp, e))?;
+        file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
+        fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
+        sync_dir(dir)
+    }
+}
+
+/// Largest partition file xs creates: ext4 with 4 KiB blocks refuses files of 16 TiB and more.
+pub const MAX_PARTITION_BYTES: u64 = (1 << 44) - 4096;
+
+/// Fsyncs a directory so that renames and new files in it survive a crash.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    let handle = File::open(dir).map_err(|e| Error::io("open", dir, e))?;
+    handle.sync_all().map_err(|e| Error::io("sync", dir, e))
+}
+
+/// `1.5 GiB`-style size with binary units.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// The config path of a database directory.
+pub fn config_path(dir: &Path) -> PathBuf {
+    dir.join(CONFIG_FILE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> Config {
+        Config {
+            layout: Layout::Grid,
+            granularity: Granularity::from_ns(1_000_000).unwrap(),
+            period: Period::Year,
+            depth: 2,
+            time_column: "time".into(),
+            schema: Schema::parse_spec("price:f64,side:str(4)").unwrap(),
+        }
+    }
+
+    #[test]
+    fn toml_round_trips() {
+        let c = config();
+        assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn corrupt_configs_are_refused_with_reasons() {
+        let good = config().to_toml();
+        let cases = [
+            (good.replace("format = 1", "format = 7"), "format version 7"),
+            (good.replace("\"f64\"", "\"f128\""), "unknown type"),
+            (good.replace("row_len = ", "row_len = 1"), "row_len"),
+            (good.replace("\"grid\"", "\"tree\""), "unknown layout"),
+            (good.replace("\"1ms\"", "\"7s\""), "bad granularity"),
+            ("garbage \u{0} [[[".to_string(), ""),
+        ];
+        for (text, needle) in cases {
+            let err = Config::parse(&text).unwrap_err();
+            assert!(err.contains(needle), "{err}");
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! The writer lock: an exclusive `flock` on `DB/.lock`, held for the life of the handle.
+//! Readers take no lock, so they never block writers.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+pub const LOCK_FILE: &str = ".lock";
+
+/// What a writer does when another process holds the lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockWait {
+    /// Fail at once with `Error::Locked`.
+    No,
+    /// Block until the lock is free; `on_wait` is told who holds it first.
+    Yes,
+}
+
+#[derive(Debug)]
+pub struct WriteLock {
+    _file: File,
+}
+
+impl WriteLock {
+    /// Takes the lock; with `LockWait::Yes`, calls `on_wait(holder)` once before blocking.
+    pub fn acquire(dir: &Path, wait: LockWait, on_wait: &mut dyn FnMut(Option<&str>)) -> Result<WriteLock> {
+        let path = dir.join(LOCK_FILE);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| Error::io("open lock file", &path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = read_holder(&mut file);
+                match wait {
+                    LockWait::No => {
+                        return Err(Error::Locked {
+                            path: dir.to_path_buf(),
+                            holder,
+                        })
+                    }
+                    LockWait::Yes => {
+                        on_wait(holder.as_deref());
+                        file.lock().map_err(|e| Error::io("lock", &path, e))?;
+                    }
+                }
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", &path, e)),
+        }
+        // Best effort: the holder's pid only improves the message a second writer sees.
+        let _ = file.set_len(0);
+        let _ = file.rewind();
+        let _ = write!(file, "pid {}", std::process::id());
+        Ok(WriteLock { _file: file })
+    }
+}
+
+fn read_holder(file: &mut File) -> Option<String> {
+    let mut text = String::new();
+    file.rewind().ok()?;
+    file.take(64).read_to_string(&mut text).ok()?;
+    let text = text.trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Path of the lock file of a database directory.
+pub fn lock_path(dir: &Path) -> PathBuf {
+    dir.join(LOCK_FILE)
+}

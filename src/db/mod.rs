@@ -1,0 +1,407 @@
+//! The database: a directory with `xs.toml`, a writer lock, and one sparse file per partition.
+//! Every row's place is computed from its timestamp: no index, O(1) reads and writes.
+
+pub mod config;
+pub mod lock;
+pub mod partition;
+pub mod schema;
+pub mod time;
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+use config::{sync_dir, Config, CONFIG_FILE};
+use lock::{LockWait, WriteLock};
+use partition::Partition;
+use schema::Schema;
+use time::{in_storable_range, PartitionKey, END_TIME_NS, MIN_TIME_NS};
+
+/// How a database is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// No lock; missing partitions read as empty.
+    Read,
+    /// Holds the writer lock; partitions are created on first write.
+    Write(LockWait),
+}
+
+/// Where a put goes among the rows already at its timestamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PutMode {
+    /// The row becomes the only row at its timestamp.
+    Replace,
+    /// The row is added after the rows already there (depth > 1).
+    Append,
+}
+
+/// The location of a timestamp: its partition and slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub key: PartitionKey,
+    pub index: u64,
+}
+
+pub struct Database {
+    dir: PathBuf,
+    config: Config,
+    writable: bool,
+    _lock: Option<WriteLock>,
+    /// Each partition file is opened once per process and shared.
+    partitions: Mutex<HashMap<PartitionKey, Arc<Partition>>>,
+}
+
+impl Database {
+    /// Creates a database directory with `config`. Refuses to touch anything that exists,
+    /// except an empty directory.
+    pub fn create(dir: &Path, config: &Config) -> Result<Database> {
+        match fs::read_dir(dir) {
+            Ok(mut entries) => {
+                if entries.next().is_some() {
+                    return Err(Error::AlreadyExists {
+                        path: dir.to_path_buf(),
+                    });
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
+                if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    sync_dir(parent)?;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+                return Err(Error::AlreadyExists {
+                    path: dir.to_path_buf(),
+                })
+            }
+            Err(e) => return Err(Error::io("read directory", dir, e)),
+        }
+        let lock = WriteLock::acquire(dir, LockWait::No, &mut |_| {})?;
+        if dir.join(CONFIG_FILE).exists() {
+            return Err(Error::AlreadyExists {
+                path: dir.to_path_buf(),
+            });
+        }
+        config.save(dir)?;
+        Ok(Database::new(dir, config.clone(), Some(lock)))
+    }
+
+    /// Opens an existing database. `on_wait` is told the holder when a writer has to wait.
+    pub fn open(dir: &Path, access: Access, on_wait: &mut dyn FnMut(Option<&str>)) -> Result<Database> {
+        let config = Config::load(dir)?;
+        let lock = match access {
+            Access::Read => None,
+            Access::Write(wait) => Some(WriteLock::acquire(dir, wait, on_wait)?),
+        };
+        Ok(Database::new(dir, config, lock))
+    }
+
+    fn new(dir: &Path, config: Config, lock: Option<WriteLock>) -> Database {
+        Database {
+            dir: dir.to_path_buf(),
+            config,
+            writable: lock.is_some(),
+            _lock: lock,
+            partitions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.config.schema
+    }
+
+    /// Maps a timestamp to its partition and slot; refuses times outside the storable range
+    /// and times that are not a multiple of the granularity.
+    pub fn slot_of(&self, t_ns: i64) -> Result<Slot> {
+        self.check_time(t_ns)?;
+        let key = PartitionKey::of(self.config.period, t_ns);
+        let index = ((t_ns - key.start_ns()) / self.config.granularity.ns()) as u64;
+        Ok(Slot { key, index })
+    }
+
+    /// The timestamp of slot `index` in the partition `key`.
+    pub fn time_of(&self, key: PartitionKey, index: u64) -> i64 {
+        key.start_ns() + index as i64 * self.config.granularity.ns()
+    }
+
+    pub fn check_time(&self, t_ns: i64) -> Result<()> {
+        if !in_storable_range(t_ns) {
+            return Err(Error::Invalid(format!(
+                "timestamp {t_ns} ns is outside the storable range (1678-01-01 to 2261-12-31 UTC)"
+            )));
+        }
+        let g = self.config.granularity;
+        if t_ns.rem_euclid(g.ns()) != 0 {
+            return Err(Error::Invalid(format!(
+                "timestamp {} is not a multiple of the granularity {g}",
+                crate::io::timefmt::format_iso(t_ns, 9)
+            )));
+        }
+        Ok(())
+    }
+
+    /// The partition file for `key`: opened once and cached; with `create`, made on first use.
+    /// `Ok(None)` when it does not exist and `create` is false.
+    pub fn partition(&self, key: PartitionKey, create: bool) -> Result<Option<Arc<Partition>>> {
+        let mut cache = self
+            .partitions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(p) = cache.get(&key) {
+            return Ok(Some(Arc::clone(p)));
+        }
+        let path = self.dir.join(key.file_name());
+        let partition = if path.exists() {
+            Partition::open(&self.dir, &self.config, key, self.writable)?
+        } else if create && self.writable {
+            Partition::create(&self.dir, &self.config, key)?
+        } else {
+            return Ok(None);
+        };
+        let partition = Arc::new(partition);
+        cache.insert(key, Arc::clone(&partition));
+        Ok(Some(partition))
+    }
+
+    /// The partitions on disk, in time order. Files that are not partition names are ignored.
+    pub fn partition_keys(&self) -> Result<Vec<PartitionKey>> {
+        let entries = fs::read_dir(&self.dir).map_err(|e| Error::io("read directory", &self.dir, e))?;
+        let mut keys = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read directory", &self.dir, e))?;
+            if let Some(key) = entry
+                .file_name()
+                .to_str()
+                .and_then(|name| PartitionKey::parse_file_name(self.config.period, name))
+            {
+                keys.push(key);
+            }
+        }
+        keys.sort();
+        Ok(keys)
+    }
+
+    /// Stores an encoded row (`schema().row_len()` bytes, present bit set) at `t_ns`.
+    pub fn put(&self, t_ns: i64, row: &[u8], mode: PutMode) -> Result<()> {
+        debug_assert_eq!(row.len(), self.schema().row_len());
+        let slot = self.slot_of(t_ns)?;
+        let partition = self.writable_partition(slot.key)?;
+        let offset = partition.slot_offset(slot.index);
+        let row_len = row.len();
+        let mut slab = vec![0u8; partition.slab_len as usize];
+        match mode {
+            PutMode::Replace => slab[..row_len].copy_from_slice(row),
+            PutMode::Append => {
+                partition.read_at(&mut slab, offset)?;
+                let free = slab
+                    .chunks_exact(row_len)
+                    .position(|r| !Schema::is_present(r))
+                    .ok_or(Error::DepthFull {
+                        t_ns,
+                        depth: self.config.depth,
+                    })?;
+                partition.write_at(row, offset + (free * row_len) as u64)?;
+                return partition.sync();
+            }
+        }
+        partition.write_at(&slab, offset)?;
+        partition.sync()
+    }
+
+    fn writable_partition(&self, key: PartitionKey) -> Result<Arc<Partition>> {
+        if !self.writable {
+            return Err(Error::Invalid("database was opened read-only".into()));
+        }
+        self.partition(key, true)?
+            .ok_or_else(|| Error::Invalid(format!("partition {key} could not be created")))
+    }
+
+    /// The rows stored at `t_ns`, in order; empty when none.
+    pub fn get(&self, t_ns: i64) -> Result<Vec<Vec<u8>>> {
+        let slot = self.slot_of(t_ns)?;
+        let Some(partition) = self.partition(slot.key, false)? else {
+            return Ok(Vec::new());
+        };
+        let mut slab = vec![0u8; partition.slab_len as usize];
+        partition.read_at(&mut slab, partition.slot_offset(slot.index))?;
+        Ok(slab
+            .chunks_exact(self.schema().row_len())
+            .take_while(|r| Schema::is_present(r))
+            .map(|r| r.to_vec())
+            .collect())
+    }
+
+    /// Calls `visit(t_ns, row)` for every stored row with `from <= t < to`, in time order,
+    /// reading only the data segments of the partition files (holes are skipped by
+    /// `SEEK_DATA`/`SEEK_HOLE`, never read). `visit` returns `Ok(false)` to stop early.
+    pub fn scan<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let row_len = self.schema().row_len();
+        let granularity_ns = self.config.granularity.ns();
+        self.scan_chunks(from_ns, to_ns, |key, first_slot, chunk| {
+            let start_ns = self.time_of(key, first_slot);
+            for (i, slab) in chunk.chunks_exact(self.config.slab_len() as usize).enumerate() {
+                for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
+                    if !visit(start_ns + i as i64 * granularity_ns, row)? {
+                        return Ok(false);
+                    }
+                }
+            }
+            Ok(true)
+        })
+    }
+
+    /// Walks the data of `[from, to)` as chunks of whole slots: `visit(partition, first_slot,
+    /// bytes)` where `bytes` holds consecutive slots from `first_slot`. Chunks are at most
+    /// `SCAN_CHUNK_BYTES` long and come in time order; holes between them are never read.
+    pub fn scan_chunks<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        mut visit: impl FnMut(PartitionKey, u64, &[u8]) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let from_ns = from_ns.max(MIN_TIME_NS);
+        let to_ns = to_ns.min(END_TIME_NS);
+        if from_ns >= to_ns {
+            return Ok(());
+        }
+        let slab_len = self.config.slab_len();
+        let chunk_slots = (SCAN_CHUNK_BYTES / slab_len).max(1);
+        let mut buf = Vec::new();
+        for key in self.partition_keys()? {
+            if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
+                continue;
+            }
+            let Some(partition) = self.partition(key, false)? else {
+                continue;
+            };
+            let first = self.slot_at_or_after(key, from_ns.max(key.start_ns()));
+            let end = self.slot_at_or_after(key, to_ns.min(key.end_ns()));
+            let byte_from = partition.slot_offset(first);
+            let byte_to = partition.slot_offset(end);
+            for (seg_from, seg_to) in partition.data_segments(byte_from, byte_to)? {
+                // Widen the segment to whole slots: block edges need not fall on slot edges.
+                let mut slot = (seg_from - partition::HEADER_LEN) / slab_len;
+                let seg_end_slot = (seg_to - partition::HEADER_LEN).div_ceil(slab_len).min(end);
+                while slot < seg_end_slot {
+                    let n = chunk_slots.min(seg_end_slot - slot);
+                    buf.resize((n * slab_len) as usize, 0);
+                    partition.read_at(&mut buf, partition.slot_offset(slot))?;
+                    if !visit(key, slot, &buf)? {
+                        return Ok(());
+                    }
+                    slot += n;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// First slot of `key` whose time is >= `t_ns` (t within or at the end of the partition).
+    fn slot_at_or_after(&self, key: PartitionKey, t_ns: i64) -> u64 {
+        let g = self.config.granularity.ns();
+        ((t_ns - key.start_ns()) as u64).div_ceil(g as u64)
+    }
+
+    /// Deletes every row with `from <= t < to` and punches holes where whole blocks become
+    /// empty, so the physical size shrinks. Returns the number of rows deleted.
+    pub fn delete(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
+        if !self.writable {
+            return Err(Error::Invalid("database was opened read-only".into()));
+        }
+        let mut deleted = 0u64;
+        self.scan(from_ns, to_ns, |_, _| -> Result<bool> {
+            deleted += 1;
+            Ok(true)
+        })?;
+        let from_ns = from_ns.max(MIN_TIME_NS);
+        let to_ns = to_ns.min(END_TIME_NS);
+        for key in self.partition_keys()? {
+            if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
+                continue;
+            }
+            let Some(partition) = self.partition(key, false)? else {
+                continue;
+            };
+            let first = self.slot_at_or_after(key, from_ns.max(key.start_ns()));
+            let end = self.slot_at_or_after(key, to_ns.min(key.end_ns()));
+            clear_range(
+                &partition,
+                partition.slot_offset(first),
+                partition.slot_offset(end),
+            )?;
+            partition.sync()?;
+        }
+        Ok(deleted)
+    }
+
+    /// Fsyncs the given partitions and the directory (import's end-of-run durability).
+    pub fn sync_partitions(&self, keys: &[PartitionKey]) -> Result<()> {
+        for &key in keys {
+            if let Some(p) = self.partition(key, false)? {
+                p.sync()?;
+            }
+        }
+        sync_dir(&self.dir)
+    }
+}
+
+/// Bytes read per `pread` when scanning.
+pub const SCAN_CHUNK_BYTES: u64 = 1 << 20;
+/// Hole-punching granularity (the ext4/xfs block size).
+pub const BLOCK_LEN: u64 = 4096;
+
+/// Zeroes `[from, to)`: whole blocks are punched out; the partial blocks at the edges are
+/// zeroed only where they hold data, then punched too if the whole block became zero.
+fn clear_range(partition: &Partition, from: u64, to: u64) -> Result<()> {
+    if from >= to {
+        return Ok(());
+    }
+    let inner_from = from.div_ceil(BLOCK_LEN) * BLOCK_LEN;
+    let inner_to = to / BLOCK_LEN * BLOCK_LEN;
+    if inner_from < inner_to {
+        partition.punch_hole(inner_from, inner_to)?;
+        clear_partial_block(partition, from, inner_from)?;
+        clear_partial_block(partition, inner_to, to)?;
+    } else {
+        // The range lies within one or two blocks.
+        let mid = inner_from.min(to);
+        clear_partial_block(partition, from, mid)?;
+        clear_partial_block(partition, mid, to)?;
+    }
+    Ok(())
+}
+
+/// Zeroes `[from, to)`, which lies within one block, without allocating a hole.
+fn clear_partial_block(partition: &Partition, from: u64, to: u64) -> Result<()> {
+    if from >= to {
+        return Ok(());
+    }
+    let block_from = from / BLOCK_LEN * BLOCK_LEN;
+    let mut block = vec![0u8; BLOCK_LEN as usize];
+    partition.read_at(&mut block, block_from)?;
+    let (a, b) = ((from - block_from) as usize, (to - block_from) as usize);
+    if block[a..b].iter().all(|&x| x == 0) {
+        return Ok(());
+    }
+    block[a..b].fill(0);
+    if block.iter().all(|&x| x == 0) {
+        partition.punch_hole(block_from, block_from + BLOCK_LEN)
+    } else {
+        partition.write_at(&block[a..b], from)
+    }
+}

@@ -1,0 +1,524 @@
+//! Column types, the schema, and the fixed-width row codec.
+//!
+//! A row is `header_len` bytes of flags followed by the columns in schema order, little-endian,
+//! unpadded. Flag bit 0 (of byte 0) marks the row present, so a hole (all zeros) never reads as a
+//! row; flag bit `1 + i` marks column `i` null. See docs/FORMAT.md.
+
+use std::fmt;
+
+/// A column's storage type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+    Bool,
+    /// UTF-8 text of at most N bytes, zero-padded.
+    Str(u16),
+}
+
+/// Longest `str(N)` accepted, in bytes.
+pub const MAX_STR_LEN: u16 = 4096;
+
+impl ColumnType {
+    pub fn width_bytes(self) -> usize {
+        match self {
+            ColumnType::I8 | ColumnType::U8 | ColumnType::Bool => 1,
+            ColumnType::I16 | ColumnType::U16 => 2,
+            ColumnType::I32 | ColumnType::U32 | ColumnType::F32 => 4,
+            ColumnType::I64 | ColumnType::U64 | ColumnType::F64 => 8,
+            ColumnType::Str(n) => usize::from(n),
+        }
+    }
+
+    /// Parses `i8 … u64`, `f32`, `f64`, `bool`, `str(N)`.
+    pub fn parse(text: &str) -> Result<ColumnType, String> {
+        let t = match text.trim() {
+            "i8" => ColumnType::I8,
+            "i16" => ColumnType::I16,
+            "i32" => ColumnType::I32,
+            "i64" => ColumnType::I64,
+            "u8" => ColumnType::U8,
+            "u16" => ColumnType::U16,
+            "u32" => ColumnType::U32,
+            "u64" => ColumnType::U64,
+            "f32" => ColumnType::F32,
+            "f64" => ColumnType::F64,
+            "bool" => ColumnType::Bool,
+            other => {
+                let len = other
+                    .strip_prefix("str(")
+                    .and_then(|rest| rest.strip_suffix(')'))
+                    .ok_or_else(|| {
+                        format!("unknown type `{other}` (expected i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool or str(N))")
+                    })?;
+                let n: u16 = len
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_STR_LEN).contains(n))
+                    .ok_or_else(|| format!("bad string length in `{other}`: N must be 1..={MAX_STR_LEN}"))?;
+                ColumnType::Str(n)
+            }
+        };
+        Ok(t)
+    }
+}
+
+impl fmt::Display for ColumnType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ColumnType::I8 => f.write_str("i8"),
+            ColumnType::I16 => f.write_str("i16"),
+            ColumnType::I32 => f.write_str("i32"),
+            ColumnType::I64 => f.write_str("i64"),
+            ColumnType::U8 => f.write_str("u8"),
+            ColumnType::U16 => f.write_str("u16"),
+            ColumnType::U32 => f.write_str("u32"),
+            ColumnType::U64 => f.write_str("u64"),
+            ColumnType::F32 => f.write_str("f32"),
+            ColumnType::F64 => f.write_str("f64"),
+            ColumnType::Bool => f.write_str("bool"),
+            ColumnType::Str(n) => write!(f, "str({n})"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    pub ty: ColumnType,
+}
+
+/// Why a text field could not be stored. Import turns these into reject reasons.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldError {
+    Unparsable { ty: ColumnType },
+    OutOfRange { ty: ColumnType },
+    TooLong { len_bytes: usize, max_bytes: u16 },
+    NulByte,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldError::Unparsable { ty } => write!(f, "not a valid {ty}"),
+            FieldError::OutOfRange { ty } => write!(f, "value out of range for {ty}"),
+            FieldError::TooLong { len_bytes, max_bytes } => {
+                write!(
+                    f,
+                    "string too long: {len_bytes} bytes, the column holds {max_bytes}"
+                )
+            }
+            FieldError::NulByte => f.write_str("string contains a NUL byte"),
+        }
+    }
+}
+
+/// A decoded field, for callers that want values rather than bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+}
+
+/// Whether `name` is a usable column name: 1-64 chars of letters, digits, `_`, `-`, `.`.
+pub fn valid_column_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+}
+
+/// The ordered columns of a database (the time column is implicit) and their byte layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Schema {
+    columns: Vec<Column>,
+    offsets: Vec<usize>,
+    header_len: usize,
+    row_len: usize,
+}
+
+impl Schema {
+    pub fn new(columns: Vec<Column>) -> Result<Schema, String> {
+        if columns.is_empty() {
+            return Err("a schema needs at least one column".into());
+        }
+        for (i, c) in columns.iter().enumerate() {
+            if !valid_column_name(&c.name) {
+                return Err(format!(
+                    "bad column name `{}`: use 1-64 letters, digits, `_`, `-` or `.`",
+                    c.name
+                ));
+            }
+            if columns[..i].iter().any(|o| o.name == c.name) {
+                return Err(format!("column `{}` appears twice", c.name));
+            }
+        }
+        let header_len = (1 + columns.len()).div_ceil(8);
+        let mut offsets = Vec::with_capacity(columns.len());
+        let mut at = header_len;
+        for c in &columns {
+            offsets.push(at);
+            at += c.ty.width_bytes();
+        }
+        Ok(Schema {
+            columns,
+            offsets,
+            header_len,
+            row_len: at,
+        })
+    }
+
+    /// Parses `price:f64,qty:f64,side:str(4)`.
+    pub fn parse_spec(spec: &str) -> Result<Schema, String> {
+        let mut columns = Vec::new();
+        for part in split_spec(spec) {
+            let (name, ty) = part.split_once(':').ok_or_else(|| {
+                format!("column `{part}` has no type: write it as name:type, e.g. price:f64")
+            })?;
+            let ty = ColumnType::parse(ty).map_err(|e| format!("column `{}`: {e}", name.trim()))?;
+            columns.push(Column {
+                name: name.trim().to_string(),
+                ty,
+            });
+        }
+        Schema::new(columns)
+    }
+
+    /// The spec string `parse_spec` reads: `price:f64,side:str(4)`.
+    pub fn spec(&self) -> String {
+        let parts: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| format!("{}:{}", c.name, c.ty))
+            .collect();
+        parts.join(",")
+    }
+
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Bytes of one stored row: flags header plus all column widths.
+    pub fn row_len(&self) -> usize {
+        self.row_len
+    }
+
+    pub fn header_len(&self) -> usize {
+        self.header_len
+    }
+
+    /// 64-bit FNV-1a of the spec, stored in every partition header to refuse foreign files.
+    pub fn hash(&self) -> u64 {
+        fnv1a64(self.spec().as_bytes())
+    }
+
+    /// A fresh row buffer: present, every column null until set.
+    pub fn new_row(&self) -> Vec<u8> {
+        let mut row = vec![0u8; self.row_len];
+        self.init_row(&mut row);
+        row
+    }
+
+    /// Marks `row` present with every column null.
+    pub fn init_row(&self, row: &mut [u8]) {
+        row.fill(0);
+        row[0] = 1;
+        for i in 0..self.columns.len() {
+            set_bit(row, 1 + i, true);
+        }
+    }
+
+    pub fn is_present(row: &[u8]) -> bool {
+        row[0] & 1 != 0
+    }
+
+    pub fn is_null(&self, row: &[u8], col: usize) -> bool {
+        get_bit(row, 1 + col)
+    }
+
+    /// The value bytes of column `col` in `row`.
+    pub fn field_bytes<'r>(&self, row: &'r [u8], col: usize) -> &'r [u8] {
+        let at = self.offsets[col];
+        &row[at..at + self.columns[col].ty.width_bytes()]
+    }
+
+    /// Parses `text` into column `col` of `row`. An empty field stores null (for `str(N)` too:
+    /// an empty string and null are the same thing in xs, so CSV round-trips exactly).
+    pub fn set_field(&self, row: &mut [u8], col: usize, text: &str) -> Result<(), FieldError> {
+        let ty = self.columns[col].ty;
+        let at = self.offsets[col];
+        let dst = &mut row[at..at + ty.width_bytes()];
+        if text.is_empty() {
+            dst.fill(0);
+            set_bit(row, 1 + col, true);
+            return Ok(());
+        }
+        encode_field(ty, text, dst)?;
+        set_bit(row, 1 + col, false);
+        Ok(())
+    }
+
+    /// Sets column `col` to null.
+    pub fn set_null(&self, row: &mut [u8], col: usize) {
+        let at = self.offsets[col];
+        row[at..at + self.columns[col].ty.width_bytes()].fill(0);
+        set_bit(row, 1 + col, true);
+    }
+
+    /// Decodes column `col` of `row`.
+    pub fn value(&self, row: &[u8], col: usize) -> Value {
+        if self.is_null(row, col) {
+            return Value::Null;
+        }
+        decode_field(self.columns[col].ty, self.field_bytes(row, col))
+    }
+}
+
+/// Splits a column spec at commas that are not inside `str(...)` parentheses.
+fn split_spec(spec: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in spec.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(spec[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(spec[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+fn set_bit(row: &mut [u8], bit: usize, on: bool) {
+    let mask = 1u8 << (bit % 8);
+    if on {
+        row[bit / 8] |= mask;
+    } else {
+        row[bit / 8] &= !mask;
+    }
+}
+
+fn get_bit(row: &[u8], bit: usize) -> bool {
+    row[bit / 8] & (1u8 << (bit % 8)) != 0
+}
+
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+fn parse_int<T: TryFrom<i64> + TryFrom<u64>>(ty: ColumnType, text: &str) -> Result<T, FieldError> {
+    let wide: i128 = text.parse().map_err(|_| {
+        // Digits that overflow i128 are out of range; anything else is not a number.
+        let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            FieldError::OutOfRange { ty }
+        } else {
+            FieldError::Unparsable { ty }
+        }
+    })?;
+    let out_of_range = FieldError::OutOfRange { ty };
+    if wide < 0 {
+        let narrow = i64::try_from(wide).map_err(|_| out_of_range.clone())?;
+        T::try_from(narrow).map_err(|_| out_of_range)
+    } else {
+        let narrow = u64::try_from(wide).map_err(|_| out_of_range.clone())?;
+        T::try_from(narrow).map_err(|_| out_of_range)
+    }
+}
+
+/// Parses a float; a finite literal too large for the type is out of range, not infinity.
+fn parse_float<T: std::str::FromStr + Copy + Into<f64>>(ty: ColumnType, text: &str) -> Result<T, FieldError> {
+    let v: T = text.parse().map_err(|_| FieldError::Unparsable { ty })?;
+    let wide: f64 = v.into();
+    let says_infinite = text
+        .trim_start_matches(['+', '-'])
+        .to_ascii_lowercase()
+        .starts_with("inf");
+    if wide.is_infinite() && !says_infinite {
+        return Err(FieldError::OutOfRange { ty });
+    }
+    Ok(v)
+}
+
+fn parse_bool(text: &str) -> Option<bool> {
+    match text {
+        "true" | "TRUE" | "True" | "t" | "T" | "1" | "yes" | "y" => Some(true),
+        "false" | "FALSE" | "False" | "f" | "F" | "0" | "no" | "n" => Some(false),
+        _ => None,
+    }
+}
+
+fn encode_field(ty: ColumnType, text: &str, dst: &mut [u8]) -> Result<(), FieldError> {
+    match ty {
+        ColumnType::I8 => dst.copy_from_slice(&parse_int::<i8>(ty, text)?.to_le_bytes()),
+        ColumnType::I16 => dst.copy_from_slice(&parse_int::<i16>(ty, text)?.to_le_bytes()),
+        ColumnType::I32 => dst.copy_from_slice(&parse_int::<i32>(ty, text)?.to_le_bytes()),
+        ColumnType::I64 => dst.copy_from_slice(&parse_int::<i64>(ty, text)?.to_le_bytes()),
+        ColumnType::U8 => dst.copy_from_slice(&parse_int::<u8>(ty, text)?.to_le_bytes()),
+        ColumnType::U16 => dst.copy_from_slice(&parse_int::<u16>(ty, text)?.to_le_bytes()),
+        ColumnType::U32 => dst.copy_from_slice(&parse_int::<u32>(ty, text)?.to_le_bytes()),
+        ColumnType::U64 => dst.copy_from_slice(&parse_int::<u64>(ty, text)?.to_le_bytes()),
+        ColumnType::F32 => dst.copy_from_slice(&parse_float::<f32>(ty, text)?.to_le_bytes()),
+        ColumnType::F64 => dst.copy_from_slice(&parse_float::<f64>(ty, text)?.to_le_bytes()),
+        ColumnType::Bool => dst[0] = u8::from(parse_bool(text).ok_or(FieldError::Unparsable { ty })?),
+        ColumnType::Str(max_bytes) => {
+            let bytes = text.as_bytes();
+            if bytes.len() > dst.len() {
+                return Err(FieldError::TooLong {
+                    len_bytes: bytes.len(),
+                    max_bytes,
+                });
+            }
+            if bytes.contains(&0) {
+                return Err(FieldError::NulByte);
+            }
+            dst[..bytes.len()].copy_from_slice(bytes);
+            dst[bytes.len()..].fill(0);
+        }
+    }
+    Ok(())
+}
+
+/// Reads a little-endian array out of a field whose width matches by construction.
+fn le<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    out.copy_from_slice(&bytes[..N]);
+    out
+}
+
+pub fn decode_field(ty: ColumnType, bytes: &[u8]) -> Value {
+    match ty {
+        ColumnType::I8 => Value::Int(i64::from(i8::from_le_bytes(le(bytes)))),
+        ColumnType::I16 => Value::Int(i64::from(i16::from_le_bytes(le(bytes)))),
+        ColumnType::I32 => Value::Int(i64::from(i32::from_le_bytes(le(bytes)))),
+        ColumnType::I64 => Value::Int(i64::from_le_bytes(le(bytes))),
+        ColumnType::U8 => Value::UInt(u64::from(bytes[0])),
+        ColumnType::U16 => Value::UInt(u64::from(u16::from_le_bytes(le(bytes)))),
+        ColumnType::U32 => Value::UInt(u64::from(u32::from_le_bytes(le(bytes)))),
+        ColumnType::U64 => Value::UInt(u64::from_le_bytes(le(bytes))),
+        ColumnType::F32 => Value::Float(f64::from(f32::from_le_bytes(le(bytes)))),
+        ColumnType::F64 => Value::Float(f64::from_le_bytes(le(bytes))),
+        ColumnType::Bool => Value::Bool(bytes[0] != 0),
+        ColumnType::Str(_) => {
+            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            Value::Str(String::from_utf8_lossy(&bytes[..end]).into_owned())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema() -> Schema {
+        Schema::parse_spec("a:i8,b:u64,c:f32,d:f64,e:bool,f:str(5),g:i64,h:u16").unwrap()
+    }
+
+    #[test]
+    fn layout_and_spec_round_trip() {
+        let s = schema();
+        assert_eq!(s.header_len(), 2); // 1 present bit + 8 null bits
+        assert_eq!(s.row_len(), 2 + 1 + 8 + 4 + 8 + 1 + 5 + 8 + 2);
+        assert_eq!(Schema::parse_spec(&s.spec()).unwrap(), s);
+    }
+
+    #[test]
+    fn fields_encode_and_decode() {
+        let s = schema();
+        let mut row = s.new_row();
+        assert!(Schema::is_present(&row));
+        for col in 0..8 {
+            assert!(s.is_null(&row, col));
+        }
+        s.set_field(&mut row, 0, "-128").unwrap();
+        s.set_field(&mut row, 1, "18446744073709551615").unwrap();
+        s.set_field(&mut row, 2, "NaN").unwrap();
+        s.set_field(&mut row, 3, "-inf").unwrap();
+        s.set_field(&mut row, 4, "true").unwrap();
+        s.set_field(&mut row, 5, "héé").unwrap();
+        assert_eq!(s.value(&row, 0), Value::Int(-128));
+        assert_eq!(s.value(&row, 1), Value::UInt(u64::MAX));
+        assert!(matches!(s.value(&row, 2), Value::Float(v) if v.is_nan()));
+        assert_eq!(s.value(&row, 3), Value::Float(f64::NEG_INFINITY));
+        assert_eq!(s.value(&row, 4), Value::Bool(true));
+        assert_eq!(s.value(&row, 5), Value::Str("héé".into()));
+        assert_eq!(s.value(&row, 6), Value::Null);
+    }
+
+    #[test]
+    fn bad_fields_are_refused_with_reasons() {
+        let s = schema();
+        let mut row = s.new_row();
+        assert_eq!(
+            s.set_field(&mut row, 0, "128"),
+            Err(FieldError::OutOfRange { ty: ColumnType::I8 })
+        );
+        assert_eq!(
+            s.set_field(&mut row, 1, "-1"),
+            Err(FieldError::OutOfRange { ty: ColumnType::U64 })
+        );
+        assert_eq!(
+            s.set_field(&mut row, 1, "99999999999999999999999999999999999999999"),
+            Err(FieldError::OutOfRange { ty: ColumnType::U64 })
+        );
+        assert_eq!(
+            s.set_field(&mut row, 0, "1.5"),
+            Err(FieldError::Unparsable { ty: ColumnType::I8 })
+        );
+        assert_eq!(
+            s.set_field(&mut row, 2, "1e39"),
+            Err(FieldError::OutOfRange { ty: ColumnType::F32 })
+        );
+        assert_eq!(
+            s.set_field(&mut row, 4, "maybe"),
+            Err(FieldError::Unparsable { ty: ColumnType::Bool })
+        );
+        assert_eq!(
+            s.set_field(&mut row, 5, "ééé"),
+            Err(FieldError::TooLong {
+                len_bytes: 6,
+                max_bytes: 5
+            })
+        );
+        assert_eq!(s.set_field(&mut row, 5, "a\0"), Err(FieldError::NulByte));
+    }
+
+    #[test]
+    fn bad_specs_are_refused() {
+        assert!(Schema::parse_spec("").is_err());
+        assert!(Schema::parse_spec("a").is_err());
+        assert!(Schema::parse_spec("a:i128").is_err());
+        assert!(Schema::parse_spec("a:str(0)").is_err());
+        assert!(Schema::parse_spec("a:i8,a:i8").is_err());
+        assert!(Schema::parse_spec("a b:i8").is_err());
+    }
+}

@@ -1,0 +1,89 @@
+//! The engine's error type: every variant carries what a person needs to act (path, time, value).
+
+use std::io;
+use std::path::PathBuf;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug)]
+pub enum Error {
+    /// An operating-system call failed on `path`.
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    /// `path` holds no `xs.toml`.
+    NotADatabase { path: PathBuf },
+    /// `create` found something at `path` already.
+    AlreadyExists { path: PathBuf },
+    /// `xs.toml` is unreadable, of an unknown version, or inconsistent.
+    BadConfig { path: PathBuf, reason: String },
+    /// A partition file whose header does not belong to this database.
+    ForeignPartition { path: PathBuf, reason: String },
+    /// Another process holds the writer lock.
+    Locked { path: PathBuf, holder: Option<String> },
+    /// A request that cannot be satisfied as asked (bad spec, bad value, misaligned time...).
+    Invalid(String),
+    /// More rows at one timestamp than the database's depth.
+    DepthFull { t_ns: i64, depth: u32 },
+}
+
+impl Error {
+    pub fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
+        Error::Io {
+            op,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Io { op, path, source } => write!(f, "cannot {op} {}: {source}", path.display()),
+            Error::NotADatabase { path } => write!(
+                f,
+                "{} is not an xs database (no xs.toml); create one with `xs create` or `xs import`",
+                path.display()
+            ),
+            Error::AlreadyExists { path } => write!(
+                f,
+                "{} already exists; choose another path or remove it first",
+                path.display()
+            ),
+            Error::BadConfig { path, reason } => {
+                write!(f, "bad database config {}: {reason}", path.display())
+            }
+            Error::ForeignPartition { path, reason } => write!(
+                f,
+                "partition file {} does not belong to this database: {reason}; move it out of the directory",
+                path.display()
+            ),
+            Error::Locked { path, holder } => {
+                write!(f, "database {} is locked by another writer", path.display())?;
+                if let Some(holder) = holder {
+                    write!(f, " ({holder})")?;
+                }
+                write!(f, "; retry later, or pass --wait to wait for it")
+            }
+            Error::Invalid(msg) => f.write_str(msg),
+            Error::DepthFull { t_ns, depth } => write!(
+                f,
+                "timestamp {} already holds {depth} rows, the database depth; \
+                 replace them (put without --append) or create a database with a larger --depth",
+                crate::io::timefmt::format_iso(*t_ns, 9)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

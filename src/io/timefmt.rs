@@ -1,0 +1,286 @@
+//! Time as text: ISO-8601/RFC 3339 and epoch numbers with a unit, parsed and printed without
+//! allocation. This is the fast path for the common formats; strftime patterns go via chrono.
+
+use crate::db::time::{
+    civil_from_days, days_from_civil, days_in_month, NS_PER_DAY, NS_PER_HOUR, NS_PER_MIN, NS_PER_MS,
+    NS_PER_SEC, NS_PER_US,
+};
+
+/// Units of an epoch number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EpochUnit {
+    S,
+    Ms,
+    Us,
+    Ns,
+}
+
+impl EpochUnit {
+    pub fn ns(self) -> i64 {
+        match self {
+            EpochUnit::S => NS_PER_SEC,
+            EpochUnit::Ms => NS_PER_MS,
+            EpochUnit::Us => NS_PER_US,
+            EpochUnit::Ns => 1,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EpochUnit::S => "s",
+            EpochUnit::Ms => "ms",
+            EpochUnit::Us => "us",
+            EpochUnit::Ns => "ns",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<EpochUnit> {
+        match text {
+            "s" => Some(EpochUnit::S),
+            "ms" => Some(EpochUnit::Ms),
+            "us" | "µs" => Some(EpochUnit::Us),
+            "ns" => Some(EpochUnit::Ns),
+            _ => None,
+        }
+    }
+}
+
+/// Parses a time argument: an ISO-8601 date or datetime (`2024-02-29`, `2024-02-29T13:45:00.5Z`,
+/// `2024-02-29 13:45:00+02:00`; naive times are UTC) or an epoch number with a unit
+/// (`1700000000s`, `1700000000123ms`, `…us`, `…ns`).
+pub fn parse_time_arg(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let digits_end = text
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+        .map_or(text.len(), |(i, _)| i);
+    if digits_end > 0 && digits_end < text.len() && !text[digits_end..].starts_with('-') {
+        if let Some(unit) = EpochUnit::parse(&text[digits_end..]) {
+            return parse_epoch(&text[..digits_end], unit)
+                .ok_or_else(|| format!("time `{text}` is out of range"));
+        }
+    }
+    if digits_end == text.len() && !text.is_empty() {
+        return Err(format!(
+            "time `{text}` has no unit: write it as {text}s, {text}ms, {text}us or {text}ns, or as ISO-8601"
+        ));
+    }
+    parse_iso(text.as_bytes()).ok_or_else(|| {
+        format!(
+            "cannot read time `{text}`: use ISO-8601 (2024-01-31, 2024-01-31T12:00:00.250Z, \
+             2024-01-31 12:00:00+01:00) or an epoch number with a unit (1706702400s, 1706702400250ms)"
+        )
+    })
+}
+
+/// Parses a signed decimal integer scaled by `unit`; `None` on junk or overflow.
+pub fn parse_epoch(digits: &str, unit: EpochUnit) -> Option<i64> {
+    let n: i64 = digits.parse().ok()?;
+    n.checked_mul(unit.ns())
+}
+
+fn num(b: &[u8]) -> Option<i64> {
+    if b.is_empty() {
+        return None;
+    }
+    let mut n = 0i64;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + i64::from(c - b'0');
+    }
+    Some(n)
+}
+
+/// Parses ISO-8601 / RFC 3339: `YYYY-MM-DD`, optionally followed by `T` or a space and
+/// `HH:MM[:SS[.fraction]]` (0-9 fraction digits), optionally `Z` or an offset `±HH[:MM]`.
+/// Naive times are UTC. `None` on anything else, including out-of-range fields and results
+/// outside i64 nanoseconds.
+pub fn parse_iso(b: &[u8]) -> Option<i64> {
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year = num(&b[0..4])?;
+    let month = u32::try_from(num(&b[5..7])?).ok()?;
+    let day = u32::try_from(num(&b[8..10])?).ok()?;
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    let mut ns = i128::from(days_from_civil(year, month, day)) * i128::from(NS_PER_DAY);
+    let mut rest = &b[10..];
+    if !rest.is_empty() && (rest[0] == b'T' || rest[0] == b't' || rest[0] == b' ') {
+        let t = &rest[1..];
+        if t.len() < 5 || t[2] != b':' {
+            return None;
+        }
+        let hour = num(&t[0..2])?;
+        let minute = num(&t[3..5])?;
+        let mut second = 0;
+        rest = &t[5..];
+        if rest.first() == Some(&b':') {
+            if rest.len() < 3 {
+                return None;
+            }
+            second = num(&rest[1..3])?;
+            rest = &rest[3..];
+            if rest.first() == Some(&b'.') || rest.first() == Some(&b',') {
+                let frac_len = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if frac_len == 0 || frac_len > 9 {
+                    return None;
+                }
+                let frac = num(&rest[1..1 + frac_len])?;
+                ns += i128::from(frac * 10i64.pow(9 - frac_len as u32));
+                rest = &rest[1 + frac_len..];
+            }
+        }
+        // 24:00:00 is not accepted; leap seconds (:60) are not representable in UTC epochs.
+        if hour > 23 || minute > 59 || second > 59 {
+            return None;
+        }
+        ns += i128::from(hour * NS_PER_HOUR + minute * NS_PER_MIN + second * NS_PER_SEC);
+        match rest {
+            [] => {}
+            [b'Z'] | [b'z'] => {}
+            [sign @ (b'+' | b'-'), tz @ ..] => {
+                let (oh, om) = match tz {
+                    [h1, h2] => (num(&[*h1, *h2])?, 0),
+                    [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => (num(&[*h1, *h2])?, num(&[*m1, *m2])?),
+                    _ => return None,
+                };
+                if oh > 23 || om > 59 {
+                    return None;
+                }
+                let offset = i128::from(oh * NS_PER_HOUR + om * NS_PER_MIN);
+                // Local time = UTC + offset, so UTC = local - offset.
+                ns -= if *sign == b'+' { offset } else { -offset };
+            }
+            _ => return None,
+        }
+    } else if !rest.is_empty() {
+        return None;
+    }
+    i64::try_from(ns).ok()
+}
+
+/// Appends `t_ns` as ISO-8601 UTC with `frac_digits` (0-9) fraction digits:
+/// `2017-09-01T00:01:00.493Z` for 3.
+pub fn write_iso(out: &mut Vec<u8>, t_ns: i64, frac_digits: u32) {
+    let days = t_ns.div_euclid(NS_PER_DAY);
+    let ns_of_day = t_ns.rem_euclid(NS_PER_DAY);
+    let (year, month, day) = civil_from_days(days);
+    let secs = ns_of_day / NS_PER_SEC;
+    let (hour, minute, second) = (secs / 3600, secs / 60 % 60, secs % 60);
+    push_digits(out, year as u64, 4);
+    out.push(b'-');
+    push_digits(out, u64::from(month), 2);
+    out.push(b'-');
+    push_digits(out, u64::from(day), 2);
+    out.push(b'T');
+    push_digits(out, hour as u64, 2);
+    out.push(b':');
+    push_digits(out, minute as u64, 2);
+    out.push(b':');
+    push_digits(out, second as u64, 2);
+    if frac_digits > 0 {
+        out.push(b'.');
+        let frac = (ns_of_day % NS_PER_SEC) as u64 / 10u64.pow(9 - frac_digits.min(9));
+        push_digits(out, frac, frac_digits.min(9) as usize);
+    }
+    out.push(b'Z');
+}
+
+/// ISO-8601 UTC as a String (see `write_iso`).
+pub fn format_iso(t_ns: i64, frac_digits: u32) -> String {
+    let mut out = Vec::with_capacity(32);
+    write_iso(&mut out, t_ns, frac_digits);
+    // write_iso emits ASCII only.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends `value` zero-padded to `width` digits (more if it needs them).
+fn push_digits(out: &mut Vec<u8>, value: u64, width: usize) {
+    let mut buf = [b'0'; 20];
+    let mut v = value;
+    let mut i = buf.len();
+    while v > 0 {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    let start = i.min(buf.len() - width);
+    out.extend_from_slice(&buf[start..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_forms_parse() {
+        let t = 1_709_214_300_000_000_000; // 2024-02-29T13:45:00Z
+        assert_eq!(parse_iso(b"2024-02-29T13:45:00Z"), Some(t));
+        assert_eq!(parse_iso(b"2024-02-29 13:45:00"), Some(t));
+        assert_eq!(parse_iso(b"2024-02-29T13:45Z"), Some(t));
+        assert_eq!(parse_iso(b"2024-02-29T15:45:00+02:00"), Some(t));
+        assert_eq!(parse_iso(b"2024-02-29T12:45:00-0100"), Some(t));
+        assert_eq!(parse_iso(b"2024-02-29T14:45:00+01"), Some(t));
+        assert_eq!(parse_iso(b"2024-02-29T13:45:00.5Z"), Some(t + 500_000_000));
+        assert_eq!(
+            parse_iso(b"2024-02-29T13:45:00.123456789Z"),
+            Some(t + 123_456_789)
+        );
+        assert_eq!(
+            parse_iso(b"2024-02-29"),
+            Some(t - 13 * NS_PER_HOUR - 45 * NS_PER_MIN)
+        );
+        assert_eq!(parse_iso(b"1969-12-31T23:59:59.999Z"), Some(-NS_PER_MS));
+    }
+
+    #[test]
+    fn bad_iso_is_refused() {
+        for bad in [
+            "2023-02-29",
+            "2024-13-01",
+            "2024-01-01T24:00:00",
+            "2024-01-01T12:00:00.1234567890Z",
+            "2024-01-01T12:00:00X",
+            "2024-01-01T12",
+            "9999-01-01",
+            "1600-01-01",
+            "",
+            "2024-1-01",
+        ] {
+            assert_eq!(
+                parse_iso(bad.as_bytes()).filter(|t| crate::db::time::in_storable_range(*t)),
+                None,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn time_args_take_units() {
+        assert_eq!(parse_time_arg("1700000000s"), Ok(1_700_000_000 * NS_PER_SEC));
+        assert_eq!(
+            parse_time_arg("1700000000123ms"),
+            Ok(1_700_000_000_123 * NS_PER_MS)
+        );
+        assert_eq!(parse_time_arg("-5us"), Ok(-5000));
+        assert_eq!(parse_time_arg("7ns"), Ok(7));
+        assert!(parse_time_arg("1700000000").unwrap_err().contains("no unit"));
+        assert!(parse_time_arg("99999999999999999999s").is_err());
+        assert_eq!(parse_time_arg("2024-02-29"), Ok(1_709_164_800 * NS_PER_SEC));
+    }
+
+    #[test]
+    fn iso_prints_with_the_asked_precision() {
+        let t = 1_504_224_060_493_000_000;
+        assert_eq!(format_iso(t, 3), "2017-09-01T00:01:00.493Z");
+        assert_eq!(format_iso(t, 0), "2017-09-01T00:01:00Z");
+        assert_eq!(format_iso(-1, 9), "1969-12-31T23:59:59.999999999Z");
+        for t in [-3_000_000_000_000_000_007i64, 0, 1, 7_000_000_000_000_000_003] {
+            assert_eq!(parse_iso(format_iso(t, 9).as_bytes()), Some(t));
+        }
+    }
+}
