@@ -38,7 +38,10 @@ impl Context {
     }
 
     pub fn open_read(&self) -> CliResult<Database> {
-        Ok(Database::open(&self.db_dir()?, Access::Read, &mut |_| {})?)
+        let dir = self.db_dir()?;
+        let db = Database::open(&dir, Access::Read, &mut |_| {})?;
+        warn_unfinished_import(&dir);
+        Ok(db)
     }
 
     /// Opens for writing; the lock is taken now and held until the database is dropped.
@@ -49,7 +52,19 @@ impl Context {
             let holder = holder.map(|h| format!(" ({h})")).unwrap_or_default();
             eprintln!("xs: waiting for the writer lock on {}{holder}…", dir.display());
         };
-        Ok(Database::open(&dir, Access::Write(wait), &mut on_wait)?)
+        let db = Database::open(&dir, Access::Write(wait), &mut on_wait)?;
+        warn_unfinished_import(&dir);
+        Ok(db)
+    }
+}
+
+/// Every command but import itself says on stderr when an import was interrupted.
+pub fn warn_unfinished_import(dir: &Path) {
+    if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
+        eprintln!(
+            "xs: warning: an import into {} did not finish; complete it by running again: {rerun}",
+            dir.display()
+        );
     }
 }
 

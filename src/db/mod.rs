@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod lock;
+pub mod marker;
 pub mod partition;
 pub mod schema;
 pub mod time;
