@@ -47,7 +47,7 @@ impl Failure {
         if e.kind() == io::ErrorKind::BrokenPipe {
             Failure::quiet(SUCCESS)
         } else {
-            Failure::new(ERROR, format!("cannot write output: {e}"))
+            Failure::new(ERROR, format!("cannot write to standard output: {e}"))
         }
     }
 }

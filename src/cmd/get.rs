@@ -1,30 +1,41 @@
-//! `xs get`: the rows at given timestamps, as CSV.
+//! `xs get`: the rows at given timestamps, as CSV, TSV or NDJSON.
 
 use std::io::BufRead;
 
-use xs::io::output::CsvFormatter;
+use xs::io::output::Format;
 
+use super::output_args::FormatArgs;
 use super::{parse_time, Context, Output};
 use crate::exit::{CliResult, Failure, NOT_FOUND};
 
 const EXAMPLES: &str = "Examples:
   xs get 2024-08-08T23:54:15.342Z
-  xs get 1723161255342ms 1723161255619ms
+  xs get 1723161255342ms 1723161255619ms -f ndjson
+  xs get 2024-08-08T23:54:15.342Z --no-header --columns price
   cut -d, -f1 times.csv | xs get -       # batch: one timestamp a line on stdin";
 
-/// Print the rows stored at each TIME as CSV with a header, in time order.
+/// Print the rows stored at each TIME, in time order (CSV with a header by default).
 ///
 /// Exit status 1 when no row was found at any TIME.
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
     /// Timestamps (ISO-8601 or epoch with a unit), or `-` to read one a line from stdin.
-    #[arg(required = true, allow_hyphen_values = true)]
+    /// Put a negative epoch after `--`: xs get -- -5ms.
+    #[arg(required = true)]
     pub times: Vec<String>,
+
+    /// Stop after N rows.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let db = ctx.open_read()?;
+    let formatter = args.output.formatter(db.config(), Format::Csv)?;
     let mut times = if args.times == ["-"] {
         read_times_from_stdin()?
     } else {
@@ -33,14 +44,18 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     // Sorting groups the reads by partition and walks each file forward.
     times.sort_unstable();
     times.dedup();
-    let formatter = CsvFormatter::new(db.config());
     let mut out = Output::new();
     formatter.header(&mut out.buf);
+    let mut left = args.limit.unwrap_or(u64::MAX);
     let mut found = 0usize;
-    for t in times {
+    'times: for t in times {
         for row in db.get(t)? {
+            if left == 0 {
+                break 'times;
+            }
             formatter.row(&mut out.buf, t, &row);
             found += 1;
+            left -= 1;
         }
         out.maybe_flush()?;
     }

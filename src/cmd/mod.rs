@@ -2,7 +2,9 @@
 
 pub mod create;
 pub mod delete;
+pub mod export;
 pub mod get;
+pub mod output_args;
 pub mod put;
 pub mod range;
 
@@ -79,6 +81,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Get(args) => get::run(&ctx, args),
         Command::Range(args) => range::run(&ctx, args),
         Command::Delete(args) => delete::run(&ctx, args),
+        Command::Export(args) => export::run(&ctx, args),
     }
 }
 
@@ -111,6 +114,18 @@ impl Output {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// Writes `bytes` straight to stdout after whatever is buffered (for large formatted blocks).
+    pub fn write_block(&mut self, bytes: &[u8]) -> CliResult {
+        if self.buf.len() + bytes.len() <= OUTPUT_FLUSH_BYTES {
+            self.buf.extend_from_slice(bytes);
+            return Ok(());
+        }
+        let mut lock = self.out.lock();
+        lock.write_all(&self.buf).map_err(Failure::output)?;
+        self.buf.clear();
+        lock.write_all(bytes).map_err(Failure::output)
     }
 
     pub fn flush(&mut self) -> CliResult {

@@ -1,18 +1,23 @@
-//! `xs range`: every row in a time window, in time order, as CSV.
+//! `xs range`: every row in a time window, in time order, as CSV, TSV or NDJSON.
 
-use xs::io::output::CsvFormatter;
+use xs::io::output::Format;
+use xs::io::stream::{write_range, Compression};
+use xs::io::timefmt::format_iso;
 
+use super::output_args::FormatArgs;
 use super::{parse_time, Context, Output};
 use crate::exit::{CliResult, Failure};
 
 const EXAMPLES: &str = "Examples:
   xs range 2024-08-08 2024-08-09 > day.csv
-  xs range 2024-08-08T23:55:00Z 2024-08-08T23:56:00Z | head
-  xs range 1723161300000ms 1723161360000ms | awk -F, 'NR>1 {s+=$3} END {print s}'";
+  xs range 2024-08-08T23:55:00Z 2024-08-08T23:56:00Z --columns time,price | head
+  xs range 2024-08-08 2024-08-09 -f ndjson --time-format epoch-ms | jq -c 'select(.qty > 1)'
+  xs range 1723161300000ms 1723161360000ms --no-header | awk -F, '{s+=$3} END {print s}'";
 
-/// Print every row with FROM <= time < TO as CSV with a header, in time order.
+/// Print every row with FROM <= time < TO, in time order (CSV with a header by default).
 ///
-/// Only the data is read: holes in the sparse files are skipped, never read.
+/// Only the data is read: holes in the sparse files are skipped, never read. Big ranges are
+/// formatted in parallel and written in order.
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
@@ -27,22 +32,32 @@ pub struct Args {
     /// Stop after N rows.
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
+
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
+    if args.from > args.to {
+        return Err(Failure::usage(format!(
+            "FROM ({}) is after TO ({}); give the window as FROM TO",
+            format_iso(args.from, 9),
+            format_iso(args.to, 9)
+        )));
+    }
     let db = ctx.open_read()?;
-    let formatter = CsvFormatter::new(db.config());
+    let formatter = args.output.formatter(db.config(), Format::Csv)?;
     let mut out = Output::new();
     formatter.header(&mut out.buf);
-    let mut left = args.limit.unwrap_or(u64::MAX);
-    db.scan(args.from, args.to, |t, row| -> Result<bool, Failure> {
-        if left == 0 {
-            return Ok(false);
-        }
-        left -= 1;
-        formatter.row(&mut out.buf, t, row);
-        out.maybe_flush()?;
-        Ok(true)
-    })?;
+    let limit = args.limit.unwrap_or(u64::MAX);
+    write_range(
+        &db,
+        args.from,
+        args.to,
+        &formatter,
+        limit,
+        Compression::None,
+        &mut |bytes: &[u8]| out.write_block(bytes),
+    )?;
     out.flush()
 }

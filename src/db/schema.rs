@@ -254,6 +254,11 @@ impl Schema {
         get_bit(row, 1 + col)
     }
 
+    /// Byte offset of column `col`'s value within a row.
+    pub fn field_offset(&self, col: usize) -> usize {
+        self.offsets[col]
+    }
+
     /// The value bytes of column `col` in `row`.
     pub fn field_bytes<'r>(&self, row: &'r [u8], col: usize) -> &'r [u8] {
         let at = self.offsets[col];

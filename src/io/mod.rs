@@ -1,4 +1,5 @@
-//! Text in and out: time formats and row output.
+//! Text in and out: time formats, row output, and the parallel read-out of ranges.
 
 pub mod output;
+pub mod stream;
 pub mod timefmt;

@@ -1,0 +1,137 @@
+//! Reading out a time range at speed: the scan's chunks of whole slots are formatted (and, for
+//! `.zst` output, compressed) in parallel batches on the rayon pool, then handed to a sink in time
+//! order. Small ranges (one chunk) are formatted on the calling thread and never start the pool.
+
+use crate::db::Database;
+use crate::error::{Error, Result};
+use crate::io::output::RowFormatter;
+
+/// How formatted bytes are encoded before they reach the sink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    /// A zstd frame per formatted chunk; concatenated frames are one valid zstd stream.
+    Zstd {
+        level: i32,
+    },
+}
+
+impl Compression {
+    /// Encodes `bytes` (the header, say) the way every chunk is encoded.
+    pub fn encode(self, bytes: &[u8]) -> Result<Vec<u8>> {
+        match self {
+            Compression::None => Ok(bytes.to_vec()),
+            Compression::Zstd { level } => zstd::bulk::compress(bytes, level)
+                .map_err(|e| Error::Invalid(format!("zstd compression at level {level} failed: {e}"))),
+        }
+    }
+}
+
+/// Chunks formatted together, at most; the first batch is one chunk so that a small `--limit`
+/// or a `| head` costs one chunk, and batches double from there.
+const MAX_BATCH_CHUNKS: usize = 8;
+
+struct Job {
+    start_ns: i64,
+    input: Vec<u8>,
+    output: Vec<u8>,
+    encoded: Vec<u8>,
+    rows: u64,
+}
+
+impl Job {
+    fn run(&mut self, formatter: &RowFormatter, max_rows: u64, compression: Compression) -> Result<()> {
+        self.output.clear();
+        self.rows = formatter.chunk(&mut self.output, self.start_ns, &self.input, max_rows);
+        if let Compression::Zstd { .. } = compression {
+            self.encoded = if self.output.is_empty() {
+                Vec::new()
+            } else {
+                compression.encode(&self.output)?
+            };
+        }
+        Ok(())
+    }
+
+    fn bytes(&self, compression: Compression) -> &[u8] {
+        match compression {
+            Compression::None => &self.output,
+            Compression::Zstd { .. } => &self.encoded,
+        }
+    }
+}
+
+/// Formats every row with `from <= t < to` (at most `limit`) through `formatter`, encodes it,
+/// and passes the bytes to `sink` in time order. Returns the number of rows written.
+/// The header is the caller's to write.
+pub fn write_range<E: From<Error>>(
+    db: &Database,
+    from_ns: i64,
+    to_ns: i64,
+    formatter: &RowFormatter,
+    limit: u64,
+    compression: Compression,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut queued = 0usize;
+    let mut batch_chunks = 1usize;
+    let mut left = limit;
+    let mut written = 0u64;
+    if left == 0 {
+        return Ok(0);
+    }
+
+    // Formats the queued jobs (in parallel when there are several) and sinks them in order.
+    let mut drain = |jobs: &mut [Job], left: &mut u64, written: &mut u64| -> Result<(), E> {
+        let max_rows = *left;
+        if jobs.len() == 1 {
+            jobs[0].run(formatter, max_rows, compression)?;
+        } else {
+            use rayon::prelude::*;
+            jobs.par_iter_mut()
+                .map(|job| job.run(formatter, max_rows, compression))
+                .collect::<Result<Vec<()>>>()?;
+        }
+        for job in jobs.iter_mut() {
+            if job.rows > *left {
+                // Earlier jobs of this batch used up part of the limit: redo this one shorter.
+                job.run(formatter, *left, compression)?;
+            }
+            sink(job.bytes(compression))?;
+            *left -= job.rows;
+            *written += job.rows;
+            if *left == 0 {
+                break;
+            }
+        }
+        Ok(())
+    };
+
+    db.scan_chunks(from_ns, to_ns, |key, first_slot, bytes| -> Result<bool, E> {
+        if queued == jobs.len() {
+            jobs.push(Job {
+                start_ns: 0,
+                input: Vec::new(),
+                output: Vec::new(),
+                encoded: Vec::new(),
+                rows: 0,
+            });
+        }
+        let job = &mut jobs[queued];
+        job.start_ns = db.time_of(key, first_slot);
+        job.input.clear();
+        job.input.extend_from_slice(bytes);
+        queued += 1;
+        if queued == batch_chunks {
+            drain(&mut jobs[..queued], &mut left, &mut written)?;
+            queued = 0;
+            batch_chunks = (batch_chunks * 2).min(MAX_BATCH_CHUNKS);
+        }
+        Ok(left > 0)
+    })?;
+    if queued > 0 && left > 0 {
+        drain(&mut jobs[..queued], &mut left, &mut written)?;
+    }
+    Ok(written)
+}
