@@ -1,0 +1,323 @@
+//! `xs range`: formats, projection, time formats, limit, ordered parallel output, pipes and
+//! write errors.
+
+#[path = "readout_support/mod.rs"]
+mod support;
+
+use std::process::Command as StdCommand;
+
+use support::{create, fill, ok, s, xs, xs_std};
+
+/// 2021-01-01T00:00:00Z in ns.
+const T2021: i64 = 1_609_459_200_000_000_000;
+
+/// A small 1 ms database with a few rows of every kind of value, two at one timestamp.
+fn small() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, db) = create(
+        "db",
+        &[
+            "-g",
+            "1ms",
+            "-c",
+            "price:f64,qty:f32,side:str(8),n:i32",
+            "--depth",
+            "2",
+        ],
+    );
+    let d = s(&db);
+    ok(&[
+        "-d",
+        d,
+        "put",
+        "2021-01-01T00:00:00.001Z",
+        "price=0.1",
+        "qty=1.5",
+        "side=buy",
+        "n=-7",
+    ]);
+    ok(&[
+        "-d",
+        d,
+        "put",
+        "--append",
+        "2021-01-01T00:00:00.001Z",
+        "price=NaN",
+        "qty=",
+        "side=a,\"b\"",
+        "n=",
+    ]);
+    ok(&[
+        "-d",
+        d,
+        "put",
+        "2021-01-01T00:00:01.500Z",
+        "price=-inf",
+        "qty=3e38",
+        "side=x\ty",
+        "n=2147483647",
+    ]);
+    (tmp, db)
+}
+
+#[test]
+fn csv_is_the_default_with_a_header_and_round_trip_floats() {
+    let (_tmp, db) = small();
+    let out = ok(&["-d", s(&db), "range", "2021-01-01", "2021-01-02"]);
+    assert_eq!(
+        out,
+        "time,price,qty,side,n\n\
+         2021-01-01T00:00:00.001Z,0.1,1.5,buy,-7\n\
+         2021-01-01T00:00:00.001Z,NaN,,\"a,\"\"b\"\"\",\n\
+         2021-01-01T00:00:01.500Z,-inf,3e38,x\ty,2147483647\n"
+    );
+}
+
+#[test]
+fn tsv_escapes_and_no_header_drops_the_header() {
+    let (_tmp, db) = small();
+    let out = ok(&[
+        "-d",
+        s(&db),
+        "range",
+        "2021-01-01",
+        "2021-01-02",
+        "-f",
+        "tsv",
+        "--no-header",
+    ]);
+    assert_eq!(
+        out,
+        "2021-01-01T00:00:00.001Z\t0.1\t1.5\tbuy\t-7\n\
+         2021-01-01T00:00:00.001Z\tNaN\t\ta,\"b\"\t\n\
+         2021-01-01T00:00:01.500Z\t-inf\t3e38\tx\\ty\t2147483647\n"
+    );
+}
+
+#[test]
+fn columns_project_in_the_given_order_and_limit_stops() {
+    let (_tmp, db) = small();
+    let out = ok(&[
+        "-d",
+        s(&db),
+        "range",
+        "2021-01-01",
+        "2021-01-02",
+        "--columns",
+        "n,time",
+        "--limit",
+        "2",
+    ]);
+    assert_eq!(
+        out,
+        "n,time\n-7,2021-01-01T00:00:00.001Z\n,2021-01-01T00:00:00.001Z\n"
+    );
+    let out = xs()
+        .args([
+            "-d",
+            s(&db),
+            "range",
+            "2021-01-01",
+            "2021-01-02",
+            "--columns",
+            "price,volume",
+        ])
+        .output()
+        .expect("xs runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown column `volume`") && err.contains("time,price,qty,side,n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn time_formats_epoch_and_strftime() {
+    let (_tmp, db) = small();
+    let d = s(&db);
+    let first = |fmt: &str| -> String {
+        let out = ok(&[
+            "-d",
+            d,
+            "range",
+            "2021-01-01",
+            "2021-01-02",
+            "--columns",
+            "time",
+            "--no-header",
+            "--time-format",
+            fmt,
+        ]);
+        out.lines().last().expect("a row").to_string()
+    };
+    assert_eq!(first("iso"), "2021-01-01T00:00:01.500Z");
+    assert_eq!(first("epoch-ms"), "1609459201500");
+    assert_eq!(first("epoch-us"), "1609459201500000");
+    assert_eq!(first("epoch-ns"), "1609459201500000000");
+    assert_eq!(first("epoch-s"), "1609459201.500");
+    assert_eq!(first("%Y-%m-%d %H:%M:%S%.3f"), "2021-01-01 00:00:01.500");
+    let out = xs()
+        .args([
+            "-d",
+            d,
+            "range",
+            "2021-01-01",
+            "2021-01-02",
+            "--time-format",
+            "unix",
+        ])
+        .output()
+        .expect("xs runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown time format `unix`"));
+}
+
+#[test]
+fn ndjson_lines_parse_and_carry_the_stored_values() {
+    let (_tmp, db) = small();
+    let out = ok(&[
+        "-d",
+        s(&db),
+        "range",
+        "2021-01-01",
+        "2021-01-02",
+        "-f",
+        "ndjson",
+        "--time-format",
+        "epoch-ms",
+    ]);
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad JSON line {l:?}: {e}")))
+        .collect();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0]["time"], 1_609_459_200_001i64);
+    assert_eq!(rows[0]["price"], 0.1);
+    assert_eq!(rows[0]["qty"], 1.5);
+    assert_eq!(rows[0]["side"], "buy");
+    assert_eq!(rows[0]["n"], -7);
+    assert!(rows[1]["price"].is_null(), "NaN prints as null");
+    assert!(rows[1]["qty"].is_null() && rows[1]["n"].is_null());
+    assert_eq!(rows[1]["side"], "a,\"b\"");
+    assert!(rows[2]["price"].is_null(), "-inf prints as null");
+    assert_eq!(rows[2]["qty"].as_f64().map(|v| v as f32), Some(3e38f32));
+    assert_eq!(rows[2]["side"], "x\ty");
+    assert_eq!(rows[2]["n"], 2_147_483_647);
+}
+
+/// A 1 s database with `n` rows from 2021-01-01 on: temp = i / 4, count = i.
+fn big(n: u64) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, db) = create("big", &["-g", "1s", "-c", "temp:f64,count:u64"]);
+    fill(&db, T2021, n, |i| {
+        vec![format!("{}", i as f64 / 4.0), i.to_string()]
+    });
+    (tmp, db)
+}
+
+#[test]
+fn big_ranges_come_out_complete_and_in_order() {
+    let n = 300_000u64;
+    let (_tmp, db) = big(n);
+    let out = ok(&[
+        "-d",
+        s(&db),
+        "range",
+        "2021-01-01",
+        "2022-01-01",
+        "--no-header",
+        "--time-format",
+        "epoch-s",
+        "--columns",
+        "time,count",
+    ]);
+    let mut lines = 0u64;
+    for (i, line) in out.lines().enumerate() {
+        let expected = format!("{},{i}", T2021 / 1_000_000_000 + i as i64);
+        assert_eq!(line, expected, "line {i}");
+        lines += 1;
+    }
+    assert_eq!(lines, n);
+    // A limit that ends inside a parallel batch.
+    let out = ok(&[
+        "-d",
+        s(&db),
+        "range",
+        "2021-01-01",
+        "2022-01-01",
+        "--limit",
+        "123457",
+        "--columns",
+        "count",
+    ]);
+    let last: Vec<&str> = out.lines().collect();
+    assert_eq!(last.len(), 123_458);
+    assert_eq!(last[last.len() - 1], "123456");
+}
+
+#[test]
+fn piping_into_head_ends_quietly_with_success() {
+    let (_tmp, db) = big(200_000);
+    let out = StdCommand::new("bash")
+        .args([
+            "-o",
+            "pipefail",
+            "-c",
+            "\"$XS\" -d \"$DB\" range 2021-01-01 2022-01-01 | head -n 3",
+        ])
+        .env("XS", assert_cmd::cargo::cargo_bin("xs"))
+        .env("DB", &db)
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stdout: {stdout}\nstderr: {stderr}");
+    assert_eq!(stdout.lines().count(), 3, "{stdout}");
+    assert_eq!(stderr, "", "stderr must stay empty");
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error() {
+    let (_tmp, db) = big(50_000);
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full exists");
+    let out = xs_std()
+        .args(["-d", s(&db), "range", "2021-01-01", "2022-01-01"])
+        .stdout(full)
+        .output()
+        .expect("xs runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.starts_with("xs: cannot write to standard output: No space left on device"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_even_for_one_small_flush() {
+    let (_tmp, db) = small();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full exists");
+    let out = xs_std()
+        .args(["-d", s(&db), "range", "2021-01-01", "2021-01-02"])
+        .stdout(full)
+        .output()
+        .expect("xs runs");
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No space left on device"));
+}
+
+#[test]
+fn a_reversed_window_is_a_usage_error() {
+    let (_tmp, db) = small();
+    let out = xs()
+        .args(["-d", s(&db), "range", "2021-01-02", "2021-01-01"])
+        .output()
+        .expect("xs runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is after TO"));
+}

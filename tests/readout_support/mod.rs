@@ -1,0 +1,84 @@
+//! Helpers shared by the read-out tests (range, get, export): the binary, temp databases, and
+//! a fast fill through the engine for tests that need many rows.
+#![allow(dead_code)] // each test file uses a different subset
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+use xs::db::lock::LockWait;
+use xs::{Access, Database};
+
+pub fn xs() -> Command {
+    let mut cmd = Command::cargo_bin("xs").expect("the xs binary is built for tests");
+    cmd.env_remove("XS_DB");
+    cmd
+}
+
+/// Runs `xs ARGS`, asserts success, returns stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = xs().args(args).output().expect("xs runs");
+    assert!(
+        out.status.success(),
+        "xs {args:?} failed ({:?})\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("output is UTF-8")
+}
+
+/// Creates a database `name` in a fresh temp dir with `xs create NAME ARGS`.
+pub fn create(name: &str, args: &[&str]) -> (TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let db = tmp.path().join(name);
+    let mut all = vec!["create", db.to_str().expect("utf-8 temp path")];
+    all.extend_from_slice(args);
+    ok(&all);
+    (tmp, db)
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 temp path")
+}
+
+/// Writes `n` rows, one per slot from `start_ns`, through the engine; `fields(i)` gives row i's
+/// values as text in schema order. One `pwrite` per slot: fast enough for a few 100k rows.
+pub fn fill(db: &Path, start_ns: i64, n: u64, fields: impl Fn(u64) -> Vec<String>) {
+    let db = Database::open(db, Access::Write(LockWait::No), &mut |_| {}).expect("open for writing");
+    let schema = db.schema().clone();
+    for i in 0..n {
+        let t = start_ns + i as i64 * db.config().granularity.ns();
+        let mut row = schema.new_row();
+        for (col, text) in fields(i).iter().enumerate() {
+            schema.set_field(&mut row, col, text).expect("valid field");
+        }
+        let slot = db.slot_of(t).expect("aligned time");
+        let partition = db.partition(slot.key, true).expect("partition").expect("created");
+        partition
+            .write_at(&row, partition.slot_offset(slot.index))
+            .expect("write");
+    }
+}
+
+/// The partition files of a database, by name, with their bytes.
+pub fn partition_files(db: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(db)
+        .expect("read db dir")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xs"))
+        .map(|p| {
+            let name = p.file_name().expect("name").to_string_lossy().into_owned();
+            (name, std::fs::read(&p).expect("read partition"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// The binary as a plain `std::process::Command` (for redirecting stdout to a file).
+pub fn xs_std() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("xs"));
+    cmd.env_remove("XS_DB");
+    cmd
+}
