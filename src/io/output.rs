@@ -137,7 +137,6 @@ enum TimeWriter {
     },
     /// `digits` decimals of the unit; one decimal step is `step_ns`.
     EpochFrac {
-        unit_ns: i64,
         digits: u32,
         step_ns: i64,
     },
@@ -159,10 +158,13 @@ pub struct RowFormatter {
     granularity_ns: i64,
 }
 
-/// The `YYYY-MM-DDT` of the last day printed, so a chunk computes each date once.
+/// What a chunk remembers from row to row: the `YYYY-MM-DDT` of the last day printed (each
+/// date is computed once), and per float field the fraction digits its last value needed (a
+/// column's values mostly share them).
 struct DayCache {
     day: i64,
     prefix: [u8; 11],
+    float_digits: [u8; 64],
 }
 
 impl DayCache {
@@ -170,6 +172,7 @@ impl DayCache {
         DayCache {
             day: i64::MIN,
             prefix: [0; 11],
+            float_digits: [0; 64],
         }
     }
 }
@@ -244,7 +247,6 @@ impl RowFormatter {
                         step_ns /= 10;
                     }
                     TimeWriter::EpochFrac {
-                        unit_ns,
                         digits,
                         step_ns: step_ns.max(1),
                     }
@@ -328,14 +330,14 @@ impl RowFormatter {
                     if i > 0 {
                         out.push(delimiter);
                     }
-                    self.write_text_field(out, field, t_ns, row, cache);
+                    self.write_text_field(out, i, field, t_ns, row, cache);
                 }
                 out.push(b'\n');
             }
             Format::Ndjson => {
-                for (key, field) in self.json_keys.iter().zip(&self.fields) {
+                for (i, (key, field)) in self.json_keys.iter().zip(&self.fields).enumerate() {
                     out.extend_from_slice(key);
-                    self.write_json_field(out, field, t_ns, row, cache);
+                    self.write_json_field(out, i, field, t_ns, row, cache);
                 }
                 out.extend_from_slice(b"}\n");
             }
@@ -346,6 +348,7 @@ impl RowFormatter {
     fn write_text_field(
         &self,
         out: &mut Vec<u8>,
+        index: usize,
         field: &Field,
         t_ns: i64,
         row: &[u8],
@@ -376,7 +379,7 @@ impl RowFormatter {
                     ColumnType::F32 => {
                         let v = f32::from_le_bytes(le(bytes));
                         if v.is_finite() {
-                            out.extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
+                            write_f32(out, v, &mut cache.float_digits[index % 64]);
                         } else {
                             write_special(out, f64::from(v));
                         }
@@ -384,7 +387,7 @@ impl RowFormatter {
                     ColumnType::F64 => {
                         let v = f64::from_le_bytes(le(bytes));
                         if v.is_finite() {
-                            out.extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
+                            write_f64(out, v, &mut cache.float_digits[index % 64]);
                         } else {
                             write_special(out, v);
                         }
@@ -400,6 +403,7 @@ impl RowFormatter {
     fn write_json_field(
         &self,
         out: &mut Vec<u8>,
+        index: usize,
         field: &Field,
         t_ns: i64,
         row: &[u8],
@@ -437,7 +441,7 @@ impl RowFormatter {
                     ColumnType::F32 => {
                         let v = f32::from_le_bytes(le(bytes));
                         if v.is_finite() {
-                            out.extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
+                            write_f32(out, v, &mut cache.float_digits[index % 64]);
                         } else {
                             out.extend_from_slice(b"null");
                         }
@@ -445,7 +449,7 @@ impl RowFormatter {
                     ColumnType::F64 => {
                         let v = f64::from_le_bytes(le(bytes));
                         if v.is_finite() {
-                            out.extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
+                            write_f64(out, v, &mut cache.float_digits[index % 64]);
                         } else {
                             out.extend_from_slice(b"null");
                         }
@@ -479,21 +483,13 @@ impl RowFormatter {
         match &self.time {
             TimeWriter::Iso { frac_digits } => write_iso_cached(out, t_ns, *frac_digits, cache),
             TimeWriter::EpochInt { unit_ns } => {
-                out.extend_from_slice(itoa::Buffer::new().format(t_ns / unit_ns).as_bytes());
+                let v = t_ns / unit_ns;
+                write_decimal(out, v < 0, v.unsigned_abs(), 0, false);
             }
-            TimeWriter::EpochFrac {
-                unit_ns,
-                digits,
-                step_ns,
-            } => {
-                if t_ns < 0 {
-                    out.push(b'-');
-                }
-                let abs = t_ns.unsigned_abs();
-                let unit = unit_ns.unsigned_abs();
-                out.extend_from_slice(itoa::Buffer::new().format(abs / unit).as_bytes());
-                out.push(b'.');
-                push_padded(out, (abs % unit) / step_ns.unsigned_abs(), *digits as usize);
+            TimeWriter::EpochFrac { digits, step_ns } => {
+                // `digits` decimals of the unit: the count of steps, with the point shifted.
+                let steps = t_ns.unsigned_abs() / step_ns.unsigned_abs();
+                write_decimal(out, t_ns < 0, steps, *digits as usize, false);
             }
             TimeWriter::Strftime(items) => write_strftime(out, t_ns, items),
         }
@@ -510,27 +506,188 @@ fn str_bytes(bytes: &[u8]) -> &[u8] {
 /// Integers and bools, the same in every format.
 #[inline]
 fn write_scalar(out: &mut Vec<u8>, ty: ColumnType, bytes: &[u8]) {
-    let mut buf = itoa::Buffer::new();
-    let text = match ty {
-        ColumnType::I8 => buf.format(i8::from_le_bytes(le(bytes))),
-        ColumnType::I16 => buf.format(i16::from_le_bytes(le(bytes))),
-        ColumnType::I32 => buf.format(i32::from_le_bytes(le(bytes))),
-        ColumnType::I64 => buf.format(i64::from_le_bytes(le(bytes))),
-        ColumnType::U8 => buf.format(bytes[0]),
-        ColumnType::U16 => buf.format(u16::from_le_bytes(le(bytes))),
-        ColumnType::U32 => buf.format(u32::from_le_bytes(le(bytes))),
-        ColumnType::U64 => buf.format(u64::from_le_bytes(le(bytes))),
-        ColumnType::Bool => {
-            if bytes[0] != 0 {
-                "true"
-            } else {
-                "false"
+    let signed = |out: &mut Vec<u8>, v: i64| write_decimal(out, v < 0, v.unsigned_abs(), 0, false);
+    match ty {
+        ColumnType::I8 => signed(out, i64::from(i8::from_le_bytes(le(bytes)))),
+        ColumnType::I16 => signed(out, i64::from(i16::from_le_bytes(le(bytes)))),
+        ColumnType::I32 => signed(out, i64::from(i32::from_le_bytes(le(bytes)))),
+        ColumnType::I64 => signed(out, i64::from_le_bytes(le(bytes))),
+        ColumnType::U8 => write_decimal(out, false, u64::from(bytes[0]), 0, false),
+        ColumnType::U16 => write_decimal(out, false, u64::from(u16::from_le_bytes(le(bytes))), 0, false),
+        ColumnType::U32 => write_decimal(out, false, u64::from(u32::from_le_bytes(le(bytes))), 0, false),
+        ColumnType::U64 => write_decimal(out, false, u64::from_le_bytes(le(bytes)), 0, false),
+        ColumnType::Bool => out.extend_from_slice(if bytes[0] != 0 { b"true" } else { b"false" }),
+        // Floats and strings are written by the callers.
+        ColumnType::F32 | ColumnType::F64 | ColumnType::Str(_) => {}
+    }
+}
+
+/// Appends a finite f64 so that it parses back to the same bits. Short decimals (prices,
+/// readings: the common case) take a fast path: the fewest fraction digits `k` (up to 9) for
+/// which `m / 10^k`, with `m = round(v × 10^k)`, is `v` again. Both are exact in f64 and IEEE
+/// division rounds correctly, so `v` is the double nearest the decimal `m·10^-k`, which is what
+/// a correct parser returns. Everything else goes to ryu (shortest round trip). Either way the
+/// style is ryu's: `1.0`, `15.68`, `1e-7`, `1e16`.
+#[inline]
+fn write_f64(out: &mut Vec<u8>, v: f64, hint: &mut u8) {
+    if (1e-5..1e15).contains(&v.abs()) {
+        // The hint first: if it works and its last digit is not 0, no smaller k can work
+        // (a smaller k would make m at this k a multiple of 10), so it is the fewest digits.
+        let k = usize::from(*hint);
+        if let Some(m) = scaled_f64(v, k) {
+            if k == 0 || m % 10 != 0 {
+                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
+                return;
             }
         }
-        // Floats and strings are written by the callers.
-        ColumnType::F32 | ColumnType::F64 | ColumnType::Str(_) => "",
+        for k in 0..=9usize {
+            if let Some(m) = scaled_f64(v, k) {
+                *hint = k as u8;
+                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
+                return;
+            }
+        }
+    }
+    out.extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
+}
+
+/// `Some(m)` when the decimal `m · 10^-k` reads back as exactly `v` (see `write_f64`).
+#[inline]
+fn scaled_f64(v: f64, k: usize) -> Option<i64> {
+    const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    let scale = POW10[k.min(9)];
+    let scaled = v * scale;
+    if scaled.abs() >= 9_007_199_254_740_992.0 {
+        return None;
+    }
+    // |scaled| below 2^53: truncation is exact; round half away from zero by hand
+    // (the libm call for `round` is slow without SSE4.1).
+    let mut m = scaled as i64;
+    let rest = scaled - m as f64;
+    if rest >= 0.5 {
+        m += 1;
+    } else if rest <= -0.5 {
+        m -= 1;
+    }
+    // A cheap necessary condition first: `scaled` must be within a few ulps of `m`; only then
+    // pay for the division that decides.
+    let near = (scaled - m as f64).abs() <= (m as f64).abs() * 1e-15;
+    (near && m != 0 && m as f64 / scale == v).then_some(m)
+}
+
+/// `write_f64` for f32 values: the same argument in f32 arithmetic (10^k exact for k <= 10,
+/// integers exact below 2^24).
+#[inline]
+fn write_f32(out: &mut Vec<u8>, v: f32, hint: &mut u8) {
+    if (1e-5..1e7).contains(&v.abs()) {
+        // The hint first: if it works and its last digit is not 0, no smaller k can work
+        // (a smaller k would make m at this k a multiple of 10), so it is the fewest digits.
+        let k = usize::from(*hint);
+        if let Some(m) = scaled_f32(v, k) {
+            if k == 0 || m % 10 != 0 {
+                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
+                return;
+            }
+        }
+        for k in 0..=9usize {
+            if let Some(m) = scaled_f32(v, k) {
+                *hint = k as u8;
+                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
+                return;
+            }
+        }
+    }
+    out.extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
+}
+
+/// `Some(m)` when the decimal `m · 10^-k` reads back as exactly `v` (see `write_f64`).
+#[inline]
+fn scaled_f32(v: f32, k: usize) -> Option<i64> {
+    const POW10: [f32; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    let scale = POW10[k.min(9)];
+    let scaled = v * scale;
+    if scaled.abs() >= 16_777_216.0 {
+        return None;
+    }
+    // |scaled| below 2^24: truncation is exact; round half away from zero by hand
+    // (the libm call for `round` is slow without SSE4.1).
+    let mut m = scaled as i64;
+    let rest = scaled - m as f32;
+    if rest >= 0.5 {
+        m += 1;
+    } else if rest <= -0.5 {
+        m -= 1;
+    }
+    // A cheap necessary condition first: `scaled` must be within a few ulps of `m`; only then
+    // pay for the division that decides.
+    let near = (scaled - m as f32).abs() <= (m as f32).abs() * 1e-6;
+    (near && m != 0 && m as f32 / scale == v).then_some(m)
+}
+
+/// Appends `[-]n · 10^-frac_digits` in plain decimal notation; with `frac_digits == 0`,
+/// `dot_zero` adds `.0` (a float that is an integer). Built in a stack buffer and copied with
+/// one fixed-size copy (no `memcpy` call for a few bytes).
+#[inline]
+fn write_decimal(out: &mut Vec<u8>, negative: bool, mut n: u64, frac_digits: usize, dot_zero: bool) {
+    let count = n.checked_ilog10().unwrap_or(0) as usize + 1;
+    let digits = count.max(frac_digits + 1);
+    let suffix = if frac_digits > 0 {
+        1
+    } else if dot_zero {
+        2
+    } else {
+        0
     };
-    out.extend_from_slice(text.as_bytes());
+    let len = usize::from(negative) + digits + suffix;
+    // At most 1 + 20 + 2 bytes (u64 digits), or 1 + 16 + 1 for floats: within 32. The digits
+    // are written in place into 32 reserved bytes (one wide store, no copy from a stack buffer,
+    // whose byte-wise stores would stall the wide load of the copy), then the rest is cut.
+    let at = out.len();
+    out.extend_from_slice(&[b'0'; 32]);
+    let Some(buf) = out.last_chunk_mut::<32>() else {
+        return;
+    };
+    let mut i = len;
+    if frac_digits == 0 && dot_zero {
+        buf[len - 2] = b'.';
+        i = len - 2;
+    }
+    let pair = |buf: &mut [u8; 32], i: &mut usize, v: u64| {
+        let d = (v as usize) * 2;
+        *i -= 2;
+        buf[*i] = DIGITS2[d];
+        buf[*i + 1] = DIGITS2[d + 1];
+    };
+    let mut frac = frac_digits;
+    while frac >= 2 {
+        pair(buf, &mut i, n % 100);
+        n /= 100;
+        frac -= 2;
+    }
+    if frac == 1 {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    if frac_digits > 0 {
+        i -= 1;
+        buf[i] = b'.';
+    }
+    while n >= 100 {
+        pair(buf, &mut i, n % 100);
+        n /= 100;
+    }
+    if n >= 10 {
+        pair(buf, &mut i, n);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + n as u8;
+    }
+    debug_assert_eq!(i, usize::from(negative));
+    if negative {
+        buf[0] = b'-';
+    }
+    out.truncate(at + len);
 }
 
 /// NaN, inf, -inf: the spellings the importer (Rust's float parser) reads back.
@@ -663,24 +820,39 @@ fn write_iso_cached(out: &mut Vec<u8>, t_ns: i64, frac_digits: u32, cache: &mut 
             return;
         }
     }
-    out.extend_from_slice(&cache.prefix);
+    // `YYYY-MM-DDTHH:MM:SS.fffffffffZ` is at most 30 bytes: written in place into 32 reserved
+    // bytes (as in `write_decimal`), then the rest is cut.
+    let at = out.len();
+    out.extend_from_slice(&[0u8; 32]);
+    let Some(buf) = out.last_chunk_mut::<32>() else {
+        return;
+    };
+    buf[..11].copy_from_slice(&cache.prefix);
     let ns_of_day = t_ns.rem_euclid(NS_PER_DAY) as u64;
     let secs = ns_of_day / NS_PER_SEC as u64;
-    push2(out, secs / 3600);
-    out.push(b':');
-    push2(out, secs / 60 % 60);
-    out.push(b':');
-    push2(out, secs % 60);
+    let two = |buf: &mut [u8; 32], at: usize, v: u64| {
+        let i = (v as usize % 100) * 2;
+        buf[at] = DIGITS2[i];
+        buf[at + 1] = DIGITS2[i + 1];
+    };
+    two(buf, 11, secs / 3600);
+    buf[13] = b':';
+    two(buf, 14, secs / 60 % 60);
+    buf[16] = b':';
+    two(buf, 17, secs % 60);
+    let mut len = 19;
     if frac_digits > 0 {
-        let digits = frac_digits.min(9);
-        out.push(b'.');
-        push_padded(
-            out,
-            ns_of_day % NS_PER_SEC as u64 / 10u64.pow(9 - digits),
-            digits as usize,
-        );
+        let digits = frac_digits.min(9) as usize;
+        buf[19] = b'.';
+        let mut frac = ns_of_day % NS_PER_SEC as u64 / 10u64.pow(9 - digits as u32);
+        for i in (20..20 + digits).rev() {
+            buf[i] = b'0' + (frac % 10) as u8;
+            frac /= 10;
+        }
+        len = 20 + digits;
     }
-    out.push(b'Z');
+    buf[len] = b'Z';
+    out.truncate(at + len + 1);
 }
 
 #[cfg(test)]
@@ -815,6 +987,79 @@ mod tests {
                 assert_eq!(String::from_utf8(out).unwrap(), format_iso(t, digits));
             }
         }
+    }
+
+    #[test]
+    fn floats_print_short_and_round_trip() {
+        let cases: &[(f64, &str)] = &[
+            (15.68, "15.68"),
+            (-1013.25, "-1013.25"),
+            (1.0, "1.0"),
+            (0.001669, "0.001669"),
+            (30000.07, "30000.07"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (1e-7, "1e-7"),
+            (1e300, "1e300"),
+            (-0.0, "-0.0"),
+            (5e-324, "5e-324"),
+            (123456789.123, "123456789.123"),
+        ];
+        for &(v, text) in cases {
+            let mut out = Vec::new();
+            write_f64(&mut out, v, &mut 0);
+            assert_eq!(String::from_utf8(out).unwrap(), text);
+        }
+        // Every value prints to text that parses back to the same bits.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for i in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = match i % 4 {
+                0 => f64::from_bits(x),
+                1 => (x % 10_000_000) as f64 / 100.0,
+                2 => (x % 1_000_000_000) as f64 / 1e6 - 500.0,
+                _ => f64::from(f32::from_bits(x as u32)),
+            };
+            if !v.is_finite() {
+                continue;
+            }
+            let mut out = Vec::new();
+            write_f64(&mut out, v, &mut 0);
+            let text = String::from_utf8(out).unwrap();
+            assert_eq!(text.parse::<f64>().unwrap().to_bits(), v.to_bits(), "{text}");
+            let w = f32::from_bits(x as u32);
+            if w.is_finite() {
+                let mut out = Vec::new();
+                write_f32(&mut out, w, &mut 3);
+                let text = String::from_utf8(out).unwrap();
+                assert_eq!(text.parse::<f32>().unwrap().to_bits(), w.to_bits(), "{text}");
+            }
+            let y = (x % 100_000) as f32 / 100.0;
+            let mut out = Vec::new();
+            write_f32(&mut out, y, &mut 1);
+            let text = String::from_utf8(out).unwrap();
+            assert_eq!(text.parse::<f32>().unwrap().to_bits(), y.to_bits(), "{text}");
+        }
+    }
+
+    #[test]
+    fn decimals_print_every_integer() {
+        let text = |negative, n, k, dot_zero| {
+            let mut out = b"x".to_vec();
+            write_decimal(&mut out, negative, n, k, dot_zero);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(text(false, 0, 0, false), "x0");
+        assert_eq!(text(false, u64::MAX, 0, false), "x18446744073709551615");
+        assert_eq!(
+            text(true, i64::MIN.unsigned_abs(), 0, false),
+            "x-9223372036854775808"
+        );
+        assert_eq!(text(true, 5, 3, false), "x-0.005");
+        assert_eq!(text(false, 1568, 2, true), "x15.68");
+        assert_eq!(text(false, 7, 0, true), "x7.0");
+        assert_eq!(text(false, 9_007_199_254_740_991, 9, true), "x9007199.254740991");
     }
 
     #[test]
