@@ -43,4 +43,5 @@ pub enum Command {
     Get(cmd::get::Args),
     Range(cmd::range::Args),
     Delete(cmd::delete::Args),
+    Import(cmd::import::Args),
 }

@@ -3,6 +3,7 @@
 pub mod create;
 pub mod delete;
 pub mod get;
+pub mod import;
 pub mod put;
 pub mod range;
 
@@ -79,6 +80,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Get(args) => get::run(&ctx, args),
         Command::Range(args) => range::run(&ctx, args),
         Command::Delete(args) => delete::run(&ctx, args),
+        Command::Import(args) => import::run(&ctx, args),
     }
 }
 
