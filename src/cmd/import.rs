@@ -103,6 +103,10 @@ pub struct Args {
     /// Skip the final fsync of the written files (faster; not durable across a power loss).
     #[arg(long)]
     pub no_sync: bool,
+
+    /// Bytes of input per chunk (testing and tuning; default 2 MiB).
+    #[arg(long, hide = true, default_value_t = xs::import::CHUNK_BYTES, value_name = "BYTES")]
+    pub chunk_bytes: usize,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
@@ -136,6 +140,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         delimiter,
         has_header: !args.no_header,
         column_names: if args.no_header { column_names } else { None },
+        chunk_bytes: args.chunk_bytes.max(1),
     };
     let prepared = xs::import::prepare(&args.files, &csv)?;
 

@@ -60,6 +60,8 @@ pub struct CsvOptions {
     pub has_header: bool,
     /// Input column names: with `has_header`, they replace the header's names.
     pub column_names: Option<Vec<String>>,
+    /// Target chunk size in bytes (`CHUNK_BYTES`; tests make it tiny to cross boundaries).
+    pub chunk_bytes: usize,
 }
 
 /// The first records of the first input, for inference and time-format detection.
@@ -108,7 +110,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
     let mut reader = ChunkReader::new(
         stream,
         &first_source.name,
-        CHUNK_BYTES,
+        csv.chunk_bytes,
         MAX_RECORD_BYTES,
         csv.delimiter,
     );
@@ -766,9 +768,10 @@ fn spawn_reader(
     sources: Vec<Source>,
     first: Option<(ChunkReader, Option<Chunk>)>,
     raw_bytes: Arc<AtomicU64>,
-    delimiter: u8,
+    csv: &CsvOptions,
 ) -> (Receiver<ChunkMsg>, std::thread::JoinHandle<()>) {
     let (tx, rx) = sync_channel::<ChunkMsg>(BATCH_CHUNKS);
+    let (delimiter, chunk_bytes) = (csv.delimiter, csv.chunk_bytes);
     let handle = std::thread::spawn(move || {
         let mut first = first;
         for (i, source) in sources.iter().enumerate() {
@@ -776,7 +779,7 @@ fn spawn_reader(
                 Some(opened) if i == 0 => opened,
                 _ => match input::open(source, Arc::clone(&raw_bytes)) {
                     Ok((stream, _)) => (
-                        ChunkReader::new(stream, &source.name, CHUNK_BYTES, MAX_RECORD_BYTES, delimiter),
+                        ChunkReader::new(stream, &source.name, chunk_bytes, MAX_RECORD_BYTES, delimiter),
                         None,
                     ),
                     Err(e) => {
@@ -829,7 +832,7 @@ pub fn run(
         prepared.sources,
         prepared.first,
         Arc::clone(&raw_bytes),
-        opts.csv.delimiter,
+        &opts.csv,
     );
     let mut pipeline = Pipeline {
         db,
