@@ -44,4 +44,5 @@ pub enum Command {
     Range(cmd::range::Args),
     Delete(cmd::delete::Args),
     Export(cmd::export::Args),
+    Import(cmd::import::Args),
 }

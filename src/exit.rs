@@ -13,7 +13,6 @@ pub const USAGE: i32 = 2;
 /// A runtime failure: I/O, a corrupt or foreign database, a failed write.
 pub const ERROR: i32 = 3;
 /// `import` finished, but rejected rows (beyond `--max-rejects`).
-#[allow(dead_code)] // used by `import`, which lands next
 pub const REJECTED: i32 = 4;
 /// Another process holds the database's writer lock; retry later or pass `--wait`.
 pub const LOCKED: i32 = 5;

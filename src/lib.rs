@@ -4,6 +4,7 @@
 
 pub mod db;
 pub mod error;
+pub mod import;
 pub mod io;
 
 pub use db::{Access, Database, PutMode};

@@ -4,6 +4,7 @@ pub mod create;
 pub mod delete;
 pub mod export;
 pub mod get;
+pub mod import;
 pub mod output_args;
 pub mod put;
 pub mod range;
@@ -82,6 +83,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Range(args) => range::run(&ctx, args),
         Command::Delete(args) => delete::run(&ctx, args),
         Command::Export(args) => export::run(&ctx, args),
+        Command::Import(args) => import::run(&ctx, args),
     }
 }
 

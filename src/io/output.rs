@@ -527,7 +527,7 @@ fn write_scalar(out: &mut Vec<u8>, ty: ColumnType, bytes: &[u8]) {
 /// which `m / 10^k`, with `m = round(v × 10^k)`, is `v` again. Both are exact in f64 and IEEE
 /// division rounds correctly, so `v` is the double nearest the decimal `m·10^-k`, which is what
 /// a correct parser returns. Everything else goes to ryu (shortest round trip). Either way the
-/// style is ryu's: `1.0`, `15.68`, `1e-7`, `1e16`.
+/// style is ryu's, with integers bare: `1`, `15.68`, `1e-7`, `1e16`.
 #[inline]
 fn write_f64(out: &mut Vec<u8>, v: f64, hint: &mut u8) {
     if (1e-5..1e15).contains(&v.abs()) {
@@ -536,19 +536,22 @@ fn write_f64(out: &mut Vec<u8>, v: f64, hint: &mut u8) {
         let k = usize::from(*hint);
         if let Some(m) = scaled_f64(v, k) {
             if k == 0 || m % 10 != 0 {
-                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
+                write_decimal(out, m < 0, m.unsigned_abs(), k, false);
                 return;
             }
         }
         for k in 0..=9usize {
             if let Some(m) = scaled_f64(v, k) {
                 *hint = k as u8;
-                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
+                write_decimal(out, m < 0, m.unsigned_abs(), k, false);
                 return;
             }
         }
     }
-    out.extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
+    let mut buf = ryu::Buffer::new();
+    let text = buf.format_finite(v);
+    // Integers print without `.0`, as in the fast path (and Rust's `Display`).
+    out.extend_from_slice(text.strip_suffix(".0").unwrap_or(text).as_bytes());
 }
 
 /// `Some(m)` when the decimal `m · 10^-k` reads back as exactly `v` (see `write_f64`).
@@ -585,19 +588,22 @@ fn write_f32(out: &mut Vec<u8>, v: f32, hint: &mut u8) {
         let k = usize::from(*hint);
         if let Some(m) = scaled_f32(v, k) {
             if k == 0 || m % 10 != 0 {
-                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
+                write_decimal(out, m < 0, m.unsigned_abs(), k, false);
                 return;
             }
         }
         for k in 0..=9usize {
             if let Some(m) = scaled_f32(v, k) {
                 *hint = k as u8;
-                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
+                write_decimal(out, m < 0, m.unsigned_abs(), k, false);
                 return;
             }
         }
     }
-    out.extend_from_slice(ryu::Buffer::new().format_finite(v).as_bytes());
+    let mut buf = ryu::Buffer::new();
+    let text = buf.format_finite(v);
+    // Integers print without `.0`, as in the fast path (and Rust's `Display`).
+    out.extend_from_slice(text.strip_suffix(".0").unwrap_or(text).as_bytes());
 }
 
 /// `Some(m)` when the decimal `m · 10^-k` reads back as exactly `v` (see `write_f64`).
@@ -994,13 +1000,13 @@ mod tests {
         let cases: &[(f64, &str)] = &[
             (15.68, "15.68"),
             (-1013.25, "-1013.25"),
-            (1.0, "1.0"),
+            (1.0, "1"),
             (0.001669, "0.001669"),
             (30000.07, "30000.07"),
             (0.1 + 0.2, "0.30000000000000004"),
             (1e-7, "1e-7"),
             (1e300, "1e300"),
-            (-0.0, "-0.0"),
+            (-0.0, "-0"),
             (5e-324, "5e-324"),
             (123456789.123, "123456789.123"),
         ];
@@ -1059,6 +1065,7 @@ mod tests {
         assert_eq!(text(true, 5, 3, false), "x-0.005");
         assert_eq!(text(false, 1568, 2, true), "x15.68");
         assert_eq!(text(false, 7, 0, true), "x7.0");
+        assert_eq!(text(false, 7, 0, false), "x7");
         assert_eq!(text(false, 9_007_199_254_740_991, 9, true), "x9007199.254740991");
     }
 

@@ -61,17 +61,34 @@ pub fn fill(db: &Path, start_ns: i64, n: u64, fields: impl Fn(u64) -> Vec<String
     }
 }
 
-/// The partition files of a database, by name, with their bytes.
-pub fn partition_files(db: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(db)
-        .expect("read db dir")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xs"))
-        .map(|p| {
-            let name = p.file_name().expect("name").to_string_lossy().into_owned();
-            (name, std::fs::read(&p).expect("read partition"))
-        })
-        .collect();
+/// The partition files of a database, by name: logical length and every non-zero 4 KiB block
+/// (offset, bytes), found through SEEK_DATA so that terabyte-sized sparse files compare in
+/// what their data costs. Two databases with equal results hold byte-identical files.
+pub fn partition_files(db: &Path) -> Vec<(String, u64, Vec<(u64, Vec<u8>)>)> {
+    use std::os::unix::fs::FileExt;
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(db).expect("read db dir") {
+        let path = entry.expect("dir entry").path();
+        if path.extension().is_none_or(|e| e != "xs") {
+            continue;
+        }
+        let file = std::fs::File::open(&path).expect("open partition");
+        let len = file.metadata().expect("stat").len();
+        let mut blocks = Vec::new();
+        for (from, to) in xs::db::partition::data_segments(&file, 0, len).expect("seek data") {
+            let mut at = from / 4096 * 4096;
+            while at < to {
+                let mut block = vec![0u8; 4096.min((len - at) as usize)];
+                file.read_exact_at(&mut block, at).expect("read block");
+                if block.iter().any(|&b| b != 0) {
+                    blocks.push((at, block));
+                }
+                at += 4096;
+            }
+        }
+        let name = path.file_name().expect("name").to_string_lossy().into_owned();
+        files.push((name, len, blocks));
+    }
     files.sort();
     files
 }

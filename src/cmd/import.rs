@@ -1,0 +1,525 @@
+//! `xs import`: load CSV files (plain, gzip, zstd, stdin, directories) into a database,
+//! creating it with an inferred schema when it does not exist. The pipeline is `xs::import`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use xs::db::config::{human_bytes, CONFIG_FILE};
+use xs::db::lock::LockWait;
+use xs::db::schema::ColumnType;
+use xs::db::time::{parse_duration, Granularity, Period};
+use xs::import::infer::{self, shell_word, Overrides};
+use xs::import::timeparse::TimeFormat;
+use xs::import::{CsvOptions, Options, Progress, Summary};
+use xs::io::timefmt::EpochUnit;
+use xs::{Access, Database};
+
+use super::Context;
+use crate::exit::{CliResult, Failure, REJECTED};
+
+const EXAMPLES: &str = "Examples:
+  xs import trades.csv                      # creates ./trades with an inferred schema
+  xs -d trades import 2024/ --threads 2     # every .csv/.csv.gz/.csv.zst in 2024/, into trades
+  zcat day.csv.gz | xs -d trades import - --max-rejects 10
+  xs -d ticks import raw.csv --time-column trade_time_ms --columns local_ts:i64,symbol:str(8)";
+
+/// Import CSV rows into a database: an upsert by timestamp.
+///
+/// For every timestamp the input contains, the rows stored there afterwards are exactly the
+/// input's rows at that timestamp, in input order; other timestamps are untouched. So re-running
+/// an import changes nothing, and an interrupted import is completed by running it again.
+/// Rows that cannot be stored go to a rejects file; the exit status is 4 when there are more
+/// than --max-rejects of them.
+#[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// Input files: `-` for stdin, .csv, .csv.gz, .csv.zst (detected by content), or directories.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Field delimiter: one character, or `tab`.
+    #[arg(long, default_value = ",", value_name = "CHAR")]
+    pub delimiter: String,
+
+    /// The input has no header line; name its columns with --columns (default: the time
+    /// column, then the database's columns in order).
+    #[arg(long)]
+    pub no_header: bool,
+
+    /// Without a header: the input's column names in order, each optionally with a type for a
+    /// new database (`time,price:f64,side:str(4)`). With a header: types for a new database
+    /// that replace the guessed ones (`symbol:str(8),qty:f32`).
+    #[arg(long, value_name = "LIST")]
+    pub columns: Option<String>,
+
+    /// Skip input columns the database does not have (default: refuse them).
+    #[arg(long)]
+    pub ignore_columns: bool,
+
+    /// The input column holding the time (default: the database's time column, or a guess).
+    #[arg(long, value_name = "NAME")]
+    pub time_column: Option<String>,
+
+    /// Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude).
+    #[arg(long, value_name = "UNIT")]
+    pub time_unit: Option<String>,
+
+    /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S' (default: ISO-8601 or epoch).
+    #[arg(long, value_name = "PATTERN")]
+    pub time_format: Option<String>,
+
+    /// Round times down to the granularity instead of rejecting misaligned ones.
+    #[arg(long)]
+    pub floor_time: bool,
+
+    /// New database only: time step between slots (default: inferred).
+    #[arg(long, value_name = "DUR")]
+    pub granularity: Option<String>,
+
+    /// New database only: rows one timestamp can hold (default: inferred).
+    #[arg(long, value_name = "K")]
+    pub depth: Option<u32>,
+
+    /// New database only: year, month or day (default: the longest that fits).
+    #[arg(long, value_name = "PERIOD")]
+    pub partition: Option<String>,
+
+    /// Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed).
+    #[arg(long, value_name = "PATH")]
+    pub rejects: Option<PathBuf>,
+
+    /// Rejected rows allowed before exiting with status 4.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub max_rejects: u64,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Print no summary (errors and warnings still go to stderr).
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Skip the final fsync of the written files (faster; not durable across a power loss).
+    #[arg(long)]
+    pub no_sync: bool,
+
+    /// Bytes of input per chunk (testing and tuning; default 2 MiB).
+    #[arg(long, hide = true, default_value_t = xs::import::CHUNK_BYTES, value_name = "BYTES")]
+    pub chunk_bytes: usize,
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let delimiter = parse_delimiter(&args.delimiter)?;
+    let (column_names, column_types) = match &args.columns {
+        Some(list) => parse_column_list(list)?,
+        None => (None, Vec::new()),
+    };
+    if args.no_header && column_names.is_none() && ctx.db.is_none() && !Path::new(CONFIG_FILE).exists() {
+        return Err(Failure::usage(
+            "--no-header needs --columns to name the columns of a new database",
+        ));
+    }
+    let time_unit = match &args.time_unit {
+        Some(u) => Some(
+            EpochUnit::parse(u)
+                .ok_or_else(|| Failure::usage(format!("bad --time-unit `{u}`: s, ms, us or ns")))?,
+        ),
+        None => None,
+    };
+    if args.threads == Some(0) {
+        return Err(Failure::usage("--threads must be at least 1"));
+    }
+    if !args.no_header && column_types.len() != column_names.as_ref().map_or(0, Vec::len) {
+        return Err(Failure::usage(
+            "with a header, --columns gives types (name:type) for a new database; to name the \
+             columns of a headerless input, add --no-header",
+        ));
+    }
+    let csv = CsvOptions {
+        delimiter,
+        has_header: !args.no_header,
+        column_names: if args.no_header { column_names } else { None },
+        chunk_bytes: args.chunk_bytes.max(1),
+    };
+    let prepared = xs::import::prepare(&args.files, &csv)?;
+
+    let dir = database_dir(ctx, &args.files)?;
+    let exists = dir.join(CONFIG_FILE).exists();
+    let (db, time_format) = if exists {
+        for (given, name) in [
+            (args.granularity.is_some(), "--granularity"),
+            (args.depth.is_some(), "--depth"),
+            (args.partition.is_some(), "--partition"),
+        ] {
+            if given {
+                eprintln!(
+                    "xs: warning: {name} is ignored: {} exists and keeps its settings",
+                    dir.display()
+                );
+            }
+        }
+        let db = open_write(ctx, &dir)?;
+        let time_format = existing_time_format(&db, &prepared.sample, &args, time_unit);
+        (db, time_format)
+    } else {
+        let overrides =
+            Overrides {
+                time_column: args.time_column.clone(),
+                time_unit,
+                time_format: args.time_format.clone(),
+                granularity: match &args.granularity {
+                    Some(text) => Some(parse_granularity(text)?),
+                    None => None,
+                },
+                depth: args.depth,
+                period: match &args.partition {
+                    Some(p) => Some(Period::parse(p).ok_or_else(|| {
+                        Failure::usage(format!("bad --partition `{p}`: year, month or day"))
+                    })?),
+                    None => None,
+                },
+                types: column_types,
+            };
+        let inference = infer::infer(&prepared.sample, &overrides)?;
+        report_inference(&dir, &prepared.sample, &inference);
+        let db = Database::create(&dir, &inference.config)?;
+        (db, inference.time_format)
+    };
+
+    let opts = Options {
+        csv,
+        time_column: args.time_column.clone(),
+        time_format,
+        ignore_unknown_columns: args.ignore_columns,
+        floor_time: args.floor_time,
+        rejects_path: args
+            .rejects
+            .clone()
+            .unwrap_or_else(|| xs::import::default_rejects_path(&dir)),
+        sync: !args.no_sync,
+        threads: args.threads,
+        rerun_command: rerun_command(&dir),
+    };
+    let total_bytes: u64 = prepared.sources().iter().map(|s| s.len_bytes).sum();
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(total_bytes));
+    let on_progress = |p: Progress| {
+        if let Some(bar) = &bar {
+            bar.set_position(p.raw_bytes);
+            bar.set_message(format!("{} rows", p.rows_read));
+        }
+    };
+    let summary = xs::import::run(&db, prepared, &opts, &on_progress)?;
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    if !args.quiet {
+        print_summary(&dir, &opts, &summary);
+    }
+    if summary.rows_rejected > args.max_rejects {
+        let path = summary
+            .rejects_path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        return Err(Failure::new(
+            REJECTED,
+            format!(
+                "{} row(s) rejected (allowed: --max-rejects {}); they are listed in {path}",
+                summary.rows_rejected, args.max_rejects
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `-d`, else the current directory if it is a database, else `./<stem of the first file>`.
+fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
+    if let Some(dir) = &ctx.db {
+        return Ok(dir.clone());
+    }
+    if Path::new(CONFIG_FILE).exists() {
+        return Ok(PathBuf::from("."));
+    }
+    let first = &files[0];
+    if first.as_os_str() == "-" {
+        return Err(Failure::usage(
+            "importing stdin needs a database: pass -d DIR (it is created if it does not exist)",
+        ));
+    }
+    let name = first
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut stem = name.as_str();
+    for ext in [".gz", ".zst", ".csv", ".tsv", ".txt"] {
+        stem = stem.strip_suffix(ext).unwrap_or(stem);
+    }
+    if stem.is_empty() || stem == "." || stem == ".." {
+        return Err(Failure::usage(format!(
+            "cannot name a database after {}; pass -d DIR",
+            first.display()
+        )));
+    }
+    Ok(PathBuf::from(stem))
+}
+
+fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {
+    let wait = if ctx.wait { LockWait::Yes } else { LockWait::No };
+    let mut on_wait = |holder: Option<&str>| {
+        let holder = holder.map(|h| format!(" ({h})")).unwrap_or_default();
+        eprintln!("xs: waiting for the writer lock on {}{holder}…", dir.display());
+    };
+    let db = Database::open(dir, Access::Write(wait), &mut on_wait)?;
+    if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
+        eprintln!(
+            "xs: an earlier import into {} did not finish ({rerun}); importing the same input again completes it",
+            dir.display()
+        );
+    }
+    Ok(db)
+}
+
+/// The time format for an existing database: as given, else detected on the sample.
+fn existing_time_format(
+    db: &Database,
+    sample: &xs::import::Sample,
+    args: &Args,
+    unit: Option<EpochUnit>,
+) -> TimeFormat {
+    if let Some(p) = &args.time_format {
+        return TimeFormat::Strftime(p.clone());
+    }
+    let time_name = args
+        .time_column
+        .clone()
+        .unwrap_or_else(|| db.config().time_column.clone());
+    // Without a header the time is the first column unless --columns says otherwise.
+    let index = if sample.names.is_empty() {
+        Some(0)
+    } else {
+        sample.names.iter().position(|n| *n == time_name)
+    };
+    let values: Vec<&[u8]> = index
+        .map(|i| {
+            sample
+                .rows
+                .iter()
+                .filter_map(|r| r.get(i).map(Vec::as_slice))
+                .filter(|v| !v.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some((format, how)) = infer::detect_time_format(&values, unit, None) {
+        if matches!(format, TimeFormat::Epoch(_)) {
+            eprintln!("xs: {how}");
+        }
+        return format;
+    }
+    // Mixed or unreadable: follow the first value; rows that do not fit are rejected.
+    match values.first() {
+        Some(v) if xs::import::timeparse::is_epoch_number(v) => {
+            TimeFormat::Epoch(unit.unwrap_or_else(|| {
+                xs::import::timeparse::unit_by_magnitude(xs::import::timeparse::epoch_magnitude(v))
+            }))
+        }
+        _ => match unit {
+            Some(u) => TimeFormat::Epoch(u),
+            None => TimeFormat::Iso,
+        },
+    }
+}
+
+fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::Inference) {
+    eprintln!(
+        "xs: {} does not exist; creating it from the header and first {} rows of {}:",
+        dir.display(),
+        sample.rows.len(),
+        sample.source_name
+    );
+    for note in &inference.notes {
+        eprintln!("  {note}");
+    }
+    eprintln!(
+        "  columns: {} (rows of {} bytes)",
+        inference.config.schema.spec(),
+        inference.config.schema.row_len()
+    );
+    if let Some(f) = &inference.footprint {
+        let total = match (f.est_rows, f.est_disk_bytes) {
+            (Some(rows), Some(bytes)) => format!(", about {} on disk for ~{rows} rows", human_bytes(bytes)),
+            _ => String::new(),
+        };
+        eprintln!(
+            "  footprint: a 4 KiB block holds up to {:.0} rows; the sample fills it with {:.1} \
+             → {:.0} bytes on disk per row, {:.1}× the input{total}",
+            f.rows_per_block_max,
+            f.rows_per_block_sample,
+            f.disk_bytes_per_row,
+            f.ratio()
+        );
+        if f.ratio() >= 4.0 {
+            eprintln!(
+                "xs: warning: this grid will take about {:.0}× the input's size on disk: the rows are \
+                 sparse on a {} grid. A coarser --granularity with --floor-time packs them tighter",
+                f.ratio(),
+                inference.config.granularity
+            );
+        }
+    }
+    eprintln!(
+        "  same as: {}",
+        inference.create_command(&dir.display().to_string())
+    );
+}
+
+fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
+    let secs = s.elapsed.as_secs_f64().max(1e-9);
+    let parts: Vec<String> = s.partitions.iter().map(|k| k.to_string()).collect();
+    let parts = if parts.len() > 6 {
+        format!("{} … {}", parts[0], parts[parts.len() - 1])
+    } else {
+        parts.join(", ")
+    };
+    eprintln!(
+        "imported {} file(s) into {}: {} rows read, {} stored, {} rejected; {} partition(s) ({parts}); \
+         {:.2} s, {:.0} rows/s, {:.1} MB/s",
+        s.files,
+        dir.display(),
+        s.rows_read,
+        s.rows_stored,
+        s.rows_rejected,
+        s.partitions.len(),
+        secs,
+        s.rows_read as f64 / secs,
+        s.bytes_read as f64 / secs / 1e6
+    );
+    if s.naive_times {
+        eprintln!("  times without a zone were read as UTC");
+    }
+    if s.floored_times > 0 {
+        eprintln!(
+            "  {} time(s) rounded down to the granularity (--floor-time)",
+            s.floored_times
+        );
+    }
+    if let Some(path) = &s.rejects_path {
+        eprintln!("  rejected rows: {}", path.display());
+    }
+    if !opts.sync {
+        eprintln!("  not synced to disk (--no-sync)");
+    }
+}
+
+fn progress_bar(total_bytes: u64) -> indicatif::ProgressBar {
+    let bar = if total_bytes > 0 {
+        indicatif::ProgressBar::new(total_bytes)
+    } else {
+        indicatif::ProgressBar::new_spinner()
+    };
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:30} {bytes}/{total_bytes} {bytes_per_sec} {msg} eta {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// The command that completes this import, recorded in the unfinished-import marker.
+fn rerun_command(dir: &Path) -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut words = vec![
+        "xs".to_string(),
+        "-d".into(),
+        shell_word(&dir.display().to_string()),
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "-d" || a == "--db" {
+            i += 2;
+            continue;
+        }
+        if a.starts_with("--db=") || (a.starts_with("-d") && !a.starts_with("--") && a.len() > 2) {
+            i += 1;
+            continue;
+        }
+        words.push(shell_word(a));
+        i += 1;
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => format!(
+            "cd {} && {}",
+            shell_word(&cwd.display().to_string()),
+            words.join(" ")
+        ),
+        Err(_) => words.join(" "),
+    }
+}
+
+fn parse_delimiter(text: &str) -> CliResult<u8> {
+    let b = match text {
+        "tab" | "\\t" | "\t" => b'\t',
+        t if t.len() == 1 && t.is_ascii() => t.as_bytes()[0],
+        _ => {
+            return Err(Failure::usage(format!(
+                "bad --delimiter `{text}`: one ASCII character, or `tab`"
+            )))
+        }
+    };
+    if b == b'"' || b == b'\n' || b == b'\r' {
+        return Err(Failure::usage("the delimiter cannot be a quote or a line end"));
+    }
+    Ok(b)
+}
+
+fn parse_granularity(text: &str) -> CliResult<Granularity> {
+    parse_duration(text)
+        .and_then(Granularity::from_ns)
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "bad --granularity `{text}`: a duration that divides one day, e.g. 1ms, 1s, 1m"
+            ))
+        })
+}
+
+type ColumnList = (Option<Vec<String>>, Vec<(String, ColumnType)>);
+
+/// `a,b:f64,c:str(8)` → names, and the types given.
+fn parse_column_list(list: &str) -> CliResult<ColumnList> {
+    let mut names = Vec::new();
+    let mut types = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&list[start..]);
+    for part in parts {
+        let part = part.trim();
+        match part.split_once(':') {
+            Some((name, ty)) => {
+                let ty =
+                    ColumnType::parse(ty).map_err(|e| Failure::usage(format!("--columns: `{name}`: {e}")))?;
+                names.push(name.trim().to_string());
+                types.push((name.trim().to_string(), ty));
+            }
+            None => names.push(part.to_string()),
+        }
+    }
+    if names.iter().any(String::is_empty) {
+        return Err(Failure::usage("--columns has an empty name"));
+    }
+    Ok((Some(names), types))
+}

@@ -1,0 +1,622 @@
+//! Schema inference for `xs import` into a database that does not exist yet: from the header
+//! and a sample of records, guess the time column and its format, the column types, the
+//! granularity, the depth and the partition period; estimate the physical footprint; and say
+//! what was guessed, with the equivalent `xs create` command.
+
+use std::collections::BTreeSet;
+
+use super::timeparse::{epoch_magnitude, is_epoch_number, unit_by_magnitude, unit_word, TimeFormat};
+use super::Sample;
+use crate::db::config::{human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
+use crate::db::partition::HEADER_LEN;
+use crate::db::schema::{valid_column_name, Column, ColumnType, Schema, MAX_STR_LEN};
+use crate::db::time::{
+    format_duration, Granularity, PartitionKey, Period, NS_PER_DAY, NS_PER_HOUR, NS_PER_MIN, NS_PER_MS,
+    NS_PER_SEC, NS_PER_US,
+};
+use crate::db::BLOCK_LEN;
+use crate::error::{Error, Result};
+use crate::io::timefmt::EpochUnit;
+
+/// What the user fixed; everything else is guessed.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub time_column: Option<String>,
+    pub time_unit: Option<EpochUnit>,
+    pub time_format: Option<String>,
+    pub granularity: Option<Granularity>,
+    pub depth: Option<u32>,
+    pub period: Option<Period>,
+    /// `name:type` pairs that replace guessed types.
+    pub types: Vec<(String, ColumnType)>,
+}
+
+/// The estimated disk use of the chosen settings.
+#[derive(Clone, Debug)]
+pub struct Footprint {
+    /// Input bytes per row in the sample.
+    pub input_bytes_per_row: f64,
+    /// Allocated 4 KiB blocks per row the sample would take.
+    pub disk_bytes_per_row: f64,
+    /// Rows one 4 KiB block could hold, and how many the sample puts in one on average.
+    pub rows_per_block_max: f64,
+    pub rows_per_block_sample: f64,
+    /// Estimated rows and disk bytes for the whole first input, when its size is known.
+    pub est_rows: Option<u64>,
+    pub est_disk_bytes: Option<u64>,
+}
+
+impl Footprint {
+    /// Physical size over input size.
+    pub fn ratio(&self) -> f64 {
+        self.disk_bytes_per_row / self.input_bytes_per_row.max(1.0)
+    }
+}
+
+/// The inferred database and how it was decided.
+#[derive(Clone, Debug)]
+pub struct Inference {
+    pub config: Config,
+    pub time_format: TimeFormat,
+    /// One line per guess, to print.
+    pub notes: Vec<String>,
+    pub footprint: Option<Footprint>,
+}
+
+impl Inference {
+    /// The `xs create` command that makes the same database.
+    pub fn create_command(&self, dir: &str) -> String {
+        let c = &self.config;
+        format!(
+            "xs create {} --granularity {} --columns '{}' --depth {} --partition {} --time-column {}",
+            shell_word(dir),
+            c.granularity,
+            c.schema.spec(),
+            c.depth,
+            c.period,
+            c.time_column
+        )
+    }
+}
+
+/// Quotes `word` for a POSIX shell when it needs it.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@,+".contains(&b));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// How likely a column name is to be the time: 3 exact, 2 contains `time`, 1 `ts`/`date`.
+fn time_name_score(name: &str) -> u8 {
+    let lower = name.to_ascii_lowercase();
+    const EXACT: [&str; 9] = [
+        "time",
+        "timestamp",
+        "ts",
+        "datetime",
+        "date",
+        "t",
+        "date_time",
+        "time_stamp",
+        "epoch",
+    ];
+    if EXACT.contains(&lower.as_str()) {
+        3
+    } else if lower.contains("time") {
+        2
+    } else if lower.contains("date") || lower.split(['_', '-', '.']).any(|p| p == "ts") {
+        1
+    } else {
+        0
+    }
+}
+
+/// The time format a column's sample values share, if they share one.
+pub fn detect_time_format(
+    values: &[&[u8]],
+    unit: Option<EpochUnit>,
+    pattern: Option<&str>,
+) -> Option<(TimeFormat, String)> {
+    let values: Vec<&[u8]> = values.iter().copied().filter(|v| !v.is_empty()).collect();
+    if values.is_empty() {
+        return None;
+    }
+    if let Some(p) = pattern {
+        let f = TimeFormat::Strftime(p.to_string());
+        return values
+            .iter()
+            .all(|v| f.parse(v).is_ok())
+            .then(|| (f, format!("times read with the pattern `{p}`")));
+    }
+    if values.iter().all(|v| is_epoch_number(v)) {
+        let (unit, how) = match unit {
+            Some(u) => (u, "as given by --time-unit"),
+            None => {
+                let max = values.iter().map(|v| epoch_magnitude(v)).max().unwrap_or(0);
+                (
+                    unit_by_magnitude(max),
+                    "by their magnitude; pass --time-unit to choose",
+                )
+            }
+        };
+        let f = TimeFormat::Epoch(unit);
+        return values
+            .iter()
+            .all(|v| f.parse(v).is_ok())
+            .then(|| (f, format!("epoch numbers read as {} ({how})", unit_word(unit))));
+    }
+    let f = TimeFormat::Iso;
+    values
+        .iter()
+        .all(|v| f.parse(v).is_ok())
+        .then(|| (f, "ISO-8601 times".to_string()))
+}
+
+/// The finest step the text of the times can express: the epoch unit, or the ISO fraction.
+fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
+    match format {
+        TimeFormat::Epoch(unit) => {
+            let frac = values
+                .iter()
+                .map(|v| v.iter().position(|&c| c == b'.').map_or(0, |p| v.len() - p - 1))
+                .max()
+                .unwrap_or(0);
+            let mut ns = unit.ns();
+            for _ in 0..frac {
+                ns = (ns / 10).max(1);
+            }
+            Some(ns)
+        }
+        TimeFormat::Iso => {
+            let mut finest = NS_PER_DAY;
+            for v in values.iter().filter(|v| v.len() > 10) {
+                let t = &v[11..];
+                let colons = t
+                    .iter()
+                    .take_while(|c| !matches!(c, b'Z' | b'z' | b'+' | b'-'))
+                    .filter(|&&c| c == b':')
+                    .count();
+                let step = if colons <= 1 {
+                    NS_PER_MIN
+                } else {
+                    match t.iter().position(|&c| c == b'.' || c == b',') {
+                        None => NS_PER_SEC,
+                        Some(p) => {
+                            let digits = t[p + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                            10i64.pow(9u32.saturating_sub(digits.min(9) as u32))
+                        }
+                    }
+                };
+                finest = finest.min(step);
+            }
+            Some(finest)
+        }
+        TimeFormat::Strftime(_) => None,
+    }
+}
+
+fn gcd(mut a: i64, mut b: i64) -> i64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.abs()
+}
+
+/// Granularity from the sample: the step of a regular series (nearly all gaps between
+/// distinct times equal the common divisor of the times), else the precision of the text
+/// (epoch unit, ISO fraction digits), else the coarsest round unit that divides every time.
+fn infer_granularity(times: &[i64], precision_ns: Option<i64>) -> (i64, String) {
+    let mut g = NS_PER_DAY;
+    for &t in times {
+        g = gcd(g, t.rem_euclid(NS_PER_DAY));
+    }
+    let distinct: Vec<i64> = times
+        .iter()
+        .copied()
+        .collect::<BTreeSet<i64>>()
+        .into_iter()
+        .collect();
+    let regular_gaps = distinct.windows(2).filter(|w| w[1] - w[0] == g).count();
+    if distinct.len() >= 8 && regular_gaps * 10 >= (distinct.len() - 1) * 9 {
+        return (
+            g,
+            format!(
+                "granularity {}: the sample is a regular series with that step",
+                format_duration(g)
+            ),
+        );
+    }
+    let p = precision_ns.filter(|p| g % p == 0).unwrap_or_else(|| {
+        [
+            NS_PER_DAY,
+            NS_PER_HOUR,
+            NS_PER_MIN,
+            NS_PER_SEC,
+            NS_PER_MS,
+            NS_PER_US,
+            1,
+        ]
+        .into_iter()
+        .find(|unit| g % unit == 0)
+        .unwrap_or(1)
+    });
+    (
+        p,
+        format!(
+            "granularity {}: the precision of the timestamps; pass --granularity to choose",
+            format_duration(p)
+        ),
+    )
+}
+
+/// A column's type from its sample values.
+fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
+    let values: Vec<&str> = values
+        .iter()
+        .filter(|v| !v.is_empty())
+        .filter_map(|v| std::str::from_utf8(v).ok())
+        .collect();
+    if values.is_empty() {
+        return (ColumnType::F64, "no values in the sample");
+    }
+    let is_bool = |v: &&str| matches!(*v, "true" | "false" | "TRUE" | "FALSE" | "True" | "False");
+    if values.iter().all(is_bool) {
+        return (ColumnType::Bool, "");
+    }
+    let is_int = |v: &&str| {
+        let d = v.strip_prefix('-').unwrap_or(v);
+        !d.is_empty() && d.len() <= 20 && d.bytes().all(|b| b.is_ascii_digit())
+    };
+    if values.iter().all(is_int) {
+        if values.iter().all(|v| v.parse::<i64>().is_ok()) {
+            return (ColumnType::I64, "");
+        }
+        if values.iter().all(|v| v.parse::<u64>().is_ok()) {
+            return (ColumnType::U64, "");
+        }
+    }
+    if values.iter().all(|v| v.parse::<f64>().is_ok()) {
+        return (ColumnType::F64, "");
+    }
+    let longest = values.iter().map(|v| v.len()).max().unwrap_or(1);
+    let n = (longest * 2)
+        .next_power_of_two()
+        .clamp(4, usize::from(MAX_STR_LEN));
+    (ColumnType::Str(n as u16), "")
+}
+
+/// Infers a database for the sample.
+pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
+    let names = &sample.names;
+    if names.is_empty() {
+        return Err(Error::Invalid(
+            "cannot infer a database without column names: give a header, or --columns with \
+             --no-header"
+                .into(),
+        ));
+    }
+    if sample.rows.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{}: no data rows to infer a database from; create it with `xs create`, then import",
+            sample.source_name
+        )));
+    }
+    for name in names {
+        if !valid_column_name(name) {
+            return Err(Error::Invalid(format!(
+                "column name `{name}` cannot be used (1-64 letters, digits, `_`, `-`, `.`); \
+                 rename the columns with --columns a,b,c"
+            )));
+        }
+    }
+    let column_values = |i: usize| -> Vec<&[u8]> {
+        sample
+            .rows
+            .iter()
+            .filter_map(|r| r.get(i).map(Vec::as_slice))
+            .collect()
+    };
+    let mut notes = Vec::new();
+
+    // The time column: the named one, else the best-named column whose values read as times
+    // and fit a grid, else the first that reads as times.
+    let mut candidates: Vec<usize> = match &o.time_column {
+        Some(name) => vec![names.iter().position(|n| n == name).ok_or_else(|| {
+            Error::Invalid(format!(
+                "--time-column `{name}` is not among the input columns: {}",
+                names.join(",")
+            ))
+        })?],
+        None => (0..names.len()).collect(),
+    };
+    candidates.sort_by_key(|&i| std::cmp::Reverse(time_name_score(&names[i])));
+    let mut readable = Vec::new();
+    let mut chosen = None;
+    for &i in &candidates {
+        let values = column_values(i);
+        let Some((format, how)) = detect_time_format(&values, o.time_unit, o.time_format.as_deref()) else {
+            continue;
+        };
+        let times: Vec<i64> = values
+            .iter()
+            .filter_map(|v| format.parse(v).ok().map(|(t, _)| t))
+            .collect();
+        // A column not named like a time must at least hold plausible times (after 1980),
+        // so that ids and counters are not taken for epoch seconds.
+        const PLAUSIBLE_NS: i64 = 315_532_800 * NS_PER_SEC;
+        if o.time_column.is_none()
+            && time_name_score(&names[i]) == 0
+            && times.iter().any(|&t| t < PLAUSIBLE_NS)
+        {
+            continue;
+        }
+        let precision = text_precision_ns(&values, &format);
+        let (g, g_note) = match o.granularity {
+            Some(g) => (g.ns(), format!("granularity {g} as given")),
+            None => infer_granularity(&times, precision),
+        };
+        readable.push((i, g));
+        let Some(granularity) = Granularity::from_ns(g) else {
+            continue;
+        };
+        let fits = choose_period(granularity, 1, 1 + 8, None).is_some();
+        if fits {
+            chosen = Some((i, format, how, times, granularity, g_note));
+            break;
+        }
+    }
+    let Some((time_idx, format, how, times, granularity, g_note)) = chosen else {
+        return Err(match readable.first() {
+            None => Error::Invalid(format!(
+                "found no column whose values read as times (columns: {}); name it with \
+                 --time-column, and give --time-format or --time-unit if needed",
+                names.join(",")
+            )),
+            Some(&(i, g)) => {
+                let others: Vec<&str> = names
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, n)| *j != i && time_name_score(n) > 0)
+                    .map(|(_, n)| n.as_str())
+                    .collect();
+                let hint = if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (candidates: {})", others.join(", "))
+                };
+                Error::Invalid(format!(
+                    "the times in column `{}` have a precision of {}: a grid with that step has {} slots \
+                     per day, past the safe file size of {} even with day partitions. Choose a coarser \
+                     time column with --time-column{hint}, or round the times down onto a coarser grid \
+                     with e.g. --granularity 1us --floor-time (rows that then share a time are kept up \
+                     to --depth)",
+                    names[i],
+                    format_duration(g),
+                    NS_PER_DAY / g.max(1),
+                    human_bytes(MAX_PARTITION_BYTES)
+                ))
+            }
+        });
+    };
+    let time_name = names[time_idx].clone();
+    let guessed = if o.time_column.is_some() {
+        "as given"
+    } else {
+        "guessed; pass --time-column to choose"
+    };
+    notes.push(format!("time column `{time_name}` ({guessed}): {how}"));
+    notes.push(g_note);
+
+    // Depth: the most rows at one (floored) time in the sample, with headroom.
+    let g = granularity.ns();
+    let mut floored: Vec<i64> = times.iter().map(|t| t - t.rem_euclid(g)).collect();
+    floored.sort_unstable();
+    let mut max_per_time = 0usize;
+    let mut run = 0usize;
+    for (k, t) in floored.iter().enumerate() {
+        run = if k > 0 && floored[k - 1] == *t { run + 1 } else { 1 };
+        max_per_time = max_per_time.max(run);
+    }
+    let depth = match o.depth {
+        Some(d) => {
+            notes.push(format!("depth {d} as given"));
+            d
+        }
+        None => {
+            let d = if max_per_time <= 1 {
+                1
+            } else {
+                (max_per_time * 2).next_power_of_two().min(MAX_DEPTH as usize) as u32
+            };
+            notes.push(format!(
+                "depth {d}: at most {max_per_time} row(s) share a timestamp in the sample{}; rows beyond \
+                 the depth are rejected, pass --depth to choose",
+                if d > 1 { ", doubled for headroom" } else { "" }
+            ));
+            d
+        }
+    };
+
+    // Column types.
+    let mut columns = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if i == time_idx {
+            continue;
+        }
+        let given = o.types.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+        let ty = match given {
+            Some(t) => t,
+            None => {
+                let (t, why) = infer_type(&column_values(i));
+                if !why.is_empty() {
+                    notes.push(format!("column `{name}`: {t} ({why})"));
+                }
+                t
+            }
+        };
+        columns.push(Column {
+            name: name.clone(),
+            ty,
+        });
+    }
+    for (name, _) in &o.types {
+        if !names.contains(name) {
+            return Err(Error::Invalid(format!(
+                "--columns names `{name}`, which is not an input column ({})",
+                names.join(",")
+            )));
+        }
+    }
+    let schema = Schema::new(columns).map_err(Error::Invalid)?;
+    let row_len = schema.row_len();
+    let period = choose_period(granularity, depth, row_len, o.period).ok_or_else(|| {
+        Error::Invalid(format!(
+            "rows of {row_len} bytes × depth {depth} at {granularity} granularity make even a day \
+             partition larger than {}; use a coarser --granularity or a smaller --depth",
+            human_bytes(MAX_PARTITION_BYTES)
+        ))
+    })?;
+    if period != Period::Year && o.period.is_none() {
+        notes.push(format!(
+            "{period} partitions: a year file would pass the safe size of {}",
+            human_bytes(MAX_PARTITION_BYTES)
+        ));
+    }
+    let config = Config {
+        layout: Layout::Grid,
+        granularity,
+        period,
+        depth,
+        time_column: time_name,
+        schema,
+    };
+    let footprint = estimate_footprint(&config, &floored, sample);
+    Ok(Inference {
+        config,
+        time_format: format,
+        notes,
+        footprint,
+    })
+}
+
+/// The longest period whose partition file stays under the safe size (or `wanted`, if it does).
+pub fn choose_period(
+    granularity: Granularity,
+    depth: u32,
+    row_len: usize,
+    wanted: Option<Period>,
+) -> Option<Period> {
+    let fits = |p: Period| {
+        let slots = u64::try_from(p.max_len_ns() / granularity.ns()).ok();
+        slots
+            .and_then(|s| s.checked_mul(u64::from(depth)))
+            .and_then(|s| s.checked_mul(row_len as u64))
+            .and_then(|b| b.checked_add(HEADER_LEN))
+            .is_some_and(|b| b <= MAX_PARTITION_BYTES)
+    };
+    match wanted {
+        Some(p) => fits(p).then_some(p),
+        None => [Period::Year, Period::Month, Period::Day]
+            .into_iter()
+            .find(|&p| fits(p)),
+    }
+}
+
+/// Blocks the sample's rows would allocate, scaled to the input.
+fn estimate_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) -> Option<Footprint> {
+    if sorted_times.is_empty() || sample.bytes == 0 {
+        return None;
+    }
+    let row_len = config.schema.row_len() as u64;
+    let slab_len = config.slab_len();
+    let g = config.granularity.ns();
+    let mut blocks = BTreeSet::new();
+    let mut k = 0u64;
+    for (i, &t) in sorted_times.iter().enumerate() {
+        k = if i > 0 && sorted_times[i - 1] == t {
+            k + 1
+        } else {
+            0
+        };
+        if k >= u64::from(config.depth) {
+            continue;
+        }
+        let key = PartitionKey::of(config.period, t);
+        let slot = ((t - key.start_ns()) / g) as u64;
+        let from = HEADER_LEN + slot * slab_len + k * row_len;
+        for b in from / BLOCK_LEN..=(from + row_len - 1) / BLOCK_LEN {
+            blocks.insert((key, b));
+        }
+    }
+    let rows = sorted_times.len() as f64;
+    let input_bytes_per_row = sample.bytes as f64 / rows;
+    let disk_bytes_per_row = (blocks.len() as u64 * BLOCK_LEN) as f64 / rows;
+    let est_rows = (sample.source_len_bytes > 0 && !sample.compressed)
+        .then(|| (sample.source_len_bytes as f64 / input_bytes_per_row) as u64);
+    Some(Footprint {
+        input_bytes_per_row,
+        disk_bytes_per_row,
+        rows_per_block_max: BLOCK_LEN as f64 / row_len as f64,
+        rows_per_block_sample: rows / blocks.len().max(1) as f64,
+        est_rows,
+        est_disk_bytes: est_rows.map(|r| (r as f64 * disk_bytes_per_row) as u64),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(text: &str) -> Sample {
+        let mut lines = text.lines();
+        let names = lines.next().unwrap().split(',').map(String::from).collect();
+        let rows: Vec<Vec<Vec<u8>>> = lines
+            .map(|l| l.split(',').map(|f| f.as_bytes().to_vec()).collect())
+            .collect();
+        Sample {
+            names,
+            rows,
+            bytes: text.len() as u64,
+            source_name: "test".into(),
+            ..Sample::default()
+        }
+    }
+
+    #[test]
+    fn infers_types_time_granularity_and_depth() {
+        let s = sample(
+            "id,trade_time,price,side,ok\n1,1723161255342,1.5,buy,true\n2,1723161255342,2,sell,false\n3,1723161255343,3,buy,true\n",
+        );
+        let inf = infer(&s, &Overrides::default()).unwrap();
+        assert_eq!(inf.config.time_column, "trade_time");
+        assert_eq!(inf.time_format, TimeFormat::Epoch(EpochUnit::Ms));
+        assert_eq!(inf.config.granularity.ns(), NS_PER_MS);
+        assert_eq!(inf.config.depth, 4);
+        assert_eq!(inf.config.schema.spec(), "id:i64,price:f64,side:str(8),ok:bool");
+    }
+
+    #[test]
+    fn regular_series_get_their_step() {
+        let mut text = String::from("time,v\n");
+        for i in 0..20 {
+            text.push_str(&format!("2024-01-01T00:{:02}:{:02}Z,1\n", i / 6, (i % 6) * 10));
+        }
+        let inf = infer(&sample(&text), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.granularity.ns(), 10 * NS_PER_SEC);
+        assert_eq!(inf.config.depth, 1);
+    }
+
+    #[test]
+    fn nanosecond_times_say_what_to_do() {
+        let s = sample("local_ts_ns,v\n1723161254087896568,1\n1723161254347673567,2\n");
+        let err = infer(&s, &Overrides::default()).unwrap_err().to_string();
+        assert!(err.contains("--floor-time"), "{err}");
+        assert!(err.contains("1ns"), "{err}");
+    }
+}

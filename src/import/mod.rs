@@ -1,0 +1,1124 @@
+//! The import pipeline: CSV streams in, rows upserted by timestamp.
+//!
+//! A reader thread cuts each input into chunks that end at record ends. Batches of chunks are
+//! parsed in parallel (rayon) into encoded rows grouped by partition; each partition's rows are
+//! sorted by slot (stably, so rows sharing a timestamp keep their input order) and written with
+//! one `pwrite` per run of consecutive slots, partitions in parallel, while the next batch is
+//! parsed. A per-partition bitmap of the slots this import has touched gives upsert semantics
+//! whatever the input order or batch boundaries: the first touch of a timestamp replaces its
+//! rows, later touches append after them. Rejected rows go to a rejects file with their file,
+//! line, byte offset, reason and text.
+//!
+//! Memory: about 3 batches of `BATCH_CHUNKS × CHUNK_BYTES` input (one being read, one parsed,
+//! one written) plus their encoded rows, plus the touched bitmaps (at most 1 bit per slot of
+//! a touched partition, about 2 bytes per distinct timestamp for sparse data). A record longer
+//! than `MAX_RECORD_BYTES` is rejected without being held in memory.
+
+pub mod infer;
+pub mod input;
+pub mod scan;
+pub mod timeparse;
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use roaring::RoaringTreemap;
+
+use crate::db::config::Config;
+use crate::db::partition::Partition;
+use crate::db::schema::Schema;
+use crate::db::time::PartitionKey;
+use crate::db::{marker, Database, BLOCK_LEN};
+use crate::error::{Error, Result};
+use crate::io::timefmt::format_iso;
+use input::{Chunk, ChunkReader, Oversized, Source};
+use scan::{split_record, Field, RecordSpan};
+use timeparse::TimeFormat;
+
+/// Target size of one chunk of input, in bytes.
+pub const CHUNK_BYTES: usize = 2 << 20;
+/// Chunks parsed together as one batch (fixed, so batches do not depend on the thread count).
+pub const BATCH_CHUNKS: usize = 8;
+/// Longest record accepted; longer ones are rejected and skipped in a streaming way.
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+/// Records the inference sample holds at most.
+pub const SAMPLE_ROWS: usize = 10_000;
+/// Bytes of consecutive slots collected before one `pwrite`.
+const RUN_BYTES: usize = 4 << 20;
+
+/// How the CSV text is laid out.
+#[derive(Clone, Debug)]
+pub struct CsvOptions {
+    pub delimiter: u8,
+    /// The first record of every input is a header.
+    pub has_header: bool,
+    /// Input column names: with `has_header`, they replace the header's names.
+    pub column_names: Option<Vec<String>>,
+    /// Target chunk size in bytes (`CHUNK_BYTES`; tests make it tiny to cross boundaries).
+    pub chunk_bytes: usize,
+}
+
+/// The first records of the first input, for inference and time-format detection.
+#[derive(Clone, Debug, Default)]
+pub struct Sample {
+    /// Input column names (from the header or the options); empty without either.
+    pub names: Vec<String>,
+    /// Fields of the first records (at most `SAMPLE_ROWS`).
+    pub rows: Vec<Vec<Vec<u8>>>,
+    /// Bytes of text those records take.
+    pub bytes: u64,
+    /// Size of the first input on disk (0 for stdin), and whether it is compressed.
+    pub source_len_bytes: u64,
+    pub compressed: bool,
+    /// Name of the first input.
+    pub source_name: String,
+}
+
+/// Inputs opened, with the first chunk of the first one read ahead for the sample.
+pub struct Prepared {
+    sources: Vec<Source>,
+    first: Option<(ChunkReader, Option<Chunk>)>,
+    raw_bytes: Arc<AtomicU64>,
+    pub sample: Sample,
+}
+
+impl Prepared {
+    pub fn sources(&self) -> &[Source] {
+        &self.sources
+    }
+
+    /// Bytes taken so far from the input files or pipe (compressed bytes for compressed input).
+    pub fn raw_bytes(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.raw_bytes)
+    }
+}
+
+/// Opens the inputs and reads the sample from the first one.
+pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
+    let sources = input::sources(inputs)?;
+    let Some(first_source) = sources.first() else {
+        return Err(Error::Invalid("no input given".into()));
+    };
+    let raw_bytes = Arc::new(AtomicU64::new(0));
+    let (stream, compression) = input::open(first_source, Arc::clone(&raw_bytes))?;
+    let mut reader = ChunkReader::new(
+        stream,
+        &first_source.name,
+        csv.chunk_bytes,
+        MAX_RECORD_BYTES,
+        csv.delimiter,
+    );
+    let chunk = reader.next_chunk()?;
+    let mut sample = Sample {
+        source_len_bytes: first_source.len_bytes,
+        compressed: compression != input::Compression::None,
+        source_name: first_source.name.clone(),
+        ..Sample::default()
+    };
+    if let Some(chunk) = &chunk {
+        if chunk.data.is_empty() && chunk.oversized.is_some() && csv.has_header {
+            return Err(Error::Invalid(format!(
+                "{}: the header is longer than {MAX_RECORD_BYTES} bytes; is this a CSV file?",
+                first_source.name
+            )));
+        }
+        let (names, mut at) = header_names(&chunk.data, csv)?;
+        sample.names = names;
+        let mut fields = Vec::new();
+        let mut scratch = Vec::new();
+        let start = at;
+        while at < chunk.data.len() && sample.rows.len() < SAMPLE_ROWS {
+            let span = split_record(&chunk.data, at, csv.delimiter, &mut fields, &mut scratch);
+            at = span.next;
+            if is_blank(&fields) {
+                continue;
+            }
+            sample.rows.push(
+                fields
+                    .iter()
+                    .map(|f| f.bytes(&chunk.data, &scratch).to_vec())
+                    .collect(),
+            );
+        }
+        sample.bytes = (at - start) as u64;
+    }
+    Ok(Prepared {
+        sources,
+        first: Some((reader, chunk)),
+        raw_bytes,
+        sample,
+    })
+}
+
+/// The column names of an input and where its data starts in its first chunk.
+fn header_names(data: &[u8], csv: &CsvOptions) -> Result<(Vec<String>, usize)> {
+    let mut at = 0;
+    let mut names = Vec::new();
+    if csv.has_header {
+        let mut fields = Vec::new();
+        let mut scratch = Vec::new();
+        // Skip blank lines before the header.
+        while at < data.len() {
+            let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
+            at = span.next;
+            if !is_blank(&fields) {
+                names = fields
+                    .iter()
+                    .map(|f| {
+                        String::from_utf8_lossy(f.bytes(data, &scratch))
+                            .trim()
+                            .to_string()
+                    })
+                    .collect();
+                break;
+            }
+        }
+    }
+    if let Some(given) = &csv.column_names {
+        names = given.clone();
+    }
+    Ok((names, at))
+}
+
+fn is_blank(fields: &[Field]) -> bool {
+    fields.len() == 1 && fields[0].start == fields[0].end
+}
+
+/// How rows are read and stored.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub csv: CsvOptions,
+    /// The input column holding the time; default: the database's time column.
+    pub time_column: Option<String>,
+    pub time_format: TimeFormat,
+    /// Input columns the database lacks are skipped instead of refused.
+    pub ignore_unknown_columns: bool,
+    /// Round misaligned times down to the granularity instead of rejecting them.
+    pub floor_time: bool,
+    /// Where rejected rows go (created only when a row is rejected).
+    pub rejects_path: PathBuf,
+    /// Fsync the touched partitions and the directory at the end.
+    pub sync: bool,
+    /// Worker threads; `None`: one per core.
+    pub threads: Option<usize>,
+    /// The command recorded in the unfinished-import marker.
+    pub rerun_command: String,
+}
+
+/// Progress so far, for a progress bar.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Bytes taken from the input files or pipe.
+    pub raw_bytes: u64,
+    pub rows_read: u64,
+}
+
+/// What an import did.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub files: usize,
+    /// Data records read (blank lines and headers excluded): stored + rejected.
+    pub rows_read: u64,
+    pub rows_stored: u64,
+    pub rows_rejected: u64,
+    /// Partitions written, in time order.
+    pub partitions: Vec<PartitionKey>,
+    /// Uncompressed bytes read.
+    pub bytes_read: u64,
+    pub elapsed: Duration,
+    /// Some times had no zone and were read as UTC.
+    pub naive_times: bool,
+    /// Some times were rounded down to the granularity (`floor_time`).
+    pub floored_times: u64,
+    pub rejects_path: Option<PathBuf>,
+}
+
+/// An input column's destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    Time,
+    Column(usize),
+    Skip,
+}
+
+/// How one input's fields map to the database.
+#[derive(Debug)]
+struct Plan {
+    file: usize,
+    targets: Vec<Target>,
+    time_name: String,
+}
+
+/// Matches an input's column names to the database by name.
+fn plan_for(file: usize, source: &Source, names: &[String], config: &Config, opts: &Options) -> Result<Plan> {
+    let schema = &config.schema;
+    let time_name = opts
+        .time_column
+        .clone()
+        .unwrap_or_else(|| config.time_column.clone());
+    let names: Vec<String> = if names.is_empty() {
+        // No header and no names: the order `xs range` writes.
+        std::iter::once(config.time_column.clone())
+            .chain(schema.columns().iter().map(|c| c.name.clone()))
+            .collect()
+    } else {
+        names.to_vec()
+    };
+    let mut targets = Vec::with_capacity(names.len());
+    let mut unknown = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            return Err(Error::Invalid(format!(
+                "{}: column `{name}` appears twice in the input header",
+                source.name
+            )));
+        }
+        let target = if *name == time_name {
+            Target::Time
+        } else if let Some(col) = schema.column_index(name) {
+            Target::Column(col)
+        } else {
+            unknown.push(name.as_str());
+            Target::Skip
+        };
+        targets.push(target);
+    }
+    if !targets.contains(&Target::Time) {
+        return Err(Error::Invalid(format!(
+            "{}: the input has no time column `{time_name}` (its columns: {}); name the input column \
+             that holds the time with --time-column",
+            source.name,
+            names.join(",")
+        )));
+    }
+    if !unknown.is_empty() && !opts.ignore_unknown_columns {
+        let db_columns: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
+        return Err(Error::Invalid(format!(
+            "{}: input column(s) {} are not in the database (its columns: {}, time column `{}`); \
+             pass --ignore-columns to skip them",
+            source.name,
+            unknown.join(", "),
+            db_columns.join(","),
+            config.time_column
+        )));
+    }
+    Ok(Plan {
+        file,
+        targets,
+        time_name,
+    })
+}
+
+/// One chunk on its way through the pipeline.
+struct Work {
+    plan: Arc<Plan>,
+    chunk: Chunk,
+    /// Where data starts in the chunk (after the header in a file's first chunk).
+    start: usize,
+    /// Line number of the chunk's first byte (1-based, per file).
+    first_line: u64,
+}
+
+/// A row's place: its slot in a partition, and which row of which chunk of the batch it is.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    slot: u64,
+    chunk: u32,
+    row: u32,
+}
+
+/// A rejected record, before its line number is known.
+struct PendingReject {
+    rec_start: u32,
+    rec_end: u32,
+    reason: String,
+}
+
+/// A parsed chunk.
+struct Parsed {
+    work: Work,
+    /// Encoded rows, `row_len` bytes each.
+    rows: Vec<u8>,
+    /// Per row: where its record starts in the chunk.
+    rec_starts: Vec<u32>,
+    groups: Vec<(PartitionKey, Vec<Entry>)>,
+    rejects: Vec<PendingReject>,
+    records: u64,
+    newlines: u64,
+    naive: bool,
+    floored: u64,
+}
+
+/// What stays fixed while parsing.
+struct ParseCtx<'a> {
+    config: &'a Config,
+    opts: &'a Options,
+}
+
+fn show(bytes: &[u8]) -> String {
+    const MAX: usize = 40;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]);
+    if bytes.len() > MAX {
+        format!("{text}…")
+    } else {
+        text.into_owned()
+    }
+}
+
+fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
+    let schema: &Schema = &ctx.config.schema;
+    let row_len = schema.row_len();
+    let granularity_ns = ctx.config.granularity.ns();
+    let period = ctx.config.period;
+    let delimiter = ctx.opts.csv.delimiter;
+    let floor = ctx.opts.floor_time;
+    let plan = Arc::clone(&work.plan);
+    let data = &work.chunk.data;
+    let mut p = Parsed {
+        rows: Vec::with_capacity(data.len() / 2 + row_len),
+        rec_starts: Vec::new(),
+        groups: Vec::new(),
+        rejects: Vec::new(),
+        records: 0,
+        newlines: memchr::memchr_iter(b'\n', data).count() as u64,
+        naive: false,
+        floored: 0,
+        work: Work {
+            plan: Arc::clone(&plan),
+            chunk: Chunk::default(),
+            start: work.start,
+            first_line: work.first_line,
+        },
+    };
+    let mut fields = Vec::with_capacity(plan.targets.len());
+    let mut scratch = Vec::new();
+    let mut at = work.start;
+    let mut current: Option<(i64, i64, usize)> = None; // partition start, end, group index
+    while at < data.len() {
+        let span: RecordSpan = split_record(data, at, delimiter, &mut fields, &mut scratch);
+        at = span.next;
+        if is_blank(&fields) {
+            continue;
+        }
+        p.records += 1;
+        let mut reject = |reason: String| {
+            p.rejects.push(PendingReject {
+                rec_start: span.start as u32,
+                rec_end: span.end as u32,
+                reason,
+            })
+        };
+        if fields.len() != plan.targets.len() {
+            reject(format!(
+                "expected {} fields, found {}",
+                plan.targets.len(),
+                fields.len()
+            ));
+            continue;
+        }
+        let row_at = p.rows.len();
+        p.rows.resize(row_at + row_len, 0);
+        let row = &mut p.rows[row_at..];
+        schema.init_row(row);
+        let mut t_ns = None;
+        let mut failure = None;
+        for (field, target) in fields.iter().zip(&plan.targets) {
+            let bytes = field.bytes(data, &scratch);
+            match *target {
+                Target::Skip => {}
+                Target::Time => match ctx.opts.time_format.parse(bytes) {
+                    Ok((t, naive)) => {
+                        p.naive |= naive;
+                        t_ns = Some(t);
+                    }
+                    Err(e) => {
+                        failure = Some(format!("column `{}`: {e}: `{}`", plan.time_name, show(bytes)));
+                        break;
+                    }
+                },
+                Target::Column(col) => {
+                    let result = match std::str::from_utf8(bytes) {
+                        Ok(text) => schema.set_field(row, col, text).map_err(|e| e.to_string()),
+                        Err(_) => Err("not valid UTF-8".to_string()),
+                    };
+                    if let Err(e) = result {
+                        failure = Some(format!(
+                            "column `{}`: {e}: `{}`",
+                            schema.columns()[col].name,
+                            show(bytes)
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+        let t = match (failure, t_ns) {
+            (Some(reason), _) => {
+                p.rows.truncate(row_at);
+                reject(reason);
+                continue;
+            }
+            (None, None) => {
+                p.rows.truncate(row_at);
+                reject("no time".into());
+                continue;
+            }
+            (None, Some(t)) => t,
+        };
+        let rem = t.rem_euclid(granularity_ns);
+        let t = if rem == 0 {
+            t
+        } else if floor {
+            p.floored += 1;
+            t - rem
+        } else {
+            p.rows.truncate(row_at);
+            reject(format!(
+                "time {} is not a multiple of the granularity {}; pass --floor-time to round it down",
+                format_iso(t, 9),
+                ctx.config.granularity
+            ));
+            continue;
+        };
+        let (start_ns, group) = match current {
+            Some((start, end, g)) if t >= start && t < end => (start, g),
+            _ => {
+                let key = PartitionKey::of(period, t);
+                let g = match p.groups.iter().position(|(k, _)| *k == key) {
+                    Some(g) => g,
+                    None => {
+                        p.groups.push((key, Vec::new()));
+                        p.groups.len() - 1
+                    }
+                };
+                current = Some((key.start_ns(), key.end_ns(), g));
+                (key.start_ns(), g)
+            }
+        };
+        // t lies in the partition, so the difference is non-negative and below its slot count.
+        let slot = ((t - start_ns) / granularity_ns) as u64;
+        let row_index = p.rec_starts.len() as u32;
+        p.rec_starts.push(span.start as u32);
+        p.groups[group].1.push(Entry {
+            slot,
+            chunk: chunk_index,
+            row: row_index,
+        });
+    }
+    p.work.chunk = work.chunk;
+    p
+}
+
+/// The import's per-partition state.
+struct PartState {
+    partition: Arc<Partition>,
+    /// Slots this import has written: first touch replaces, later touches append.
+    touched: RoaringTreemap,
+    /// The file was created by this import, so every untouched slot is zeros (a hole).
+    fresh: bool,
+}
+
+/// Result of writing one partition's share of a batch.
+struct Written {
+    key: PartitionKey,
+    stored: u64,
+    /// (chunk, row, slot, rows already there) of rows beyond the depth.
+    overflow: Vec<(u32, u32, u64, u32)>,
+}
+
+/// Whether writing zeros over `[from, to)` allocates no block that would otherwise stay a hole:
+/// true when no whole block lies inside (the edge blocks are written anyway).
+fn no_whole_block(from: u64, to: u64) -> bool {
+    let first_whole = from.div_ceil(BLOCK_LEN) * BLOCK_LEN;
+    first_whole + BLOCK_LEN > to
+}
+
+/// Reads how many rows are present at slots of an existing partition, a window of
+/// consecutive slots per `pread`.
+struct OldRows {
+    window: Vec<u8>,
+    first_slot: u64,
+    slots: u64,
+}
+
+impl OldRows {
+    /// Rows present at `slot`; `next_slots` are the slots to be asked next, in order.
+    fn present(
+        &mut self,
+        part: &Partition,
+        slot: u64,
+        next: &[Entry],
+        row_len: usize,
+        slab_len: usize,
+    ) -> Result<usize> {
+        if slot < self.first_slot || slot >= self.first_slot + self.slots {
+            // Read ahead over the run of consecutive slots that follows.
+            let max_slots = (RUN_BYTES / slab_len).max(1) as u64;
+            let mut n = 1u64;
+            for e in next {
+                if e.slot == slot + n - 1 {
+                    continue;
+                }
+                if e.slot == slot + n && n < max_slots {
+                    n += 1;
+                } else {
+                    break;
+                }
+            }
+            n = n.min(part.slots - slot);
+            self.window.resize(n as usize * slab_len, 0);
+            part.read_at(&mut self.window, part.slot_offset(slot))?;
+            self.first_slot = slot;
+            self.slots = n;
+        }
+        let at = (slot - self.first_slot) as usize * slab_len;
+        Ok(self.window[at..at + slab_len]
+            .chunks_exact(row_len)
+            .take_while(|r| Schema::is_present(r))
+            .count())
+    }
+}
+
+/// Writes `entries` (rows of `batch`) into the partition; returns the rows beyond depth.
+///
+/// Bytes after the last present row of a slot are always zero (every writer keeps it so), and
+/// in a file this import created so is every slot it has not touched. Writes cover a slot's
+/// new rows plus zeros over any old rows beyond them; neighbouring writes are merged across
+/// known-zero bytes as long as that allocates no extra block, so dense data goes out in large
+/// `pwrite`s and sparse data keeps its holes.
+fn write_partition(
+    key: PartitionKey,
+    state: &mut PartState,
+    mut entries: Vec<Entry>,
+    batch: &[Parsed],
+    row_len: usize,
+    depth: usize,
+) -> Result<Written> {
+    if !entries.windows(2).all(|w| w[0].slot <= w[1].slot) {
+        // Stable: rows at one timestamp keep their input order.
+        entries.sort_by_key(|e| e.slot);
+    }
+    let part = Arc::clone(&state.partition);
+    let slab_len = row_len * depth;
+    let mut out = Written {
+        key,
+        stored: 0,
+        overflow: Vec::new(),
+    };
+    let mut run: Vec<u8> = Vec::with_capacity(RUN_BYTES.min(entries.len() * slab_len) + slab_len);
+    let mut run_from = 0u64; // byte offset of run[0]
+    let mut prev_slot: Option<u64> = None; // last slot written into the run
+    let mut old = OldRows {
+        window: Vec::new(),
+        first_slot: 0,
+        slots: 0,
+    };
+    let mut slab = vec![0u8; slab_len];
+    let row_of = |e: &Entry| {
+        let p = &batch[e.chunk as usize];
+        let at = e.row as usize * row_len;
+        &p.rows[at..at + row_len]
+    };
+    let flush = |run: &mut Vec<u8>, from: u64| -> Result<()> {
+        if !run.is_empty() {
+            part.write_at(run, from)?;
+            run.clear();
+        }
+        Ok(())
+    };
+    let mut i = 0;
+    while i < entries.len() {
+        let slot = entries[i].slot;
+        let mut j = i + 1;
+        while j < entries.len() && entries[j].slot == slot {
+            j += 1;
+        }
+        let group = &entries[i..j];
+        i = j;
+        if state.touched.contains(slot) {
+            // Touched earlier in this import: append after the rows already there.
+            flush(&mut run, run_from)?;
+            prev_slot = None;
+            let offset = part.slot_offset(slot);
+            part.read_at(&mut slab, offset)?;
+            let present = slab
+                .chunks_exact(row_len)
+                .take_while(|r| Schema::is_present(r))
+                .count();
+            let fit = (depth - present).min(group.len());
+            let mut buf = Vec::with_capacity(fit * row_len);
+            for e in &group[..fit] {
+                buf.extend_from_slice(row_of(e));
+            }
+            if !buf.is_empty() {
+                part.write_at(&buf, offset + (present * row_len) as u64)?;
+            }
+            out.stored += fit as u64;
+            out.overflow.extend(
+                group[fit..]
+                    .iter()
+                    .map(|e| (e.chunk, e.row, slot, present as u32)),
+            );
+            continue;
+        }
+        // First touch: the slot's rows become exactly this group.
+        let before = if state.fresh {
+            0
+        } else {
+            old.present(&part, slot, &entries[i..], row_len, slab_len)?
+        };
+        let fit = depth.min(group.len());
+        let start = part.slot_offset(slot);
+        let run_end = run_from + run.len() as u64;
+        let joinable = match prev_slot {
+            None => false,
+            Some(p) if slot == p + 1 => no_whole_block(run_end, start),
+            Some(p) => {
+                state.fresh
+                    && no_whole_block(run_end, start)
+                    && state.touched.range_cardinality(p + 1..slot) == 0
+            }
+        };
+        if joinable {
+            run.resize((start - run_from) as usize, 0);
+        } else {
+            flush(&mut run, run_from)?;
+            run_from = start;
+        }
+        for e in &group[..fit] {
+            run.extend_from_slice(row_of(e));
+        }
+        // Clear old rows beyond the new ones; the rest of the slot is already zero.
+        run.resize(run.len() + before.saturating_sub(fit) * row_len, 0);
+        state.touched.insert(slot);
+        prev_slot = Some(slot);
+        out.stored += fit as u64;
+        out.overflow
+            .extend(group[fit..].iter().map(|e| (e.chunk, e.row, slot, 0)));
+        if run.len() >= RUN_BYTES {
+            flush(&mut run, run_from)?;
+            prev_slot = None;
+        }
+    }
+    flush(&mut run, run_from)?;
+    Ok(out)
+}
+
+/// Appends rejected records to the rejects file, creating it on first use.
+struct Rejects {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+    sources: Vec<String>,
+}
+
+impl Rejects {
+    fn write(&mut self, file: usize, line: u64, offset: u64, reason: &str, text: &[u8]) -> Result<()> {
+        if self.out.is_none() {
+            let f = File::create(&self.path).map_err(|e| Error::io("create", &self.path, e))?;
+            let mut w = BufWriter::new(f);
+            w.write_all(b"file,line,byte_offset,reason,record\n")
+                .map_err(|e| Error::io("write", &self.path, e))?;
+            self.out = Some(w);
+        }
+        let Some(w) = self.out.as_mut() else {
+            return Ok(());
+        };
+        let mut rec = Vec::with_capacity(text.len() + 64);
+        quote(&mut rec, self.sources[file].as_bytes());
+        write!(rec, ",{line},{offset},").map_err(|e| Error::io("write", &self.path, e))?;
+        quote(&mut rec, reason.as_bytes());
+        rec.push(b',');
+        quote(&mut rec, text);
+        rec.push(b'\n');
+        w.write_all(&rec).map_err(|e| Error::io("write", &self.path, e))
+    }
+
+    fn finish(&mut self) -> Result<Option<PathBuf>> {
+        match self.out.take() {
+            Some(mut w) => {
+                w.flush().map_err(|e| Error::io("write", &self.path, e))?;
+                Ok(Some(self.path.clone()))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+fn quote(out: &mut Vec<u8>, text: &[u8]) {
+    out.push(b'"');
+    for &b in text {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
+}
+
+type ChunkMsg = Result<(usize, Chunk)>;
+
+/// Reads chunks of every source in order, on its own thread; decompression happens there too.
+fn spawn_reader(
+    sources: Vec<Source>,
+    first: Option<(ChunkReader, Option<Chunk>)>,
+    raw_bytes: Arc<AtomicU64>,
+    csv: &CsvOptions,
+) -> (Receiver<ChunkMsg>, std::thread::JoinHandle<()>) {
+    let (tx, rx) = sync_channel::<ChunkMsg>(BATCH_CHUNKS);
+    let (delimiter, chunk_bytes) = (csv.delimiter, csv.chunk_bytes);
+    let handle = std::thread::spawn(move || {
+        let mut first = first;
+        for (i, source) in sources.iter().enumerate() {
+            let (mut reader, pending) = match first.take() {
+                Some(opened) if i == 0 => opened,
+                _ => match input::open(source, Arc::clone(&raw_bytes)) {
+                    Ok((stream, _)) => (
+                        ChunkReader::new(stream, &source.name, chunk_bytes, MAX_RECORD_BYTES, delimiter),
+                        None,
+                    ),
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                },
+            };
+            if let Some(chunk) = pending {
+                if tx.send(Ok((i, chunk))).is_err() {
+                    return;
+                }
+            }
+            loop {
+                match reader.next_chunk() {
+                    Ok(Some(chunk)) => {
+                        if tx.send(Ok((i, chunk))).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    (rx, handle)
+}
+
+/// Runs the import into `db` (opened for writing). `progress` is called after every batch.
+pub fn run(
+    db: &Database,
+    prepared: Prepared,
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Summary> {
+    let started = Instant::now();
+    let config = db.config().clone();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
+    let sources = prepared.sources.clone();
+    let raw_bytes = prepared.raw_bytes();
+    marker::mark_import_started(db.dir(), &opts.rerun_command)?;
+    let (rx, reader) = spawn_reader(
+        prepared.sources,
+        prepared.first,
+        Arc::clone(&raw_bytes),
+        &opts.csv,
+    );
+    let mut pipeline = Pipeline {
+        db,
+        config: &config,
+        opts,
+        sources: &sources,
+        states: HashMap::new(),
+        rejects: Rejects {
+            path: opts.rejects_path.clone(),
+            out: None,
+            sources: sources.iter().map(|s| s.name.clone()).collect(),
+        },
+        summary: Summary {
+            files: sources.len(),
+            ..Summary::default()
+        },
+        current_file: None,
+        plan: None,
+        line: (usize::MAX, 1),
+    };
+    let ctx = ParseCtx {
+        config: &config,
+        opts,
+    };
+    let mut pending: Option<Vec<Parsed>> = None;
+    loop {
+        let works = pipeline.collect(&rx)?;
+        if works.is_empty() && pending.is_none() {
+            break;
+        }
+        let to_write = pending.take();
+        let states = &mut pipeline.states;
+        let (written, mut parsed) = pool.install(|| {
+            rayon::join(
+                || to_write.map(|batch| write_batch(db, &config, states, batch)),
+                || {
+                    use rayon::prelude::*;
+                    works
+                        .into_par_iter()
+                        .enumerate()
+                        .map(|(i, w)| parse_chunk(&ctx, w, i as u32))
+                        .collect::<Vec<_>>()
+                },
+            )
+        });
+        if let Some(result) = written {
+            let (batch, written) = result?;
+            pipeline.account(&batch, &written)?;
+            progress(Progress {
+                raw_bytes: raw_bytes.load(Ordering::Relaxed),
+                rows_read: pipeline.summary.rows_read,
+            });
+        }
+        pipeline.number_lines(&mut parsed);
+        pending = (!parsed.is_empty()).then_some(parsed);
+    }
+    drop(rx);
+    let _ = reader.join();
+    let mut keys: Vec<PartitionKey> = pipeline.states.keys().copied().collect();
+    keys.sort();
+    if opts.sync {
+        db.sync_partitions(&keys)?;
+    }
+    marker::clear_import_marker(db.dir())?;
+    let mut summary = pipeline.summary;
+    summary.rejects_path = pipeline.rejects.finish()?;
+    summary.partitions = keys;
+    summary.elapsed = started.elapsed();
+    debug_assert_eq!(summary.rows_read, summary.rows_stored + summary.rows_rejected);
+    Ok(summary)
+}
+
+/// State of the import between batches.
+struct Pipeline<'a> {
+    db: &'a Database,
+    config: &'a Config,
+    opts: &'a Options,
+    sources: &'a [Source],
+    states: HashMap<PartitionKey, PartState>,
+    rejects: Rejects,
+    summary: Summary,
+    current_file: Option<usize>,
+    plan: Option<Arc<Plan>>,
+    /// (file, next line number) for numbering chunks in order.
+    line: (usize, u64),
+}
+
+impl Pipeline<'_> {
+    /// Takes up to `BATCH_CHUNKS` chunks from the reader; empty at the end of the input.
+    fn collect(&mut self, rx: &Receiver<ChunkMsg>) -> Result<Vec<Work>> {
+        let mut works = Vec::with_capacity(BATCH_CHUNKS);
+        while works.len() < BATCH_CHUNKS {
+            let Ok(message) = rx.recv() else {
+                break;
+            };
+            let (file, chunk) = message?;
+            let mut start = 0;
+            if self.current_file != Some(file) || self.plan.is_none() {
+                let source = &self.sources[file];
+                if chunk.data.is_empty() && chunk.oversized.is_some() && self.opts.csv.has_header {
+                    return Err(Error::Invalid(format!(
+                        "{}: the header is longer than {MAX_RECORD_BYTES} bytes; is this a CSV file?",
+                        source.name
+                    )));
+                }
+                let (names, at) = header_names(&chunk.data, &self.opts.csv)?;
+                start = at;
+                self.plan = Some(Arc::new(plan_for(file, source, &names, self.config, self.opts)?));
+                self.current_file = Some(file);
+            }
+            let Some(plan) = self.plan.clone() else {
+                break;
+            };
+            works.push(Work {
+                plan,
+                chunk,
+                start,
+                first_line: 0,
+            });
+        }
+        Ok(works)
+    }
+
+    /// Gives each parsed chunk the line number of its first byte (lines restart per file).
+    fn number_lines(&mut self, parsed: &mut [Parsed]) {
+        for p in parsed {
+            let file = p.work.plan.file;
+            if self.line.0 != file {
+                self.line = (file, 1);
+            }
+            p.work.first_line = self.line.1;
+            self.line.1 += p.newlines;
+            if let Some(o) = &p.work.chunk.oversized {
+                self.line.1 += o.newlines;
+            }
+        }
+    }
+
+    /// Counts a written batch and writes its rejects, in input order.
+    fn account(&mut self, batch: &[Parsed], written: &[Written]) -> Result<()> {
+        let depth = self.config.depth;
+        let mut overflow: Vec<Vec<(u32, String)>> = vec![Vec::new(); batch.len()];
+        for w in written {
+            self.summary.rows_stored += w.stored;
+            for &(chunk, row, slot, present) in &w.overflow {
+                let p = &batch[chunk as usize];
+                let t = self.db.time_of(w.key, slot);
+                let already = if present > 0 {
+                    format!(" ({present} stored there earlier in this import)")
+                } else {
+                    String::new()
+                };
+                overflow[chunk as usize].push((
+                    p.rec_starts[row as usize],
+                    format!(
+                        "more rows at {} than the database depth {depth}{already}; \
+                         create the database with a larger --depth",
+                        format_iso(t, self.config.granularity.fraction_digits())
+                    ),
+                ));
+            }
+        }
+        let delimiter = self.opts.csv.delimiter;
+        for (i, p) in batch.iter().enumerate() {
+            self.summary.rows_read += p.records;
+            self.summary.naive_times |= p.naive;
+            self.summary.floored_times += p.floored;
+            let data = &p.work.chunk.data;
+            let mut all: Vec<(u32, u32, &str)> = p
+                .rejects
+                .iter()
+                .map(|r| (r.rec_start, r.rec_end, r.reason.as_str()))
+                .collect();
+            let mut fields = Vec::new();
+            let mut scratch = Vec::new();
+            for (start, reason) in &overflow[i] {
+                let span = split_record(data, *start as usize, delimiter, &mut fields, &mut scratch);
+                all.push((*start, span.end as u32, reason.as_str()));
+            }
+            all.sort_by_key(|r| r.0);
+            self.summary.rows_rejected += all.len() as u64;
+            let mut line = p.work.first_line;
+            let mut counted_to = 0usize;
+            for (start, end, reason) in all {
+                let start = start as usize;
+                line += memchr::memchr_iter(b'\n', &data[counted_to..start]).count() as u64;
+                counted_to = start;
+                self.rejects.write(
+                    p.work.plan.file,
+                    line,
+                    p.work.chunk.offset + start as u64,
+                    reason,
+                    &data[start..end as usize],
+                )?;
+            }
+            self.summary.bytes_read += data.len() as u64;
+            if let Some(o) = &p.work.chunk.oversized {
+                self.write_oversized(p.work.plan.file, p.work.first_line + p.newlines, o)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_oversized(&mut self, file: usize, line: u64, o: &Oversized) -> Result<()> {
+        self.summary.rows_read += 1;
+        self.summary.rows_rejected += 1;
+        self.summary.bytes_read += o.len_bytes;
+        let mut text = o.preview.clone();
+        text.extend_from_slice(
+            format!(
+                "…[{} more bytes not kept]",
+                o.len_bytes.saturating_sub(o.preview.len() as u64)
+            )
+            .as_bytes(),
+        );
+        self.rejects.write(
+            file,
+            line,
+            o.offset,
+            &format!(
+                "record longer than {MAX_RECORD_BYTES} bytes ({} bytes)",
+                o.len_bytes
+            ),
+            &text,
+        )
+    }
+}
+
+/// Writes one parsed batch: rows grouped by partition, partitions in parallel.
+fn write_batch(
+    db: &Database,
+    config: &Config,
+    states: &mut HashMap<PartitionKey, PartState>,
+    batch: Vec<Parsed>,
+) -> Result<(Vec<Parsed>, Vec<Written>)> {
+    use rayon::prelude::*;
+    let mut by_key: BTreeMap<PartitionKey, Vec<Entry>> = BTreeMap::new();
+    for p in &batch {
+        for (key, entries) in &p.groups {
+            by_key.entry(*key).or_default().extend_from_slice(entries);
+        }
+    }
+    let mut jobs = Vec::with_capacity(by_key.len());
+    for (key, entries) in by_key {
+        let state = match states.remove(&key) {
+            Some(state) => state,
+            None => {
+                let fresh = !db.dir().join(key.file_name()).exists();
+                let partition = db
+                    .partition(key, true)?
+                    .ok_or_else(|| Error::Invalid(format!("partition {key} could not be created")))?;
+                PartState {
+                    partition,
+                    touched: RoaringTreemap::new(),
+                    fresh,
+                }
+            }
+        };
+        jobs.push((key, state, entries));
+    }
+    let row_len = config.schema.row_len();
+    let depth = config.depth as usize;
+    let results: Vec<(PartitionKey, PartState, Result<Written>)> = jobs
+        .into_par_iter()
+        .map(|(key, mut state, entries)| {
+            let r = write_partition(key, &mut state, entries, &batch, row_len, depth);
+            (key, state, r)
+        })
+        .collect();
+    let mut written = Vec::with_capacity(results.len());
+    let mut failure = None;
+    for (key, state, result) in results {
+        states.insert(key, state);
+        match result {
+            Ok(w) => written.push(w),
+            Err(e) => failure = failure.or(Some(e)),
+        }
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok((batch, written))
+}
+
+/// The default rejects file: `DB/rejects-YYYYMMDDTHHMMSSZ.csv`.
+pub fn default_rejects_path(dir: &Path) -> PathBuf {
+    let now = chrono::Utc::now();
+    dir.join(format!("rejects-{}.csv", now.format("%Y%m%dT%H%M%SZ")))
+}

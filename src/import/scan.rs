@@ -1,0 +1,260 @@
+//! CSV at the byte level: finding record ends (quotes respected) and splitting a record into
+//! fields without allocating per row. A quote opens a quoted field only at the start of a field;
+//! inside one, `""` is a literal quote and delimiters and line ends are data. A `\r` before a
+//! line end is dropped (CRLF).
+
+use memchr::{memchr, memchr2, memchr3, memrchr};
+
+/// Finds record ends in a byte stream; resumable across buffers (for skipping a huge record).
+#[derive(Clone, Debug)]
+pub struct RecordScanner {
+    delimiter: u8,
+    in_quotes: bool,
+    at_field_start: bool,
+    /// In quotes, the previous buffer ended with a quote: closing, or the first of `""`.
+    quote_pending: bool,
+}
+
+impl RecordScanner {
+    /// A scanner positioned at the start of a record.
+    pub fn new(delimiter: u8) -> RecordScanner {
+        RecordScanner {
+            delimiter,
+            in_quotes: false,
+            at_field_start: true,
+            quote_pending: false,
+        }
+    }
+
+    /// Index just past the last record-ending `\n` in `buf` (which starts at a record start).
+    pub fn last_record_end(&mut self, buf: &[u8]) -> Option<usize> {
+        if !self.in_quotes && !self.quote_pending && memchr(b'"', buf).is_none() {
+            return memrchr(b'\n', buf).map(|p| p + 1);
+        }
+        self.scan(buf, false)
+    }
+
+    /// Index just past the first record-ending `\n` in `buf`, continuing from earlier buffers.
+    pub fn first_record_end(&mut self, buf: &[u8]) -> Option<usize> {
+        self.scan(buf, true)
+    }
+
+    fn scan(&mut self, buf: &[u8], stop_at_first: bool) -> Option<usize> {
+        let n = buf.len();
+        let mut last = None;
+        let mut i = 0;
+        if self.quote_pending && n > 0 {
+            self.quote_pending = false;
+            if buf[0] == b'"' {
+                i = 1;
+            } else {
+                self.in_quotes = false;
+                self.at_field_start = false;
+            }
+        }
+        while i < n {
+            if self.in_quotes {
+                let Some(k) = memchr(b'"', &buf[i..]) else {
+                    return last;
+                };
+                let q = i + k;
+                if q + 1 == n {
+                    self.quote_pending = true;
+                    return last;
+                }
+                if buf[q + 1] == b'"' {
+                    i = q + 2;
+                } else {
+                    self.in_quotes = false;
+                    self.at_field_start = false;
+                    i = q + 1;
+                }
+                continue;
+            }
+            if self.at_field_start && buf[i] == b'"' {
+                self.in_quotes = true;
+                self.at_field_start = false;
+                i += 1;
+                continue;
+            }
+            let Some(k) = memchr3(b'"', self.delimiter, b'\n', &buf[i..]) else {
+                self.at_field_start = false;
+                return last;
+            };
+            let p = i + k;
+            match buf[p] {
+                b'\n' => {
+                    self.at_field_start = true;
+                    last = Some(p + 1);
+                    if stop_at_first {
+                        return last;
+                    }
+                }
+                b'"' => self.at_field_start = false,
+                _ => self.at_field_start = true,
+            }
+            i = p + 1;
+        }
+        last
+    }
+}
+
+/// One field of a split record: a byte range of the chunk, or of the scratch buffer when the
+/// field was quoted (and so unescaped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub start: u32,
+    pub end: u32,
+    pub quoted: bool,
+}
+
+impl Field {
+    pub fn bytes<'a>(&self, data: &'a [u8], scratch: &'a [u8]) -> &'a [u8] {
+        let src = if self.quoted { scratch } else { data };
+        &src[self.start as usize..self.end as usize]
+    }
+}
+
+/// Where a record lies in its chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordSpan {
+    pub start: usize,
+    /// End of the record's text, line end excluded.
+    pub end: usize,
+    /// Start of the next record.
+    pub next: usize,
+}
+
+/// Splits the record starting at `start` (which is `< data.len()`) into `fields`; quoted fields
+/// are unescaped into `scratch`. Offsets must fit u32 (chunks are far smaller).
+pub fn split_record(
+    data: &[u8],
+    start: usize,
+    delimiter: u8,
+    fields: &mut Vec<Field>,
+    scratch: &mut Vec<u8>,
+) -> RecordSpan {
+    fields.clear();
+    scratch.clear();
+    let n = data.len();
+    let mut i = start;
+    loop {
+        if i < n && data[i] == b'"' {
+            let s = scratch.len();
+            i += 1;
+            loop {
+                match memchr(b'"', &data[i..]) {
+                    None => {
+                        scratch.extend_from_slice(&data[i..]);
+                        i = n;
+                        break;
+                    }
+                    Some(k) => {
+                        scratch.extend_from_slice(&data[i..i + k]);
+                        i += k + 1;
+                        if i < n && data[i] == b'"' {
+                            scratch.push(b'"');
+                            i += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            // Bytes between the closing quote and the delimiter are kept, as most readers do.
+            let j = memchr2(delimiter, b'\n', &data[i..]).map_or(n, |k| i + k);
+            scratch.extend_from_slice(&data[i..trim_cr(data, i, j)]);
+            fields.push(Field {
+                start: s as u32,
+                end: scratch.len() as u32,
+                quoted: true,
+            });
+            i = j;
+        } else {
+            let j = memchr2(delimiter, b'\n', &data[i..]).map_or(n, |k| i + k);
+            fields.push(Field {
+                start: i as u32,
+                end: trim_cr(data, i, j) as u32,
+                quoted: false,
+            });
+            i = j;
+        }
+        if i >= n {
+            return RecordSpan {
+                start,
+                end: trim_cr(data, start, n),
+                next: n,
+            };
+        }
+        if data[i] == delimiter {
+            i += 1;
+            continue;
+        }
+        return RecordSpan {
+            start,
+            end: trim_cr(data, start, i),
+            next: i + 1,
+        };
+    }
+}
+
+/// `end`, less one if the range `[from, end)` ends with `\r` at a line end or the data's end.
+fn trim_cr(data: &[u8], from: usize, end: usize) -> usize {
+    let at_line_end = end == data.len() || data[end] == b'\n';
+    if at_line_end && end > from && data[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split_all(data: &[u8], delimiter: u8) -> Vec<Vec<String>> {
+        let mut fields = Vec::new();
+        let mut scratch = Vec::new();
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < data.len() {
+            let span = split_record(data, at, delimiter, &mut fields, &mut scratch);
+            out.push(
+                fields
+                    .iter()
+                    .map(|f| String::from_utf8_lossy(f.bytes(data, &scratch)).into_owned())
+                    .collect(),
+            );
+            at = span.next;
+        }
+        out
+    }
+
+    #[test]
+    fn fields_split_with_quotes_and_crlf() {
+        let data = b"a,\"b,\"\"c\"\"\nd\",e\r\n,,\r\n\"x\"\r\nlast";
+        assert_eq!(
+            split_all(data, b','),
+            vec![
+                vec!["a", "b,\"c\"\nd", "e"],
+                vec!["", "", ""],
+                vec!["x"],
+                vec!["last"]
+            ]
+        );
+        assert_eq!(split_all(b"1\t2\n", b'\t'), vec![vec!["1", "2"]]);
+    }
+
+    #[test]
+    fn record_ends_respect_quotes() {
+        let data = b"a,\"x\ny\"\nb,c\nd,\"un";
+        assert_eq!(RecordScanner::new(b',').last_record_end(data), Some(12));
+        assert_eq!(RecordScanner::new(b',').first_record_end(data), Some(8));
+        // A quote inside a field is data, not the start of a quoted field.
+        assert_eq!(RecordScanner::new(b',').last_record_end(b"5\"x\ny\n"), Some(6));
+        // Resuming across buffers, including a quote split from its escape.
+        let mut s = RecordScanner::new(b',');
+        assert_eq!(s.first_record_end(b"\"ab\""), None);
+        assert_eq!(s.first_record_end(b"\"c\n\"\nz"), Some(5));
+    }
+}

@@ -1,0 +1,249 @@
+//! The time column of an import: epoch numbers in a unit, ISO-8601 (the fast byte parser of
+//! `io::timefmt`), or a strftime pattern (chrono). The format is fixed once per import from
+//! the options or a sample, so each row pays for one parser only.
+
+use crate::db::time::{in_storable_range, MAX_YEAR, MIN_YEAR};
+use crate::io::timefmt::{parse_iso, EpochUnit};
+
+/// How the time column is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimeFormat {
+    /// A decimal number (optionally with a fraction) of this unit since 1970-01-01 UTC.
+    Epoch(EpochUnit),
+    /// ISO-8601 / RFC 3339; naive times are UTC.
+    Iso,
+    /// A chrono strftime pattern; with `%z`-style zones when the pattern has one, else UTC.
+    Strftime(String),
+}
+
+/// Why a time field could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimeError {
+    Unparsable,
+    /// A readable time outside 1678..=2261 (the years that fit i64 nanoseconds).
+    OutOfRange {
+        year: Option<i64>,
+    },
+}
+
+impl std::fmt::Display for TimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TimeError::Unparsable => f.write_str("unreadable time"),
+            TimeError::OutOfRange { year: Some(y) } => {
+                write!(f, "year {y} is outside the storable range {MIN_YEAR}-{MAX_YEAR}")
+            }
+            TimeError::OutOfRange { year: None } => {
+                write!(f, "time is outside the storable range {MIN_YEAR}-{MAX_YEAR}")
+            }
+        }
+    }
+}
+
+impl TimeFormat {
+    /// Parses one field: the time in ns and whether it was naive (no zone given, read as UTC).
+    pub fn parse(&self, b: &[u8]) -> Result<(i64, bool), TimeError> {
+        let (t_ns, naive) = match self {
+            TimeFormat::Epoch(unit) => (parse_epoch_bytes(b, *unit)?, false),
+            TimeFormat::Iso => match parse_iso(b) {
+                Some(t) => (t, iso_is_naive(b)),
+                None => return Err(iso_failure(b)),
+            },
+            TimeFormat::Strftime(pattern) => parse_strftime(b, pattern)?,
+        };
+        if !in_storable_range(t_ns) {
+            return Err(TimeError::OutOfRange { year: None });
+        }
+        Ok((t_ns, naive))
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            TimeFormat::Epoch(unit) => format!("epoch {}", unit_word(*unit)),
+            TimeFormat::Iso => "ISO-8601".into(),
+            TimeFormat::Strftime(p) => format!("the pattern `{p}`"),
+        }
+    }
+}
+
+pub fn unit_word(unit: EpochUnit) -> &'static str {
+    match unit {
+        EpochUnit::S => "seconds",
+        EpochUnit::Ms => "milliseconds",
+        EpochUnit::Us => "microseconds",
+        EpochUnit::Ns => "nanoseconds",
+    }
+}
+
+/// Whether `b` looks like an epoch number: optional sign, digits, optional fraction.
+pub fn is_epoch_number(b: &[u8]) -> bool {
+    let b = b.strip_prefix(b"-").unwrap_or(b);
+    let (int, frac) = match b.iter().position(|&c| c == b'.') {
+        Some(p) => (&b[..p], Some(&b[p + 1..])),
+        None => (b, None),
+    };
+    !int.is_empty()
+        && int.iter().all(u8::is_ascii_digit)
+        && frac.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit))
+}
+
+/// The unit an epoch number of this magnitude most likely has, for times of the storable range:
+/// seconds below 1e11, milliseconds below 1e14, microseconds below 1e17, else nanoseconds.
+pub fn unit_by_magnitude(max_abs: u64) -> EpochUnit {
+    if max_abs < 100_000_000_000 {
+        EpochUnit::S
+    } else if max_abs < 100_000_000_000_000 {
+        EpochUnit::Ms
+    } else if max_abs < 100_000_000_000_000_000 {
+        EpochUnit::Us
+    } else {
+        EpochUnit::Ns
+    }
+}
+
+/// The integer part's absolute value of an epoch number (saturating).
+pub fn epoch_magnitude(b: &[u8]) -> u64 {
+    let b = b.strip_prefix(b"-").unwrap_or(b);
+    let mut n: u64 = 0;
+    for &c in b.iter().take_while(|c| c.is_ascii_digit()) {
+        n = n.saturating_mul(10).saturating_add(u64::from(c - b'0'));
+    }
+    n
+}
+
+/// Parses `[-]digits[.digits]` scaled by `unit` into ns; fraction digits finer than 1 ns are
+/// refused rather than silently dropped.
+pub fn parse_epoch_bytes(b: &[u8], unit: EpochUnit) -> Result<i64, TimeError> {
+    let (negative, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if digits.is_empty() {
+        return Err(TimeError::Unparsable);
+    }
+    let unit_ns = i128::from(unit.ns());
+    let mut int: i128 = 0;
+    let mut i = 0;
+    while i < digits.len() && digits[i].is_ascii_digit() {
+        int = int * 10 + i128::from(digits[i] - b'0');
+        if int > i128::from(i64::MAX) {
+            return Err(TimeError::OutOfRange { year: None });
+        }
+        i += 1;
+    }
+    if i == 0 {
+        return Err(TimeError::Unparsable);
+    }
+    let mut ns = int * unit_ns;
+    if i < digits.len() {
+        if digits[i] != b'.' || i + 1 == digits.len() {
+            return Err(TimeError::Unparsable);
+        }
+        let frac = &digits[i + 1..];
+        let mut scale = unit_ns;
+        for &c in frac {
+            if !c.is_ascii_digit() {
+                return Err(TimeError::Unparsable);
+            }
+            if c != b'0' && scale < 10 {
+                return Err(TimeError::Unparsable);
+            }
+            scale /= 10;
+            ns += i128::from(c - b'0') * scale;
+        }
+    }
+    if negative {
+        ns = -ns;
+    }
+    i64::try_from(ns).map_err(|_| TimeError::OutOfRange { year: None })
+}
+
+/// A failed ISO parse: out of range when it starts with a year outside the storable years.
+fn iso_failure(b: &[u8]) -> TimeError {
+    if b.len() >= 5 && b[4] == b'-' && b[..4].iter().all(u8::is_ascii_digit) {
+        let year = b[..4].iter().fold(0i64, |n, &c| n * 10 + i64::from(c - b'0'));
+        if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
+            return TimeError::OutOfRange { year: Some(year) };
+        }
+    }
+    TimeError::Unparsable
+}
+
+/// An ISO time with neither `Z` nor an offset after the date.
+fn iso_is_naive(b: &[u8]) -> bool {
+    !b[10..]
+        .iter()
+        .any(|&c| c == b'Z' || c == b'z' || c == b'+' || c == b'-')
+}
+
+fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
+    let text = std::str::from_utf8(b).map_err(|_| TimeError::Unparsable)?;
+    let zoned = pattern.contains("%z") || pattern.contains("%:z") || pattern.contains("%#z");
+    if zoned {
+        let t = chrono::DateTime::parse_from_str(text, pattern).map_err(|_| TimeError::Unparsable)?;
+        let ns = t
+            .timestamp_nanos_opt()
+            .ok_or(TimeError::OutOfRange { year: None })?;
+        return Ok((ns, false));
+    }
+    let naive = match chrono::NaiveDateTime::parse_from_str(text, pattern) {
+        Ok(t) => t,
+        Err(_) => chrono::NaiveDate::parse_from_str(text, pattern)
+            .map_err(|_| TimeError::Unparsable)?
+            .and_time(chrono::NaiveTime::MIN),
+    };
+    let ns = naive
+        .and_utc()
+        .timestamp_nanos_opt()
+        .ok_or(TimeError::OutOfRange { year: None })?;
+    Ok((ns, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epochs_parse_in_every_unit() {
+        let f = |text: &str, unit| parse_epoch_bytes(text.as_bytes(), unit);
+        assert_eq!(f("1723161255", EpochUnit::S), Ok(1_723_161_255_000_000_000));
+        assert_eq!(f("1723161255.342", EpochUnit::S), Ok(1_723_161_255_342_000_000));
+        assert_eq!(f("1723161255342", EpochUnit::Ms), Ok(1_723_161_255_342_000_000));
+        assert_eq!(
+            f("1723161255342001", EpochUnit::Us),
+            Ok(1_723_161_255_342_001_000)
+        );
+        assert_eq!(f("-1", EpochUnit::Ns), Ok(-1));
+        assert_eq!(f("1.5", EpochUnit::Ns), Err(TimeError::Unparsable));
+        assert_eq!(f("12x", EpochUnit::S), Err(TimeError::Unparsable));
+        assert!(f("99999999999999999999", EpochUnit::S).is_err());
+        assert_eq!(unit_by_magnitude(1_723_161_255), EpochUnit::S);
+        assert_eq!(unit_by_magnitude(1_723_161_255_342), EpochUnit::Ms);
+        assert_eq!(unit_by_magnitude(1_723_161_255_342_000), EpochUnit::Us);
+        assert_eq!(unit_by_magnitude(1_723_161_255_342_000_000), EpochUnit::Ns);
+    }
+
+    #[test]
+    fn iso_and_strftime_report_naive_and_range() {
+        assert_eq!(
+            TimeFormat::Iso.parse(b"2024-08-08 23:54:15"),
+            Ok((1_723_161_255_000_000_000, true))
+        );
+        assert_eq!(
+            TimeFormat::Iso.parse(b"2024-08-08T23:54:15Z"),
+            Ok((1_723_161_255_000_000_000, false))
+        );
+        assert_eq!(
+            TimeFormat::Iso.parse(b"9999-01-01"),
+            Err(TimeError::OutOfRange { year: Some(9999) })
+        );
+        let f = TimeFormat::Strftime("%d/%m/%Y %H:%M:%S".into());
+        assert_eq!(
+            f.parse(b"08/08/2024 23:54:15"),
+            Ok((1_723_161_255_000_000_000, true))
+        );
+        let d = TimeFormat::Strftime("%Y%m%d".into());
+        assert_eq!(d.parse(b"20240808"), Ok((1_723_075_200_000_000_000, true)));
+    }
+}
