@@ -61,10 +61,13 @@ pub fn fill(db: &Path, start_ns: i64, n: u64, fields: impl Fn(u64) -> Vec<String
     }
 }
 
+/// A partition file: name, logical length, non-zero blocks (offset, bytes).
+pub type PartitionImage = (String, u64, Vec<(u64, Vec<u8>)>);
+
 /// The partition files of a database, by name: logical length and every non-zero 4 KiB block
 /// (offset, bytes), found through SEEK_DATA so that terabyte-sized sparse files compare in
 /// what their data costs. Two databases with equal results hold byte-identical files.
-pub fn partition_files(db: &Path) -> Vec<(String, u64, Vec<(u64, Vec<u8>)>)> {
+pub fn partition_files(db: &Path) -> Vec<PartitionImage> {
     use std::os::unix::fs::FileExt;
     let mut files = Vec::new();
     for entry in std::fs::read_dir(db).expect("read db dir") {
