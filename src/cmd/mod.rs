@@ -106,7 +106,9 @@ impl Output {
     pub fn new() -> Output {
         Output {
             out: io::stdout(),
-            buf: Vec::with_capacity(OUTPUT_FLUSH_BYTES + 4096),
+            // Small at first (heap, not a fresh mapping): a one-row `get` stays cheap; the
+            // buffer grows to the flush size when there is more to say.
+            buf: Vec::with_capacity(16 * 1024),
         }
     }
 

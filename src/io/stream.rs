@@ -27,12 +27,18 @@ impl Compression {
     }
 }
 
-/// Chunks formatted together, at most; the first batch is one chunk so that a small `--limit`
-/// or a `| head` costs one chunk, and batches double from there.
-const MAX_BATCH_CHUNKS: usize = 8;
+/// Jobs formatted together, at most; the first batch is one job so that a small `--limit` or a
+/// `| head` costs one chunk, and batches double from there.
+const MAX_BATCH_JOBS: usize = 8;
 
+/// Input bytes gathered into one job: scans of fragmented data hand out many small chunks
+/// (one per data segment), which are grouped so that each job is worth a thread's time.
+const JOB_INPUT_BYTES: usize = 1 << 20;
+
+/// Consecutive scan chunks, formatted by one thread into one output block.
 struct Job {
-    start_ns: i64,
+    /// Scan chunks packed back to back: (time of the first slot, byte length).
+    pieces: Vec<(i64, usize)>,
     input: Vec<u8>,
     output: Vec<u8>,
     encoded: Vec<u8>,
@@ -42,7 +48,16 @@ struct Job {
 impl Job {
     fn run(&mut self, formatter: &RowFormatter, max_rows: u64, compression: Compression) -> Result<()> {
         self.output.clear();
-        self.rows = formatter.chunk(&mut self.output, self.start_ns, &self.input, max_rows);
+        self.rows = 0;
+        let mut at = 0;
+        for &(start_ns, len_bytes) in &self.pieces {
+            let piece = &self.input[at..at + len_bytes];
+            self.rows += formatter.chunk(&mut self.output, start_ns, piece, max_rows - self.rows);
+            at += len_bytes;
+            if self.rows == max_rows {
+                break;
+            }
+        }
         if let Compression::Zstd { .. } = compression {
             self.encoded = if self.output.is_empty() {
                 Vec::new()
@@ -75,7 +90,8 @@ pub fn write_range<E: From<Error>>(
 ) -> Result<u64, E> {
     let mut jobs: Vec<Job> = Vec::new();
     let mut queued = 0usize;
-    let mut batch_chunks = 1usize;
+    let mut batch_jobs = 1usize;
+    let mut filling = 0usize;
     let mut left = limit;
     let mut written = 0u64;
     if left == 0 {
@@ -108,10 +124,11 @@ pub fn write_range<E: From<Error>>(
         Ok(())
     };
 
+    // `queued` jobs are complete; job `queued` (if it exists) is being filled.
     db.scan_chunks(from_ns, to_ns, |key, first_slot, bytes| -> Result<bool, E> {
         if queued == jobs.len() {
             jobs.push(Job {
-                start_ns: 0,
+                pieces: Vec::new(),
                 input: Vec::new(),
                 output: Vec::new(),
                 encoded: Vec::new(),
@@ -119,17 +136,27 @@ pub fn write_range<E: From<Error>>(
             });
         }
         let job = &mut jobs[queued];
-        job.start_ns = db.time_of(key, first_slot);
-        job.input.clear();
+        if filling == 0 {
+            job.pieces.clear();
+            job.input.clear();
+        }
+        job.pieces.push((db.time_of(key, first_slot), bytes.len()));
         job.input.extend_from_slice(bytes);
-        queued += 1;
-        if queued == batch_chunks {
-            drain(&mut jobs[..queued], &mut left, &mut written)?;
-            queued = 0;
-            batch_chunks = (batch_chunks * 2).min(MAX_BATCH_CHUNKS);
+        filling += bytes.len();
+        if filling >= JOB_INPUT_BYTES {
+            filling = 0;
+            queued += 1;
+            if queued == batch_jobs {
+                drain(&mut jobs[..queued], &mut left, &mut written)?;
+                queued = 0;
+                batch_jobs = (batch_jobs * 2).min(MAX_BATCH_JOBS);
+            }
         }
         Ok(left > 0)
     })?;
+    if filling > 0 {
+        queued += 1;
+    }
     if queued > 0 && left > 0 {
         drain(&mut jobs[..queued], &mut left, &mut written)?;
     }
