@@ -193,6 +193,7 @@ impl Database {
     }
 
     /// Stores an encoded row (`schema().row_len()` bytes, present bit set) at `t_ns`.
+    /// Not durable until `sync` is called.
     pub fn put(&self, t_ns: i64, row: &[u8], mode: PutMode) -> Result<()> {
         debug_assert_eq!(row.len(), self.schema().row_len());
         let slot = self.slot_of(t_ns)?;
@@ -211,12 +212,25 @@ impl Database {
                         t_ns,
                         depth: self.config.depth,
                     })?;
-                partition.write_at(row, offset + (free * row_len) as u64)?;
-                return partition.sync();
+                return partition.write_at(row, offset + (free * row_len) as u64);
             }
         }
-        partition.write_at(&slab, offset)?;
-        partition.sync()
+        partition.write_at(&slab, offset)
+    }
+
+    /// Makes every write so far durable: fsyncs each open partition file and the directory.
+    pub fn sync(&self) -> Result<()> {
+        let open: Vec<Arc<Partition>> = {
+            let cache = self
+                .partitions
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            cache.values().cloned().collect()
+        };
+        for partition in open {
+            partition.sync()?;
+        }
+        sync_dir(&self.dir)
     }
 
     fn writable_partition(&self, key: PartitionKey) -> Result<Arc<Partition>> {
@@ -320,6 +334,7 @@ impl Database {
 
     /// Deletes every row with `from <= t < to` and punches holes where whole blocks become
     /// empty, so the physical size shrinks. Returns the number of rows deleted.
+    /// Not durable until `sync` is called.
     pub fn delete(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
         if !self.writable {
             return Err(Error::Invalid("database was opened read-only".into()));

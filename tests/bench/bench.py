@@ -16,6 +16,7 @@ Prints a markdown table and writes it to XS_BENCH_DIR/results.md, with the raw f
 results.json (results-quick.* for --quick). tests/bench/README.md says what each row measures.
 """
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -79,10 +80,16 @@ def parse_args():
     return opts
 
 
+def duckdb_cli():
+    """The binary of the duckdb-cli package (its bin/duckdb is a Python script that runs it,
+    which would add an interpreter's start to every whole-process figure)."""
+    spec = importlib.util.find_spec("duckdb_cli")
+    return Path(spec.origin).parent / "duckdb" if spec else "duckdb"
+
+
 def make_engines(opts):
     """The engines to run, in table order; the peers come from the venv this file runs in."""
-    venv_bin = Path(sys.executable).parent
-    available = {"xs": Xs(opts.xs), "duckdb": DuckDB(sys.executable, venv_bin / "duckdb"),
+    available = {"xs": Xs(opts.xs), "duckdb": DuckDB(sys.executable, duckdb_cli()),
                  "sqlite": SQLite(shutil.which("sqlite3") or "sqlite3")}
     return [available[name] for name in ENGINES if name in opts.only]
 
@@ -173,10 +180,9 @@ def bench_cli(cmd, runs, warmup, rows=None):
     return result
 
 
-def bench_inproc(engine, ds, store, keys, agg_runs):
+def bench_inproc(engine, ds, store, keys_ms, agg_runs):
     """In-process lookups (and aggregation) of a peer, timed by inproc.py in its own process."""
-    spec = {"engine": engine.name, "db": str(store), "keys": [ds.sql_param(k) for k in keys],
-            "agg_runs": agg_runs, **engine.inproc(ds)}
+    spec = {"db": str(store), "agg_runs": agg_runs, **engine.inproc(ds, keys_ms)}
     proc = subprocess.run([sys.executable, str(HERE / "inproc.py")], input=json.dumps(spec),
                           capture_output=True, text=True)
     if proc.returncode != 0:  # a Python traceback: its last line says what failed
@@ -275,6 +281,7 @@ def main():
         ds = datasets.load(name, data_dir)
         results["datasets"][name] = bench_dataset(ds, engines,
                                                   opts.bench_dir / "stores" / opts.mode / name, opts)
+    results["machine"]["loadavg_at_end"] = os.getloadavg()
     suffix = "-quick" if opts.quick else ""
     markdown = report.markdown(results)
     (opts.bench_dir / f"results{suffix}.md").write_text(markdown)

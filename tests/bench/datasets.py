@@ -72,15 +72,6 @@ class Dataset:
         """The time as xs takes it on its command line."""
         return ms_to_iso(ms, "milliseconds" if self.time_format == "epoch_ms" else "seconds")
 
-    def sql_param(self, ms):
-        """The time as stored in the peers' `time` column (a bound parameter)."""
-        return ms if self.time_format == "epoch_ms" else ms_to_iso(ms, "seconds")
-
-    def sql_literal(self, ms):
-        """The time as an SQL literal comparable with the peers' `time` column."""
-        value = self.sql_param(ms)
-        return str(value) if isinstance(value, int) else f"'{value}'"
-
     def sample_times(self, count, seed=1):
         """`count` existing timestamps, drawn at random (seeded) through random byte offsets."""
         rnd = random.Random(seed)
