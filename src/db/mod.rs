@@ -243,17 +243,28 @@ impl Database {
 
     /// The rows stored at `t_ns`, in order; empty when none.
     pub fn get(&self, t_ns: i64) -> Result<Vec<Vec<u8>>> {
+        let mut slab = Vec::new();
+        let rows = self.get_into(t_ns, &mut slab)?;
+        Ok(slab
+            .chunks_exact(self.schema().row_len())
+            .take(rows)
+            .map(<[u8]>::to_vec)
+            .collect())
+    }
+
+    /// Reads the slot of `t_ns` into `slab` (resized to depth × row length, reused across calls)
+    /// and returns how many rows it holds: they are the first rows of `slab`. One `pread`.
+    pub fn get_into(&self, t_ns: i64, slab: &mut Vec<u8>) -> Result<usize> {
         let slot = self.slot_of(t_ns)?;
         let Some(partition) = self.partition(slot.key, false)? else {
-            return Ok(Vec::new());
+            return Ok(0);
         };
-        let mut slab = vec![0u8; partition.slab_len as usize];
-        partition.read_at(&mut slab, partition.slot_offset(slot.index))?;
+        slab.resize(partition.slab_len as usize, 0);
+        partition.read_at(slab, partition.slot_offset(slot.index))?;
         Ok(slab
             .chunks_exact(self.schema().row_len())
             .take_while(|r| Schema::is_present(r))
-            .map(|r| r.to_vec())
-            .collect())
+            .count())
     }
 
     /// Calls `visit(t_ns, row)` for every stored row with `from <= t < to`, in time order,

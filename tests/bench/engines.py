@@ -32,9 +32,9 @@ con.close()
 # The statements of SQLite's import, per dataset (run between BEGIN and COMMIT).
 SQLITE_IMPORT = {
     "trades": [
-            "CREATE TABLE t (time INTEGER NOT NULL, price REAL, qty REAL, side TEXT,"
+        "CREATE TABLE t (time INTEGER NOT NULL, price REAL, qty REAL, side TEXT,"
         " trade_id INTEGER NOT NULL, PRIMARY KEY (time, trade_id)) WITHOUT ROWID",
-    '.import --csv --skip 1 "{csv}" t',
+        '.import --csv --skip 1 "{csv}" t',
     ],
     "sensor": [
         "CREATE TABLE t (time INTEGER NOT NULL PRIMARY KEY, temp REAL, humidity REAL,"
@@ -57,7 +57,7 @@ class Import:
 def first_output_line(cmd):
     """The first line a version command prints, or what went wrong."""
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"n/a ({err})"
     lines = (proc.stdout or proc.stderr).strip().splitlines()
@@ -119,7 +119,8 @@ class DuckDB(SqlPeer):
 
     def imports(self, ds, store_dir):
         store = self.query_store(store_dir)
-        return [Import(self.name, store, [self.python, "-c", DUCKDB_IMPORT, str(store), str(ds.csv)])]
+        cmd = [self.python, "-c", DUCKDB_IMPORT, str(store), str(ds.csv)]
+        return [Import(self.name, store, cmd)]
 
     def query_store(self, store_dir):
         return store_dir / "duckdb.db"
@@ -135,7 +136,8 @@ class DuckDB(SqlPeer):
         return [self.cli, "-readonly", "-csv", str(store), "-c", sql]
 
     def range_cmd(self, ds, store):
-        return self.run_sql(store, f"COPY ({self.range_sql(ds)}) TO '/dev/stdout' (FORMAT csv, HEADER)")
+        copy = f"COPY ({self.range_sql(ds)}) TO '/dev/stdout' (FORMAT csv, HEADER)"
+        return self.run_sql(store, copy)
 
 
 class SQLite(SqlPeer):

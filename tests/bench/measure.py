@@ -39,7 +39,7 @@ def _run(cmd, stdout, wrapper=()):
             raise CommandFailed(f"not found: {program}")
     try:
         proc = subprocess.run([*wrapper, *cmd], stdin=subprocess.DEVNULL, stdout=stdout,
-                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         raise CommandFailed(f"timed out after {TIMEOUT_S} s") from None
     if proc.returncode != 0:

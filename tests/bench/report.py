@@ -19,7 +19,8 @@ ROWS = [
     ("1-minute sum(qty) + VWAP of the day, CLI, ms ↓", "agg_cli", "wall_ms", "xs"),
     ("1-minute sum(qty) + VWAP of the day, in-process, ms ↓", "agg_inproc", "wall_ms", "xs"),
 ]
-SIZE_BYTES = {"physical_per_csv": "store_physical_bytes", "apparent_per_csv": "store_apparent_bytes"}
+SIZE_BYTES = {"physical_per_csv": "store_physical_bytes",
+              "apparent_per_csv": "store_apparent_bytes"}
 
 
 def number(value):
@@ -56,7 +57,8 @@ def cell(entry, metric, notes):
 def ratio(xs, peer, metric):
     if not xs or not peer or "error" in xs or "error" in peer:
         return "—"
-    return f"{median(xs, metric) / median(peer, metric):.2g}"
+    value = median(xs, metric) / median(peer, metric)
+    return f"{value:.2g}" if value < 100 else f"{value:,.0f}"
 
 
 def dataset_table(name, result):
@@ -80,13 +82,16 @@ def dataset_table(name, result):
 
 
 def output_check(result):
-    """Lines printed by each engine's range (DuckDB and SQLite add a header line)."""
-    facts = result["facts"]
-    printed = ", ".join(f"{engine} {entry['output_lines']:,}"
-                        for engine, entry in result.get("range", {}).items()
-                        if "output_lines" in entry)
-    return (f"Check: {facts['range_rows']:,} rows in the range; lines printed: {printed or 'none'}."
-            f" Lookups: {facts['lookup']} from the CLIs.")
+    """Lines printed by each engine's range: the rows, plus one if it prints a header (DuckDB and
+    SQLite do); any other count is flagged."""
+    rows = result["facts"]["range_rows"]
+    printed = []
+    for engine, entry in result.get("range", {}).items():
+        if "output_lines" in entry:
+            flag = "" if entry["output_lines"] - rows in (0, 1) else " (WRONG COUNT)"
+            printed.append(f"{engine} {entry['output_lines']:,}{flag}")
+    return (f"Check: {rows:,} rows in the range; lines printed: {', '.join(printed) or 'none'}."
+            f" The CLI lookups read {result['facts']['lookup']}.")
 
 
 def loadavg(triple):
