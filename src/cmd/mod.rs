@@ -2,6 +2,7 @@
 
 pub mod create;
 pub mod delete;
+pub mod generate;
 pub mod get;
 pub mod put;
 pub mod range;
@@ -79,6 +80,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Get(args) => get::run(&ctx, args),
         Command::Range(args) => range::run(&ctx, args),
         Command::Delete(args) => delete::run(&ctx, args),
+        Command::Generate(args) => generate::run(args),
     }
 }
 
