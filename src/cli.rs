@@ -43,4 +43,6 @@ pub enum Command {
     Get(cmd::get::Args),
     Range(cmd::range::Args),
     Delete(cmd::delete::Args),
+    Stat(cmd::stat::Args),
+    Defrag(cmd::defrag::Args),
 }
