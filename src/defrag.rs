@@ -8,7 +8,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -114,14 +114,13 @@ pub enum Event<'a> {
 /// What defrag did, or would do, with one partition.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    Rewritten {
-        after: Footprint,
-    },
+    /// The verified copy replaced the partition; `after` is how it occupies the disk.
+    Rewritten { after: Footprint },
+    /// The verified copy had no fewer extents and no fewer allocated bytes (the file system
+    /// had no larger free runs), so it was dropped and the original kept.
+    NotImproved { copy: Footprint },
     /// Dry run: it would be rewritten; `needed_bytes` of free space, `free_bytes` available.
-    WouldRewrite {
-        needed_bytes: u64,
-        free_bytes: u64,
-    },
+    WouldRewrite { needed_bytes: u64, free_bytes: u64 },
     /// Fewer fragmented extents than asked for.
     NotFragmented,
     /// The file system does not report extents, so fragmentation is unknown.
@@ -201,8 +200,7 @@ pub fn defrag(
                         free_bytes,
                     }
                 } else {
-                    let after = rewrite(db, &source, on_event)?;
-                    Action::Rewritten { after }
+                    rewrite(db, &source, &before, on_event)?
                 }
             }
         };
@@ -225,16 +223,19 @@ fn needed_bytes(before: &Footprint) -> u64 {
 }
 
 /// Copies `source` into a fresh temporary file, verifies it and renames it over the original.
-fn rewrite(db: &Database, source: &Partition, on_event: &mut dyn FnMut(Event<'_>)) -> Result<Footprint> {
+fn rewrite(
+    db: &Database,
+    source: &Partition,
+    before: &Footprint,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Action> {
     let key = source.key;
     let temp_path = db.dir().join(temp_name(key));
-    let mode = source
+    let meta = source
         .file()
         .metadata()
-        .map_err(|e| Error::io("stat", &source.path, e))?
-        .permissions()
-        .mode()
-        & 0o7777;
+        .map_err(|e| Error::io("stat", &source.path, e))?;
+    let mode = meta.permissions().mode() & 0o7777;
     let temp = OpenOptions::new()
         .read(true)
         .write(true)
@@ -242,17 +243,31 @@ fn rewrite(db: &Database, source: &Partition, on_event: &mut dyn FnMut(Event<'_>
         .mode(mode)
         .open(&temp_path)
         .map_err(|e| Error::io("create", &temp_path, e))?;
-    let copied = copy_and_verify(source, &temp, &temp_path, mode, key, on_event);
-    if let Err(e) = copied {
-        // The original was only read; dropping the partial copy leaves the database as it was.
-        drop(temp);
-        let _ = fs::remove_file(&temp_path);
-        return Err(e);
-    }
+    // Keep the owner too when allowed (root rewriting another user's database); otherwise the
+    // copy belongs to whoever runs defrag, as any file they create would.
+    let _ = std::os::unix::fs::fchown(&temp, Some(meta.uid()), Some(meta.gid()));
+    let checked = copy_and_verify(source, &temp, &temp_path, mode, key, on_event)
+        .and_then(|()| Footprint::of_file(&temp).map_err(|e| Error::io("measure", &temp_path, e)));
+    let copy = match checked {
+        Ok(copy) => copy,
+        Err(e) => {
+            // The original was only read; removing the copy leaves the database as it was.
+            drop(temp);
+            let _ = fs::remove_file(&temp_path);
+            return Err(e);
+        }
+    };
     on_event(Event::Step {
         key,
         step: Step::Verified,
     });
+    if !improves(before, &copy) {
+        // The file system had no better place for the data: keep the original, which is
+        // just as good, rather than churn.
+        drop(temp);
+        fs::remove_file(&temp_path).map_err(|e| Error::io("remove", &temp_path, e))?;
+        return Ok(Action::NotImproved { copy });
+    }
     fs::rename(&temp_path, &source.path).map_err(|e| Error::io("rename", &temp_path, e))?;
     db.forget_partition(key);
     on_event(Event::Step {
@@ -260,7 +275,13 @@ fn rewrite(db: &Database, source: &Partition, on_event: &mut dyn FnMut(Event<'_>
         step: Step::Renamed,
     });
     sync_dir(db.dir())?;
-    Footprint::of_file(&temp).map_err(|e| Error::io("measure", &source.path, e))
+    Ok(Action::Rewritten { after: copy })
+}
+
+/// Whether `copy` is worth swapping in: fewer extents or fewer allocated bytes.
+fn improves(before: &Footprint, copy: &Footprint) -> bool {
+    let fewer_extents = matches!((copy.extents, before.extents), (Some(a), Some(b)) if a < b);
+    fewer_extents || copy.physical_bytes < before.physical_bytes
 }
 
 fn copy_and_verify(
@@ -474,6 +495,65 @@ mod tests {
         let name = temp_name(key);
         assert_eq!(name, ".2021.xs.defrag");
         assert!(PartitionKey::parse_file_name(Period::Year, &name).is_none());
+    }
+
+    /// After a rewrite the database handle reads the new file, not the replaced one.
+    #[test]
+    fn the_cached_handle_is_replaced() {
+        use crate::db::config::{Config, Layout};
+        use crate::db::schema::Schema;
+        use crate::db::time::{Granularity, Period};
+        use crate::{Access, PutMode};
+        use std::os::unix::fs::MetadataExt;
+
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let config = Config {
+            layout: Layout::Grid,
+            granularity: Granularity::from_ns(1_000_000_000).unwrap(),
+            period: Period::Year,
+            depth: 1,
+            time_column: "time".into(),
+            schema: Schema::parse_spec("v:i64").unwrap(),
+        };
+        drop(Database::create(&dir, &config).unwrap());
+        let db = Database::open(&dir, Access::Write(crate::db::lock::LockWait::No), &mut |_| {}).unwrap();
+        let t_ns = 1_609_459_200 * 1_000_000_000i64;
+        let mut row = db.schema().new_row();
+        db.schema().set_field(&mut row, 0, "42").unwrap();
+        db.put(t_ns, &row, PutMode::Replace).unwrap();
+        let key = db.slot_of(t_ns).unwrap().key;
+        // Allocated zero blocks after the row: the copy is smaller, so it replaces the file.
+        let partition = db.partition(key, false).unwrap().unwrap();
+        partition.write_at(&[0u8; 65536], 3 * BLOCK_LEN).unwrap();
+        partition.sync().unwrap();
+        let old_inode = db
+            .partition(key, false)
+            .unwrap()
+            .unwrap()
+            .file()
+            .metadata()
+            .unwrap()
+            .ino();
+        let options = DefragOptions {
+            min_fragmented_extents: 0,
+            dry_run: false,
+            assume_free_bytes: None,
+        };
+        let outcomes = defrag(&db, &[], options, &mut |_| {}).unwrap();
+        assert!(matches!(outcomes[0].action, Action::Rewritten { .. }));
+        let on_disk = fs::metadata(dir.join(key.file_name())).unwrap().ino();
+        assert_ne!(on_disk, old_inode, "the file was replaced");
+        let cached = db
+            .partition(key, false)
+            .unwrap()
+            .unwrap()
+            .file()
+            .metadata()
+            .unwrap()
+            .ino();
+        assert_eq!(cached, on_disk, "the database reads the new file");
+        assert_eq!(db.get(t_ns).unwrap(), vec![row]);
     }
 
     #[test]

@@ -92,7 +92,13 @@ fn defrag_repairs_fragmentation_and_keeps_the_data() {
             inode,
             "an unfragmented partition is not rewritten"
         );
+        // Forced, the copy is no better than the original, which is kept.
+        let out = ok(xs(&dir).args(["defrag", "--min-extents", "0", "2020"]));
+        assert!(out.contains("2020: kept as it was"), "{out}");
+        assert_eq!(fstat(&files[0]).2, inode, "a copy that is no better is dropped");
+        assert!(defrag_leftovers(&dir).is_empty());
     }
+    assert_eq!(range_all(&dir), data_before);
 }
 
 fn defrag_leftovers(dir: &Path) -> Vec<String> {

@@ -100,21 +100,29 @@ fn extents(f: &Footprint) -> String {
     f.extents.map(|e| e.to_string()).unwrap_or_else(|| "?".into())
 }
 
+fn segments(n: u64) -> String {
+    if n == 1 {
+        "1 data segment".into()
+    } else {
+        format!("{n} data segments")
+    }
+}
+
 fn describe(name: &str, before: &Footprint, action: &Action) -> String {
     let state = format!(
-        "{} extents, {} data segments, {} physical",
+        "{} extents, {}, {} physical",
         extents(before),
-        before.data_segments,
+        segments(before.data_segments),
         human_bytes(before.physical_bytes)
     );
     match action {
         Action::Rewritten { after } => format!(
-            "{name}: defragmented: extents {} → {}, physical {} → {} ({} data segments)",
+            "{name}: defragmented: extents {} → {}, physical {} → {} ({})",
             extents(before),
             extents(after),
             human_bytes(before.physical_bytes),
             human_bytes(after.physical_bytes),
-            after.data_segments
+            segments(after.data_segments)
         ),
         Action::WouldRewrite {
             needed_bytes,
@@ -127,6 +135,12 @@ fn describe(name: &str, before: &Footprint, action: &Action) -> String {
                 .unwrap_or_else(|| "unknown extents".into()),
             human_bytes(*needed_bytes),
             human_bytes(*free_bytes)
+        ),
+        Action::NotImproved { copy } => format!(
+            "{name}: kept as it was: a verified copy had {} extents and {} physical, no better \
+             (the file system has no larger free runs right now); {state}",
+            extents(copy),
+            human_bytes(copy.physical_bytes)
         ),
         Action::NotFragmented => format!("{name}: skipped, not fragmented enough: {state}"),
         Action::ExtentsUnknown => format!(

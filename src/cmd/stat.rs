@@ -85,7 +85,6 @@ fn figures_json(
     put("data_bytes", json!(footprint.data_bytes));
     put("data_segments", json!(footprint.data_segments));
     put("extents", json!(footprint.extents));
-    put("needed_extents", json!(footprint.needed_extents));
     put("fragmented_extents", json!(footprint.fragmented_extents()));
     put(
         "fragmentation_pct",

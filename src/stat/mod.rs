@@ -15,11 +15,6 @@ use crate::db::time::PartitionKey;
 use crate::db::Database;
 use crate::error::{Error, Result};
 
-/// Most bytes one ext4 extent maps (32,768 blocks of 4 KiB), which is also the size of an ext4
-/// block group: a data segment of `n` bytes needs at least `ceil(n / 128 MiB)` extents, however
-/// well it is laid out.
-pub const MAX_EXTENT_BYTES: u64 = 128 << 20;
-
 /// How one file occupies the file system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Footprint {
@@ -33,10 +28,10 @@ pub struct Footprint {
     /// Bytes inside those runs.
     pub data_bytes: u64,
     /// Extents from FIEMAP, with neighbours that continue each other both logically and
-    /// physically counted once; `None` where the file system does not support FIEMAP.
+    /// physically counted once (ext4 splits a contiguous run into extents of at most 128 MiB),
+    /// so a data segment laid out in one piece counts as one extent. `None` where the file
+    /// system does not support FIEMAP.
     pub extents: Option<u64>,
-    /// The fewest extents the data segments can have: one per started `MAX_EXTENT_BYTES` of each.
-    pub needed_extents: u64,
 }
 
 impl Footprint {
@@ -47,10 +42,6 @@ impl Footprint {
         let physical_bytes = meta.blocks().saturating_mul(512);
         let segments = data_segments(file, 0, logical_bytes)?;
         let data_bytes = segments.iter().map(|(from, to)| to - from).sum();
-        let needed_extents = segments
-            .iter()
-            .map(|(from, to)| (to - from).div_ceil(MAX_EXTENT_BYTES).max(1))
-            .sum();
         let extents = fiemap::extents(file)?.map(|list| fiemap::count_runs(&list));
         Ok(Footprint {
             logical_bytes,
@@ -58,13 +49,12 @@ impl Footprint {
             data_segments: segments.len() as u64,
             data_bytes,
             extents,
-            needed_extents,
         })
     }
 
-    /// Extents beyond what the data segments need: 0 for a perfectly laid out file.
+    /// Extents beyond one per data segment: 0 when every data segment lies in one piece.
     pub fn fragmented_extents(&self) -> Option<u64> {
-        self.extents.map(|e| e.saturating_sub(self.needed_extents))
+        self.extents.map(|e| e.saturating_sub(self.data_segments))
     }
 
     /// Fragmented extents as a percentage of all extents (0 when there are none).
@@ -84,7 +74,6 @@ impl Footprint {
         self.physical_bytes = self.physical_bytes.saturating_add(other.physical_bytes);
         self.data_segments = self.data_segments.saturating_add(other.data_segments);
         self.data_bytes = self.data_bytes.saturating_add(other.data_bytes);
-        self.needed_extents = self.needed_extents.saturating_add(other.needed_extents);
         self.extents = match (self.extents, other.extents) {
             (Some(a), Some(b)) => Some(a.saturating_add(b)),
             _ => None,
@@ -310,7 +299,6 @@ mod tests {
             data_segments: 4,
             data_bytes: 1 << 20,
             extents: Some(10),
-            needed_extents: 4,
         };
         assert_eq!(f.fragmented_extents(), Some(6));
         assert_eq!(f.fragmentation_pct(), Some(60.0));
@@ -361,7 +349,6 @@ mod tests {
         assert_eq!(f.logical_bytes, 64 << 20);
         assert_eq!(f.data_segments, 2);
         assert_eq!(f.data_bytes, 3 * 4096);
-        assert_eq!(f.needed_extents, 2);
         assert!(f.physical_bytes >= 3 * 4096 && f.physical_bytes < 1 << 20);
         if let Some(extents) = f.extents {
             assert!(extents >= 2);
