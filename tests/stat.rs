@@ -245,3 +245,57 @@ fn without_fiemap_extents_are_unknown_and_said_so() {
     let out = ok(xs(&dir).arg("defrag"));
     assert!(out.contains("extents unknown"), "{out}");
 }
+
+#[test]
+fn rows_count_every_row_at_a_timestamp_with_depth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ticks");
+    ok(std::process::Command::new(env!("CARGO_BIN_EXE_xs"))
+        .arg("create")
+        .arg(&dir)
+        .args(["--granularity", "1ms", "--columns", "price:f64", "--depth", "3"]));
+    for (t, append) in [("2024-08-08T10:00:00.001Z", false), ("2024-08-08T10:00:00.001Z", true)] {
+        let mut cmd = xs(&dir);
+        cmd.arg("put");
+        if append {
+            cmd.arg("--append");
+        }
+        ok(cmd.args([t, "1.5"]));
+    }
+    put_ms(&dir, "2024-08-09T00:00:00Z");
+    put_ms(&dir, "2024-08-07T23:59:59.999Z");
+    let report = stat_json(&dir, &[]);
+    let p = partition(&report, "2024");
+    assert_eq!(p["rows"], 4);
+    assert_eq!(p["row_bytes"], 4 * 9);
+    assert_eq!(p["first_time"], "2024-08-07T23:59:59.999Z");
+    assert_eq!(p["last_time"], "2024-08-09T00:00:00.000Z");
+    assert_eq!(report["depth"], 3);
+}
+
+fn put_ms(dir: &Path, t: &str) {
+    ok(xs(dir).args(["put", t, "2.5"]));
+}
+
+/// A 1 ms year partition is 265 GiB of holes around a few rows: counting rows must walk the
+/// data segments only. Reading the holes would take minutes; the walk takes milliseconds.
+#[test]
+fn never_reads_holes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ms");
+    ok(std::process::Command::new(env!("CARGO_BIN_EXE_xs"))
+        .arg("create")
+        .arg(&dir)
+        .args(["--granularity", "1ms", "--columns", "price:f64"]));
+    for t in ["2024-01-01T00:00:00Z", "2024-06-30T12:00:00.500Z", "2024-12-31T23:59:59.999Z"] {
+        put_ms(&dir, t);
+    }
+    let start = std::time::Instant::now();
+    let report = stat_json(&dir, &[]);
+    let took = start.elapsed();
+    let p = partition(&report, "2024");
+    assert!(u(&p["logical_bytes"]) > 250 << 30, "a sparse 1 ms year");
+    assert_eq!(p["rows"], 3);
+    assert_eq!(p["data_segments"], 3);
+    assert!(took.as_secs() < 10, "stat took {took:?}: it must not read holes");
+}

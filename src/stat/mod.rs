@@ -239,6 +239,17 @@ pub fn count_rows(db: &Database, key: PartitionKey) -> Result<RowCount> {
     let row_len = db.schema().row_len();
     let slab_len = usize::try_from(db.config().slab_len())
         .map_err(|_| Error::Invalid("slot length does not fit in memory".into()))?;
+    let depth1 = slab_len == row_len;
+    // Rows stored in one slot: the leading rows with the present bit, as `range` reads them.
+    let rows_in = |slab: &[u8]| -> u64 {
+        if depth1 {
+            u64::from(Schema::is_present(slab))
+        } else {
+            slab.chunks_exact(row_len)
+                .take_while(|row| Schema::is_present(row))
+                .count() as u64
+        }
+    };
     let mut count = RowCount::default();
     let mut first_slot = None;
     let mut last_slot = None;
@@ -246,17 +257,30 @@ pub fn count_rows(db: &Database, key: PartitionKey) -> Result<RowCount> {
         key.start_ns(),
         key.end_ns(),
         |_, chunk_first_slot, bytes| -> Result<bool> {
-            for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                let present = slab
-                    .chunks_exact(row_len)
-                    .take_while(|row| Schema::is_present(row))
-                    .count() as u64;
-                if present > 0 {
-                    let slot = chunk_first_slot + i as u64;
-                    first_slot.get_or_insert(slot);
-                    last_slot = Some(slot);
-                    count.rows += present;
+            let rows: u64 = if depth1 {
+                // The hot loop: one flag byte per row.
+                bytes
+                    .iter()
+                    .step_by(row_len)
+                    .map(|&flags| u64::from(Schema::is_present(&[flags])))
+                    .sum()
+            } else {
+                bytes.chunks_exact(slab_len).map(rows_in).sum()
+            };
+            if rows > 0 {
+                let mut slabs = bytes.chunks_exact(slab_len);
+                if first_slot.is_none() {
+                    first_slot = slabs
+                        .position(|slab| rows_in(slab) > 0)
+                        .map(|i| chunk_first_slot + i as u64);
                 }
+                let n = (bytes.len() / slab_len) as u64;
+                let from_end = bytes
+                    .chunks_exact(slab_len)
+                    .rev()
+                    .position(|slab| rows_in(slab) > 0);
+                last_slot = from_end.map(|j| chunk_first_slot + n - 1 - j as u64);
+                count.rows += rows;
             }
             Ok(true)
         },
