@@ -254,7 +254,10 @@ fn rows_count_every_row_at_a_timestamp_with_depth() {
         .arg("create")
         .arg(&dir)
         .args(["--granularity", "1ms", "--columns", "price:f64", "--depth", "3"]));
-    for (t, append) in [("2024-08-08T10:00:00.001Z", false), ("2024-08-08T10:00:00.001Z", true)] {
+    for (t, append) in [
+        ("2024-08-08T10:00:00.001Z", false),
+        ("2024-08-08T10:00:00.001Z", true),
+    ] {
         let mut cmd = xs(&dir);
         cmd.arg("put");
         if append {
@@ -287,7 +290,11 @@ fn never_reads_holes() {
         .arg("create")
         .arg(&dir)
         .args(["--granularity", "1ms", "--columns", "price:f64"]));
-    for t in ["2024-01-01T00:00:00Z", "2024-06-30T12:00:00.500Z", "2024-12-31T23:59:59.999Z"] {
+    for t in [
+        "2024-01-01T00:00:00Z",
+        "2024-06-30T12:00:00.500Z",
+        "2024-12-31T23:59:59.999Z",
+    ] {
         put_ms(&dir, t);
     }
     let start = std::time::Instant::now();

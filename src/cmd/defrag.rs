@@ -10,8 +10,8 @@ use crate::exit::{CliResult, Failure};
 const EXAMPLES: &str = "Examples:
   xs defrag                                 # every partition with a fragmented extent
   xs defrag --dry-run                       # what would be rewritten, and the space it needs
-  xs defrag 2023 --min-extents 0            # rewrite 2023 whatever its state (also drops zero blocks)
-  xs stat --fast && xs defrag --min-extents 50";
+  xs defrag 2023 --min-extents 0            # rewrite 2023 even if not fragmented
+  xs defrag --min-extents 50                # only partitions with 50+ fragmented extents";
 
 /// Test hook: `XS_DEFRAG_KILL_AT=<step>` makes the process SIGKILL itself when a rewrite reaches
 /// that step (created, copied, synced, verified, renamed), to test recovery from a crash.

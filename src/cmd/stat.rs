@@ -19,8 +19,8 @@ const EXAMPLES: &str = "Examples:
 ///
 /// Logical size is the file length, holes included; physical size is what is allocated on
 /// the device (st_blocks × 512). Fill is row bytes / physical bytes. Extents come from the
-/// FIEMAP ioctl, data segments from SEEK_DATA/SEEK_HOLE; extents beyond what the data
-/// segments need are counted as fragmented (`xs defrag` rewrites them). Rows are counted by
+/// FIEMAP ioctl, data segments from SEEK_DATA/SEEK_HOLE; extents beyond one per data segment
+/// are counted as fragmented (`xs defrag` rewrites them). Rows are counted by
 /// reading the data segments only, never the holes; --fast skips that.
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
