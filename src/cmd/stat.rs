@@ -90,6 +90,7 @@ fn figures_json(
         "fragmentation_pct",
         json!(footprint.fragmentation_pct().map(round2)),
     );
+    put("mean_extent_bytes", json!(footprint.mean_extent_bytes()));
     put("rows", json!(rows.map(|r| r.rows)));
     put("row_bytes", json!(rows.map(|r| r.row_bytes)));
     put("fill", json!(stat::fill(rows, footprint).map(round6)));

@@ -68,6 +68,12 @@ impl Footprint {
         })
     }
 
+    /// Data bytes per extent: with large extents (tens of MiB) a fragmented file still reads
+    /// sequentially. `None` when extents are unknown or there are none.
+    pub fn mean_extent_bytes(&self) -> Option<u64> {
+        self.extents.filter(|&e| e > 0).map(|e| self.data_bytes / e)
+    }
+
     /// Adds `other` into `self` (for totals); extents stay known only if known for both.
     pub fn add(&mut self, other: &Footprint) {
         self.logical_bytes = self.logical_bytes.saturating_add(other.logical_bytes);
@@ -326,6 +332,7 @@ mod tests {
         };
         assert_eq!(f.fragmented_extents(), Some(6));
         assert_eq!(f.fragmentation_pct(), Some(60.0));
+        assert_eq!(f.mean_extent_bytes(), Some((1 << 20) / 10));
         let none = Footprint { extents: None, ..f };
         assert_eq!(none.fragmented_extents(), None);
         let fewer = Footprint {
