@@ -168,6 +168,35 @@ mod tests {
         assert_eq!(count_runs(&[ext(0, 100, 10), ext(20, 110, 5)]), 2);
     }
 
+    /// More extents than one request holds: the walk must ask again until the last one.
+    #[test]
+    fn walks_past_one_batch() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        let blocks = (2 * BATCH + 100) as u64;
+        for i in 0..blocks {
+            // Every other block: a hole between each pair, so each block is its own extent.
+            file.write_all_at(&[1u8; 4096], i * 2 * 4096).unwrap();
+        }
+        file.sync_all().unwrap();
+        let Some(list) = extents(&file).unwrap() else {
+            return; // no FIEMAP here
+        };
+        assert_eq!(list.len() as u64, blocks);
+        assert_eq!(count_runs(&list), blocks);
+        assert!(list.windows(2).all(|w| w[0].logical_bytes < w[1].logical_bytes));
+        assert_eq!(list.last().unwrap().logical_bytes, (blocks - 1) * 2 * 4096);
+        assert!(list.last().unwrap().flags & FIEMAP_EXTENT_LAST != 0);
+    }
+
     #[test]
     fn maps_a_written_file_or_reports_unsupported() {
         let dir = tempfile::tempdir().unwrap();
