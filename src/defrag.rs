@@ -109,6 +109,9 @@ pub enum Event<'a> {
     Leftover { path: &'a Path, removed: bool },
     /// A rewrite of partition `key` reached `step`.
     Step { key: PartitionKey, step: Step },
+    /// A partition is finished with (reported as each completes, so that an error on a later
+    /// partition does not hide what was done before it).
+    Done(&'a Outcome),
 }
 
 /// What defrag did, or would do, with one partition.
@@ -119,7 +122,8 @@ pub enum Action {
     /// The verified copy had no fewer extents and no fewer allocated bytes (the file system
     /// had no larger free runs), so it was dropped and the original kept.
     NotImproved { copy: Footprint },
-    /// Dry run: it would be rewritten; `needed_bytes` of free space, `free_bytes` available.
+    /// Dry run: it would be rewritten, given `needed_bytes` of free space; `free_bytes` are
+    /// available (when fewer, the real run refuses).
     WouldRewrite { needed_bytes: u64, free_bytes: u64 },
     /// Fewer fragmented extents than asked for.
     NotFragmented,
@@ -136,7 +140,8 @@ pub struct Outcome {
 }
 
 /// Defragments the partitions `keys` (all when empty). Needs a database opened for writing
-/// unless `options.dry_run`. Stops at the first error; partitions done before it stay done.
+/// unless `options.dry_run`. Stops at the first error; partitions done before it stay done
+/// (and were reported through `Event::Done`).
 pub fn defrag(
     db: &Database,
     keys: &[PartitionKey],
@@ -182,7 +187,7 @@ pub fn defrag(
                     Some(n) => n,
                     None => free_bytes(db.dir())?,
                 };
-                if free_bytes < needed_bytes {
+                if free_bytes < needed_bytes && !options.dry_run {
                     return Err(Error::Defrag {
                         path: source.path.clone(),
                         reason: format!(
@@ -204,12 +209,14 @@ pub fn defrag(
                 }
             }
         };
-        outcomes.push(Outcome {
+        let outcome = Outcome {
             key,
             path: source.path.clone(),
             before,
             action,
-        });
+        };
+        on_event(Event::Done(&outcome));
+        outcomes.push(outcome);
     }
     Ok(outcomes)
 }

@@ -207,6 +207,12 @@ fn dry_run_changes_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("would remove"));
     assert_eq!(files.iter().map(|f| fstat(f).2).collect::<Vec<_>>(), inodes);
     assert_eq!(defrag_leftovers(&dir), vec![".2021.xs.defrag".to_string()]);
+    // Short of space, a dry run says the real one would refuse, and still succeeds.
+    let out = run(xs(&dir)
+        .args(["defrag", "--dry-run", "--min-extents", "0"])
+        .env("XS_DEFRAG_ASSUME_FREE_BYTES", "4096"));
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("defrag would refuse"));
 }
 
 #[test]

@@ -71,6 +71,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         dry_run: args.dry_run,
         assume_free_bytes,
     };
+    let mut out = Output::new();
+    let mut write_failure = None;
     let mut on_event = |event: Event<'_>| match event {
         Event::Leftover { path, removed } => {
             let verb = if removed { "removed" } else { "would remove" };
@@ -81,13 +83,19 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 kill_self();
             }
         }
+        Event::Done(outcome) => {
+            // Each line goes out as its partition finishes, so an error later keeps it.
+            let line = describe(&outcome.key.to_string(), &outcome.before, &outcome.action);
+            out.buf.extend_from_slice(line.as_bytes());
+            out.buf.push(b'\n');
+            if let Err(e) = out.flush() {
+                write_failure.get_or_insert(e);
+            }
+        }
     };
     let outcomes = defrag::defrag(&db, &keys, options, &mut on_event)?;
-    let mut out = Output::new();
-    for outcome in &outcomes {
-        let line = describe(&outcome.key.to_string(), &outcome.before, &outcome.action);
-        out.buf.extend_from_slice(line.as_bytes());
-        out.buf.push(b'\n');
+    if let Some(failure) = write_failure {
+        return Err(failure);
     }
     if outcomes.is_empty() {
         out.buf
@@ -128,13 +136,18 @@ fn describe(name: &str, before: &Footprint, action: &Action) -> String {
             needed_bytes,
             free_bytes,
         } => format!(
-            "{name}: would defragment: {} fragmented; {state}; needs {} free, {} available",
+            "{name}: would defragment: {} fragmented; {state}; needs {} free, {} available{}",
             before
                 .fragmented_extents()
                 .map(|n| format!("{n} extents"))
                 .unwrap_or_else(|| "unknown extents".into()),
             human_bytes(*needed_bytes),
-            human_bytes(*free_bytes)
+            human_bytes(*free_bytes),
+            if free_bytes < needed_bytes {
+                " (too little: defrag would refuse; free some space first)"
+            } else {
+                ""
+            }
         ),
         Action::NotImproved { copy } => format!(
             "{name}: kept as it was: a verified copy had {} extents and {} physical, no better \
