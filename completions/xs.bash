@@ -19,6 +19,9 @@ _xs() {
             xs,create)
                 cmd="xs__subcmd__create"
                 ;;
+            xs,defrag)
+                cmd="xs__subcmd__defrag"
+                ;;
             xs,delete)
                 cmd="xs__subcmd__delete"
                 ;;
@@ -37,8 +40,14 @@ _xs() {
             xs,range)
                 cmd="xs__subcmd__range"
                 ;;
+            xs,stat)
+                cmd="xs__subcmd__stat"
+                ;;
             xs__subcmd__help,create)
                 cmd="xs__subcmd__help__subcmd__create"
+                ;;
+            xs__subcmd__help,defrag)
+                cmd="xs__subcmd__help__subcmd__defrag"
                 ;;
             xs__subcmd__help,delete)
                 cmd="xs__subcmd__help__subcmd__delete"
@@ -58,6 +67,9 @@ _xs() {
             xs__subcmd__help,range)
                 cmd="xs__subcmd__help__subcmd__range"
                 ;;
+            xs__subcmd__help,stat)
+                cmd="xs__subcmd__help__subcmd__stat"
+                ;;
             *)
                 ;;
         esac
@@ -65,7 +77,7 @@ _xs() {
 
     case "${cmd}" in
         xs)
-            opts="-d -h -V --db --wait --help --version create put get range delete generate help"
+            opts="-d -h -V --db --wait --help --version create put get range delete stat defrag generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -118,6 +130,32 @@ _xs() {
                     return 0
                     ;;
                 --time-column)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__defrag)
+            opts="-d -h -V --min-extents --dry-run --db --wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --min-extents)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -203,7 +241,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__help)
-            opts="create put get range delete generate help"
+            opts="create put get range delete stat defrag generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -217,6 +255,20 @@ _xs() {
             return 0
             ;;
         xs__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__help__subcmd__defrag)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -314,6 +366,20 @@ _xs() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        xs__subcmd__help__subcmd__stat)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         xs__subcmd__put)
             opts="-d -h -V --append --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -347,6 +413,28 @@ _xs() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__stat)
+            opts="-d -h -V --json --bytes --fast --db --wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -30,6 +30,8 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand get 'Print the rows stored at each TIME as CSV with a header, in time order'
             cand range 'Print every row with FROM <= time < TO as CSV with a header, in time order'
             cand delete 'Delete the rows at FROM, or every row with FROM <= time < TO'
+            cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
+            cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
             cand generate 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -87,6 +89,29 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'xs;stat'= {
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --json 'Print JSON (schema in docs/STAT.md) instead of a table'
+            cand --bytes 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
+            cand --fast 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;defrag'= {
+            cand --min-extents 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one'
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --dry-run 'Report what would be rewritten and the space it needs; change nothing'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'xs;generate'= {
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
@@ -102,6 +127,8 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand get 'Print the rows stored at each TIME as CSV with a header, in time order'
             cand range 'Print every row with FROM <= time < TO as CSV with a header, in time order'
             cand delete 'Delete the rows at FROM, or every row with FROM <= time < TO'
+            cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
+            cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
             cand generate 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -114,6 +141,10 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;help;range'= {
         }
         &'xs;help;delete'= {
+        }
+        &'xs;help;stat'= {
+        }
+        &'xs;help;defrag'= {
         }
         &'xs;help;generate'= {
         }

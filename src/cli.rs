@@ -43,6 +43,8 @@ pub enum Command {
     Get(cmd::get::Args),
     Range(cmd::range::Args),
     Delete(cmd::delete::Args),
+    Stat(cmd::stat::Args),
+    Defrag(cmd::defrag::Args),
     #[command(hide = true)]
     Generate(cmd::generate::Args),
 }

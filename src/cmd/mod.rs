@@ -1,11 +1,13 @@
 //! One module per subcommand. Each turns its arguments into engine calls and owns stdout.
 
 pub mod create;
+pub mod defrag;
 pub mod delete;
 pub mod generate;
 pub mod get;
 pub mod put;
 pub mod range;
+pub mod stat;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -80,6 +82,8 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Get(args) => get::run(&ctx, args),
         Command::Range(args) => range::run(&ctx, args),
         Command::Delete(args) => delete::run(&ctx, args),
+        Command::Stat(args) => stat::run(&ctx, args),
+        Command::Defrag(args) => defrag::run(&ctx, args),
         Command::Generate(args) => generate::run(args),
     }
 }

@@ -121,6 +121,20 @@ impl Database {
         &self.config.schema
     }
 
+    /// Whether this handle holds the writer lock.
+    pub fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    /// Drops the cached handle of partition `key`, so that the next use opens the file now
+    /// under its name (`defrag` replaces partition files by rename).
+    pub fn forget_partition(&self, key: PartitionKey) {
+        self.partitions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&key);
+    }
+
     /// Maps a timestamp to its partition and slot; refuses times outside the storable range
     /// and times that are not a multiple of the granularity.
     pub fn slot_of(&self, t_ns: i64) -> Result<Slot> {
