@@ -101,7 +101,8 @@ def loadavg(triple):
 def header(results):
     m = results["machine"]
     counts = results["counts"]
-    versions = "; ".join(f"{name} {version}" for name, version in m["versions"].items())
+    versions = "; ".join(version if version.startswith(name) else f"{name} {version}"
+                         for name, version in m["versions"].items())
     title = "xs beside DuckDB and SQLite" + (" (QUICK smoke data)" if results["mode"] == "quick"
                                              else "")
     return [
