@@ -22,7 +22,7 @@ Exit codes: 0 success, 1 nothing found (get), 2 usage error, 3 runtime error,
 4 import rejected rows, 5 database locked by another writer.";
 
 #[derive(Parser, Debug)]
-#[command(name = "xs", version, about = ABOUT, after_help = EXAMPLES, propagate_version = true)]
+#[command(name = "xs", version = env!("XS_VERSION"), about = ABOUT, after_help = EXAMPLES, propagate_version = true)]
 pub struct Cli {
     /// Database directory; default: the current directory, if it is a database.
     #[arg(short = 'd', long = "db", env = "XS_DB", global = true, value_name = "DIR")]
@@ -45,4 +45,8 @@ pub enum Command {
     Delete(cmd::delete::Args),
     Export(cmd::export::Args),
     Import(cmd::import::Args),
+    Stat(cmd::stat::Args),
+    Defrag(cmd::defrag::Args),
+    #[command(hide = true)]
+    Generate(cmd::generate::Args),
 }

@@ -27,6 +27,9 @@ pub enum Error {
     Invalid(String),
     /// More rows at one timestamp than the database's depth.
     DepthFull { t_ns: i64, depth: u32 },
+    /// `defrag` refused or failed to rewrite the partition at `path`; `reason` says why and
+    /// what to do.
+    Defrag { path: PathBuf, reason: String },
 }
 
 impl Error {
@@ -75,6 +78,7 @@ impl std::fmt::Display for Error {
                  replace them (put without --append) or create a database with a larger --depth",
                 crate::io::timefmt::format_iso(*t_ns, 9)
             ),
+            Error::Defrag { path, reason } => write!(f, "cannot defrag {}: {reason}", path.display()),
         }
     }
 }

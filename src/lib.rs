@@ -3,9 +3,11 @@
 //! with no index. This crate is the engine; the `xs` binary is a thin CLI over it.
 
 pub mod db;
+pub mod defrag;
 pub mod error;
 pub mod import;
 pub mod io;
+pub mod stat;
 
 pub use db::{Access, Database, PutMode};
 pub use error::{Error, Result};

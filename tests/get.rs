@@ -45,7 +45,7 @@ fn db() -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn get_prints_every_row_at_each_time_as_csv() {
     let (_tmp, db) = db();
-    let out = ok(&["-d", s(&db), "get", "--", "2024-02-29T12:00:00Z", "-1s"]);
+    let out = ok(&["-d", s(&db), "get", "2024-02-29T12:00:00Z", "-1s"]);
     assert_eq!(
         out,
         "time,v,flag,name\n\
@@ -62,11 +62,11 @@ fn get_speaks_ndjson_tsv_and_projects() {
         "-d",
         s(&db),
         "get",
-        "1709208000s",
         "-f",
         "ndjson",
         "--time-format",
         "epoch-s",
+        "1709208000s",
     ]);
     let rows: Vec<serde_json::Value> = out
         .lines()
@@ -84,13 +84,13 @@ fn get_speaks_ndjson_tsv_and_projects() {
         "-d",
         s(&db),
         "get",
-        "1709208000s",
         "-f",
         "tsv",
         "--columns",
         "name,v",
         "--limit",
         "1",
+        "1709208000s",
     ]);
     assert_eq!(out, "name\tv\none\t2.5\n");
 }
@@ -99,10 +99,22 @@ fn get_speaks_ndjson_tsv_and_projects() {
 fn nothing_found_exits_1_without_a_message() {
     let (_tmp, db) = db();
     let out = xs()
-        .args(["-d", s(&db), "get", "2024-03-01T00:00:00Z", "--no-header"])
+        .args(["-d", s(&db), "get", "--no-header", "2024-03-01T00:00:00Z"])
         .output()
         .expect("xs runs");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(out.stdout, b"");
     assert_eq!(out.stderr, b"");
+}
+
+#[test]
+fn an_option_after_the_timestamps_is_explained() {
+    let (_tmp, db) = db();
+    let out = xs()
+        .args(["-d", s(&db), "get", "1709208000s", "--no-header"])
+        .output()
+        .expect("xs runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("put options before the timestamps"), "{err}");
 }

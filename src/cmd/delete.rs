@@ -33,6 +33,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
     };
     let deleted = db.delete(args.from, to)?;
+    db.sync()?;
     eprintln!("deleted {deleted} rows");
     Ok(())
 }

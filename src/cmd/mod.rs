@@ -1,13 +1,16 @@
 //! One module per subcommand. Each turns its arguments into engine calls and owns stdout.
 
 pub mod create;
+pub mod defrag;
 pub mod delete;
 pub mod export;
+pub mod generate;
 pub mod get;
 pub mod import;
 pub mod output_args;
 pub mod put;
 pub mod range;
+pub mod stat;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -84,6 +87,9 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Delete(args) => delete::run(&ctx, args),
         Command::Export(args) => export::run(&ctx, args),
         Command::Import(args) => import::run(&ctx, args),
+        Command::Stat(args) => stat::run(&ctx, args),
+        Command::Defrag(args) => defrag::run(&ctx, args),
+        Command::Generate(args) => generate::run(args),
     }
 }
 

@@ -41,7 +41,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         PutMode::Replace
     };
     db.put(args.time, &row, mode)?;
-    Ok(())
+    Ok(db.sync()?)
 }
 
 /// Builds a row from `name=value` pairs or from positional values.
@@ -67,7 +67,7 @@ fn encode_values(schema: &Schema, values: &[String]) -> CliResult<Vec<u8>> {
             let col = schema.column_index(name).unwrap_or_default();
             set(&mut row, col, text)?;
         }
-    } else if named == 0 {
+    } else if named == 0 && !values.iter().all(|v| looks_named(v)) {
         let columns = schema.columns();
         if values.len() != columns.len() {
             let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
@@ -98,4 +98,11 @@ fn encode_values(schema: &Schema, values: &[String]) -> CliResult<Vec<u8>> {
         )));
     }
     Ok(row)
+}
+
+/// `name=value` with a name that could be a column (so `zz=1` is an unknown column, not a value).
+fn looks_named(value: &str) -> bool {
+    value
+        .split_once('=')
+        .is_some_and(|(name, _)| xs::db::schema::valid_column_name(name))
 }

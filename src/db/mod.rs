@@ -121,6 +121,20 @@ impl Database {
         &self.config.schema
     }
 
+    /// Whether this handle holds the writer lock.
+    pub fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    /// Drops the cached handle of partition `key`, so that the next use opens the file now
+    /// under its name (`defrag` replaces partition files by rename).
+    pub fn forget_partition(&self, key: PartitionKey) {
+        self.partitions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&key);
+    }
+
     /// Maps a timestamp to its partition and slot; refuses times outside the storable range
     /// and times that are not a multiple of the granularity.
     pub fn slot_of(&self, t_ns: i64) -> Result<Slot> {
@@ -193,6 +207,7 @@ impl Database {
     }
 
     /// Stores an encoded row (`schema().row_len()` bytes, present bit set) at `t_ns`.
+    /// Not durable until `sync` is called.
     pub fn put(&self, t_ns: i64, row: &[u8], mode: PutMode) -> Result<()> {
         debug_assert_eq!(row.len(), self.schema().row_len());
         let slot = self.slot_of(t_ns)?;
@@ -211,12 +226,25 @@ impl Database {
                         t_ns,
                         depth: self.config.depth,
                     })?;
-                partition.write_at(row, offset + (free * row_len) as u64)?;
-                return partition.sync();
+                return partition.write_at(row, offset + (free * row_len) as u64);
             }
         }
-        partition.write_at(&slab, offset)?;
-        partition.sync()
+        partition.write_at(&slab, offset)
+    }
+
+    /// Makes every write so far durable: fsyncs each open partition file and the directory.
+    pub fn sync(&self) -> Result<()> {
+        let open: Vec<Arc<Partition>> = {
+            let cache = self
+                .partitions
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            cache.values().cloned().collect()
+        };
+        for partition in open {
+            partition.sync()?;
+        }
+        sync_dir(&self.dir)
     }
 
     fn writable_partition(&self, key: PartitionKey) -> Result<Arc<Partition>> {
@@ -229,17 +257,28 @@ impl Database {
 
     /// The rows stored at `t_ns`, in order; empty when none.
     pub fn get(&self, t_ns: i64) -> Result<Vec<Vec<u8>>> {
+        let mut slab = Vec::new();
+        let rows = self.get_into(t_ns, &mut slab)?;
+        Ok(slab
+            .chunks_exact(self.schema().row_len())
+            .take(rows)
+            .map(<[u8]>::to_vec)
+            .collect())
+    }
+
+    /// Reads the slot of `t_ns` into `slab` (resized to depth × row length, reused across calls)
+    /// and returns how many rows it holds: they are the first rows of `slab`. One `pread`.
+    pub fn get_into(&self, t_ns: i64, slab: &mut Vec<u8>) -> Result<usize> {
         let slot = self.slot_of(t_ns)?;
         let Some(partition) = self.partition(slot.key, false)? else {
-            return Ok(Vec::new());
+            return Ok(0);
         };
-        let mut slab = vec![0u8; partition.slab_len as usize];
-        partition.read_at(&mut slab, partition.slot_offset(slot.index))?;
+        slab.resize(partition.slab_len as usize, 0);
+        partition.read_at(slab, partition.slot_offset(slot.index))?;
         Ok(slab
             .chunks_exact(self.schema().row_len())
             .take_while(|r| Schema::is_present(r))
-            .map(|r| r.to_vec())
-            .collect())
+            .count())
     }
 
     /// Calls `visit(t_ns, row)` for every stored row with `from <= t < to`, in time order,
@@ -320,6 +359,7 @@ impl Database {
 
     /// Deletes every row with `from <= t < to` and punches holes where whole blocks become
     /// empty, so the physical size shrinks. Returns the number of rows deleted.
+    /// Not durable until `sync` is called.
     pub fn delete(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
         if !self.writable {
             return Err(Error::Invalid("database was opened read-only".into()));

@@ -8,7 +8,7 @@ Run it through run.sh, which installs the peers and then runs this file with the
     bash tests/bench/run.sh --quick                  # 2 days of trades, 3 of sensor: a smoke run
     bash tests/bench/run.sh --runs 3 --only duckdb,sqlite --datasets trades
 
-Environment: XS_BENCH_DIR  cache for the venv, data, stores and results (default <repo>/target/bench)
+Environment: XS_BENCH_DIR  venv, data, stores and results (default <repo>/target/bench)
              XS_BENCH_GEN  the data generator (default <repo>/../shared/bench/gen.py)
              XS_BIN        the xs binary (default <repo>/target/release/xs)
 
@@ -16,6 +16,7 @@ Prints a markdown table and writes it to XS_BENCH_DIR/results.md, with the raw f
 results.json (results-quick.* for --quick). tests/bench/README.md says what each row measures.
 """
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -51,7 +52,8 @@ def parse_args():
     ap.add_argument("--quick", action="store_true", help="small data, fewer runs: a smoke run")
     ap.add_argument("--runs", type=int, help="runs of each import, range and aggregation "
                     "(default 5, quick 2)")
-    ap.add_argument("--lookup-runs", type=int, help="runs of each CLI lookup (default 200, quick 50)")
+    ap.add_argument("--lookup-runs", type=int,
+                    help="runs of each CLI lookup (default 200, quick 50)")
     ap.add_argument("--inproc-lookups", type=int,
                     help="random keys looked up in-process (default 2000, quick 500)")
     ap.add_argument("--only", default=",".join(ENGINES), help="engines to run (default: all)")
@@ -79,10 +81,16 @@ def parse_args():
     return opts
 
 
+def duckdb_cli():
+    """The binary of the duckdb-cli package (its bin/duckdb is a Python script that runs it,
+    which would add an interpreter's start to every whole-process figure)."""
+    spec = importlib.util.find_spec("duckdb_cli")
+    return Path(spec.origin).parent / "duckdb" if spec else "duckdb"
+
+
 def make_engines(opts):
     """The engines to run, in table order; the peers come from the venv this file runs in."""
-    venv_bin = Path(sys.executable).parent
-    available = {"xs": Xs(opts.xs), "duckdb": DuckDB(sys.executable, venv_bin / "duckdb"),
+    available = {"xs": Xs(opts.xs), "duckdb": DuckDB(sys.executable, duckdb_cli()),
                  "sqlite": SQLite(shutil.which("sqlite3") or "sqlite3")}
     return [available[name] for name in ENGINES if name in opts.only]
 
@@ -162,23 +170,22 @@ def import_metrics(ds, imp, timings):
     }
 
 
-def bench_cli(cmd, runs, warmup, rows=None):
+def bench_cli(what, cmd, runs, warmup, rows=None):
     """One probe run (it fails fast and counts the output lines), then hyperfine's runs."""
     lines = count_output_lines(cmd)
     times_s = hyperfine(cmd, runs, warmup)
     result = {"cmd": cmd, "output_lines": lines, "wall_ms": summary([t * 1e3 for t in times_s])}
     if rows is not None:
         result["rows_per_s"] = summary([rows / t for t in times_s])
-    log(f"  {cmd[0]}: median {result['wall_ms']['median']:.2f} ms, {lines} lines out")
+    log(f"  {what}: median {result['wall_ms']['median']:.2f} ms, {lines} lines out")
     return result
 
 
-def bench_inproc(engine, ds, store, keys, agg_runs):
+def bench_inproc(engine, ds, store, keys_ms, agg_runs):
     """In-process lookups (and aggregation) of a peer, timed by inproc.py in its own process."""
-    spec = {"engine": engine.name, "db": str(store), "keys": [ds.sql_param(k) for k in keys],
-            "agg_runs": agg_runs, **engine.inproc(ds)}
+    spec = {"db": str(store), "agg_runs": agg_runs, **engine.inproc(ds, keys_ms)}
     proc = subprocess.run([sys.executable, str(HERE / "inproc.py")], input=json.dumps(spec),
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     if proc.returncode != 0:  # a Python traceback: its last line says what failed
         raise CommandFailed(proc.stderr.strip().splitlines()[-1])
     out = json.loads(proc.stdout)
@@ -186,25 +193,27 @@ def bench_inproc(engine, ds, store, keys, agg_runs):
                                 "misses": out["lookup_misses"]}}
     if "agg_ms" in out:
         result["agg_inproc"] = {"wall_ms": summary(out["agg_ms"])}
-    log(f"  {engine.name} in-process lookup: median "
+    log(f"  in-process lookup: median "
         f"{result['lookup_inproc']['latency_us']['median']:.1f} µs")
     return result
 
 
 def query_ops(ds):
-    return ["range", "lookup_cli", "lookup_inproc"] + (["agg_cli", "agg_inproc"] if ds.aggregate else [])
+    ops = ["range", "lookup_cli", "lookup_inproc"]
+    return ops + ["agg_cli", "agg_inproc"] if ds.aggregate else ops
 
 
 def bench_queries(ds, engine, store, opts, keys):
     """The query operations of one engine on its store: {op: result}."""
     log(f"{ds.name}: queries with {engine.name}")
     ops = {
-        "range": attempt(bench_cli, engine.range_cmd(ds, store), opts.runs, 1, ds.range_rows),
-        "lookup_cli": attempt(bench_cli, engine.lookup_cmd(ds, store), opts.lookup_runs,
+        "range": attempt(bench_cli, "range", engine.range_cmd(ds, store), opts.runs, 1,
+                         ds.range_rows),
+        "lookup_cli": attempt(bench_cli, "lookup", engine.lookup_cmd(ds, store), opts.lookup_runs,
                               LOOKUP_WARMUP),
     }
     if ds.aggregate:
-        ops["agg_cli"] = attempt(bench_cli, engine.agg_cmd(ds, store), opts.runs, 1)
+        ops["agg_cli"] = attempt(bench_cli, "vwap", engine.agg_cmd(ds, store), opts.runs, 1)
     if not isinstance(engine, Xs):
         inproc = attempt(bench_inproc, engine, ds, store, keys, opts.runs)
         for op in ("lookup_inproc", "agg_inproc") if ds.aggregate else ("lookup_inproc",):
@@ -222,12 +231,12 @@ def bench_dataset(ds, engines, store_dir, opts):
                   "lookup": ds.iso(ds.lookup_ms)},
         "import": bench_imports(ds, engines, store_dir, opts.runs),
     }
-    import_into = {imp.store: result["import"][imp.label]
+    import_by_store = {imp.store: result["import"][imp.label]
                    for imp in all_imports(ds, engines, store_dir)}
     keys = ds.sample_times(opts.inproc_lookups)
     for engine in engines:
         store = engine.query_store(store_dir)
-        failed = import_into[store].get("error")
+        failed = import_by_store[store].get("error")
         if failed:
             ops = {op: {"error": f"no store, its import failed: {failed}"} for op in query_ops(ds)}
         else:
@@ -273,8 +282,9 @@ def main():
     }
     for name in opts.datasets:
         ds = datasets.load(name, data_dir)
-        results["datasets"][name] = bench_dataset(ds, engines,
-                                                  opts.bench_dir / "stores" / opts.mode / name, opts)
+        store_dir = opts.bench_dir / "stores" / opts.mode / name
+        results["datasets"][name] = bench_dataset(ds, engines, store_dir, opts)
+    results["machine"]["loadavg_at_end"] = os.getloadavg()
     suffix = "-quick" if opts.quick else ""
     markdown = report.markdown(results)
     (opts.bench_dir / f"results{suffix}.md").write_text(markdown)

@@ -1,6 +1,7 @@
 """The benchmark data: generating it with gen.py (once), and the facts the measurements need.
 
-Times are handled as epoch milliseconds and written out in each engine's form by Dataset.
+Times are handled as epoch milliseconds; engines.py writes them in each peer's form, Dataset.iso
+in the form xs takes on its command line.
 """
 import hashlib
 import random
@@ -33,7 +34,8 @@ LOOKUP_FROM = "2021-01-02T12:00:00Z"
 
 
 def iso_to_ms(text):
-    return (datetime.fromisoformat(text.replace("Z", "+00:00")) - EPOCH) // timedelta(milliseconds=1)
+    instant = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return (instant - EPOCH) // timedelta(milliseconds=1)
 
 
 def parse_time(field, time_format):
@@ -71,15 +73,6 @@ class Dataset:
     def iso(self, ms):
         """The time as xs takes it on its command line."""
         return ms_to_iso(ms, "milliseconds" if self.time_format == "epoch_ms" else "seconds")
-
-    def sql_param(self, ms):
-        """The time as stored in the peers' `time` column (a bound parameter)."""
-        return ms if self.time_format == "epoch_ms" else ms_to_iso(ms, "seconds")
-
-    def sql_literal(self, ms):
-        """The time as an SQL literal comparable with the peers' `time` column."""
-        value = self.sql_param(ms)
-        return str(value) if isinstance(value, int) else f"'{value}'"
 
     def sample_times(self, count, seed=1):
         """`count` existing timestamps, drawn at random (seeded) through random byte offsets."""

@@ -4,15 +4,22 @@ Each engine gives, for a Dataset:
   imports(ds, store_dir)  -> [Import]: labelled import commands, each into its own fresh store
   query_store(store_dir)  -> the store the query operations read (kept from the last import run)
   range_cmd / lookup_cmd / agg_cmd(ds, store) -> argv of one whole process, output on stdout
-  inproc(ds)              -> the SQL that inproc.py times in-process (peers only)
+  inproc(ds, keys_ms)     -> what inproc.py times in-process (peers only)
 
-Peers store the time column as loaded from the CSV: trades time as INTEGER epoch ms (both);
-sensor time as TIMESTAMPTZ in DuckDB (read_csv's inference) and as ISO-8601 TEXT in SQLite (what
-`.import` loads without a conversion step; ISO text of one fixed format sorts like time).
+How the peers store time (each the natural choice of a user of that engine):
+  trades  INTEGER epoch ms in both, as in the CSV.
+  sensor  DuckDB: TIMESTAMPTZ, read_csv's inference from the ISO-8601 text.
+          SQLite: INTEGER epoch seconds as the rowid (`time INTEGER PRIMARY KEY`), converted by
+          unixepoch() from a TEMP staging table that `.import` fills, in the same transaction.
+SQLite's tables are clustered on time, so a lookup or a range is one B-tree search; trades share
+milliseconds, so their key is (time, trade_id) in a WITHOUT ROWID table. DuckDB has no index:
+its zone maps (min/max per row group) prune the sorted time column.
 """
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from datasets import ms_to_iso
 
 # DuckDB's import, as a whole process: a python interpreter that loads the duckdb module.
 DUCKDB_IMPORT = """
@@ -22,91 +29,120 @@ con.execute("CREATE TABLE t AS SELECT * FROM read_csv('%s')" % sys.argv[2].repla
 con.close()
 """
 
-# SQLite tables, clustered on time (WITHOUT ROWID) so that a lookup or a range is one B-tree
-# search; trades share milliseconds, so their key is (time, trade_id).
-SQLITE_TABLES = {
-    "trades": "time INTEGER NOT NULL, price REAL, qty REAL, side TEXT, trade_id INTEGER NOT NULL,"
-              " PRIMARY KEY (time, trade_id)",
-    "sensor": "time TEXT NOT NULL PRIMARY KEY, temp REAL, humidity REAL, pressure REAL,"
-              " status INTEGER",
+# The statements of SQLite's import, per dataset (run between BEGIN and COMMIT).
+SQLITE_IMPORT = {
+    "trades": [
+        "CREATE TABLE t (time INTEGER NOT NULL, price REAL, qty REAL, side TEXT,"
+        " trade_id INTEGER NOT NULL, PRIMARY KEY (time, trade_id)) WITHOUT ROWID",
+        '.import --csv --skip 1 "{csv}" t',
+    ],
+    "sensor": [
+        "CREATE TABLE t (time INTEGER NOT NULL PRIMARY KEY, temp REAL, humidity REAL,"
+        " pressure REAL, status INTEGER)",
+        "CREATE TEMP TABLE csv_rows (time TEXT, temp REAL, humidity REAL, pressure REAL,"
+        " status INTEGER)",
+        '.import --csv --skip 1 "{csv}" csv_rows',
+        "INSERT INTO t SELECT unixepoch(time), temp, humidity, pressure, status FROM csv_rows",
+    ],
 }
-
-# DuckDB's type for the bound parameter of a lookup (a string must be cast to compare as time).
-DUCKDB_TIME_TYPES = {"epoch_ms": "BIGINT", "iso_s": "TIMESTAMPTZ"}
 
 
 @dataclass(frozen=True)
 class Import:
-    label: str      # the column/row name in the results: "duckdb", "xs --threads 2", …
+    label: str      # its name in the results: "duckdb", "xs --threads 2", …
     store: Path
     cmd: list
 
 
-def range_sql(ds):
-    lo, hi = ds.range_ms
-    return f"SELECT * FROM t WHERE time >= {ds.sql_literal(lo)} AND time < {ds.sql_literal(hi)}"
-
-
-def lookup_sql(ds, value):
-    return f"SELECT * FROM t WHERE time = {value}"
-
-
-def vwap_sql(ds, int_div):
-    """1-minute buckets of one day of trades: sum(qty) and VWAP; int_div is the SQL operator of
-    integer division (DuckDB's `/` on integers returns a double)."""
-    lo, hi = ds.range_ms
-    return (f"SELECT time {int_div} 60000 * 60000 AS minute, sum(qty) AS qty,"
-            f" sum(price * qty) / sum(qty) AS vwap FROM t WHERE time >= {lo} AND time < {hi}"
-            " GROUP BY minute ORDER BY minute")
-
-
 def first_output_line(cmd):
-    """The first line a version command prints, or the first line of its error."""
+    """The first line a version command prints, or what went wrong."""
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"n/a ({err})"
     lines = (proc.stdout or proc.stderr).strip().splitlines()
     return lines[0] if lines else f"n/a (exit status {proc.returncode})"
 
 
-class DuckDB:
+class SqlPeer:
+    """The SQL shared by DuckDB and SQLite. A subclass defines `name`, `int_div` (the SQL operator
+    of integer division), time_value(ds, ms) (a time as its `time` column stores it: int or str)
+    and run_sql(store, sql) (argv of its CLI printing the result as CSV)."""
+
+    def lookup_param(self, ds):
+        """The SQL of the lookup's bound parameter."""
+        return "?"
+
+    def literal(self, ds, ms):
+        value = self.time_value(ds, ms)
+        return str(value) if isinstance(value, int) else f"'{value}'"
+
+    def range_sql(self, ds):
+        lo, hi = ds.range_ms
+        return (f"SELECT * FROM t WHERE time >= {self.literal(ds, lo)}"
+                f" AND time < {self.literal(ds, hi)}")
+
+    def vwap_sql(self, ds):
+        """1-minute buckets of the range of trades: sum(qty) and VWAP."""
+        lo, hi = ds.range_ms
+        return (f"SELECT time {self.int_div} 60000 * 60000 AS minute, sum(qty) AS qty,"
+                f" sum(price * qty) / sum(qty) AS vwap FROM t WHERE time >= {lo} AND time < {hi}"
+                " GROUP BY minute ORDER BY minute")
+
+    def range_cmd(self, ds, store):
+        return self.run_sql(store, self.range_sql(ds))
+
+    def lookup_cmd(self, ds, store):
+        return self.run_sql(store, f"SELECT * FROM t WHERE time = {self.literal(ds, ds.lookup_ms)}")
+
+    def agg_cmd(self, ds, store):
+        return self.run_sql(store, self.vwap_sql(ds))
+
+    def inproc(self, ds, keys_ms):
+        return {"engine": self.name,
+                "lookup_sql": f"SELECT * FROM t WHERE time = {self.lookup_param(ds)}",
+                "keys": [self.time_value(ds, ms) for ms in keys_ms],
+                "agg_sql": self.vwap_sql(ds) if ds.aggregate else None}
+
+
+class DuckDB(SqlPeer):
     name = "duckdb"
+    int_div = "//"  # `/` on integers returns a double
 
     def __init__(self, python, cli):
         self.python = str(python)
         self.cli = str(cli)
 
     def version(self):
-        return first_output_line([self.cli, "--version"])
+        module = first_output_line([self.python, "-c", "import duckdb; print(duckdb.__version__)"])
+        return f"CLI {first_output_line([self.cli, '--version'])}, python module {module}"
 
     def imports(self, ds, store_dir):
         store = self.query_store(store_dir)
-        return [Import(self.name, store, [self.python, "-c", DUCKDB_IMPORT, str(store), str(ds.csv)])]
+        cmd = [self.python, "-c", DUCKDB_IMPORT, str(store), str(ds.csv)]
+        return [Import(self.name, store, cmd)]
 
     def query_store(self, store_dir):
         return store_dir / "duckdb.db"
 
-    def _sql(self, store, sql):
+    def time_value(self, ds, ms):
+        return ms if ds.time_format == "epoch_ms" else ms_to_iso(ms, "seconds")
+
+    def lookup_param(self, ds):
+        # a string parameter must be cast to compare as time, not the column as text
+        return "?" if ds.time_format == "epoch_ms" else "CAST(? AS TIMESTAMPTZ)"
+
+    def run_sql(self, store, sql):
         return [self.cli, "-readonly", "-csv", str(store), "-c", sql]
 
     def range_cmd(self, ds, store):
-        return self._sql(store, f"COPY ({range_sql(ds)}) TO '/dev/stdout' (FORMAT csv, HEADER)")
-
-    def lookup_cmd(self, ds, store):
-        return self._sql(store, lookup_sql(ds, ds.sql_literal(ds.lookup_ms)))
-
-    def agg_cmd(self, ds, store):
-        return self._sql(store, vwap_sql(ds, "//"))
-
-    def inproc(self, ds):
-        param = f"CAST(? AS {DUCKDB_TIME_TYPES[ds.time_format]})"
-        return {"lookup_sql": lookup_sql(ds, param),
-                "agg_sql": vwap_sql(ds, "//") if ds.aggregate else None}
+        copy = f"COPY ({self.range_sql(ds)}) TO '/dev/stdout' (FORMAT csv, HEADER)"
+        return self.run_sql(store, copy)
 
 
-class SQLite:
+class SQLite(SqlPeer):
     name = "sqlite"
+    int_div = "/"
 
     def __init__(self, cli):
         self.cli = str(cli)
@@ -116,29 +152,19 @@ class SQLite:
 
     def imports(self, ds, store_dir):
         store = self.query_store(store_dir)
-        # One transaction around the table's creation and the whole `.import`.
-        cmd = [self.cli, str(store), "BEGIN", f"CREATE TABLE t ({SQLITE_TABLES[ds.name]}) WITHOUT ROWID",
-               f'.import --csv --skip 1 "{ds.csv}" t', "COMMIT"]
+        # one transaction around the table's creation and the whole load
+        statements = [s.format(csv=ds.csv) for s in SQLITE_IMPORT[ds.name]]
+        cmd = [self.cli, str(store), "BEGIN", *statements, "COMMIT"]
         return [Import(self.name, store, cmd)]
 
     def query_store(self, store_dir):
         return store_dir / "sqlite.db"
 
-    def _sql(self, store, sql):
+    def time_value(self, ds, ms):
+        return ms if ds.time_format == "epoch_ms" else ms // 1000
+
+    def run_sql(self, store, sql):
         return [self.cli, "-readonly", "-csv", "-header", str(store), sql]
-
-    def range_cmd(self, ds, store):
-        return self._sql(store, range_sql(ds))
-
-    def lookup_cmd(self, ds, store):
-        return self._sql(store, lookup_sql(ds, ds.sql_literal(ds.lookup_ms)))
-
-    def agg_cmd(self, ds, store):
-        return self._sql(store, vwap_sql(ds, "/"))
-
-    def inproc(self, ds):
-        return {"lookup_sql": lookup_sql(ds, "?"),
-                "agg_sql": vwap_sql(ds, "/") if ds.aggregate else None}
 
 
 class Xs:

@@ -6,6 +6,7 @@ command's stderr, so a caller can record it as "n/a" and go on.
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -31,13 +32,14 @@ def first_line(text):
     return lines[0] if lines else ""
 
 
-def _run(cmd, stdout):
-    """subprocess.run that turns every way of failing into CommandFailed."""
+def _run(cmd, stdout, wrapper=()):
+    """subprocess.run of [*wrapper, *cmd] that turns every way of failing into CommandFailed."""
+    for program in (*wrapper[:1], cmd[0]):
+        if not shutil.which(program):
+            raise CommandFailed(f"not found: {program}")
     try:
-        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=stdout,
-                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
-    except FileNotFoundError:
-        raise CommandFailed(f"not found: {cmd[0]}") from None
+        proc = subprocess.run([*wrapper, *cmd], stdin=subprocess.DEVNULL, stdout=stdout,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         raise CommandFailed(f"timed out after {TIMEOUT_S} s") from None
     if proc.returncode != 0:
@@ -50,7 +52,7 @@ def run_timed(cmd):
     """Runs cmd once under `/usr/bin/time -f %M`: wall time (perf_counter) and peak RSS."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
         start = time.perf_counter()
-        _run(["/usr/bin/time", "-f", "%M", "-o", report.name, *cmd], subprocess.DEVNULL)
+        _run(cmd, subprocess.DEVNULL, wrapper=("/usr/bin/time", "-f", "%M", "-o", report.name))
         wall_s = time.perf_counter() - start
         peak_rss_kb = int(report.read().split()[-1])
     return ProcessRun(wall_s, peak_rss_kb / 1024)

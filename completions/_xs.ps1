@@ -1,0 +1,250 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'xs'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'xs' {
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create an empty database directory')
+            [CompletionResult]::new('put', 'put', [CompletionResultType]::ParameterValue, 'Store one row at TIME, replacing the rows there (or adding after them with --append)')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Print the rows stored at each TIME, in time order (CSV with a header by default)')
+            [CompletionResult]::new('range', 'range', [CompletionResultType]::ParameterValue, 'Print every row with FROM <= time < TO, in time order (CSV with a header by default)')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete the rows at FROM, or every row with FROM <= time < TO')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import CSV rows into a database: an upsert by timestamp')
+            [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation')
+            [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Rewrite fragmented partitions so that each data segment is one contiguous allocation')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Print shell completions or the man page (used to build completions/ and docs/xs.1)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xs;create' {
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Time step between slots; must divide one day: 1ns 1us 1ms 10ms 1s 1m 1h 1d …')
+            [CompletionResult]::new('--granularity', '--granularity', [CompletionResultType]::ParameterName, 'Time step between slots; must divide one day: 1ns 1us 1ms 10ms 1s 1m 1h 1d …')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Columns as name:type, comma-separated, e.g. ''price:f64,qty:f64,side:str(4)''')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Columns as name:type, comma-separated, e.g. ''price:f64,qty:f64,side:str(4)''')
+            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'Rows one timestamp can hold (e.g. several trades in one millisecond)')
+            [CompletionResult]::new('--partition', '--partition', [CompletionResultType]::ParameterName, 'Time covered by one file; default: year, or month/day when a year file would be too large')
+            [CompletionResult]::new('--time-column', '--time-column', [CompletionResultType]::ParameterName, 'Name of the time column in input and output headers')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;put' {
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--append', '--append', [CompletionResultType]::ParameterName, 'Add the row after the rows already at TIME (needs --depth > 1) instead of replacing them')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;get' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Columns to print, in this order, e.g. time,price (name the time column to keep it)')
+            [CompletionResult]::new('--time-format', '--time-format', [CompletionResultType]::ParameterName, 'iso (default: ISO-8601 UTC at the granularity''s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as ''%Y-%m-%d %H:%M:%S%.3f'' (UTC)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'Leave out the header line (csv, tsv)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;range' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Columns to print, in this order, e.g. time,price (name the time column to keep it)')
+            [CompletionResult]::new('--time-format', '--time-format', [CompletionResultType]::ParameterName, 'iso (default: ISO-8601 UTC at the granularity''s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as ''%Y-%m-%d %H:%M:%S%.3f'' (UTC)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'Leave out the header line (csv, tsv)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;delete' {
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;export' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Start, inclusive (ISO-8601 or epoch with a unit); default: the first row')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'End, exclusive; default: after the last row')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output file, `-` for stdout, or with --split a directory (created if missing)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output file, `-` for stdout, or with --split a directory (created if missing)')
+            [CompletionResult]::new('--compress', '--compress', [CompletionResultType]::ParameterName, 'Compression: zstd or none; default: zstd when the file name ends in .zst')
+            [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'zstd level (1 fast … 19 small; negative levels are faster still)')
+            [CompletionResult]::new('--split', '--split', [CompletionResultType]::ParameterName, 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Columns to print, in this order, e.g. time,price (name the time column to keep it)')
+            [CompletionResult]::new('--time-format', '--time-format', [CompletionResultType]::ParameterName, 'iso (default: ISO-8601 UTC at the granularity''s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as ''%Y-%m-%d %H:%M:%S%.3f'' (UTC)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'Leave out the header line (csv, tsv)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;import' {
+            [CompletionResult]::new('--delimiter', '--delimiter', [CompletionResultType]::ParameterName, 'Field delimiter: one character, or `tab`')
+            [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Without a header: the input''s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)')
+            [CompletionResult]::new('--time-column', '--time-column', [CompletionResultType]::ParameterName, 'The input column holding the time (default: the database''s time column, or a guess)')
+            [CompletionResult]::new('--time-unit', '--time-unit', [CompletionResultType]::ParameterName, 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)')
+            [CompletionResult]::new('--time-format', '--time-format', [CompletionResultType]::ParameterName, 'strftime pattern of the times, e.g. ''%d/%m/%Y %H:%M:%S'' (default: ISO-8601 or epoch)')
+            [CompletionResult]::new('--granularity', '--granularity', [CompletionResultType]::ParameterName, 'New database only: time step between slots (default: inferred)')
+            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'New database only: rows one timestamp can hold (default: inferred)')
+            [CompletionResult]::new('--partition', '--partition', [CompletionResultType]::ParameterName, 'New database only: year, month or day (default: the longest that fits)')
+            [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)')
+            [CompletionResult]::new('--max-rejects', '--max-rejects', [CompletionResultType]::ParameterName, 'Rejected rows allowed before exiting with status 4')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
+            [CompletionResult]::new('--chunk-bytes', '--chunk-bytes', [CompletionResultType]::ParameterName, 'Bytes of input per chunk (testing and tuning; default 2 MiB)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header line; name its columns with --columns (default: the time column, then the database''s columns in order)')
+            [CompletionResult]::new('--ignore-columns', '--ignore-columns', [CompletionResultType]::ParameterName, 'Skip input columns the database does not have (default: refuse them)')
+            [CompletionResult]::new('--floor-time', '--floor-time', [CompletionResultType]::ParameterName, 'Round times down to the granularity instead of rejecting misaligned ones')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no summary (errors and warnings still go to stderr)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no summary (errors and warnings still go to stderr)')
+            [CompletionResult]::new('--no-sync', '--no-sync', [CompletionResultType]::ParameterName, 'Skip the final fsync of the written files (faster; not durable across a power loss)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;stat' {
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (schema in docs/STAT.md) instead of a table')
+            [CompletionResult]::new('--bytes', '--bytes', [CompletionResultType]::ParameterName, 'Print sizes as exact byte counts instead of KiB/MiB/GiB')
+            [CompletionResult]::new('--fast', '--fast', [CompletionResultType]::ParameterName, 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;defrag' {
+            [CompletionResult]::new('--min-extents', '--min-extents', [CompletionResultType]::ParameterName, 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Report what would be rewritten and the space it needs; change nothing')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;generate' {
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;help' {
+            [CompletionResult]::new('create', 'create', [CompletionResultType]::ParameterValue, 'Create an empty database directory')
+            [CompletionResult]::new('put', 'put', [CompletionResultType]::ParameterValue, 'Store one row at TIME, replacing the rows there (or adding after them with --append)')
+            [CompletionResult]::new('get', 'get', [CompletionResultType]::ParameterValue, 'Print the rows stored at each TIME, in time order (CSV with a header by default)')
+            [CompletionResult]::new('range', 'range', [CompletionResultType]::ParameterValue, 'Print every row with FROM <= time < TO, in time order (CSV with a header by default)')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete the rows at FROM, or every row with FROM <= time < TO')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import CSV rows into a database: an upsert by timestamp')
+            [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation')
+            [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Rewrite fragmented partitions so that each data segment is one contiguous allocation')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Print shell completions or the man page (used to build completions/ and docs/xs.1)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'xs;help;create' {
+            break
+        }
+        'xs;help;put' {
+            break
+        }
+        'xs;help;get' {
+            break
+        }
+        'xs;help;range' {
+            break
+        }
+        'xs;help;delete' {
+            break
+        }
+        'xs;help;export' {
+            break
+        }
+        'xs;help;import' {
+            break
+        }
+        'xs;help;stat' {
+            break
+        }
+        'xs;help;defrag' {
+            break
+        }
+        'xs;help;generate' {
+            break
+        }
+        'xs;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

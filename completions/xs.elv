@@ -1,0 +1,222 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[xs] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'xs'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'xs'= {
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand create 'Create an empty database directory'
+            cand put 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
+            cand get 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
+            cand range 'Print every row with FROM <= time < TO, in time order (CSV with a header by default)'
+            cand delete 'Delete the rows at FROM, or every row with FROM <= time < TO'
+            cand export 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
+            cand import 'Import CSV rows into a database: an upsert by timestamp'
+            cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
+            cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
+            cand generate 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xs;create'= {
+            cand -g 'Time step between slots; must divide one day: 1ns 1us 1ms 10ms 1s 1m 1h 1d …'
+            cand --granularity 'Time step between slots; must divide one day: 1ns 1us 1ms 10ms 1s 1m 1h 1d …'
+            cand -c 'Columns as name:type, comma-separated, e.g. ''price:f64,qty:f64,side:str(4)'''
+            cand --columns 'Columns as name:type, comma-separated, e.g. ''price:f64,qty:f64,side:str(4)'''
+            cand --depth 'Rows one timestamp can hold (e.g. several trades in one millisecond)'
+            cand --partition 'Time covered by one file; default: year, or month/day when a year file would be too large'
+            cand --time-column 'Name of the time column in input and output headers'
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;put'= {
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --append 'Add the row after the rows already at TIME (needs --depth > 1) instead of replacing them'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;get'= {
+            cand --limit 'Stop after N rows'
+            cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
+            cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
+            cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
+            cand --time-format 'iso (default: ISO-8601 UTC at the granularity''s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as ''%Y-%m-%d %H:%M:%S%.3f'' (UTC)'
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --no-header 'Leave out the header line (csv, tsv)'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;range'= {
+            cand --limit 'Stop after N rows'
+            cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
+            cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
+            cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
+            cand --time-format 'iso (default: ISO-8601 UTC at the granularity''s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as ''%Y-%m-%d %H:%M:%S%.3f'' (UTC)'
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --no-header 'Leave out the header line (csv, tsv)'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;delete'= {
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;export'= {
+            cand --from 'Start, inclusive (ISO-8601 or epoch with a unit); default: the first row'
+            cand --to 'End, exclusive; default: after the last row'
+            cand -o 'Output file, `-` for stdout, or with --split a directory (created if missing)'
+            cand --output 'Output file, `-` for stdout, or with --split a directory (created if missing)'
+            cand --compress 'Compression: zstd or none; default: zstd when the file name ends in .zst'
+            cand --level 'zstd level (1 fast … 19 small; negative levels are faster still)'
+            cand --split 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file'
+            cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
+            cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
+            cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
+            cand --time-format 'iso (default: ISO-8601 UTC at the granularity''s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as ''%Y-%m-%d %H:%M:%S%.3f'' (UTC)'
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --no-header 'Leave out the header line (csv, tsv)'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;import'= {
+            cand --delimiter 'Field delimiter: one character, or `tab`'
+            cand --columns 'Without a header: the input''s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)'
+            cand --time-column 'The input column holding the time (default: the database''s time column, or a guess)'
+            cand --time-unit 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)'
+            cand --time-format 'strftime pattern of the times, e.g. ''%d/%m/%Y %H:%M:%S'' (default: ISO-8601 or epoch)'
+            cand --granularity 'New database only: time step between slots (default: inferred)'
+            cand --depth 'New database only: rows one timestamp can hold (default: inferred)'
+            cand --partition 'New database only: year, month or day (default: the longest that fits)'
+            cand --rejects 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)'
+            cand --max-rejects 'Rejected rows allowed before exiting with status 4'
+            cand --threads 'Worker threads (default: one per core)'
+            cand --chunk-bytes 'Bytes of input per chunk (testing and tuning; default 2 MiB)'
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --no-header 'The input has no header line; name its columns with --columns (default: the time column, then the database''s columns in order)'
+            cand --ignore-columns 'Skip input columns the database does not have (default: refuse them)'
+            cand --floor-time 'Round times down to the granularity instead of rejecting misaligned ones'
+            cand -q 'Print no summary (errors and warnings still go to stderr)'
+            cand --quiet 'Print no summary (errors and warnings still go to stderr)'
+            cand --no-sync 'Skip the final fsync of the written files (faster; not durable across a power loss)'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;stat'= {
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --json 'Print JSON (schema in docs/STAT.md) instead of a table'
+            cand --bytes 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
+            cand --fast 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;defrag'= {
+            cand --min-extents 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one'
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --dry-run 'Report what would be rewritten and the space it needs; change nothing'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;generate'= {
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;help'= {
+            cand create 'Create an empty database directory'
+            cand put 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
+            cand get 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
+            cand range 'Print every row with FROM <= time < TO, in time order (CSV with a header by default)'
+            cand delete 'Delete the rows at FROM, or every row with FROM <= time < TO'
+            cand export 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
+            cand import 'Import CSV rows into a database: an upsert by timestamp'
+            cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
+            cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
+            cand generate 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'xs;help;create'= {
+        }
+        &'xs;help;put'= {
+        }
+        &'xs;help;get'= {
+        }
+        &'xs;help;range'= {
+        }
+        &'xs;help;delete'= {
+        }
+        &'xs;help;export'= {
+        }
+        &'xs;help;import'= {
+        }
+        &'xs;help;stat'= {
+        }
+        &'xs;help;defrag'= {
+        }
+        &'xs;help;generate'= {
+        }
+        &'xs;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

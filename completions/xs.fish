@@ -1,0 +1,143 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_xs_global_optspecs
+    string join \n d/db= wait h/help V/version
+end
+
+function __fish_xs_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_xs_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_xs_using_subcommand
+    set -l cmd (__fish_xs_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c xs -n "__fish_xs_needs_command" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_needs_command" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_needs_command" -s h -l help -d 'Print help'
+complete -c xs -n "__fish_xs_needs_command" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_needs_command" -f -a "create" -d 'Create an empty database directory'
+complete -c xs -n "__fish_xs_needs_command" -f -a "put" -d 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
+complete -c xs -n "__fish_xs_needs_command" -f -a "get" -d 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
+complete -c xs -n "__fish_xs_needs_command" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default)'
+complete -c xs -n "__fish_xs_needs_command" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
+complete -c xs -n "__fish_xs_needs_command" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
+complete -c xs -n "__fish_xs_needs_command" -f -a "import" -d 'Import CSV rows into a database: an upsert by timestamp'
+complete -c xs -n "__fish_xs_needs_command" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
+complete -c xs -n "__fish_xs_needs_command" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
+complete -c xs -n "__fish_xs_needs_command" -f -a "generate" -d 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
+complete -c xs -n "__fish_xs_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c xs -n "__fish_xs_using_subcommand create" -s g -l granularity -d 'Time step between slots; must divide one day: 1ns 1us 1ms 10ms 1s 1m 1h 1d …' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -s c -l columns -d 'Columns as name:type, comma-separated, e.g. \'price:f64,qty:f64,side:str(4)\'' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l depth -d 'Rows one timestamp can hold (e.g. several trades in one millisecond)' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l partition -d 'Time covered by one file; default: year, or month/day when a year file would be too large' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l time-column -d 'Name of the time column in input and output headers' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand create" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand create" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand put" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand put" -l append -d 'Add the row after the rows already at TIME (needs --depth > 1) instead of replacing them'
+complete -c xs -n "__fish_xs_using_subcommand put" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand put" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N rows' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand get" -l no-header -d 'Leave out the header line (csv, tsv)'
+complete -c xs -n "__fish_xs_using_subcommand get" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand get" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand range" -l limit -d 'Stop after N rows' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand range" -l no-header -d 'Leave out the header line (csv, tsv)'
+complete -c xs -n "__fish_xs_using_subcommand range" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand range" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand range" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand delete" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand delete" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand delete" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand export" -l from -d 'Start, inclusive (ISO-8601 or epoch with a unit); default: the first row' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l to -d 'End, exclusive; default: after the last row' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -s o -l output -d 'Output file, `-` for stdout, or with --split a directory (created if missing)' -r -F
+complete -c xs -n "__fish_xs_using_subcommand export" -l compress -d 'Compression: zstd or none; default: zstd when the file name ends in .zst' -r -f -a "zstd\t''
+none\t''"
+complete -c xs -n "__fish_xs_using_subcommand export" -l level -d 'zstd level (1 fast … 19 small; negative levels are faster still)' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l split -d 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file' -r -f -a "year\t''
+month\t''
+day\t''"
+complete -c xs -n "__fish_xs_using_subcommand export" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand export" -l no-header -d 'Leave out the header line (csv, tsv)'
+complete -c xs -n "__fish_xs_using_subcommand export" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand export" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand import" -l delimiter -d 'Field delimiter: one character, or `tab`' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l columns -d 'Without a header: the input\'s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-column -d 'The input column holding the time (default: the database\'s time column, or a guess)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-unit -d 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\' (default: ISO-8601 or epoch)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l granularity -d 'New database only: time step between slots (default: inferred)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l depth -d 'New database only: rows one timestamp can hold (default: inferred)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New database only: year, month or day (default: the longest that fits)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l rejects -d 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)' -r -F
+complete -c xs -n "__fish_xs_using_subcommand import" -l max-rejects -d 'Rejected rows allowed before exiting with status 4' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l threads -d 'Worker threads (default: one per core)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l chunk-bytes -d 'Bytes of input per chunk (testing and tuning; default 2 MiB)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand import" -l no-header -d 'The input has no header line; name its columns with --columns (default: the time column, then the database\'s columns in order)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l ignore-columns -d 'Skip input columns the database does not have (default: refuse them)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l floor-time -d 'Round times down to the granularity instead of rejecting misaligned ones'
+complete -c xs -n "__fish_xs_using_subcommand import" -s q -l quiet -d 'Print no summary (errors and warnings still go to stderr)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l no-sync -d 'Skip the final fsync of the written files (faster; not durable across a power loss)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand import" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand stat" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand stat" -l json -d 'Print JSON (schema in docs/STAT.md) instead of a table'
+complete -c xs -n "__fish_xs_using_subcommand stat" -l bytes -d 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
+complete -c xs -n "__fish_xs_using_subcommand stat" -l fast -d 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted'
+complete -c xs -n "__fish_xs_using_subcommand stat" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand stat" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand stat" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand defrag" -l min-extents -d 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one' -r
+complete -c xs -n "__fish_xs_using_subcommand defrag" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand defrag" -l dry-run -d 'Report what would be rewritten and the space it needs; change nothing'
+complete -c xs -n "__fish_xs_using_subcommand defrag" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand defrag" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand defrag" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand generate" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand generate" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand generate" -s h -l help -d 'Print help'
+complete -c xs -n "__fish_xs_using_subcommand generate" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "create" -d 'Create an empty database directory'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "put" -d 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "get" -d 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "import" -d 'Import CSV rows into a database: an upsert by timestamp'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "generate" -d 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,243 @@
+//! `xs stat`: the storage-footprint audit, as an aligned table or as JSON (docs/STAT.md).
+
+use serde_json::{json, Value};
+use xs::db::config::human_bytes;
+use xs::io::timefmt::format_iso;
+use xs::stat::{self, Footprint, RowCount, StatOptions};
+use xs::Database;
+
+use super::{Context, Output};
+use crate::exit::CliResult;
+
+const EXAMPLES: &str = "Examples:
+  xs stat                                   # every partition, then the total
+  xs stat 2023 2024 --bytes                 # two partitions, exact byte counts
+  xs stat --json | jq '.total.physical_bytes'
+  xs stat --fast --json                     # sizes and extents only: reads no row data";
+
+/// Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation.
+///
+/// Logical size is the file length, holes included; physical size is what is allocated on
+/// the device (st_blocks × 512). Fill is row bytes / physical bytes. Extents come from the
+/// FIEMAP ioctl, data segments from SEEK_DATA/SEEK_HOLE; extents beyond one per data segment
+/// are counted as fragmented (`xs defrag` rewrites them). Rows are counted by
+/// reading the data segments only, never the holes; --fast skips that.
+#[derive(clap::Args, Debug)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// Partitions to show, as named in the table (2024, 2024-03 or 2024.xs); default: all.
+    #[arg(value_name = "PARTITION")]
+    pub partitions: Vec<String>,
+
+    /// Print JSON (schema in docs/STAT.md) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print sizes as exact byte counts instead of KiB/MiB/GiB.
+    #[arg(long)]
+    pub bytes: bool,
+
+    /// Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted.
+    #[arg(long)]
+    pub fast: bool,
+}
+
+pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let db = ctx.open_read()?;
+    let keys = stat::select_partitions(&db, &args.partitions)?;
+    let report = stat::stat(
+        &db,
+        &keys,
+        StatOptions {
+            count_rows: !args.fast,
+        },
+    )?;
+    let mut out = Output::new();
+    if args.json {
+        let text = serde_json::to_string_pretty(&to_json(&db, &report)).unwrap_or_default();
+        out.buf.extend_from_slice(text.as_bytes());
+        out.buf.push(b'\n');
+    } else {
+        out.buf
+            .extend_from_slice(table(&db, &report, args.bytes).as_bytes());
+    }
+    out.flush()
+}
+
+/// Digits of second fractions for timestamps of this database.
+fn time_digits(db: &Database) -> u32 {
+    db.config().granularity.fraction_digits()
+}
+
+fn figures_json(
+    db: &Database,
+    footprint: &Footprint,
+    rows: Option<&RowCount>,
+) -> serde_json::Map<String, Value> {
+    let digits = time_digits(db);
+    let time = |t: Option<i64>| t.map(|t| format_iso(t, digits));
+    let mut m = serde_json::Map::new();
+    let mut put = |k: &str, v: Value| {
+        m.insert(k.to_string(), v);
+    };
+    put("logical_bytes", json!(footprint.logical_bytes));
+    put("physical_bytes", json!(footprint.physical_bytes));
+    put("data_bytes", json!(footprint.data_bytes));
+    put("data_segments", json!(footprint.data_segments));
+    put("extents", json!(footprint.extents));
+    put("fragmented_extents", json!(footprint.fragmented_extents()));
+    put(
+        "fragmentation_pct",
+        json!(footprint.fragmentation_pct().map(round2)),
+    );
+    put("mean_extent_bytes", json!(footprint.mean_extent_bytes()));
+    put("rows", json!(rows.map(|r| r.rows)));
+    put("row_bytes", json!(rows.map(|r| r.row_bytes)));
+    put("fill", json!(stat::fill(rows, footprint).map(round6)));
+    put("first_time", json!(time(rows.and_then(|r| r.first_ns))));
+    put("last_time", json!(time(rows.and_then(|r| r.last_ns))));
+    put("first_ns", json!(rows.and_then(|r| r.first_ns)));
+    put("last_ns", json!(rows.and_then(|r| r.last_ns)));
+    m
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
+    let partitions: Vec<Value> = report
+        .partitions
+        .iter()
+        .map(|p| {
+            let mut m = serde_json::Map::new();
+            m.insert("partition".into(), json!(p.key.to_string()));
+            m.insert("file".into(), json!(p.key.file_name()));
+            m.extend(figures_json(db, &p.footprint, p.rows.as_ref()));
+            Value::Object(m)
+        })
+        .collect();
+    let mut total = serde_json::Map::new();
+    total.insert("partitions".into(), json!(report.partitions.len()));
+    total.extend(figures_json(db, &report.total, report.total_rows.as_ref()));
+    let leftovers: Vec<Value> = report
+        .defrag_leftovers
+        .iter()
+        .map(|(path, physical)| {
+            json!({
+                "file": path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                "physical_bytes": physical,
+            })
+        })
+        .collect();
+    let config = db.config();
+    json!({
+        "xs_stat_version": 1,
+        "database": db.dir().display().to_string(),
+        "granularity": config.granularity.to_string(),
+        "partition_period": config.period.name(),
+        "row_len_bytes": config.schema.row_len(),
+        "depth": config.depth,
+        "rows_counted": report.total_rows.is_some(),
+        "fiemap_supported": report.fiemap_supported,
+        "unfinished_import": report.unfinished_import,
+        "defrag_leftovers": leftovers,
+        "partitions": partitions,
+        "total": Value::Object(total),
+    })
+}
+
+const HEADINGS: [&str; 11] = [
+    "partition",
+    "logical",
+    "physical",
+    "rows",
+    "row bytes",
+    "fill",
+    "extents",
+    "segments",
+    "fragmented",
+    "first",
+    "last",
+];
+
+fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
+    let size = |n: u64| if exact { n.to_string() } else { human_bytes(n) };
+    let digits = time_digits(db);
+    let dash = || "-".to_string();
+    let row = |name: String, f: &Footprint, rows: Option<&RowCount>| -> Vec<String> {
+        let time = |t: Option<i64>| t.map(|t| format_iso(t, digits)).unwrap_or_else(dash);
+        vec![
+            name,
+            size(f.logical_bytes),
+            size(f.physical_bytes),
+            rows.map(|r| r.rows.to_string()).unwrap_or_else(dash),
+            rows.map(|r| size(r.row_bytes)).unwrap_or_else(dash),
+            stat::fill(rows, f)
+                .map(|x| format!("{:.1}%", x * 100.0))
+                .unwrap_or_else(dash),
+            f.extents.map(|e| e.to_string()).unwrap_or_else(dash),
+            f.data_segments.to_string(),
+            match (f.fragmented_extents(), f.fragmentation_pct()) {
+                (Some(n), Some(pct)) => format!("{n} ({pct:.1}%)"),
+                _ => dash(),
+            },
+            time(rows.and_then(|r| r.first_ns)),
+            time(rows.and_then(|r| r.last_ns)),
+        ]
+    };
+    let mut cells: Vec<Vec<String>> = vec![HEADINGS.iter().map(|h| h.to_string()).collect()];
+    for p in &report.partitions {
+        cells.push(row(p.key.to_string(), &p.footprint, p.rows.as_ref()));
+    }
+    cells.push(row("total".into(), &report.total, report.total_rows.as_ref()));
+    let mut widths = [0usize; HEADINGS.len()];
+    for line in &cells {
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut text = String::new();
+    for line in &cells {
+        let mut parts = Vec::with_capacity(line.len());
+        for (i, (cell, w)) in line.iter().zip(widths).enumerate() {
+            // Names and timestamps read left to right; numbers align on the right.
+            if i == 0 || i >= 9 {
+                parts.push(format!("{cell:<w$}"));
+            } else {
+                parts.push(format!("{cell:>w$}"));
+            }
+        }
+        text.push_str(parts.join("  ").trim_end());
+        text.push('\n');
+    }
+    if report.partitions.is_empty() {
+        text.push_str("no partitions yet: the database holds no rows\n");
+    }
+    if !report.fiemap_supported && !report.partitions.is_empty() {
+        text.push_str(
+            "extents: not reported: this file system does not support FIEMAP (tmpfs, some network \
+             file systems); fragmentation is unknown\n",
+        );
+    }
+    if report.total_rows.is_none() {
+        text.push_str("rows: not counted (--fast)\n");
+    }
+    for (path, physical) in &report.defrag_leftovers {
+        text.push_str(&format!(
+            "leftover of an interrupted defrag: {} ({}); the next `xs defrag` removes it\n",
+            path.display(),
+            size(*physical)
+        ));
+    }
+    if let Some(rerun) = &report.unfinished_import {
+        text.push_str(&format!(
+            "unfinished import: the data may be partial; complete it by running again: {rerun}\n"
+        ));
+    }
+    text
+}

@@ -1,0 +1,111 @@
+//! Helpers shared by the integration tests: run the real `xs` binary on temp directories.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+/// The `xs` binary under test, with no inherited database.
+pub fn xs() -> Command {
+    let mut cmd = Command::cargo_bin("xs").expect("xs binary is built");
+    cmd.env_remove("XS_DB");
+    cmd
+}
+
+/// A database in its own temp directory.
+pub struct TestDb {
+    _tmp: TempDir,
+    pub path: PathBuf,
+}
+
+impl TestDb {
+    /// `xs create` with these arguments (granularity, columns, extras).
+    pub fn create(granularity: &str, columns: &str, extra: &[&str]) -> TestDb {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let path = tmp.path().join("db");
+        xs().arg("create")
+            .arg(&path)
+            .args(["--granularity", granularity, "--columns", columns])
+            .args(extra)
+            .assert()
+            .success();
+        TestDb { _tmp: tmp, path }
+    }
+
+    /// `xs -d DB ARGS…`, not yet run.
+    pub fn xs(&self, args: &[&str]) -> Command {
+        let mut cmd = xs();
+        cmd.arg("-d").arg(&self.path).args(args);
+        cmd
+    }
+
+    /// Runs `xs -d DB ARGS…`, asserts success and returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.xs(args).output().expect("xs runs");
+        assert_success(&out, args);
+        String::from_utf8(out.stdout).expect("utf-8 stdout")
+    }
+
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+}
+
+/// Fails with the command, stdout and stderr when `out` is not a success.
+pub fn assert_success(out: &Output, args: &[&str]) {
+    assert!(
+        out.status.success(),
+        "xs {args:?} failed with {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs and returns (exit code, stdout, stderr).
+pub fn run(mut cmd: Command) -> (i32, String, String) {
+    let out = cmd.output().expect("xs runs");
+    let code = out.status.code().expect("exited, not killed");
+    (
+        code,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Allocated bytes of a file (st_blocks × 512).
+pub fn allocated_bytes(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).expect("file exists").blocks() * 512
+}
+
+/// Logical size of a file (st_size).
+pub fn logical_bytes(path: &Path) -> u64 {
+    std::fs::metadata(path).expect("file exists").len()
+}
+
+/// Asserts that nothing looks like a Rust panic.
+pub fn assert_no_panic(stderr: &str) {
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
+        "panic:\n{stderr}"
+    );
+}
+
+/// Copies a sparse file keeping its holes (a plain copy would write terabytes of zeros).
+pub fn sparse_copy(from: &Path, to: &Path) {
+    let status = std::process::Command::new("cp")
+        .arg("--sparse=always")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("cp runs");
+    assert!(
+        status.success(),
+        "cp --sparse=always {} {}",
+        from.display(),
+        to.display()
+    );
+}
