@@ -3,6 +3,9 @@
 //!     cargo bench --bench readout -- build-sensor DATA/sensor.csv DB    # 1 s grid, 2.68 M rows
 //!     cargo bench --bench readout -- build-trades DATA/trades.csv DB 1  # 1 ms grid, first N days
 //!     cargo bench --bench readout -- get DB 200000                      # in-process get latency
+//!     cargo bench --bench readout -- get DB 200000 target/bench/xs_inproc.json sensor
+//!                                     # … and merge {"sensor": {"lookup_us": median}} into that file,
+//!                                     # which the peer harness (tests/bench/bench.py) reads
 //!     cargo bench --bench readout -- format DB FROM TO                  # in-process format rate
 //!
 //! The builders write rows straight through the engine (header-named CSV, no quoting), so the
@@ -44,7 +47,11 @@ fn main() -> Res {
                 Some(days),
             )
         }
-        ["get", db, n] => get(db, n.parse()?),
+        ["get", db, n] => get(db, n.parse()?).map(|_| ()),
+        ["get", db, n, json, dataset] => {
+            let median_us = get(db, n.parse()?)?;
+            merge_inproc_json(json, dataset, median_us)
+        }
         ["format", db, from, to] => format(db, parse_time_arg(from)?, parse_time_arg(to)?),
         [] => Ok(()), // `cargo bench` without arguments: nothing to do
         other => Err(format!("unknown arguments {other:?}; see the header of tests/bench/readout.rs").into()),
@@ -150,7 +157,8 @@ fn build(csv: &str, db: &str, spec: &str, granularity_ns: i64, days: Option<i64>
 }
 
 /// Median and p99 of `n` single-timestamp gets at timestamps that hold rows, in one process.
-fn get(db: &str, n: usize) -> Res {
+/// Returns the median in µs.
+fn get(db: &str, n: usize) -> Res<f64> {
     let database = Database::open(Path::new(db), Access::Read, &mut |_| {})?;
     let mut times = Vec::new();
     let keys = database.partition_keys()?;
@@ -190,6 +198,23 @@ fn get(db: &str, n: usize) -> Res {
         lat[n / 2] as f64 / 1000.0,
         lat[n * 99 / 100] as f64 / 1000.0
     );
+    Ok(lat[n / 2] as f64 / 1000.0)
+}
+
+/// Sets `{dataset: {"lookup_us": median_us}}` in the JSON file at `path`, keeping what else is
+/// there (other benches add their own keys).
+fn merge_inproc_json(path: &str, dataset: &str, median_us: f64) -> Res {
+    let mut doc: serde_json::Value = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
+        Err(e) => return Err(e.into()),
+    };
+    let root = doc.as_object_mut().ok_or("xs_inproc.json is not a JSON object")?;
+    let entry = root.entry(dataset).or_insert_with(|| serde_json::json!({}));
+    let entry = entry.as_object_mut().ok_or("dataset entry is not a JSON object")?;
+    entry.insert("lookup_us".into(), serde_json::json!((median_us * 1000.0).round() / 1000.0));
+    std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
+    eprintln!("wrote {dataset}.lookup_us = {median_us:.3} to {path}");
     Ok(())
 }
 
