@@ -242,6 +242,10 @@ fn bad_export_arguments_are_usage_errors() {
             ],
             "is after --to",
         ),
+        (
+            vec!["export", "-o", "no/such/dir/x.csv"],
+            "directory no/such/dir does not exist",
+        ),
     ] {
         let out = xs()
             .current_dir(tmp.path())

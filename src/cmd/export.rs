@@ -142,6 +142,17 @@ fn export_file(
     let file_name = path
         .file_name()
         .ok_or_else(|| Error::Invalid(format!("-o {}: give a file name", path.display())))?;
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(Error::Invalid(format!(
+            "cannot write {}: directory {} does not exist; create it or choose another -o",
+            path.display(),
+            parent.display()
+        )));
+    }
     let tmp = path.with_file_name(format!(
         ".{}.{}.tmp",
         file_name.to_string_lossy(),

@@ -211,8 +211,13 @@ fn merge_inproc_json(path: &str, dataset: &str, median_us: f64) -> Res {
     };
     let root = doc.as_object_mut().ok_or("xs_inproc.json is not a JSON object")?;
     let entry = root.entry(dataset).or_insert_with(|| serde_json::json!({}));
-    let entry = entry.as_object_mut().ok_or("dataset entry is not a JSON object")?;
-    entry.insert("lookup_us".into(), serde_json::json!((median_us * 1000.0).round() / 1000.0));
+    let entry = entry
+        .as_object_mut()
+        .ok_or("dataset entry is not a JSON object")?;
+    entry.insert(
+        "lookup_us".into(),
+        serde_json::json!((median_us * 1000.0).round() / 1000.0),
+    );
     std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
     eprintln!("wrote {dataset}.lookup_us = {median_us:.3} to {path}");
     Ok(())
