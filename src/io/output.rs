@@ -326,11 +326,16 @@ impl RowFormatter {
         match self.format {
             Format::Csv | Format::Tsv => {
                 let delimiter = if self.format == Format::Csv { b',' } else { b'\t' };
+                let start = out.len();
                 for (i, field) in self.fields.iter().enumerate() {
                     if i > 0 {
                         out.push(delimiter);
                     }
                     self.write_text_field(out, i, field, t_ns, row, cache);
+                }
+                if out.len() == start && self.format == Format::Csv {
+                    // A lone null field: `""` keeps the row from reading as a blank line.
+                    out.extend_from_slice(b"\"\"");
                 }
                 out.push(b'\n');
             }
@@ -1047,6 +1052,16 @@ mod tests {
             let text = String::from_utf8(out).unwrap();
             assert_eq!(text.parse::<f32>().unwrap().to_bits(), y.to_bits(), "{text}");
         }
+    }
+
+    #[test]
+    fn a_lone_null_csv_field_is_quoted() {
+        let c = config("a:f64,b:i8", "1s");
+        let options = OutputOptions {
+            columns: Some(vec!["b".into()]),
+            ..OutputOptions::default()
+        };
+        assert_eq!(render(&c, &options, 0, &["1", ""]), "b\n\"\"\n");
     }
 
     #[test]
