@@ -19,7 +19,7 @@ use crate::exit::{CliResult, Failure};
 const EXAMPLES: &str = "Examples:
   xs export -o backup.csv.zst                                  # everything, zstd-compressed
   xs export --from 2024-08-01 --to 2024-09-01 -o august.csv
-  xs export --split year --compress zstd -o dump/              # dump/2023.csv.zst, dump/2024.csv.zst…
+  xs export --split year --compress zstd -o dump/   # dump/2023.csv.zst …
   xs export --from 2024-08-08 -o - -f ndjson | gzip > day.ndjson.gz";
 
 /// Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year.
