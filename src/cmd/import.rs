@@ -104,7 +104,7 @@ pub struct Args {
     #[arg(long)]
     pub no_sync: bool,
 
-    /// Bytes of input per chunk (testing and tuning; default 2 MiB).
+    /// Bytes of input per chunk (testing and tuning; default 1 MiB).
     #[arg(long, hide = true, default_value_t = xs::import::CHUNK_BYTES, value_name = "BYTES")]
     pub chunk_bytes: usize,
 }

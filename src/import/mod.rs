@@ -14,6 +14,7 @@
 //! a touched partition, about 2 bytes per distinct timestamp for sparse data). A record longer
 //! than `MAX_RECORD_BYTES` is rejected without being held in memory.
 
+pub mod encode;
 pub mod infer;
 pub mod input;
 pub mod scan;
@@ -38,11 +39,11 @@ use crate::db::{marker, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
 use crate::io::timefmt::format_iso;
 use input::{Chunk, ChunkReader, Oversized, Source};
-use scan::{split_record, Field, RecordSpan};
+use scan::{split_record, Field, PlainSplitter, RecordSpan};
 use timeparse::TimeFormat;
 
 /// Target size of one chunk of input, in bytes.
-pub const CHUNK_BYTES: usize = 2 << 20;
+pub const CHUNK_BYTES: usize = 1 << 20;
 /// Chunks parsed together as one batch (fixed, so batches do not depend on the thread count).
 pub const BATCH_CHUNKS: usize = 8;
 /// Longest record accepted; longer ones are rejected and skipped in a streaming way.
@@ -359,6 +360,7 @@ struct Parsed {
 struct ParseCtx<'a> {
     config: &'a Config,
     opts: &'a Options,
+    encoder: encode::Encoder,
 }
 
 fn show(bytes: &[u8]) -> String {
@@ -398,10 +400,17 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     };
     let mut fields = Vec::with_capacity(plan.targets.len());
     let mut scratch = Vec::new();
-    let mut at = work.start;
+    let mut at = work.start.min(data.len());
     let mut current: Option<(i64, i64, usize)> = None; // partition start, end, group index
+    let mut plain = memchr::memchr(b'"', &data[at..])
+        .is_none()
+        .then(|| PlainSplitter::new(data, at, delimiter));
+    let mut times = timeparse::TimeParser::new(&ctx.opts.time_format);
     while at < data.len() {
-        let span: RecordSpan = split_record(data, at, delimiter, &mut fields, &mut scratch);
+        let span: RecordSpan = match plain.as_mut() {
+            Some(splitter) => splitter.next_record(at, &mut fields),
+            None => split_record(data, at, delimiter, &mut fields, &mut scratch),
+        };
         at = span.next;
         if is_blank(&fields) {
             continue;
@@ -423,16 +432,15 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             continue;
         }
         let row_at = p.rows.len();
-        p.rows.resize(row_at + row_len, 0);
+        p.rows.extend_from_slice(ctx.encoder.template());
         let row = &mut p.rows[row_at..];
-        schema.init_row(row);
         let mut t_ns = None;
         let mut failure = None;
         for (field, target) in fields.iter().zip(&plan.targets) {
             let bytes = field.bytes(data, &scratch);
             match *target {
                 Target::Skip => {}
-                Target::Time => match ctx.opts.time_format.parse(bytes) {
+                Target::Time => match times.parse(bytes) {
                     Ok((t, naive)) => {
                         p.naive |= naive;
                         t_ns = Some(t);
@@ -443,11 +451,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                     }
                 },
                 Target::Column(col) => {
-                    let result = match std::str::from_utf8(bytes) {
-                        Ok(text) => schema.set_field(row, col, text).map_err(|e| e.to_string()),
-                        Err(_) => Err("not valid UTF-8".to_string()),
-                    };
-                    if let Err(e) = result {
+                    if let Err(e) = ctx.encoder.set(schema, row, col, bytes) {
                         failure = Some(format!(
                             "column `{}`: {e}: `{}`",
                             schema.columns()[col].name,
@@ -620,6 +624,14 @@ fn write_partition(
         slots: 0,
     };
     let mut slab = vec![0u8; slab_len];
+    // When no slot of this batch's span was touched before, skip the per-slot lookups.
+    let (first_slot, last_slot) = match (entries.first(), entries.last()) {
+        (Some(a), Some(b)) => (a.slot, b.slot),
+        _ => return Ok(out),
+    };
+    let untouched_span = state.touched.range_cardinality(first_slot..=last_slot) == 0;
+    // Slots written by this batch, inserted into `touched` at the end as ranges.
+    let mut new_slots: Vec<(u64, u64)> = Vec::new();
     let row_of = |e: &Entry| {
         let p = &batch[e.chunk as usize];
         let at = e.row as usize * row_len;
@@ -641,7 +653,7 @@ fn write_partition(
         }
         let group = &entries[i..j];
         i = j;
-        if state.touched.contains(slot) {
+        if !untouched_span && state.touched.contains(slot) {
             // Touched earlier in this import: append after the rows already there.
             flush(&mut run, run_from)?;
             prev_slot = None;
@@ -682,7 +694,7 @@ fn write_partition(
             Some(p) => {
                 state.fresh
                     && no_whole_block(run_end, start)
-                    && state.touched.range_cardinality(p + 1..slot) == 0
+                    && (untouched_span || state.touched.range_cardinality(p + 1..slot) == 0)
             }
         };
         if joinable {
@@ -696,7 +708,10 @@ fn write_partition(
         }
         // Clear old rows beyond the new ones; the rest of the slot is already zero.
         run.resize(run.len() + before.saturating_sub(fit) * row_len, 0);
-        state.touched.insert(slot);
+        match new_slots.last_mut() {
+            Some((_, end)) if *end == slot => *end = slot + 1,
+            _ => new_slots.push((slot, slot + 1)),
+        }
         prev_slot = Some(slot);
         out.stored += fit as u64;
         out.overflow
@@ -707,6 +722,9 @@ fn write_partition(
         }
     }
     flush(&mut run, run_from)?;
+    for (from, to) in new_slots {
+        state.touched.insert_range(from..to);
+    }
     Ok(out)
 }
 
@@ -856,6 +874,7 @@ pub fn run(
     let ctx = ParseCtx {
         config: &config,
         opts,
+        encoder: encode::Encoder::new(&config.schema),
     };
     let mut pending: Option<Vec<Parsed>> = None;
     loop {

@@ -111,6 +111,78 @@ pub fn epoch_magnitude(b: &[u8]) -> u64 {
     n
 }
 
+/// A per-chunk parser of one time format: ISO times of the common shape
+/// `YYYY-MM-DD[T ]HH:MM:SS[.f…][Z]` reuse the day of the previous row when the date repeats.
+pub struct TimeParser<'a> {
+    format: &'a TimeFormat,
+    date: [u8; 10],
+    day_ns: Option<i64>,
+}
+
+impl<'a> TimeParser<'a> {
+    pub fn new(format: &'a TimeFormat) -> TimeParser<'a> {
+        TimeParser {
+            format,
+            date: [0; 10],
+            day_ns: None,
+        }
+    }
+
+    /// As `TimeFormat::parse`, with the same results.
+    #[inline]
+    pub fn parse(&mut self, b: &[u8]) -> Result<(i64, bool), TimeError> {
+        if *self.format == TimeFormat::Iso {
+            if let Some(t) = self.fast_iso(b) {
+                return Ok(t);
+            }
+        }
+        self.format.parse(b)
+    }
+
+    fn fast_iso(&mut self, b: &[u8]) -> Option<(i64, bool)> {
+        if b.len() < 19 || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
+            return None;
+        }
+        let day_ns = match self.day_ns {
+            Some(d) if b[..10] == self.date => d,
+            _ => {
+                let d = parse_iso(&b[..10])?;
+                self.date.copy_from_slice(&b[..10]);
+                self.day_ns = Some(d);
+                d
+            }
+        };
+        let two = |i: usize| -> Option<i64> {
+            let (h, l) = (b[i].wrapping_sub(b'0'), b[i + 1].wrapping_sub(b'0'));
+            (h <= 9 && l <= 9).then(|| i64::from(h * 10 + l))
+        };
+        let (hour, minute, second) = (two(11)?, two(14)?, two(17)?);
+        if hour > 23 || minute > 59 || second > 59 {
+            return None;
+        }
+        let mut rest = &b[19..];
+        let mut frac_ns = 0i64;
+        if let [b'.', tail @ ..] = rest {
+            let n = tail.iter().take_while(|c| c.is_ascii_digit()).count();
+            if n == 0 || n > 9 {
+                return None;
+            }
+            for &c in &tail[..n] {
+                frac_ns = frac_ns * 10 + i64::from(c - b'0');
+            }
+            frac_ns *= 10i64.pow(9 - n as u32);
+            rest = &tail[n..];
+        }
+        let naive = match rest {
+            [] => true,
+            [b'Z'] | [b'z'] => false,
+            _ => return None,
+        };
+        let t = day_ns.checked_add((hour * 3600 + minute * 60 + second) * 1_000_000_000 + frac_ns)?;
+        in_storable_range(t).then_some((t, naive))
+    }
+}
+
 /// Parses `[-]digits[.digits]` scaled by `unit` into ns; fraction digits finer than 1 ns are
 /// refused rather than silently dropped.
 pub fn parse_epoch_bytes(b: &[u8], unit: EpochUnit) -> Result<i64, TimeError> {
@@ -222,6 +294,28 @@ mod tests {
         assert_eq!(unit_by_magnitude(1_723_161_255_342), EpochUnit::Ms);
         assert_eq!(unit_by_magnitude(1_723_161_255_342_000), EpochUnit::Us);
         assert_eq!(unit_by_magnitude(1_723_161_255_342_000_000), EpochUnit::Ns);
+    }
+
+    #[test]
+    fn the_fast_iso_path_agrees_with_the_full_parser() {
+        let iso = TimeFormat::Iso;
+        let mut p = TimeParser::new(&iso);
+        for text in [
+            "2024-08-08T23:54:15Z",
+            "2024-08-08T23:54:15.5Z",
+            "2024-08-08 23:54:15.123456789",
+            "2024-08-08T23:54:16.1234567890Z",
+            "2024-08-08T24:00:00Z",
+            "2024-08-09T00:00:00+01:00",
+            "2024-02-30T00:00:00Z",
+            "2261-12-31T23:59:59.999999999Z",
+            "1678-01-01T00:00:00Z",
+            "2024-08-08T23:54:15.Z",
+            "2024-08-08T23:54:1xZ",
+            "2024-08-08T23:54",
+        ] {
+            assert_eq!(p.parse(text.as_bytes()), iso.parse(text.as_bytes()), "{text}");
+        }
     }
 
     #[test]
