@@ -145,7 +145,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)')
             [CompletionResult]::new('--max-rejects', '--max-rejects', [CompletionResultType]::ParameterName, 'Rejected rows allowed before exiting with status 4')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
-            [CompletionResult]::new('--chunk-bytes', '--chunk-bytes', [CompletionResultType]::ParameterName, 'Bytes of input per chunk (testing and tuning; default 2 MiB)')
+            [CompletionResult]::new('--chunk-bytes', '--chunk-bytes', [CompletionResultType]::ParameterName, 'Bytes of input per chunk (testing and tuning; default 1 MiB)')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header line; name its columns with --columns (default: the time column, then the database''s columns in order)')

@@ -135,7 +135,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --rejects 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)'
             cand --max-rejects 'Rejected rows allowed before exiting with status 4'
             cand --threads 'Worker threads (default: one per core)'
-            cand --chunk-bytes 'Bytes of input per chunk (testing and tuning; default 2 MiB)'
+            cand --chunk-bytes 'Bytes of input per chunk (testing and tuning; default 1 MiB)'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand --no-header 'The input has no header line; name its columns with --columns (default: the time column, then the database''s columns in order)'

@@ -103,7 +103,7 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New datab
 complete -c xs -n "__fish_xs_using_subcommand import" -l rejects -d 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)' -r -F
 complete -c xs -n "__fish_xs_using_subcommand import" -l max-rejects -d 'Rejected rows allowed before exiting with status 4' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l threads -d 'Worker threads (default: one per core)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l chunk-bytes -d 'Bytes of input per chunk (testing and tuning; default 2 MiB)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l chunk-bytes -d 'Bytes of input per chunk (testing and tuning; default 1 MiB)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-header -d 'The input has no header line; name its columns with --columns (default: the time column, then the database\'s columns in order)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l ignore-columns -d 'Skip input columns the database does not have (default: refuse them)'
