@@ -37,7 +37,7 @@ use crate::db::schema::Schema;
 use crate::db::time::PartitionKey;
 use crate::db::{marker, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
-use crate::io::timefmt::format_iso;
+use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
 use scan::{split_record, Field, PlainSplitter, RecordSpan};
 use timeparse::TimeFormat;
@@ -485,7 +485,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             p.rows.truncate(row_at);
             reject(format!(
                 "time {} is not a multiple of the granularity {}; pass --floor-time to round it down",
-                format_iso(t, 9),
+                format_iso_exact(t),
                 ctx.config.granularity
             ));
             continue;
