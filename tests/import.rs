@@ -698,6 +698,31 @@ fn killed_import_is_completed_by_running_it_again() {
 }
 
 #[test]
+fn a_locked_database_exits_5() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    create(d, "l", &["--granularity", "1s", "--columns", "v:i64"]);
+    let input = write(d, "l.csv", "time,v\n2024-01-01T00:00:01Z,1\n");
+    let lock = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(d.join("l/.lock"))
+        .unwrap();
+    // SAFETY: flock on an open descriptor.
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let (code, _, err) = run(xs(d).args(["-d", "l", "import"]).arg(&input));
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains("locked"), "{err}");
+    drop(lock);
+    ok(xs(d).args(["-d", "l", "import"]).arg(&input));
+}
+
+#[test]
 fn real_trades_fixture_imports() {
     let t = TempDir::new().unwrap();
     let d = t.path();

@@ -273,7 +273,8 @@ fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {
     let db = Database::open(dir, Access::Write(wait), &mut on_wait)?;
     if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
         eprintln!(
-            "xs: an earlier import into {} did not finish ({rerun}); importing the same input again completes it",
+            "xs: warning: an earlier import into {} did not finish ({rerun}); this import completes \
+             it only if it covers the same input",
             dir.display()
         );
     }

@@ -845,7 +845,6 @@ pub fn run(
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
     let sources = prepared.sources.clone();
     let raw_bytes = prepared.raw_bytes();
-    marker::mark_import_started(db.dir(), &opts.rerun_command)?;
     let (rx, reader) = spawn_reader(
         prepared.sources,
         prepared.first,
@@ -877,12 +876,18 @@ pub fn run(
         encoder: encode::Encoder::new(&config.schema),
     };
     let mut pending: Option<Vec<Parsed>> = None;
+    let mut marked = false;
     loop {
         let works = pipeline.collect(&rx)?;
         if works.is_empty() && pending.is_none() {
             break;
         }
         let to_write = pending.take();
+        if to_write.is_some() && !marked {
+            // Before the first write, so that a refused input leaves no marker behind.
+            marker::mark_import_started(db.dir(), &opts.rerun_command)?;
+            marked = true;
+        }
         let states = &mut pipeline.states;
         let (written, mut parsed) = pool.install(|| {
             rayon::join(
