@@ -362,7 +362,8 @@ fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::
         if f.ratio() >= 4.0 {
             eprintln!(
                 "xs: warning: this grid will take about {:.0}× the input's size on disk: the rows are \
-                 sparse on a {} grid. A coarser --granularity with --floor-time packs them tighter",
+                 sparse on a {} grid. A coarser --granularity with --floor-time (which rounds the times \
+                 down) packs them tighter; the planned bucket layout is made for such data",
                 f.ratio(),
                 inference.config.granularity
             );
