@@ -140,7 +140,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         delimiter,
         has_header: !args.no_header,
         column_names: if args.no_header { column_names } else { None },
-        chunk_bytes: args.chunk_bytes.max(1),
+        // Offsets inside a chunk are u32: keep chunks far below 4 GiB.
+        chunk_bytes: args.chunk_bytes.clamp(1, 256 << 20),
     };
     let prepared = xs::import::prepare(&args.files, &csv)?;
 
