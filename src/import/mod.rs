@@ -1142,7 +1142,14 @@ fn write_batch(
 }
 
 /// The default rejects file: `DB/rejects-YYYYMMDDTHHMMSSZ.csv`.
+/// A second import in the same second gets `-2`, `-3`… rather than overwriting.
 pub fn default_rejects_path(dir: &Path) -> PathBuf {
-    let now = chrono::Utc::now();
-    dir.join(format!("rejects-{}.csv", now.format("%Y%m%dT%H%M%SZ")))
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let mut path = dir.join(format!("rejects-{stamp}.csv"));
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("rejects-{stamp}-{n}.csv"));
+        n += 1;
+    }
+    path
 }
