@@ -787,11 +787,13 @@ fn spawn_reader(
     first: Option<(ChunkReader, Option<Chunk>)>,
     raw_bytes: Arc<AtomicU64>,
     csv: &CsvOptions,
+    spare: Receiver<Vec<u8>>,
 ) -> (Receiver<ChunkMsg>, std::thread::JoinHandle<()>) {
     let (tx, rx) = sync_channel::<ChunkMsg>(BATCH_CHUNKS);
     let (delimiter, chunk_bytes) = (csv.delimiter, csv.chunk_bytes);
     let handle = std::thread::spawn(move || {
         let mut first = first;
+        let mut spare = Some(spare);
         for (i, source) in sources.iter().enumerate() {
             let (mut reader, pending) = match first.take() {
                 Some(opened) if i == 0 => opened,
@@ -806,6 +808,7 @@ fn spawn_reader(
                     }
                 },
             };
+            reader.recycle_from(spare.take());
             if let Some(chunk) = pending {
                 if tx.send(Ok((i, chunk))).is_err() {
                     return;
@@ -818,7 +821,10 @@ fn spawn_reader(
                             return;
                         }
                     }
-                    Ok(None) => break,
+                    Ok(None) => {
+                        spare = reader.take_recycler();
+                        break;
+                    }
                     Err(e) => {
                         let _ = tx.send(Err(e));
                         return;
@@ -845,11 +851,13 @@ pub fn run(
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
     let sources = prepared.sources.clone();
     let raw_bytes = prepared.raw_bytes();
+    let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(2 * BATCH_CHUNKS);
     let (rx, reader) = spawn_reader(
         prepared.sources,
         prepared.first,
         Arc::clone(&raw_bytes),
         &opts.csv,
+        spare_rx,
     );
     let mut pipeline = Pipeline {
         db,
@@ -905,6 +913,10 @@ pub fn run(
         if let Some(result) = written {
             let (batch, written) = result?;
             pipeline.account(&batch, &written)?;
+            for p in batch {
+                // Hand the chunk buffers back to the reader; if it has enough, drop them.
+                let _ = spare_tx.try_send(p.work.chunk.data);
+            }
             progress(Progress {
                 raw_bytes: raw_bytes.load(Ordering::Relaxed),
                 rows_read: pipeline.summary.rows_read,
