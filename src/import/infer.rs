@@ -309,9 +309,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     }
     for name in names {
         if !valid_column_name(name) {
+            let shown: String = name.chars().take(40).collect();
             return Err(Error::Invalid(format!(
-                "column name `{name}` cannot be used (1-64 letters, digits, `_`, `-`, `.`); \
-                 rename the columns with --columns a,b,c"
+                "column name \"{}\"{} cannot be used (1-64 letters, digits, `_`, `-`, `.`); \
+                 name the columns with --no-header --columns a,b,c (the header line is then rejected)",
+                shown.escape_debug(),
+                if name.chars().count() > 40 { "…" } else { "" }
             )));
         }
     }
