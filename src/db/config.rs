@@ -186,10 +186,7 @@ impl Config {
 
     /// Logical size in bytes of the longest partition of `period`, header included.
     pub fn max_partition_bytes(&self, period: Period) -> Option<u64> {
-        let slots = u64::try_from(period.max_len_ns() / self.granularity.ns()).ok()?;
-        slots
-            .checked_mul(self.slab_len())?
-            .checked_add(super::partition::HEADER_LEN)
+        partition_bytes(self.granularity, self.slab_len(), period)
     }
 
     fn check_partition_size(&self) -> std::result::Result<(), String> {
@@ -213,6 +210,28 @@ impl Config {
         file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
         fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
         sync_dir(dir)
+    }
+}
+
+/// Logical bytes of the longest partition of `period` whose slots are `slab_len` bytes, header
+/// included; `None` on overflow.
+pub fn partition_bytes(granularity: Granularity, slab_len: u64, period: Period) -> Option<u64> {
+    let slots = u64::try_from(period.max_len_ns() / granularity.ns()).ok()?;
+    slots
+        .checked_mul(slab_len)?
+        .checked_add(super::partition::HEADER_LEN)
+}
+
+/// `wanted` if its partitions stay within `MAX_PARTITION_BYTES`, else (with no wish) the longest
+/// of year, month and day that does; `None` when nothing fits.
+pub fn choose_period(granularity: Granularity, slab_len: u64, wanted: Option<Period>) -> Option<Period> {
+    let fits =
+        |p: Period| partition_bytes(granularity, slab_len, p).is_some_and(|b| b <= MAX_PARTITION_BYTES);
+    match wanted {
+        Some(p) => fits(p).then_some(p),
+        None => [Period::Year, Period::Month, Period::Day]
+            .into_iter()
+            .find(|&p| fits(p)),
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::timeparse::{epoch_magnitude, is_epoch_number, unit_by_magnitude, unit_word, TimeFormat};
 use super::Sample;
-use crate::db::config::{human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
+use crate::db::config::{choose_period, human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
 use crate::db::partition::HEADER_LEN;
 use crate::db::schema::{valid_column_name, Column, ColumnType, Schema, MAX_STR_LEN};
 use crate::db::time::{
@@ -368,7 +368,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let Some(granularity) = Granularity::from_ns(g) else {
             continue;
         };
-        let fits = choose_period(granularity, 1, 1 + 8, None).is_some();
+        let fits = choose_period(granularity, 1 + 8, None).is_some();
         if fits {
             chosen = Some((i, format, how, times, granularity, g_note));
             break;
@@ -478,13 +478,14 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     }
     let schema = Schema::new(columns).map_err(Error::Invalid)?;
     let row_len = schema.row_len();
-    let period = choose_period(granularity, depth, row_len, o.period).ok_or_else(|| {
-        Error::Invalid(format!(
-            "rows of {row_len} bytes × depth {depth} at {granularity} granularity make even a day \
+    let period =
+        choose_period(granularity, u64::from(depth) * row_len as u64, o.period).ok_or_else(|| {
+            Error::Invalid(format!(
+                "rows of {row_len} bytes × depth {depth} at {granularity} granularity make even a day \
              partition larger than {}; use a coarser --granularity or a smaller --depth",
-            human_bytes(MAX_PARTITION_BYTES)
-        ))
-    })?;
+                human_bytes(MAX_PARTITION_BYTES)
+            ))
+        })?;
     if period != Period::Year && o.period.is_none() {
         notes.push(format!(
             "{period} partitions: a year file would pass the safe size of {}",
@@ -506,29 +507,6 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         notes,
         footprint,
     })
-}
-
-/// The longest period whose partition file stays under the safe size (or `wanted`, if it does).
-pub fn choose_period(
-    granularity: Granularity,
-    depth: u32,
-    row_len: usize,
-    wanted: Option<Period>,
-) -> Option<Period> {
-    let fits = |p: Period| {
-        let slots = u64::try_from(p.max_len_ns() / granularity.ns()).ok();
-        slots
-            .and_then(|s| s.checked_mul(u64::from(depth)))
-            .and_then(|s| s.checked_mul(row_len as u64))
-            .and_then(|b| b.checked_add(HEADER_LEN))
-            .is_some_and(|b| b <= MAX_PARTITION_BYTES)
-    };
-    match wanted {
-        Some(p) => fits(p).then_some(p),
-        None => [Period::Year, Period::Month, Period::Day]
-            .into_iter()
-            .find(|&p| fits(p)),
-    }
 }
 
 /// Blocks the sample's rows would allocate, scaled to the input.
