@@ -11,7 +11,6 @@ use crate::exit::{CliResult, Failure, NOT_FOUND};
 const EXAMPLES: &str = "Examples:
   xs get 2024-08-08T23:54:15.342Z
   xs get -f ndjson 1723161255342ms 1723161255619ms
-  xs get --no-header --columns price 2024-08-08T23:54:15.342Z
   cut -d, -f1 times.csv | xs get -       # batch: one timestamp a line on stdin
   xs get --asof --within 1h 2024-08-08T14:03:07Z   # the last trade at or before 14:03:07";
 
