@@ -647,7 +647,41 @@ fn bad_specs_say_what_to_fix() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
         common::assert_no_panic(&stderr);
     }
-    let (code, _, stderr) = run(db.xs(&["range", "2021-01-01", "2021-01-02", "--agg", "count"]));
+    let (code, _, stderr) = run(db.xs(&["range", "2021-01-01", "2021-01-02", "--fill", "--agg", "count"]));
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--every"), "{stderr}");
+}
+
+#[test]
+fn without_every_one_row_covers_the_whole_window() {
+    let rows = fixture();
+    let db = database(&rows);
+    // Long enough that the window is cut into many slices whose partial results are merged.
+    let (from_s, to_s) = (Y2021_S - 5000, Y2021_S + 8000);
+    let (_, got) = actual(
+        &db,
+        &["range", &iso(from_s), &iso(to_s), "--agg", &ALL.join(",")],
+        &ALL,
+    );
+    let in_window: Vec<&Row> = rows.iter().filter(|r| r.t_s >= from_s && r.t_s < to_s).collect();
+    let want = vec![(from_s, ALL.iter().map(|a| reference(a, &in_window)).collect())];
+    assert_tables(&want, &got, &ALL, "whole window");
+    // Same thing for rows without the NaN: stddev and mean merged across slices stay exact.
+    let aggs = [
+        "count",
+        "stddev(price)",
+        "mean(price)",
+        "min(price)",
+        "first(price)",
+        "last(price)",
+    ];
+    let (from_s, to_s) = (Y2021_S + 7200, Y2021_S + 9000);
+    let (_, got) = actual(
+        &db,
+        &["range", &iso(from_s), &iso(to_s), "--agg", &aggs.join(",")],
+        &aggs,
+    );
+    let in_window: Vec<&Row> = rows.iter().filter(|r| r.t_s >= from_s && r.t_s < to_s).collect();
+    let want = vec![(from_s, aggs.iter().map(|a| reference(a, &in_window)).collect())];
+    assert_tables(&want, &got, &aggs, "whole window, no NaN");
 }

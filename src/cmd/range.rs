@@ -18,7 +18,7 @@ const EXAMPLES: &str = "Examples:
   xs range 2024-08-01 2024-09-01 --every 1h --ohlcv price,qty --where side=buy -f ndjson";
 
 /// Print every row with FROM <= time < TO, in time order (CSV with a header by default); with
-/// --every, one row per time bucket with the aggregates of --agg or --ohlcv.
+/// --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window).
 ///
 /// Only the data is read: holes in the sparse files are skipped, never read. Big ranges are
 /// formatted (or aggregated) in parallel and written in order. Aggregate output columns are
@@ -44,13 +44,13 @@ pub struct Args {
     #[arg(long, value_name = "DUR", value_parser = parse_every)]
     pub every: Option<i64>,
 
-    /// Aggregates per bucket: count, first(c), last(c), min(c), max(c), sum(c), mean(c),
-    /// stddev(c), vwap(price,qty), comma-separated.
-    #[arg(long, value_name = "SPEC", requires = "every", conflicts_with = "ohlcv")]
+    /// Aggregates per bucket (without --every: one row for the whole window, timed FROM):
+    /// count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty).
+    #[arg(long, value_name = "SPEC", conflicts_with = "ohlcv")]
     pub agg: Option<String>,
 
     /// Bars per bucket from a price and a quantity column: open,high,low,close,volume,count.
-    #[arg(long, value_name = "PRICE,QTY", requires = "every")]
+    #[arg(long, value_name = "PRICE,QTY")]
     pub ohlcv: Option<String>,
 
     /// With --every: also print buckets without rows (count 0, other aggregates empty).
@@ -88,7 +88,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         .map_err(Failure::usage)?;
     let limit = args.limit.unwrap_or(u64::MAX);
     let mut out = Output::new();
-    if let Some(every_ns) = args.every {
+    if args.every.is_some() || args.agg.is_some() || args.ohlcv.is_some() {
         let aggs = match (&args.agg, &args.ohlcv) {
             (Some(spec), _) => parse_aggs(db.schema(), spec),
             (None, Some(cols)) => match cols.split_once(',') {
@@ -104,7 +104,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         .map_err(Failure::usage)?;
-        let plan = Plan::new(db.config(), aggs, every_ns, filter).map_err(Failure::usage)?;
+        let plan = Plan::new(db.config(), aggs, args.every, filter).map_err(Failure::usage)?;
         if let Some(columns) = &args.output.columns {
             let mut names = vec![db.config().time_column.as_str()];
             names.extend(plan.column_names());

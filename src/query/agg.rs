@@ -12,7 +12,7 @@
 
 use crate::db::config::Config;
 use crate::db::schema::{ColumnType, Schema};
-use crate::db::time::{format_duration, Granularity};
+use crate::db::time::{format_duration, Granularity, END_TIME_NS, MIN_TIME_NS};
 use crate::db::Database;
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
@@ -329,22 +329,24 @@ fn split_top_level(spec: &str) -> Vec<&str> {
 #[derive(Clone, Debug)]
 pub struct Plan {
     aggs: Vec<Agg>,
-    every_ns: i64,
+    /// Bucket width; `None`: one bucket, the whole window (its time is FROM).
+    every_ns: Option<i64>,
     filter: Option<Filter>,
     out: Config,
 }
 
 impl Plan {
     /// Checks the bucket width against the database (`every_ns` a positive multiple of its
-    /// granularity) and lays out the output columns.
+    /// granularity; `None` for one bucket over the whole window) and lays out the output
+    /// columns.
     pub fn new(
         config: &Config,
         aggs: Vec<Agg>,
-        every_ns: i64,
+        every_ns: Option<i64>,
         filter: Option<Filter>,
     ) -> Result<Plan, String> {
         let g = config.granularity.ns();
-        if every_ns <= 0 || every_ns % g != 0 {
+        if let Some(every_ns) = every_ns.filter(|&e| e <= 0 || e % g != 0) {
             return Err(format!(
                 "--every {}: a bucket must be a positive multiple of the database granularity {}; \
                  try --every {} or a multiple of it",
@@ -368,7 +370,9 @@ impl Plan {
             ));
         }
         // Bucket starts are multiples of the bucket width: print them at its precision.
-        let granularity = Granularity::from_ns(every_ns).unwrap_or(config.granularity);
+        let granularity = every_ns
+            .and_then(Granularity::from_ns)
+            .unwrap_or(config.granularity);
         let out = Config {
             layout: config.layout,
             granularity,
@@ -450,27 +454,7 @@ impl Acc {
                     }
                 }
             }
-            Acc::Extreme(best) => {
-                let x = f.num(row);
-                let better = match (*best, x) {
-                    (None, _) => true,
-                    (Some(Num::F(b)), _) if b.is_nan() => false,
-                    (_, Num::F(v)) if v.is_nan() => true,
-                    (Some(Num::I(b)), Num::I(v)) => {
-                        (agg.kind == Kind::Min && v < b) || (agg.kind == Kind::Max && v > b)
-                    }
-                    (Some(Num::U(b)), Num::U(v)) => {
-                        (agg.kind == Kind::Min && v < b) || (agg.kind == Kind::Max && v > b)
-                    }
-                    (Some(Num::F(b)), Num::F(v)) => {
-                        (agg.kind == Kind::Min && v < b) || (agg.kind == Kind::Max && v > b)
-                    }
-                    _ => false,
-                };
-                if better {
-                    *best = Some(x);
-                }
-            }
+            Acc::Extreme(best) => consider(agg.kind, best, f.num(row)),
             Acc::SumInt { n, sum } => {
                 *n += 1;
                 *sum += match f.num(row) {
@@ -559,21 +543,114 @@ impl Acc {
     }
 }
 
-/// Slices per rayon thread: enough to balance uneven data, few enough to keep scans long.
-const SLICES_PER_THREAD: i64 = 8;
-/// Buckets in one slice, at most: bounds the memory of a slice's output.
-const MAX_SLICE_BUCKETS: i64 = 1 << 16;
-
-/// The formatted output of one slice: bytes, and where each row ends.
-struct SliceOut {
-    bytes: Vec<u8>,
-    row_ends: Vec<usize>,
+impl Acc {
+    /// Folds `later` (the same aggregate over rows that come after this one's) into `self`.
+    fn merge(&mut self, agg: &Agg, later: Acc) {
+        match (self, later) {
+            (Acc::Count(a), Acc::Count(b)) => *a += b,
+            (Acc::Pick(a), Acc::Pick(b)) => {
+                if b.is_some() && (agg.kind == Kind::Last || a.is_none()) {
+                    *a = b;
+                }
+            }
+            (Acc::Extreme(a), Acc::Extreme(Some(x))) => consider(agg.kind, a, x),
+            (Acc::SumInt { n, sum }, Acc::SumInt { n: n2, sum: s2 }) => {
+                *n += n2;
+                *sum += s2;
+            }
+            (Acc::SumFloat { n, sum }, Acc::SumFloat { n: n2, sum: s2 })
+            | (Acc::Mean { n, sum }, Acc::Mean { n: n2, sum: s2 }) => {
+                if n2 > 0 {
+                    *sum = if *n == 0 { s2 } else { *sum + s2 };
+                    *n += n2;
+                }
+            }
+            (
+                Acc::Moments { n, mean, m2 },
+                Acc::Moments {
+                    n: nb,
+                    mean: mb,
+                    m2: m2b,
+                },
+            ) => {
+                // Chan et al.'s pairwise update.
+                if nb == 0 {
+                    return;
+                }
+                if *n == 0 {
+                    (*n, *mean, *m2) = (nb, mb, m2b);
+                    return;
+                }
+                let total = *n + nb;
+                let delta = mb - *mean;
+                *m2 += m2b + delta * delta * (*n as f64) * (nb as f64) / total as f64;
+                *mean += delta * nb as f64 / total as f64;
+                *n = total;
+            }
+            (Acc::Vwap { pq, q }, Acc::Vwap { pq: pq2, q: q2 }) => {
+                *pq += pq2;
+                *q += q2;
+            }
+            _ => {}
+        }
+    }
 }
 
-/// Aggregates the rows with `from <= t < to` into buckets of `plan`, formats one row per bucket
-/// (time = bucket start) with `formatter` (built from `plan.output_config()`), and passes the
-/// bytes to `sink` in time order, at most `limit` rows. Buckets without rows are left out
+/// Keeps the smaller (`Min`) or larger (`Max`) of `best` and `x`; NaN wins and stays.
+#[inline]
+fn consider(kind: Kind, best: &mut Option<Num>, x: Num) {
+    let wins = |less: bool, greater: bool| (kind == Kind::Min && less) || (kind == Kind::Max && greater);
+    let better = match (*best, x) {
+        (None, _) => true,
+        (Some(Num::F(b)), _) if b.is_nan() => false,
+        (_, Num::F(v)) if v.is_nan() => true,
+        (Some(Num::I(b)), Num::I(v)) => wins(v < b, v > b),
+        (Some(Num::U(b)), Num::U(v)) => wins(v < b, v > b),
+        (Some(Num::F(b)), Num::F(v)) => wins(v < b, v > b),
+        _ => false,
+    };
+    if better {
+        *best = Some(x);
+    }
+}
+
+/// Slices per rayon thread: enough to balance uneven data, few enough to keep scans long.
+const SLICES_PER_THREAD: i64 = 8;
+/// Buckets in one slice, at most: bounds the memory of a slice's partial results.
+const MAX_SLICE_BUCKETS: i64 = 1 << 16;
+
+/// How times map to buckets: `origin + k × every`.
+#[derive(Clone, Copy, Debug)]
+struct Buckets {
+    origin_ns: i64,
+    every_ns: i64,
+}
+
+impl Buckets {
+    /// The start of the bucket holding `t_ns`.
+    #[inline]
+    fn of(self, t_ns: i64) -> i64 {
+        if self.origin_ns == 0 {
+            return t_ns.div_euclid(self.every_ns) * self.every_ns;
+        }
+        let k = (i128::from(t_ns) - i128::from(self.origin_ns)).div_euclid(i128::from(self.every_ns));
+        // The bucket start lies between the origin and t: within i64.
+        i64::try_from(i128::from(self.origin_ns) + k * i128::from(self.every_ns)).unwrap_or(t_ns)
+    }
+}
+
+/// The partial results of one slice: (bucket start, states), in time order. Its first and last
+/// buckets may continue in the neighbouring slices.
+type Partials = Vec<(i64, Vec<Acc>)>;
+
+/// Aggregates the rows with `from <= t < to` into the buckets of `plan` and formats one row per
+/// bucket (time = bucket start) with `formatter` (built from `plan.output_config()`), passing
+/// the bytes to `sink` in time order, at most `limit` rows. Buckets without rows are left out
 /// unless `fill`. Returns the rows written. The header is the caller's to write.
+///
+/// The window is cut into time slices scanned in parallel; a bucket cut by a slice edge is
+/// merged from its parts, so buckets of any width (a whole week, the whole window) use every
+/// thread.
 #[allow(clippy::too_many_arguments)]
 pub fn write_buckets<E: From<Error>>(
     db: &Database,
@@ -585,143 +662,173 @@ pub fn write_buckets<E: From<Error>>(
     limit: u64,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
-    let (mut from_ns, mut to_ns) = (from_ns, to_ns);
-    if !fill {
-        // Without --fill only the data matters: clamp to the partitions that exist.
-        let keys = db.partition_keys()?;
-        let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
-            return Ok(0);
-        };
-        from_ns = from_ns.max(first.start_ns());
-        to_ns = to_ns.min(last.end_ns());
-    }
+    let from_ns = from_ns.max(MIN_TIME_NS);
+    let to_ns = to_ns.min(END_TIME_NS);
     if from_ns >= to_ns || limit == 0 {
         return Ok(0);
     }
-    let every = plan.every_ns;
-    let first_bucket = from_ns.div_euclid(every) * every;
-    let buckets = (i128::from(to_ns) - i128::from(first_bucket) + i128::from(every) - 1) / i128::from(every);
-    let threads = rayon::current_num_threads().max(1) as i128;
-    let per_slice =
-        (buckets / (threads * i128::from(SLICES_PER_THREAD))).clamp(1, i128::from(MAX_SLICE_BUCKETS)) as i64;
-    let slice_ns = per_slice * every;
-    let batch = (threads as usize) * 2;
-
-    let mut left = limit;
+    let buckets = Buckets {
+        origin_ns: if plan.every_ns.is_some() { 0 } else { from_ns },
+        every_ns: plan
+            .every_ns
+            .unwrap_or_else(|| to_ns.saturating_sub(from_ns).max(1)),
+    };
+    let (mut scan_from, mut scan_to) = (from_ns, to_ns);
+    // Only the partitions that exist hold data.
+    let keys = db.partition_keys()?;
+    if let (Some(first), Some(last)) = (keys.first(), keys.last()) {
+        scan_from = scan_from.max(first.start_ns());
+        scan_to = scan_to.min(last.end_ns());
+    } else {
+        scan_to = scan_from;
+    }
+    let mut writer = Writer {
+        plan,
+        formatter,
+        buckets,
+        fill,
+        row: plan.out.schema.new_row(),
+        empty: plan.aggs.iter().map(Agg::empty).collect(),
+        bytes: Vec::new(),
+        next_fill: buckets.of(from_ns),
+        left: limit,
+        rows: 0,
+    };
     let mut written = 0u64;
-    let mut slice_start = first_bucket;
-    while slice_start < to_ns && left > 0 {
-        let mut starts = Vec::with_capacity(batch);
-        while starts.len() < batch && slice_start < to_ns {
-            starts.push(slice_start);
-            slice_start = slice_start.saturating_add(slice_ns);
-        }
-        let run = |start: i64| {
-            let end = start.saturating_add(slice_ns).min(to_ns);
-            run_slice(db, plan, start, end, from_ns, fill, formatter)
-        };
-        let outs: Vec<Result<SliceOut>> = if starts.len() == 1 {
-            vec![run(starts[0])]
-        } else {
-            use rayon::prelude::*;
-            starts.par_iter().map(|&s| run(s)).collect()
-        };
-        for out in outs {
-            let out = out?;
-            let rows = out.row_ends.len() as u64;
-            if rows > left {
-                let cut = usize::try_from(left).unwrap_or(usize::MAX);
-                let end = if cut == 0 { 0 } else { out.row_ends[cut - 1] };
-                sink(&out.bytes[..end])?;
-                written += left;
-                left = 0;
-                break;
+    let mut pending: Option<(i64, Vec<Acc>)> = None;
+    if scan_from < scan_to {
+        let span = i128::from(scan_to) - i128::from(scan_from);
+        let threads = rayon::current_num_threads().max(1) as i128;
+        let g = i128::from(db.config().granularity.ns());
+        let wanted = (span / (threads * i128::from(SLICES_PER_THREAD))).max(1);
+        let most = i128::from(MAX_SLICE_BUCKETS) * i128::from(buckets.every_ns);
+        // Whole slots per slice.
+        let slice_ns = i64::try_from(wanted.min(most).div_euclid(g).max(1) * g).unwrap_or(i64::MAX);
+        let batch = (threads as usize) * 2;
+        let mut at = scan_from;
+        while at < scan_to && writer.left > 0 {
+            let mut slices = Vec::with_capacity(batch);
+            while slices.len() < batch && at < scan_to {
+                let end = at.saturating_add(slice_ns).min(scan_to);
+                slices.push((at, end));
+                at = end;
             }
-            if !out.bytes.is_empty() {
-                sink(&out.bytes)?;
+            let parts: Vec<Result<Partials>> = if slices.len() == 1 {
+                vec![run_slice(db, plan, buckets, slices[0].0, slices[0].1)]
+            } else {
+                use rayon::prelude::*;
+                slices
+                    .par_iter()
+                    .map(|&(a, b)| run_slice(db, plan, buckets, a, b))
+                    .collect()
+            };
+            for part in parts {
+                for (bucket, accs) in part? {
+                    match &mut pending {
+                        Some((b, acc)) if *b == bucket => {
+                            for ((a, later), agg) in acc.iter_mut().zip(accs).zip(&plan.aggs) {
+                                a.merge(agg, later);
+                            }
+                        }
+                        _ => {
+                            if let Some((b, acc)) = pending.take() {
+                                writer.bucket(b, &acc)?;
+                            }
+                            pending = Some((bucket, accs));
+                        }
+                    }
+                }
             }
-            written += rows;
-            left -= rows;
+            written += writer.drain(sink)?;
         }
     }
+    if let Some((b, acc)) = pending.take() {
+        writer.bucket(b, &acc)?;
+    }
+    writer.fill_until(to_ns)?;
+    written += writer.drain(sink)?;
     Ok(written)
 }
 
-/// A slice's output being built: the formatted rows so far and the next bucket to fill.
-struct SliceWriter<'a> {
+/// Formats finished buckets (and, with --fill, the empty ones between them).
+struct Writer<'a> {
     plan: &'a Plan,
     formatter: &'a RowFormatter,
+    buckets: Buckets,
+    fill: bool,
     row: Vec<u8>,
     empty: Vec<Acc>,
-    out: SliceOut,
-    /// With --fill, the next bucket start not printed yet.
+    bytes: Vec<u8>,
+    /// The next bucket start not printed yet (for --fill).
     next_fill: i64,
+    /// Rows that may still be printed.
+    left: u64,
+    /// Rows in `bytes`.
+    rows: u64,
 }
 
-impl SliceWriter<'_> {
+impl Writer<'_> {
+    /// Prints the bucket at `bucket_ns`, after the empty buckets before it with --fill.
+    fn bucket(&mut self, bucket_ns: i64, accs: &[Acc]) -> Result<()> {
+        self.fill_until(bucket_ns)?;
+        self.emit(bucket_ns, accs)
+    }
+
     fn emit(&mut self, bucket_ns: i64, accs: &[Acc]) -> Result<()> {
+        self.next_fill = bucket_ns.saturating_add(self.buckets.every_ns);
+        if self.left == 0 {
+            return Ok(());
+        }
         let schema = &self.plan.out.schema;
         schema.init_row(&mut self.row);
         for (i, (agg, acc)) in self.plan.aggs.iter().zip(accs).enumerate() {
             acc.write(agg, schema, &mut self.row, i, bucket_ns)?;
         }
-        self.formatter.row(&mut self.out.bytes, bucket_ns, &self.row);
-        self.out.row_ends.push(self.out.bytes.len());
-        self.next_fill = bucket_ns + self.plan.every_ns;
+        self.formatter.row(&mut self.bytes, bucket_ns, &self.row);
+        self.left -= 1;
+        self.rows += 1;
         Ok(())
     }
 
-    /// Prints empty buckets from `next_fill` up to (not including) `until_ns`.
+    /// With --fill, prints the empty buckets from `next_fill` up to (not including) `until_ns`.
     fn fill_until(&mut self, until_ns: i64) -> Result<()> {
+        if !self.fill {
+            return Ok(());
+        }
         let empty = std::mem::take(&mut self.empty);
-        while self.next_fill < until_ns {
+        while self.next_fill < until_ns && self.left > 0 {
             self.emit(self.next_fill, &empty)?;
         }
         self.empty = empty;
         Ok(())
     }
+
+    /// Hands the formatted bytes to `sink`; returns how many rows they held.
+    fn drain<E: From<Error>>(&mut self, sink: &mut dyn FnMut(&[u8]) -> Result<(), E>) -> Result<u64, E> {
+        if !self.bytes.is_empty() {
+            sink(&self.bytes)?;
+            self.bytes.clear();
+        }
+        Ok(std::mem::take(&mut self.rows))
+    }
 }
 
-/// Scans `[max(start, from), end)` and formats the buckets that start in `[start, end)`.
-fn run_slice(
-    db: &Database,
-    plan: &Plan,
-    start_ns: i64,
-    end_ns: i64,
-    from_ns: i64,
-    fill: bool,
-    formatter: &RowFormatter,
-) -> Result<SliceOut> {
-    let every = plan.every_ns;
-    let mut w = SliceWriter {
-        plan,
-        formatter,
-        row: plan.out.schema.new_row(),
-        empty: plan.aggs.iter().map(Agg::empty).collect(),
-        out: SliceOut {
-            bytes: Vec::new(),
-            row_ends: Vec::new(),
-        },
-        next_fill: start_ns,
-    };
+/// Scans `[from, to)` and returns the states of the buckets it touches, in time order.
+fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: i64) -> Result<Partials> {
+    let mut out: Partials = Vec::new();
     let mut accs: Vec<Acc> = plan.aggs.iter().map(Agg::empty).collect();
     let mut current: Option<i64> = None;
-    db.scan(from_ns.max(start_ns), end_ns, |t_ns, r| -> Result<bool> {
+    db.scan(from_ns, to_ns, |t_ns, r| -> Result<bool> {
         if let Some(filter) = &plan.filter {
             if !filter.matches(r) {
                 return Ok(true);
             }
         }
-        let bucket = t_ns.div_euclid(every) * every;
+        let bucket = buckets.of(t_ns);
         if current != Some(bucket) {
             if let Some(done) = current {
-                w.emit(done, &accs)?;
-                for (acc, agg) in accs.iter_mut().zip(&plan.aggs) {
-                    *acc = agg.empty();
-                }
-            }
-            if fill {
-                w.fill_until(bucket)?;
+                let fresh = plan.aggs.iter().map(Agg::empty).collect();
+                out.push((done, std::mem::replace(&mut accs, fresh)));
             }
             current = Some(bucket);
         }
@@ -731,12 +838,9 @@ fn run_slice(
         Ok(true)
     })?;
     if let Some(done) = current {
-        w.emit(done, &accs)?;
+        out.push((done, accs));
     }
-    if fill {
-        w.fill_until(end_ns)?;
-    }
-    Ok(w.out)
+    Ok(out)
 }
 
 #[cfg(test)]
