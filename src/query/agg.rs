@@ -548,11 +548,7 @@ impl Acc {
     fn merge(&mut self, agg: &Agg, later: Acc) {
         match (self, later) {
             (Acc::Count(a), Acc::Count(b)) => *a += b,
-            (Acc::Pick(a), Acc::Pick(b)) => {
-                if b.is_some() && (agg.kind == Kind::Last || a.is_none()) {
-                    *a = b;
-                }
-            }
+            (Acc::Pick(a), Acc::Pick(b)) if b.is_some() && (agg.kind == Kind::Last || a.is_none()) => *a = b,
             (Acc::Extreme(a), Acc::Extreme(Some(x))) => consider(agg.kind, a, x),
             (Acc::SumInt { n, sum }, Acc::SumInt { n: n2, sum: s2 }) => {
                 *n += n2;
@@ -560,10 +556,8 @@ impl Acc {
             }
             (Acc::SumFloat { n, sum }, Acc::SumFloat { n: n2, sum: s2 })
             | (Acc::Mean { n, sum }, Acc::Mean { n: n2, sum: s2 }) => {
-                if n2 > 0 {
-                    *sum = if *n == 0 { s2 } else { *sum + s2 };
-                    *n += n2;
-                }
+                *n += n2;
+                *sum += s2;
             }
             (
                 Acc::Moments { n, mean, m2 },
