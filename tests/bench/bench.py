@@ -276,7 +276,8 @@ def bench_query_ops(ds, engines, store_dir, opts):
                 continue
         log(f"{ds.name}: tick-data queries with {engine.name}")
         for op, cmd in engine.query_cmds(ds, store, asof_ms).items():
-            result.setdefault(op, {})[engine.name] = attempt(bench_cli, op, cmd, opts.runs, 1)
+            # The probe run of bench_cli warms the cache: no separate warm-up run.
+            result.setdefault(op, {})[engine.name] = attempt(bench_cli, op, cmd, opts.runs, 0)
     return result
 
 
