@@ -625,11 +625,13 @@ impl Buckets {
     #[inline]
     fn of(self, t_ns: i64) -> i64 {
         if self.origin_ns == 0 {
-            return t_ns.div_euclid(self.every_ns) * self.every_ns;
+            if let Some(start) = t_ns.div_euclid(self.every_ns).checked_mul(self.every_ns) {
+                return start;
+            }
         }
         let k = (i128::from(t_ns) - i128::from(self.origin_ns)).div_euclid(i128::from(self.every_ns));
-        // The bucket start lies between the origin and t: within i64.
-        i64::try_from(i128::from(self.origin_ns) + k * i128::from(self.every_ns)).unwrap_or(t_ns)
+        // A bucket of a very wide --every near 1678 may start before i64's range: clamp.
+        i64::try_from(i128::from(self.origin_ns) + k * i128::from(self.every_ns)).unwrap_or(i64::MIN)
     }
 }
 
