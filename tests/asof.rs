@@ -115,3 +115,72 @@ fn a_year_of_holes_costs_seeks_not_reads() {
     assert_eq!(out, "2021-01-01T00:00:00.000001Z,1\n");
     assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
 }
+
+#[test]
+fn random_lookups_match_a_brute_force_search() {
+    // Bursts of rows over three days around the year boundary, with gaps of minutes to a day.
+    let db = TestDb::create("1ms", "v:i64", &["--depth", "2"]);
+    let start_ms: i64 = 1_609_459_200_000 - 36 * 3_600_000;
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut times = Vec::new();
+    let mut t = start_ms;
+    while times.len() < 2000 {
+        let gap = match next() % 100 {
+            0 => 86_400_000,
+            1..=5 => 600_000,
+            6..=30 => 5_000,
+            _ => 1 + (next() % 300) as i64,
+        };
+        t += gap;
+        times.push(t);
+    }
+    let mut csv = String::from("time,v\n");
+    for (i, t) in times.iter().enumerate() {
+        csv.push_str(&format!("{t},{i}\n"));
+    }
+    let file = db.path.with_extension("csv");
+    fs::write(&file, csv).unwrap();
+    db.ok(&["import", "--time-unit", "ms", file.to_str().unwrap()]);
+    let queries: Vec<i64> = (0..400)
+        .map(|_| start_ms - 1000 + (next() % (t - start_ms + 2000) as u64) as i64)
+        .collect();
+    for within in [None, Some(60_000i64)] {
+        let mut want: Vec<i64> = queries
+            .iter()
+            .filter_map(|&q| {
+                let hit = times.iter().copied().filter(|&t| t <= q).max()?;
+                (within.is_none_or(|w| q - hit <= w)).then_some(hit)
+            })
+            .collect();
+        want.sort_unstable();
+        want.dedup();
+        let stdin: String = queries.iter().map(|q| format!("{q}ms\n")).collect();
+        let mut args = vec![
+            "get",
+            "--asof",
+            "--no-header",
+            "--time-format",
+            "epoch-ms",
+            "--columns",
+            "time",
+        ];
+        let w = within.map(|w| format!("{w}ms"));
+        if let Some(w) = &w {
+            args.extend(["--within", w]);
+        }
+        args.push("-");
+        let out = db.xs(&args).write_stdin(stdin).output().unwrap();
+        let got: Vec<i64> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        assert_eq!(got, want, "within {within:?}");
+    }
+}
