@@ -88,9 +88,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
 /// The latest stored timestamp at or before each time (within `within_ns`), where there is one.
 fn asof_times(db: &xs::Database, times: &[i64], within_ns: Option<i64>) -> CliResult<Vec<i64>> {
     let mut found = Vec::with_capacity(times.len());
+    let asof = xs::query::asof::AsOf::new(db)?;
     for &t in times {
         let not_before = within_ns.map_or(i64::MIN, |w| t.saturating_sub(w));
-        if let Some(hit) = xs::query::asof::latest_at_or_before(db, t, not_before)? {
+        if let Some(hit) = asof.latest(t, not_before)? {
             found.push(hit);
         }
     }

@@ -4,16 +4,42 @@
 
 use crate::db::partition::{Partition, HEADER_LEN};
 use crate::db::schema::Schema;
-use crate::db::time::{END_TIME_NS, MIN_TIME_NS};
+use crate::db::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
 use crate::db::Database;
 use crate::error::Result;
 
 /// Bytes read backwards per `pread` when looking for the last present slot in data.
 const BACK_READ_BYTES: u64 = 64 * 1024;
+/// Bytes read first, just before the time: most lookups end there.
+const NEAR_READ_BYTES: u64 = 8 * 1024;
 
 /// The latest timestamp `t` with `not_before_ns <= t <= at_ns` that holds at least one row;
 /// `None` when there is none. Partitions that do not exist are skipped without I/O.
 pub fn latest_at_or_before(db: &Database, at_ns: i64, not_before_ns: i64) -> Result<Option<i64>> {
+    AsOf::new(db)?.latest(at_ns, not_before_ns)
+}
+
+/// Many as-of lookups on one database: the partition list is read once.
+pub struct AsOf<'a> {
+    db: &'a Database,
+    keys: Vec<PartitionKey>,
+}
+
+impl<'a> AsOf<'a> {
+    pub fn new(db: &'a Database) -> Result<AsOf<'a>> {
+        Ok(AsOf {
+            db,
+            keys: db.partition_keys()?,
+        })
+    }
+
+    /// See `latest_at_or_before`.
+    pub fn latest(&self, at_ns: i64, not_before_ns: i64) -> Result<Option<i64>> {
+        latest_in(self.db, &self.keys, at_ns, not_before_ns)
+    }
+}
+
+fn latest_in(db: &Database, keys: &[PartitionKey], at_ns: i64, not_before_ns: i64) -> Result<Option<i64>> {
     let g = db.config().granularity.ns();
     let at_ns = at_ns.min(END_TIME_NS - 1);
     let not_before_ns = not_before_ns.max(MIN_TIME_NS);
@@ -22,7 +48,7 @@ pub fn latest_at_or_before(db: &Database, at_ns: i64, not_before_ns: i64) -> Res
     }
     // The last slot at or before `at`.
     let last_ns = at_ns - at_ns.rem_euclid(g);
-    for key in db.partition_keys()?.into_iter().rev() {
+    for &key in keys.iter().rev() {
         if key.start_ns() > last_ns {
             continue;
         }
@@ -51,7 +77,7 @@ fn last_present_slot(p: &Partition, lo_slot: u64, hi_slot: u64) -> Result<Option
     let mut buf = Vec::new();
     // The common case first: data right before the time (dense series, or a hit); holes read
     // as zeros without touching the disk.
-    let near = (BACK_READ_BYTES / slab)
+    let near = (NEAR_READ_BYTES / slab)
         .max(1)
         .min(hi_slot.saturating_sub(lo_slot));
     if let Some(slot) = scan_back(p, hi_slot - near, hi_slot, &mut buf)? {
