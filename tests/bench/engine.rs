@@ -185,23 +185,42 @@ fn main() {
     );
     // The control holds as many rows as the twenty years in one partition: if it is as slow as
     // the twenty-partition database, any difference comes from the working set, not the count.
-    let mut subjects = [
-        prepare("1 partition", base.join("engine-1y"), 2021..2022, per_year),
-        prepare("20 partitions", base.join("engine-20y"), 2002..2022, per_year),
-        prepare(
+    // XS_BENCH_ONLY=1p|20p|control runs one database alone (for callgrind).
+    let only = std::env::var("XS_BENCH_ONLY").ok();
+    let wanted = |key: &str| only.as_deref().is_none_or(|o| o == key);
+    let mut subjects = Vec::new();
+    if wanted("1p") {
+        subjects.push(prepare(
+            "1 partition",
+            base.join("engine-1y"),
+            2021..2022,
+            per_year,
+        ));
+    }
+    if wanted("20p") {
+        subjects.push(prepare(
+            "20 partitions",
+            base.join("engine-20y"),
+            2002..2022,
+            per_year,
+        ));
+    }
+    if wanted("control") {
+        let dir = base.join("engine-1y-dense");
+        subjects.push(prepare(
             "1 partition, 20× rows (control)",
-            base.join("engine-1y-dense"),
+            dir,
             2021..2022,
             20 * per_year,
-        ),
-    ];
+        ));
+    }
     // Runs alternate between the databases so that load on a shared machine hits all alike.
     for run in 0..runs as u64 {
         for s in subjects.iter_mut() {
             run_once(s, run);
         }
     }
-    let results = subjects.map(finish);
+    let results: Vec<Result> = subjects.into_iter().map(finish).collect();
     println!("| database | partitions | get median | get p99 | put median | put p99 |");
     println!("|---|---|---|---|---|---|");
     for r in &results {
@@ -215,7 +234,9 @@ fn main() {
             r.put_p99_ns / 1e3
         );
     }
-    let (one, twenty, control) = (&results[0], &results[1], &results[2]);
+    let [one, twenty, control] = &results[..] else {
+        return;
+    };
     println!(
         "ratio 20 partitions / 1 partition: get {:.2}, put {:.2}; 20 partitions / control: get {:.2}, put {:.2}",
         twenty.get_median_ns / one.get_median_ns,
