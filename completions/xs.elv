@@ -45,6 +45,8 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --depth 'Rows one timestamp can hold (e.g. several trades in one millisecond)'
             cand --partition 'Time covered by one file; default: year, or month/day when a year file would be too large'
             cand --time-column 'Name of the time column in input and output headers'
+            cand --layout 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)'
+            cand --bucket 'Bucket width for --layout bucket: a multiple of the granularity that divides one day'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'

@@ -148,6 +148,11 @@ pub fn defrag(
     options: DefragOptions,
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Vec<Outcome>> {
+    if db.layout() == crate::db::config::Layout::Bucket {
+        return Err(Error::Invalid(
+            "defrag of bucket-layout databases is not implemented yet; `xs export` then `xs import` into a new database rewrites the data in time order".into(),
+        ));
+    }
     if !options.dry_run && !db.is_writable() {
         return Err(Error::Invalid(
             "defrag needs the database opened for writing (the writer lock)".into(),
@@ -362,7 +367,7 @@ fn verify(source: &Partition, temp: &File, temp_path: &Path, segments: &[(u64, u
             source.logical_len()
         )));
     }
-    let mut header = [0u8; 64];
+    let mut header = [0u8; crate::db::partition::HEADER_FIELDS_LEN];
     read_full_at(temp, &mut header, 0).map_err(|e| Error::io("read", temp_path, e))?;
     Header::decode(&header).map_err(|reason| fail(format!("the copy's header is unreadable: {reason}")))?;
     for (from, to) in data_segments(temp, 0, temp_len).map_err(|e| Error::io("seek in", temp_path, e))? {
@@ -517,6 +522,7 @@ mod tests {
         let dir = tmp.path().join("db");
         let config = Config {
             layout: Layout::Grid,
+            bucket_ns: 0,
             granularity: Granularity::from_ns(1_000_000_000).unwrap(),
             period: Period::Year,
             depth: 1,

@@ -490,6 +490,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     }
     let config = Config {
         layout: Layout::Grid,
+        bucket_ns: 0,
         granularity,
         period,
         depth,

@@ -186,6 +186,11 @@ pub fn select_partitions(db: &Database, names: &[String]) -> Result<Vec<Partitio
 
 /// Measures the partitions `keys` (all of them when empty) of `db`.
 pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Result<DatabaseStat> {
+    if db.layout() == crate::db::config::Layout::Bucket {
+        return Err(Error::Invalid(
+            "stat of bucket-layout databases is not implemented yet".into(),
+        ));
+    }
     let keys = if keys.is_empty() {
         db.partition_keys()?
     } else {
