@@ -143,6 +143,8 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--time-format', '--time-format', [CompletionResultType]::ParameterName, 'strftime pattern of the times, e.g. ''%d/%m/%Y %H:%M:%S'' (default: ISO-8601 or epoch)')
             [CompletionResult]::new('--granularity', '--granularity', [CompletionResultType]::ParameterName, 'New database only: time step between slots (default: inferred)')
             [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'New database only: rows one timestamp can hold (default: inferred)')
+            [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)')
+            [CompletionResult]::new('--bucket', '--bucket', [CompletionResultType]::ParameterName, 'New database only: bucket width for the bucket layout (default: inferred)')
             [CompletionResult]::new('--partition', '--partition', [CompletionResultType]::ParameterName, 'New database only: year, month or day (default: the longest that fits)')
             [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)')
             [CompletionResult]::new('--max-rejects', '--max-rejects', [CompletionResultType]::ParameterName, 'Rejected rows allowed before exiting with status 4')

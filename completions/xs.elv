@@ -133,6 +133,8 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --time-format 'strftime pattern of the times, e.g. ''%d/%m/%Y %H:%M:%S'' (default: ISO-8601 or epoch)'
             cand --granularity 'New database only: time step between slots (default: inferred)'
             cand --depth 'New database only: rows one timestamp can hold (default: inferred)'
+            cand --layout 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)'
+            cand --bucket 'New database only: bucket width for the bucket layout (default: inferred)'
             cand --partition 'New database only: year, month or day (default: the longest that fits)'
             cand --rejects 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)'
             cand --max-rejects 'Rejected rows allowed before exiting with status 4'

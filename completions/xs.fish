@@ -101,6 +101,8 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l time-unit -d 'Unit of e
 complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\' (default: ISO-8601 or epoch)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l granularity -d 'New database only: time step between slots (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l depth -d 'New database only: rows one timestamp can hold (default: inferred)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l bucket -d 'New database only: bucket width for the bucket layout (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New database only: year, month or day (default: the longest that fits)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l rejects -d 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)' -r -F
 complete -c xs -n "__fish_xs_using_subcommand import" -l max-rejects -d 'Rejected rows allowed before exiting with status 4' -r

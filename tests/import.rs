@@ -354,20 +354,44 @@ fn inference_of_types_time_granularity_and_depth() {
     assert!(fs::read_to_string(d.join("ids/xs.toml"))
         .unwrap()
         .contains("name = \"qty\"\ntype = \"f32\""));
-    // Nanosecond times cannot fit a grid: say so and what to do.
+    // Nanosecond times cannot fit a grid: asked for one, say so and what to do.
     write(
         d,
         "ns.csv",
         "local_ts_ns,v\n1723161254087896568,1\n1723161254347673567,2\n",
     );
-    let (code, _, err) = run(xs(d).args(["import", "ns.csv"]));
+    let (code, _, err) = run(xs(d).args(["import", "ns.csv", "--layout", "grid"]));
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("--floor-time") && err.contains("--time-column"),
         "{err}"
     );
-    ok(xs(d).args(["import", "ns.csv", "--granularity", "1us", "--floor-time"]));
-    assert!(!d.join("ns/rejects").exists());
+    ok(xs(d).args([
+        "-d",
+        "ns-us",
+        "import",
+        "ns.csv",
+        "--granularity",
+        "1us",
+        "--floor-time",
+    ]));
+    assert!(!d.join("ns-us/rejects").exists());
+    // Without a layout given, they are stored exactly, in buckets.
+    let (_, err) = ok(xs(d).args(["import", "ns.csv"]));
+    assert!(err.contains("layout bucket"), "{err}");
+    assert_eq!(
+        ok(xs(d).args([
+            "-d",
+            "ns",
+            "range",
+            "2024-01-01",
+            "2025-01-01",
+            "--time-format",
+            "epoch-ns"
+        ]))
+        .0,
+        "local_ts_ns,v\n1723161254087896568,1\n1723161254347673567,2\n"
+    );
 }
 
 #[test]

@@ -48,7 +48,7 @@ pub struct Args {
 
     /// Storage layout: grid (a slot per granularity step; regular series) or bucket (rows
     /// with exact times in fixed time buckets; bursty ticks, any number of rows per time).
-    #[arg(long, default_value = "grid", value_name = "grid|bucket")]
+    #[arg(long, env = "XS_LAYOUT", default_value = "grid", value_name = "grid|bucket")]
     pub layout: String,
 
     /// Bucket width for --layout bucket: a multiple of the granularity that divides one day.
@@ -137,9 +137,13 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
         (Layout::Grid, Some(_)) => return Err(Failure::usage("--bucket needs --layout bucket")),
         (Layout::Grid, None) => 0,
         (Layout::Bucket, text) => {
-            let text = text.as_deref().unwrap_or("1s");
-            let ns = parse_duration(text)
-                .ok_or_else(|| Failure::usage(format!("bad --bucket `{text}`: write e.g. 100ms, 1s, 1m")))?;
+            // Default: 1 s, or one granularity step when that is coarser.
+            let ns = match text {
+                Some(text) => parse_duration(text).ok_or_else(|| {
+                    Failure::usage(format!("bad --bucket `{text}`: write e.g. 100ms, 1s, 1m"))
+                })?,
+                None => granularity.ns().max(1_000_000_000),
+            };
             xs::db::config::check_bucket_width(ns, granularity.ns())
                 .map_err(|e| Failure::usage(format!("--bucket: {e}")))?;
             ns
