@@ -22,6 +22,25 @@ pub const DATA_SUFFIX: &str = ".data";
 /// Offset in the directory's header block of the committed data length (u64; outside the
 /// header checksum because `sync` rewrites it).
 const COMMITTED_AT: u64 = HEADER_FIELDS_LEN as u64;
+/// Offset in the directory's header block of the generation of the data file it indexes (u64).
+const DIR_GENERATION_AT: u64 = COMMITTED_AT + 8;
+/// Offset in the data file's header block of its generation (u64): `defrag` writes a new
+/// data file with the next generation, so a directory and a data file that do not belong
+/// together (a crash between the two renames) are recognised.
+const DATA_GENERATION_AT: u64 = HEADER_FIELDS_LEN as u64;
+/// Name suffixes of the files a bucket defrag writes before renaming them into place.
+pub const DEFRAG_DATA_SUFFIX: &str = ".xs.data.defrag";
+pub const DEFRAG_DIR_SUFFIX: &str = ".xs.dir.defrag";
+
+/// Temporary names of a bucket defrag's new data and directory files for `key`.
+pub fn defrag_names(key: PartitionKey) -> (String, String) {
+    let stem = key.to_string();
+    (
+        format!(".{stem}{DEFRAG_DATA_SUFFIX}"),
+        format!(".{stem}{DEFRAG_DIR_SUFFIX}"),
+    )
+}
+
 /// Bytes read per `pread` when walking the directory or the data.
 const READ_BYTES: u64 = 1 << 20;
 /// Hole-punching granularity of the directory.
@@ -205,8 +224,38 @@ impl BucketPartition {
             }
             Ok(file)
         };
-        let dir_file = open(&dir_path)?;
+        let mut dir_file = open(&dir_path)?;
         let data_file = open(&data_path)?;
+        let generation = |file: &File, at: u64, path: &Path| -> Result<u64> {
+            let mut b = [0u8; 8];
+            read_full_at(file, &mut b, at).map_err(|e| Error::io("read", path, e))?;
+            Ok(u64::from_le_bytes(b))
+        };
+        let data_gen = generation(&data_file, DATA_GENERATION_AT, &data_path)?;
+        if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
+            // A defrag renamed its new data file into place and stopped before its new
+            // directory followed: finish it (writers only), or refuse to misread.
+            let pending = dir.join(defrag_names(key).1);
+            if !writable || !pending.exists() {
+                return Err(Error::ForeignPartition {
+                    path: dir_path,
+                    reason: format!(
+                        "it indexes another generation of {} than the one on disk: a defrag was \
+                         interrupted; run `xs defrag` to finish it",
+                        data_path.display()
+                    ),
+                });
+            }
+            fs::rename(&pending, &dir_path).map_err(|e| Error::io("rename", &pending, e))?;
+            sync_dir(dir)?;
+            dir_file = open(&dir_path)?;
+            if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
+                return Err(Error::ForeignPartition {
+                    path: dir_path,
+                    reason: "its data file belongs to another directory; restore from a backup".into(),
+                });
+            }
+        }
         let len = |file: &File, path: &Path| -> Result<u64> {
             Ok(file.metadata().map_err(|e| Error::io("stat", path, e))?.len())
         };
@@ -575,8 +624,20 @@ impl BucketPartition {
         entries: &[(u64, Entry)],
         mut visit: impl FnMut(u64, &Rows) -> Result<bool>,
     ) -> Result<bool> {
-        let mut buf = Vec::new();
         let mut rows = Rows::default();
+        self.read_records(entries, |b, e, bytes| {
+            self.decode_into(b, e, bytes, &mut rows)?;
+            visit(b, &rows)
+        })
+    }
+
+    /// Like `read_buckets`, but hands out each record's raw bytes.
+    pub fn read_records(
+        &self,
+        entries: &[(u64, Entry)],
+        mut visit: impl FnMut(u64, Entry, &[u8]) -> Result<bool>,
+    ) -> Result<bool> {
+        let mut buf = Vec::new();
         let mut i = 0;
         while i < entries.len() {
             // A run of records that follow each other in the data file: one read.
@@ -591,14 +652,236 @@ impl BucketPartition {
             self.read_data(&mut buf, start)?;
             for &(b, e) in &entries[i..j] {
                 let at = (e.offset - start) as usize;
-                self.decode_into(b, e, &buf[at..at + e.len as usize], &mut rows)?;
-                if !visit(b, &rows)? {
+                if !visit(b, e, &buf[at..at + e.len as usize])? {
                     return Ok(false);
                 }
             }
             i = j;
         }
         Ok(true)
+    }
+}
+
+/// What a bucket defrag did to one partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compacted {
+    pub buckets: u64,
+    pub live_bytes: u64,
+}
+
+impl BucketPartition {
+    /// The generation of the data file this directory indexes.
+    pub fn generation(&self) -> Result<u64> {
+        let mut b = [0u8; 8];
+        self.read_dir(&mut b, DIR_GENERATION_AT)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// Defrag: writes the live records in bucket order into a new data file (next
+    /// generation) and a new directory pointing into it, fsyncs both, verifies them against
+    /// this partition record by record, then renames the data file and the directory into
+    /// place (in that order; `open` finishes an interrupted pair of renames). The caller
+    /// holds the writer lock and drops its cached handle afterwards.
+    pub fn compact(&self, dir: &Path, config: &Config) -> Result<Compacted> {
+        let (data_name, dir_name) = defrag_names(self.key);
+        let (tmp_data_path, tmp_dir_path) = (dir.join(&data_name), dir.join(&dir_name));
+        let generation = self.generation()?.wrapping_add(1);
+        let header = Header::for_partition(config, self.key).encode();
+        let make = |path: &Path, len: u64| -> Result<File> {
+            let _ = fs::remove_file(path);
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o644)
+                .open(path)
+                .map_err(|e| Error::io("create", path, e))?;
+            file.write_all_at(&header, 0)
+                .map_err(|e| Error::io("write", path, e))?;
+            file.set_len(len).map_err(|e| Error::io("size", path, e))?;
+            Ok(file)
+        };
+        let result = (|| -> Result<Compacted> {
+            let data = make(&tmp_data_path, HEADER_LEN)?;
+            data.write_all_at(&generation.to_le_bytes(), DATA_GENERATION_AT)
+                .map_err(|e| Error::io("write", &tmp_data_path, e))?;
+            let index = make(&tmp_dir_path, self.dir_logical_len())?;
+            index
+                .write_all_at(&generation.to_le_bytes(), DIR_GENERATION_AT)
+                .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+            let mut end = HEADER_LEN;
+            let mut done = Compacted {
+                buckets: 0,
+                live_bytes: 0,
+            };
+            let mut b = 0;
+            while b < self.buckets {
+                let window_end = self.buckets.min(b + (1 << 16));
+                let mut entries = Vec::new();
+                self.for_each_entry(b, window_end, |bucket, e| {
+                    entries.push((bucket, e));
+                    Ok(true)
+                })?;
+                b = window_end;
+                let mut out = Vec::new();
+                let mut placed: Vec<(u64, Entry)> = Vec::with_capacity(entries.len());
+                self.read_records(&entries, |bucket, e, bytes| {
+                    placed.push((
+                        bucket,
+                        Entry {
+                            offset: end + out.len() as u64,
+                            ..e
+                        },
+                    ));
+                    out.extend_from_slice(bytes);
+                    Ok(true)
+                })?;
+                data.write_all_at(&out, end)
+                    .map_err(|e| Error::io("write", &tmp_data_path, e))?;
+                end += out.len() as u64;
+                done.buckets += placed.len() as u64;
+                done.live_bytes += out.len() as u64;
+                let mut k = 0;
+                while k < placed.len() {
+                    let mut m = k + 1;
+                    while m < placed.len() && placed[m].0 == placed[m - 1].0 + 1 {
+                        m += 1;
+                    }
+                    let mut run = Vec::with_capacity((m - k) * ENTRY_LEN as usize);
+                    for (_, e) in &placed[k..m] {
+                        run.extend_from_slice(&e.encode());
+                    }
+                    index
+                        .write_all_at(&run, self.entry_offset(placed[k].0))
+                        .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+                    k = m;
+                }
+            }
+            index
+                .write_all_at(&end.to_le_bytes(), COMMITTED_AT)
+                .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+            data.sync_all()
+                .map_err(|e| Error::io("sync", &tmp_data_path, e))?;
+            index
+                .sync_all()
+                .map_err(|e| Error::io("sync", &tmp_dir_path, e))?;
+            // Verify: the new files hold the same records for the same buckets.
+            let copy = BucketPartition::new(self.key, dir, config, index, data, end);
+            let copy = BucketPartition {
+                dir_path: tmp_dir_path.clone(),
+                data_path: tmp_data_path.clone(),
+                ..copy
+            };
+            let mut mismatch = None;
+            let mut old_entries = Vec::new();
+            self.for_each_entry(0, self.buckets, |bucket, e| {
+                old_entries.push((bucket, e));
+                Ok(true)
+            })?;
+            let mut new_entries = Vec::new();
+            copy.for_each_entry(0, copy.buckets, |bucket, e| {
+                new_entries.push((bucket, e));
+                Ok(true)
+            })?;
+            if old_entries.len() != new_entries.len() {
+                mismatch = Some("a different number of buckets".to_string());
+            }
+            let mut old_bytes = Vec::new();
+            for ((ob, oe), (nb, ne)) in old_entries.iter().zip(&new_entries) {
+                if mismatch.is_some() {
+                    break;
+                }
+                if ob != nb || oe.rows != ne.rows || oe.len != ne.len {
+                    mismatch = Some(format!("bucket {ob}"));
+                    break;
+                }
+                old_bytes.resize(oe.len as usize, 0);
+                self.read_data(&mut old_bytes, oe.offset)?;
+                let mut new_bytes = vec![0u8; ne.len as usize];
+                copy.read_data(&mut new_bytes, ne.offset)?;
+                if old_bytes != new_bytes {
+                    mismatch = Some(format!("the record of bucket {ob}"));
+                }
+            }
+            if let Some(what) = mismatch {
+                return Err(Error::Defrag {
+                    path: self.dir_path.clone(),
+                    reason: format!("the rewritten copy differs in {what}; the original is untouched"),
+                });
+            }
+            Ok(done)
+        })();
+        let done = match result {
+            Ok(done) => done,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp_data_path);
+                let _ = fs::remove_file(&tmp_dir_path);
+                return Err(e);
+            }
+        };
+        fs::rename(&tmp_data_path, &self.data_path).map_err(|e| Error::io("rename", &tmp_data_path, e))?;
+        fs::rename(&tmp_dir_path, &self.dir_path).map_err(|e| Error::io("rename", &tmp_dir_path, e))?;
+        sync_dir(dir)?;
+        Ok(done)
+    }
+}
+
+/// What a walk of a bucket partition's directory finds (`xs stat`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Audit {
+    /// Non-empty buckets.
+    pub buckets: u64,
+    pub rows: u64,
+    /// Bytes of the records the directory points to.
+    pub live_bytes: u64,
+    /// Data file bytes after the header that no entry points to (old versions, a crashed
+    /// write's tail).
+    pub garbage_bytes: u64,
+    /// Buckets whose record lies before the previous bucket's in the data file: the layout's
+    /// fragmentation (a range read then needs more than one contiguous read).
+    pub out_of_order: u64,
+    /// Time of the first and last row.
+    pub first_ns: Option<i64>,
+    pub last_ns: Option<i64>,
+}
+
+impl BucketPartition {
+    /// Walks the directory (only its allocated blocks) and reads the first and last records.
+    pub fn audit(&self) -> Result<Audit> {
+        let mut a = Audit::default();
+        let mut prev_end = 0u64;
+        let mut first: Option<(u64, Entry)> = None;
+        let mut last: Option<(u64, Entry)> = None;
+        self.for_each_entry(0, self.buckets, |b, e| {
+            a.buckets += 1;
+            a.rows += u64::from(e.rows);
+            a.live_bytes += u64::from(e.len);
+            if e.offset < prev_end {
+                a.out_of_order += 1;
+            }
+            prev_end = e.end();
+            first.get_or_insert((b, e));
+            last = Some((b, e));
+            Ok(true)
+        })?;
+        let payload = self.data_len().saturating_sub(HEADER_LEN);
+        a.garbage_bytes = payload.saturating_sub(a.live_bytes);
+        let (mut buf, mut rows) = (Vec::new(), Rows::default());
+        if let Some((b, e)) = first {
+            self.read_rows(b, e, &mut buf, &mut rows)?;
+            a.first_ns = rows
+                .units
+                .first()
+                .map(|&u| self.bucket_start_ns(b) + u as i64 * self.granularity_ns);
+        }
+        if let Some((b, e)) = last {
+            self.read_rows(b, e, &mut buf, &mut rows)?;
+            a.last_ns = rows
+                .units
+                .last()
+                .map(|&u| self.bucket_start_ns(b) + u as i64 * self.granularity_ns);
+        }
+        Ok(a)
     }
 }
 

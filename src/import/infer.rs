@@ -551,7 +551,10 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         });
     }
     // Bucket: depth does not apply; the width follows the sample's data rate.
-    notes.retain(|n| !n.starts_with("depth "));
+    notes.retain(|n| !n.starts_with("depth ") || n.ends_with("as given"));
+    for note in notes.iter_mut().filter(|n| n.starts_with("depth ")) {
+        note.push_str(", but unused: the bucket layout holds any number of rows per timestamp");
+    }
     let bucket_ns = match o.bucket_ns {
         Some(ns) => {
             crate::db::config::check_bucket_width(ns, granularity.ns()).map_err(Error::Invalid)?;
