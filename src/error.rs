@@ -76,7 +76,7 @@ impl std::fmt::Display for Error {
                 f,
                 "timestamp {} already holds {depth} rows, the database depth; \
                  replace them (put without --append) or create a database with a larger --depth",
-                crate::io::timefmt::format_iso(*t_ns, 9)
+                crate::io::timefmt::format_iso_exact(*t_ns)
             ),
             Error::Defrag { path, reason } => write!(f, "cannot defrag {}: {reason}", path.display()),
         }

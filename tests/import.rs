@@ -155,6 +155,12 @@ fn every_time_format_and_unit() {
         ("1704067201250000000", &[]),
         ("1704067201250", &["--time-unit", "ms"]),
         ("1704067201.25", &["--time-unit", "s"]),
+        ("1704067201250000", &["--time-unit", "us"]),
+        ("1704067201250000000", &["--time-unit", "ns"]),
+        (
+            "2024-01-01 01:00:01.250 +0100",
+            &["--time-format", "%Y-%m-%d %H:%M:%S%.f %z"],
+        ),
         ("2024-01-01T00:00:01.250Z", &[]),
         ("2024-01-01 00:00:01.25", &[]),
         ("2024-01-01T00:00:01.250000000Z", &[]),
@@ -179,10 +185,10 @@ fn every_time_format_and_unit() {
             format!("time,v\n2024-01-01T00:00:01.250Z,{i}\n"),
             "case {time} {extra:?}: {err}"
         );
-        if *extra == [] as [&str; 0] && !time.contains('-') && !time.contains('/') {
+        if extra.is_empty() && !time.contains('-') && !time.contains('/') {
             assert!(err.contains("epoch numbers read as"), "{err}");
         }
-        if time.contains(' ') && !time.contains('/') {
+        if time.contains(" ") && extra.is_empty() {
             assert!(err.contains("without a zone were read as UTC"), "{err}");
         }
     }
@@ -778,6 +784,31 @@ fn killed_import_is_completed_by_running_it_again() {
     let (_, _, err) = run(xs(d).args(["-d", "crashed", "get", "2024-01-01"]));
     assert!(!err.contains("did not finish"), "{err}");
     assert_same_partitions(&d.join("clean"), &d.join("crashed"));
+}
+
+#[test]
+fn a_locked_database_exits_5() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    create(d, "l", &["--granularity", "1s", "--columns", "v:i64"]);
+    let input = write(d, "l.csv", "time,v\n2024-01-01T00:00:01Z,1\n");
+    let lock = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(d.join("l/.lock"))
+        .unwrap();
+    // SAFETY: flock on an open descriptor.
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let (code, _, err) = run(xs(d).args(["-d", "l", "import"]).arg(&input));
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains("locked"), "{err}");
+    drop(lock);
+    ok(xs(d).args(["-d", "l", "import"]).arg(&input));
 }
 
 #[test]

@@ -188,7 +188,10 @@ fn times_at_calendar_edges_land_in_the_right_files() {
         assert_eq!(db.ok(&["get", t]), format!("time,v\n{t},{i}\n"));
     }
     // The same instants as epoch numbers with units.
-    assert_eq!(db.ok(&["get", "-1ms"]), "time,v\n1969-12-31T23:59:59.999Z,0\n");
+    assert_eq!(
+        db.ok(&["get", "--", "-1ms"]),
+        "time,v\n1969-12-31T23:59:59.999Z,0\n"
+    );
     assert_eq!(
         db.ok(&["get", "1735689600s"]),
         "time,v\n2025-01-01T00:00:00.000Z,4\n"

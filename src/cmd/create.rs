@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use xs::db::config::{human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
+use xs::db::config::{choose_period, human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
 use xs::db::schema::Schema;
 use xs::db::time::{parse_duration, Granularity, Period};
 use xs::Database;
@@ -158,33 +158,40 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
         time_column: args.time_column.clone(),
         schema,
     };
-    let fits = |config: &Config, period| {
-        config
-            .max_partition_bytes(period)
-            .is_some_and(|b| b <= MAX_PARTITION_BYTES)
+    let slab_len = config.slab_len();
+    let wanted = match &args.partition {
+        Some(name) => Some(
+            Period::parse(name)
+                .ok_or_else(|| Failure::usage(format!("bad --partition `{name}`: year, month or day")))?,
+        ),
+        None => None,
     };
-    match &args.partition {
-        Some(name) => {
-            config.period = Period::parse(name)
-                .ok_or_else(|| Failure::usage(format!("bad --partition `{name}`: year, month or day")))?;
-            if !fits(&config, config.period) {
-                return Err(Failure::usage(too_large(&config, config.period)));
-            }
-        }
-        None => {
-            let period = [Period::Year, Period::Month, Period::Day]
-                .into_iter()
-                .find(|&p| fits(&config, p))
-                .ok_or_else(|| Failure::usage(too_large(&config, Period::Day)))?;
-            if period != Period::Year {
-                eprintln!(
-                    "xs: a year file would be {} logical, past the safe {}; using {period} partitions",
-                    human_bytes(config.max_partition_bytes(Period::Year).unwrap_or(u64::MAX)),
+    config.period = match layout {
+        Layout::Grid => choose_period(granularity, slab_len, wanted)
+            .ok_or_else(|| Failure::usage(too_large(&config, wanted.unwrap_or(Period::Day))))?,
+        Layout::Bucket => {
+            // The directory holds 16 bytes per bucket; the data file only what is written.
+            let period = wanted.unwrap_or(Period::Year);
+            if config
+                .max_partition_bytes(period)
+                .is_none_or(|b| b > MAX_PARTITION_BYTES)
+            {
+                return Err(Failure::usage(format!(
+                    "a {period} of {} buckets makes a directory file past the safe size of {}; use a wider --bucket",
+                    xs::db::time::format_duration(bucket_ns),
                     human_bytes(MAX_PARTITION_BYTES)
-                );
+                )));
             }
-            config.period = period;
+            period
         }
+    };
+    if wanted.is_none() && config.period != Period::Year {
+        eprintln!(
+            "xs: a year file would be {} logical, past the safe {}; using {} partitions",
+            human_bytes(config.max_partition_bytes(Period::Year).unwrap_or(u64::MAX)),
+            human_bytes(MAX_PARTITION_BYTES),
+            config.period
+        );
     }
     Ok(config)
 }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use xs::db::time::{PartitionKey, Period, END_TIME_NS, MIN_TIME_NS};
 use xs::io::output::{Format, RowFormatter};
 use xs::io::stream::{write_range, Compression};
-use xs::io::timefmt::format_iso;
+use xs::io::timefmt::format_iso_exact;
 use xs::{Database, Error};
 
 use super::output_args::FormatArgs;
@@ -65,8 +65,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     if from_ns > to_ns {
         return Err(Failure::usage(format!(
             "--from ({}) is after --to ({})",
-            format_iso(from_ns, 9),
-            format_iso(to_ns, 9)
+            format_iso_exact(from_ns),
+            format_iso_exact(to_ns)
         )));
     }
     let to_stdout = args.output.as_os_str() == "-";

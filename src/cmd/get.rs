@@ -20,9 +20,9 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Timestamps (ISO-8601 or epoch with a unit, negative ones too: -5ms), or `-` to read one
-    /// a line from stdin. Options go before them.
-    #[arg(required = true, allow_hyphen_values = true)]
+    /// Timestamps (ISO-8601 or epoch with a unit), or `-` to read one a line from stdin.
+    /// Negative epochs go after `--`: xs get -- -5ms
+    #[arg(required = true)]
     pub times: Vec<String>,
 
     /// Stop after N rows.
@@ -69,19 +69,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
 fn parse_times(texts: &[String]) -> CliResult<Vec<i64>> {
     texts
         .iter()
-        .map(|t| {
-            parse_time(t).map_err(|e| {
-                // Timestamps may start with `-`, so an option after them arrives here.
-                if t.starts_with('-') && t.len() > 1 && !t[1..].starts_with(|c: char| c.is_ascii_digit()) {
-                    Failure::usage(format!(
-                        "`{t}` is not a timestamp: put options before the timestamps, \
-                         e.g. xs get {t} … 2024-08-08T23:54:15.342Z"
-                    ))
-                } else {
-                    Failure::usage(e)
-                }
-            })
-        })
+        .map(|t| parse_time(t).map_err(Failure::usage))
         .collect()
 }
 

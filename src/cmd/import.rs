@@ -21,7 +21,7 @@ const EXAMPLES: &str = "Examples:
   xs import trades.csv                      # creates ./trades with an inferred schema
   xs -d trades import 2024/ --threads 2     # every .csv/.csv.gz/.csv.zst in 2024/, into trades
   zcat day.csv.gz | xs -d trades import - --max-rejects 10
-  xs -d ticks import raw.csv --time-column trade_time_ms --columns local_ts:i64,symbol:str(8)";
+  xs -d ticks import raw.csv --time-column trade_time_ms --columns 'symbol:str(8)'";
 
 /// Import CSV rows into a database: an upsert by timestamp.
 ///
@@ -149,7 +149,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         delimiter,
         has_header: !args.no_header,
         column_names: if args.no_header { column_names } else { None },
-        chunk_bytes: args.chunk_bytes.max(1),
+        // Offsets inside a chunk are u32: keep chunks far below 4 GiB.
+        chunk_bytes: args.chunk_bytes.clamp(1, 256 << 20),
     };
     let prepared = xs::import::prepare(&args.files, &csv)?;
 
@@ -299,7 +300,8 @@ fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {
     let db = Database::open(dir, Access::Write(wait), &mut on_wait)?;
     if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
         eprintln!(
-            "xs: an earlier import into {} did not finish ({rerun}); importing the same input again completes it",
+            "xs: warning: an earlier import into {} did not finish ({rerun}); this import completes \
+             it only if it covers the same input",
             dir.display()
         );
     }
@@ -397,7 +399,8 @@ fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::
         if f.ratio() >= 4.0 {
             eprintln!(
                 "xs: warning: this grid will take about {:.0}× the input's size on disk: the rows are \
-                 sparse on a {} grid. A coarser --granularity with --floor-time packs them tighter",
+                 sparse on a {} grid. A coarser --granularity with --floor-time (which rounds the times \
+                 down) packs them tighter; the planned bucket layout is made for such data",
                 f.ratio(),
                 inference.config.granularity
             );

@@ -2,7 +2,7 @@
 
 use xs::io::output::Format;
 use xs::io::stream::{write_range, Compression};
-use xs::io::timefmt::format_iso;
+use xs::io::timefmt::format_iso_exact;
 
 use super::output_args::FormatArgs;
 use super::{parse_time, Context, Output};
@@ -41,8 +41,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     if args.from > args.to {
         return Err(Failure::usage(format!(
             "FROM ({}) is after TO ({}); give the window as FROM TO",
-            format_iso(args.from, 9),
-            format_iso(args.to, 9)
+            format_iso_exact(args.from),
+            format_iso_exact(args.to)
         )));
     }
     let db = ctx.open_read()?;

@@ -214,12 +214,7 @@ impl Config {
     /// (for the bucket layout: its directory file; the data file holds only what was written).
     pub fn max_partition_bytes(&self, period: Period) -> Option<u64> {
         match self.layout {
-            Layout::Grid => {
-                let slots = u64::try_from(period.max_len_ns() / self.granularity.ns()).ok()?;
-                slots
-                    .checked_mul(self.slab_len())?
-                    .checked_add(super::partition::HEADER_LEN)
-            }
+            Layout::Grid => partition_bytes(self.granularity, self.slab_len(), period),
             Layout::Bucket => {
                 let buckets = u64::try_from(period.max_len_ns() / self.bucket_ns.max(1)).ok()?;
                 buckets
@@ -271,6 +266,28 @@ pub fn check_bucket_width(bucket_ns: i64, granularity_ns: i64) -> std::result::R
         ));
     }
     Ok(())
+}
+
+/// Logical bytes of the longest partition of `period` whose slots are `slab_len` bytes, header
+/// included; `None` on overflow.
+pub fn partition_bytes(granularity: Granularity, slab_len: u64, period: Period) -> Option<u64> {
+    let slots = u64::try_from(period.max_len_ns() / granularity.ns()).ok()?;
+    slots
+        .checked_mul(slab_len)?
+        .checked_add(super::partition::HEADER_LEN)
+}
+
+/// `wanted` if its partitions stay within `MAX_PARTITION_BYTES`, else (with no wish) the longest
+/// of year, month and day that does; `None` when nothing fits.
+pub fn choose_period(granularity: Granularity, slab_len: u64, wanted: Option<Period>) -> Option<Period> {
+    let fits =
+        |p: Period| partition_bytes(granularity, slab_len, p).is_some_and(|b| b <= MAX_PARTITION_BYTES);
+    match wanted {
+        Some(p) => fits(p).then_some(p),
+        None => [Period::Year, Period::Month, Period::Day]
+            .into_iter()
+            .find(|&p| fits(p)),
+    }
 }
 
 /// Largest partition file xs creates: ext4 with 4 KiB blocks refuses files of 16 TiB and more.

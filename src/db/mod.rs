@@ -182,7 +182,7 @@ impl Database {
         if t_ns.rem_euclid(g.ns()) != 0 {
             return Err(Error::Invalid(format!(
                 "timestamp {} is not a multiple of the granularity {g}",
-                crate::io::timefmt::format_iso(t_ns, 9)
+                crate::io::timefmt::format_iso_exact(t_ns)
             )));
         }
         Ok(())

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::timeparse::{epoch_magnitude, is_epoch_number, unit_by_magnitude, unit_word, TimeFormat};
 use super::Sample;
-use crate::db::config::{human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
+use crate::db::config::{choose_period, human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
 use crate::db::partition::HEADER_LEN;
 use crate::db::schema::{valid_column_name, Column, ColumnType, Schema, MAX_STR_LEN};
 use crate::db::time::{
@@ -324,9 +324,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     }
     for name in names {
         if !valid_column_name(name) {
+            let shown: String = name.chars().take(40).collect();
             return Err(Error::Invalid(format!(
-                "column name `{name}` cannot be used (1-64 letters, digits, `_`, `-`, `.`); \
-                 rename the columns with --columns a,b,c"
+                "column name \"{}\"{} cannot be used (1-64 letters, digits, `_`, `-`, `.`); \
+                 name the columns with --no-header --columns a,b,c (the header line is then rejected)",
+                shown.escape_debug(),
+                if name.chars().count() > 40 { "…" } else { "" }
             )));
         }
     }
@@ -381,7 +384,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             continue;
         };
         // The bucket layout stores any granularity; only a grid can be too large.
-        let fits = o.layout != Some(Layout::Grid) || choose_period(granularity, 1, 1 + 8, None).is_some();
+        let fits = o.layout != Some(Layout::Grid) || choose_period(granularity, 1 + 8, None).is_some();
         if fits {
             chosen = Some((i, format, how, times, granularity, g_note));
             break;
@@ -491,7 +494,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     }
     let schema = Schema::new(columns).map_err(Error::Invalid)?;
     let row_len = schema.row_len();
-    let grid_period = choose_period(granularity, depth, row_len, o.period);
+    let grid_period = choose_period(granularity, u64::from(depth) * row_len as u64, o.period);
     let mut grid = Config {
         layout: Layout::Grid,
         bucket_ns: 0,
@@ -694,29 +697,6 @@ fn estimate_bucket_footprint(config: &Config, sorted_times: &[i64], sample: &Sam
         est_rows,
         est_disk_bytes: est_rows.map(|r| (r as f64 * disk_bytes_per_row) as u64),
     })
-}
-
-/// The longest period whose partition file stays under the safe size (or `wanted`, if it does).
-pub fn choose_period(
-    granularity: Granularity,
-    depth: u32,
-    row_len: usize,
-    wanted: Option<Period>,
-) -> Option<Period> {
-    let fits = |p: Period| {
-        let slots = u64::try_from(p.max_len_ns() / granularity.ns()).ok();
-        slots
-            .and_then(|s| s.checked_mul(u64::from(depth)))
-            .and_then(|s| s.checked_mul(row_len as u64))
-            .and_then(|b| b.checked_add(HEADER_LEN))
-            .is_some_and(|b| b <= MAX_PARTITION_BYTES)
-    };
-    match wanted {
-        Some(p) => fits(p).then_some(p),
-        None => [Period::Year, Period::Month, Period::Day]
-            .into_iter()
-            .find(|&p| fits(p)),
-    }
 }
 
 /// Blocks the sample's rows would allocate, scaled to the input.

@@ -175,9 +175,21 @@ pub struct ChunkReader {
     chunk_bytes: usize,
     max_record_bytes: usize,
     delimiter: u8,
+    /// Buffers of chunks already imported, to reuse instead of allocating.
+    spare: Option<std::sync::mpsc::Receiver<Vec<u8>>>,
 }
 
 impl ChunkReader {
+    /// Takes buffers to reuse from `spare`.
+    pub fn recycle_from(&mut self, spare: Option<std::sync::mpsc::Receiver<Vec<u8>>>) {
+        self.spare = spare;
+    }
+
+    /// Gives the source of reusable buffers back (for the next input's reader).
+    pub fn take_recycler(&mut self) -> Option<std::sync::mpsc::Receiver<Vec<u8>>> {
+        self.spare.take()
+    }
+
     pub fn new(
         src: Box<dyn Read + Send>,
         name: &str,
@@ -195,6 +207,7 @@ impl ChunkReader {
             chunk_bytes: chunk_bytes.max(1),
             max_record_bytes: max_record_bytes.max(1),
             delimiter,
+            spare: None,
         }
     }
 
@@ -203,14 +216,12 @@ impl ChunkReader {
         while !self.eof && self.buf.len() < want {
             let at = self.buf.len();
             let grow = (want - at).max(1 << 16);
-            self.buf.resize(at + grow, 0);
-            match self.src.read(&mut self.buf[at..]) {
-                Ok(0) => {
-                    self.buf.truncate(at);
-                    self.eof = true;
-                }
-                Ok(n) => self.buf.truncate(at + n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.buf.truncate(at),
+            // `read_to_end` fills the spare capacity without zeroing it first.
+            self.buf.reserve(grow);
+            match (&mut self.src).take(grow as u64).read_to_end(&mut self.buf) {
+                Ok(0) => self.eof = true,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.buf.truncate(at);
                     return Err(Error::io("read", Path::new(&self.name), e));
@@ -260,7 +271,16 @@ impl ChunkReader {
     }
 
     fn take(&mut self, end: usize, oversized: Option<Oversized>) -> Chunk {
-        let rest = self.buf.split_off(end);
+        // The rest goes to a recycled buffer (or a new one) with room for the next chunk.
+        let mut rest = self
+            .spare
+            .as_ref()
+            .and_then(|r| r.try_recv().ok())
+            .unwrap_or_default();
+        rest.clear();
+        rest.reserve(self.chunk_bytes + (1 << 16));
+        rest.extend_from_slice(&self.buf[end..]);
+        self.buf.truncate(end);
         let data = std::mem::replace(&mut self.buf, rest);
         let chunk = Chunk {
             data,

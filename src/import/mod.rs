@@ -39,7 +39,7 @@ use crate::db::schema::Schema;
 use crate::db::time::PartitionKey;
 use crate::db::{marker, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
-use crate::io::timefmt::format_iso;
+use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
 use scan::{split_record, Field, PlainSplitter, RecordSpan};
 use timeparse::TimeFormat;
@@ -487,7 +487,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             p.rows.truncate(row_at);
             reject(format!(
                 "time {} is not a multiple of the granularity {}; pass --floor-time to round it down",
-                format_iso(t, 9),
+                format_iso_exact(t),
                 ctx.config.granularity
             ));
             continue;
@@ -795,11 +795,13 @@ fn spawn_reader(
     first: Option<(ChunkReader, Option<Chunk>)>,
     raw_bytes: Arc<AtomicU64>,
     csv: &CsvOptions,
+    spare: Receiver<Vec<u8>>,
 ) -> (Receiver<ChunkMsg>, std::thread::JoinHandle<()>) {
     let (tx, rx) = sync_channel::<ChunkMsg>(BATCH_CHUNKS);
     let (delimiter, chunk_bytes) = (csv.delimiter, csv.chunk_bytes);
     let handle = std::thread::spawn(move || {
         let mut first = first;
+        let mut spare = Some(spare);
         for (i, source) in sources.iter().enumerate() {
             let (mut reader, pending) = match first.take() {
                 Some(opened) if i == 0 => opened,
@@ -814,6 +816,7 @@ fn spawn_reader(
                     }
                 },
             };
+            reader.recycle_from(spare.take());
             if let Some(chunk) = pending {
                 if tx.send(Ok((i, chunk))).is_err() {
                     return;
@@ -826,7 +829,10 @@ fn spawn_reader(
                             return;
                         }
                     }
-                    Ok(None) => break,
+                    Ok(None) => {
+                        spare = reader.take_recycler();
+                        break;
+                    }
                     Err(e) => {
                         let _ = tx.send(Err(e));
                         return;
@@ -853,12 +859,13 @@ pub fn run(
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
     let sources = prepared.sources.clone();
     let raw_bytes = prepared.raw_bytes();
-    marker::mark_import_started(db.dir(), &opts.rerun_command)?;
+    let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(2 * BATCH_CHUNKS);
     let (rx, reader) = spawn_reader(
         prepared.sources,
         prepared.first,
         Arc::clone(&raw_bytes),
         &opts.csv,
+        spare_rx,
     );
     let mut pipeline = Pipeline {
         db,
@@ -885,12 +892,18 @@ pub fn run(
         encoder: encode::Encoder::new(&config.schema),
     };
     let mut pending: Option<Vec<Parsed>> = None;
+    let mut marked = false;
     loop {
         let works = pipeline.collect(&rx)?;
         if works.is_empty() && pending.is_none() {
             break;
         }
         let to_write = pending.take();
+        if to_write.is_some() && !marked {
+            // Before the first write, so that a refused input leaves no marker behind.
+            marker::mark_import_started(db.dir(), &opts.rerun_command)?;
+            marked = true;
+        }
         let states = &mut pipeline.states;
         let (written, mut parsed) = pool.install(|| {
             rayon::join(
@@ -908,6 +921,10 @@ pub fn run(
         if let Some(result) = written {
             let (batch, written) = result?;
             pipeline.account(&batch, &written)?;
+            for p in batch {
+                // Hand the chunk buffers back to the reader; if it has enough, drop them.
+                let _ = spare_tx.try_send(p.work.chunk.data);
+            }
             progress(Progress {
                 raw_bytes: raw_bytes.load(Ordering::Relaxed),
                 rows_read: pipeline.summary.rows_read,
@@ -1157,7 +1174,14 @@ fn write_batch(
 }
 
 /// The default rejects file: `DB/rejects-YYYYMMDDTHHMMSSZ.csv`.
+/// A second import in the same second gets `-2`, `-3`… rather than overwriting.
 pub fn default_rejects_path(dir: &Path) -> PathBuf {
-    let now = chrono::Utc::now();
-    dir.join(format!("rejects-{}.csv", now.format("%Y%m%dT%H%M%SZ")))
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let mut path = dir.join(format!("rejects-{stamp}.csv"));
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("rejects-{stamp}-{n}.csv"));
+        n += 1;
+    }
+    path
 }

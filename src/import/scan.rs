@@ -202,13 +202,26 @@ pub fn split_record(
     }
 }
 
-/// Splits the records of a chunk that holds no quote at all: one vectorised pass over the
-/// whole chunk for delimiters and line ends, instead of a search per field.
+/// Splits the records of a chunk that holds no quote at all: delimiters and line ends are
+/// found 8 bytes at a time (SWAR), with no call per field.
 pub struct PlainSplitter<'a> {
     data: &'a [u8],
     delimiter: u8,
-    hits: memchr::Memchr2<'a>,
-    base: usize,
+    /// Start of the word whose hits are in `mask`.
+    word_at: usize,
+    /// Next byte to load.
+    next: usize,
+    /// One 0x80 bit per matching byte of the current word.
+    mask: u64,
+}
+
+const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// 0x80 in every byte of `x` that is zero, exactly (no false positives).
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
 impl<'a> PlainSplitter<'a> {
@@ -217,8 +230,38 @@ impl<'a> PlainSplitter<'a> {
         PlainSplitter {
             data,
             delimiter,
-            hits: memchr::memchr2_iter(delimiter, b'\n', &data[start..]),
-            base: start,
+            word_at: start,
+            next: start,
+            mask: 0,
+        }
+    }
+
+    /// Position of the next delimiter or line end.
+    #[inline]
+    fn next_hit(&mut self) -> Option<usize> {
+        loop {
+            if self.mask != 0 {
+                let at = self.word_at + (self.mask.trailing_zeros() / 8) as usize;
+                self.mask &= self.mask - 1;
+                return Some(at);
+            }
+            let n = self.data.len();
+            if self.next >= n {
+                return None;
+            }
+            let mut word = [0u8; 8];
+            let take = (n - self.next).min(8);
+            word[..take].copy_from_slice(&self.data[self.next..self.next + take]);
+            let v = u64::from_le_bytes(word);
+            let mut mask = zero_bytes(v ^ (u64::from(self.delimiter) * ONES))
+                | zero_bytes(v ^ (u64::from(b'\n') * ONES));
+            if take < 8 {
+                // Padding bytes are zero: drop any match they made.
+                mask &= (1u64 << (take * 8)) - 1;
+            }
+            self.mask = mask;
+            self.word_at = self.next;
+            self.next += take;
         }
     }
 
@@ -227,8 +270,7 @@ impl<'a> PlainSplitter<'a> {
         fields.clear();
         let data = self.data;
         let mut field_start = start;
-        for hit in self.hits.by_ref() {
-            let p = self.base + hit;
+        while let Some(p) = self.next_hit() {
             if data[p] == self.delimiter {
                 fields.push(Field {
                     start: field_start as u32,
@@ -312,7 +354,7 @@ mod tests {
 
     #[test]
     fn plain_splitting_agrees() {
-        let data = b"h\na,b,,c\r\n\n1,2,3,4\nlast,x";
+        let data = b"h\na,b,,c\r\n\n1,2,3,4\n\x80\xff,long field of text,\x01\x00\n,,,,,,,,,,\nlast,x";
         let mut plain = PlainSplitter::new(data, 2, b',');
         let (mut f1, mut f2, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
         let mut at = 2;

@@ -198,6 +198,16 @@ pub fn format_iso(t_ns: i64, frac_digits: u32) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// ISO-8601 UTC with as many fraction digits as `t_ns` needs (0, 3, 6 or 9), for messages.
+pub fn format_iso_exact(t_ns: i64) -> String {
+    let frac_ns = t_ns.rem_euclid(NS_PER_SEC);
+    let digits = [0, 3, 6, 9]
+        .into_iter()
+        .find(|d| frac_ns % 10i64.pow(9 - d) == 0)
+        .unwrap_or(9);
+    format_iso(t_ns, digits)
+}
+
 /// Appends `value` zero-padded to `width` digits (more if it needs them).
 fn push_digits(out: &mut Vec<u8>, value: u64, width: usize) {
     let mut buf = [b'0'; 20];
@@ -279,6 +289,9 @@ mod tests {
         assert_eq!(format_iso(t, 3), "2017-09-01T00:01:00.493Z");
         assert_eq!(format_iso(t, 0), "2017-09-01T00:01:00Z");
         assert_eq!(format_iso(-1, 9), "1969-12-31T23:59:59.999999999Z");
+        assert_eq!(format_iso_exact(t), "2017-09-01T00:01:00.493Z");
+        assert_eq!(format_iso_exact(t - 493_000_000), "2017-09-01T00:01:00Z");
+        assert_eq!(format_iso_exact(t + 1_000), "2017-09-01T00:01:00.493001Z");
         for t in [-3_000_000_000_000_000_007i64, 0, 1, 7_000_000_000_000_000_003] {
             assert_eq!(parse_iso(format_iso(t, 9).as_bytes()), Some(t));
         }

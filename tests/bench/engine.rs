@@ -97,7 +97,18 @@ struct Result {
     put_p99_ns: f64,
 }
 
-fn bench(name: &'static str, dir: PathBuf, years: std::ops::Range<i64>, per_year: usize) -> Result {
+/// One database under test with the timestamps it holds.
+struct Subject {
+    name: &'static str,
+    partitions: usize,
+    dir: PathBuf,
+    db: Database,
+    times: Vec<i64>,
+    gets: Vec<(f64, f64)>,
+    puts: Vec<(f64, f64)>,
+}
+
+fn prepare(name: &'static str, dir: PathBuf, years: std::ops::Range<i64>, per_year: usize) -> Subject {
     let partitions = years.clone().count();
     let times = timestamps(years, per_year, &mut Rng(0x9e37_79b9_7f4a_7c15));
     let started = Instant::now();
@@ -107,36 +118,47 @@ fn bench(name: &'static str, dir: PathBuf, years: std::ops::Range<i64>, per_year
         times.len(),
         started.elapsed().as_secs_f64()
     );
+    Subject {
+        name,
+        partitions,
+        dir,
+        db,
+        times,
+        gets: Vec::new(),
+        puts: Vec::new(),
+    }
+}
+
+/// One get run and one put run on `s`, warm.
+fn run_once(s: &mut Subject, run: u64) {
     let mut slab = Vec::new();
-    // Warm the page cache and the partition handles.
-    for &t in &times {
-        db.get_into(t, &mut slab).expect("get");
+    for &t in &s.times {
+        s.db.get_into(t, &mut slab).expect("get");
     }
-    let row = db.get(times[0]).expect("get").remove(0);
-    let mut gets = Vec::new();
-    let mut puts = Vec::new();
-    for run in 0..RUNS as u64 {
-        gets.push(measure(&times, run + 1, |t| {
-            let n = db.get_into(t, &mut slab).expect("get");
-            assert_eq!(n, 1, "every sampled timestamp holds a row");
-        }));
-        puts.push(measure(&times, run + 100, |t| {
-            db.put(t, &row, PutMode::Replace).expect("put")
-        }));
-    }
-    db.sync().expect("sync");
+    let row = s.db.get(s.times[0]).expect("get").remove(0);
+    let db = &s.db;
+    s.gets.push(measure(&s.times, run + 1, |t| {
+        let n = db.get_into(t, &mut slab).expect("get");
+        assert_eq!(n, 1, "every sampled timestamp holds a row");
+    }));
+    s.puts.push(measure(&s.times, run + 100, |t| {
+        db.put(t, &row, PutMode::Replace).expect("put")
+    }));
+}
+
+fn finish(mut s: Subject) -> Result {
+    s.db.sync().expect("sync");
     let mid = |v: &mut Vec<(f64, f64)>| {
         v.sort_by(|a, b| a.0.total_cmp(&b.0));
         v[v.len() / 2]
     };
-    let (get_median_ns, get_p99_ns) = mid(&mut gets);
-    let (put_median_ns, put_p99_ns) = mid(&mut puts);
-    drop(db);
-    let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("{name}: measured");
+    let (get_median_ns, get_p99_ns) = mid(&mut s.gets);
+    let (put_median_ns, put_p99_ns) = mid(&mut s.puts);
+    drop(s.db);
+    let _ = std::fs::remove_dir_all(&s.dir);
     Result {
-        name,
-        partitions,
+        name: s.name,
+        partitions: s.partitions,
         get_median_ns,
         get_p99_ns,
         put_median_ns,
@@ -157,16 +179,23 @@ fn main() {
     );
     // The control holds as many rows as the twenty years in one partition: if it is as slow as
     // the twenty-partition database, any difference comes from the working set, not the count.
-    let results = [
-        bench("1 partition", base.join("engine-1y"), 2021..2022, per_year),
-        bench("20 partitions", base.join("engine-20y"), 2002..2022, per_year),
-        bench(
+    let mut subjects = [
+        prepare("1 partition", base.join("engine-1y"), 2021..2022, per_year),
+        prepare("20 partitions", base.join("engine-20y"), 2002..2022, per_year),
+        prepare(
             "1 partition, 20× rows (control)",
             base.join("engine-1y-dense"),
             2021..2022,
             20 * per_year,
         ),
     ];
+    // Runs alternate between the databases so that load on a shared machine hits all alike.
+    for run in 0..RUNS as u64 {
+        for s in subjects.iter_mut() {
+            run_once(s, run);
+        }
+    }
+    let results = subjects.map(finish);
     println!("| database | partitions | get median | get p99 | put median | put p99 |");
     println!("|---|---|---|---|---|---|");
     for r in &results {
