@@ -491,6 +491,50 @@ impl BucketPartition {
         Ok(entry)
     }
 
+    /// The rows stored at time offset `unit` of bucket `b`, copied into `out` (cleared first);
+    /// returns how many. Two `pread`s; only the matching rows are copied.
+    pub fn rows_at(&self, b: u64, unit: u64, buf: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<usize> {
+        out.clear();
+        let entry = self.entry(b)?;
+        if entry.is_empty() {
+            return Ok(0);
+        }
+        buf.resize(entry.len as usize, 0);
+        self.read_data(buf, entry.offset)?;
+        let n = entry.rows as usize;
+        let w = usize::from(buf[0]);
+        let valid = matches!(w, 1 | 2 | 4 | 8)
+            && n.checked_mul(w + self.row_len).and_then(|x| x.checked_add(1)) == Some(buf.len());
+        if !valid {
+            // Let the full decoder name the problem.
+            let mut rows = Rows::default();
+            self.decode_into(b, entry, buf, &mut rows)?;
+            return Ok(0);
+        }
+        let offset_at = |k: usize| -> u64 {
+            let mut a = [0u8; 8];
+            a[..w].copy_from_slice(&buf[1 + k * w..1 + (k + 1) * w]);
+            u64::from_le_bytes(a)
+        };
+        // Offsets are non-decreasing: binary search for the first one >= unit.
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if offset_at(mid) < unit {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut end = lo;
+        while end < n && offset_at(end) == unit {
+            end += 1;
+        }
+        let rows_at = 1 + n * w;
+        out.extend_from_slice(&buf[rows_at + lo * self.row_len..rows_at + end * self.row_len]);
+        Ok(end - lo)
+    }
+
     /// Appends `bytes` (whole records) to the data file; returns the offset of their first byte.
     /// Not referenced, and not durable, until `sync_data` and entry writes.
     pub fn append(&self, bytes: &[u8]) -> Result<u64> {

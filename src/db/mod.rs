@@ -364,15 +364,11 @@ impl Database {
                 return Ok(0);
             };
             let (b, unit) = part.locate(t_ns);
-            let mut rows = Rows::default();
-            let mut buf = Vec::new();
-            part.bucket_rows(b, &mut buf, &mut rows)?;
-            let from = rows.units.partition_point(|&u| u < unit);
-            let to = rows.units.partition_point(|&u| u <= unit);
-            let row_len = self.schema().row_len();
-            slab.clear();
-            slab.extend_from_slice(&rows.rows[from * row_len..to * row_len]);
-            return Ok(to - from);
+            // The record is read into a per-thread buffer: a point read allocates nothing.
+            thread_local! {
+                static RECORD: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+            }
+            return RECORD.with(|record| part.rows_at(b, unit, &mut record.borrow_mut(), slab));
         }
         let Some(partition) = self.partition(slot.key, false)? else {
             return Ok(0);

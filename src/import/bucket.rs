@@ -1,7 +1,13 @@
 //! Import into a partition of the `bucket` layout: a batch's rows, grouped by bucket and
 //! merged with what the bucket holds (upsert by timestamp), are appended to the data file in
-//! one `pwrite`, made durable, and only then pointed to from the directory. A bucket whose
-//! merged content equals what is stored is left alone, so re-running an import changes no byte.
+//! one `pwrite`. Their directory entries wait in memory (later batches read them from there)
+//! until `PENDING_BYTES` of records or `PENDING_ENTRIES` entries have accumulated, or the
+//! import ends: then the data file is fdatasynced and only then are the entries written, so a
+//! crash leaves at most unreferenced records at the end of the data file, with one fsync per
+//! flush instead of one per batch. A bucket whose merged content equals what is stored is left
+//! alone, so re-running an import changes no byte.
+
+use std::collections::BTreeMap;
 
 use roaring::RoaringTreemap;
 
@@ -9,6 +15,49 @@ use super::{Entry, Parsed, Written};
 use crate::db::bucket::{self, BucketPartition, Rows};
 use crate::db::time::PartitionKey;
 use crate::error::Result;
+
+/// Appended record bytes after which pending entries are flushed.
+const PENDING_BYTES: u64 = 256 << 20;
+/// Pending entries after which they are flushed (24 bytes of memory each, with the map).
+const PENDING_ENTRIES: usize = 1 << 20;
+
+/// Directory entries of records this import appended, not yet written to the directory.
+#[derive(Default)]
+pub(super) struct Pending {
+    entries: BTreeMap<u64, bucket::Entry>,
+    bytes: u64,
+}
+
+impl Pending {
+    /// Makes the appended records durable (with `sync`), then writes the entries that point
+    /// to them, coalescing runs of consecutive buckets into one `pwrite`.
+    pub(super) fn flush(&mut self, part: &BucketPartition, sync: bool) -> Result<()> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        if sync {
+            part.sync_data()?;
+        }
+        let mut run: Vec<bucket::Entry> = Vec::new();
+        let mut run_first = 0u64;
+        for (&b, &e) in &self.entries {
+            if !run.is_empty() && b != run_first + run.len() as u64 {
+                part.write_entries(run_first, &run)?;
+                run.clear();
+            }
+            if run.is_empty() {
+                run_first = b;
+            }
+            run.push(e);
+        }
+        if !run.is_empty() {
+            part.write_entries(run_first, &run)?;
+        }
+        self.entries.clear();
+        self.bytes = 0;
+        Ok(())
+    }
+}
 
 /// Buckets whose directory entries are fetched with one walk when the batch spans at most this
 /// many buckets; sparser batches read the entries one by one.
@@ -22,6 +71,7 @@ pub(super) fn write_partition(
     key: PartitionKey,
     part: &BucketPartition,
     touched: &mut RoaringTreemap,
+    pending: &mut Pending,
     mut entries: Vec<Entry>,
     batch: &[Parsed],
     sync: bool,
@@ -79,6 +129,22 @@ pub(super) fn write_partition(
             }
         }
     }
+    // Entries this import appended but has not written yet are the current ones.
+    if !pending.entries.is_empty() {
+        let mut merged = Vec::with_capacity(olds.len());
+        let mut o = 0;
+        for &(b, _, _) in &groups {
+            while o < olds.len() && olds[o].0 < b {
+                o += 1;
+            }
+            if let Some(&e) = pending.entries.get(&b) {
+                merged.push((b, e));
+            } else if o < olds.len() && olds[o].0 == b {
+                merged.push(olds[o]);
+            }
+        }
+        olds = merged;
+    }
     // Their current rows, read with as few preads as their placement allows.
     let mut old_rows: Vec<Rows> = Vec::with_capacity(olds.len());
     part.read_buckets(&olds, |_, rows| {
@@ -135,25 +201,18 @@ pub(super) fn write_partition(
 
     if !records.is_empty() {
         let base = part.append(&records)?;
-        if sync {
-            part.sync_data()?;
+        for (b, e) in placed {
+            pending.entries.insert(
+                b,
+                bucket::Entry {
+                    offset: base + e.offset,
+                    ..e
+                },
+            );
         }
-        let mut k = 0;
-        while k < placed.len() {
-            let mut run = vec![bucket::Entry {
-                offset: base + placed[k].1.offset,
-                ..placed[k].1
-            }];
-            let mut m = k + 1;
-            while m < placed.len() && placed[m].0 == placed[m - 1].0 + 1 {
-                run.push(bucket::Entry {
-                    offset: base + placed[m].1.offset,
-                    ..placed[m].1
-                });
-                m += 1;
-            }
-            part.write_entries(placed[k].0, &run)?;
-            k = m;
+        pending.bytes += records.len() as u64;
+        if pending.bytes >= PENDING_BYTES || pending.entries.len() >= PENDING_ENTRIES {
+            pending.flush(part, sync)?;
         }
     }
 

@@ -300,11 +300,25 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         return (ColumnType::F64, "");
     }
     let longest = values.iter().map(|v| v.len()).max().unwrap_or(1);
+    let distinct: std::collections::HashSet<&str> = values.iter().copied().collect();
+    if values.len() >= MIN_ROWS_TO_JUDGE && distinct.len() <= CATEGORICAL_MAX_VALUES {
+        // A few values repeated over the whole sample (buy/sell, a symbol): categorical text,
+        // which does not grow, so it gets no headroom; rows take its exact width.
+        return (
+            ColumnType::Str(longest.clamp(1, usize::from(MAX_STR_LEN)) as u16),
+            "a few values repeated throughout the sample, stored at their longest length; a \
+             longer value would be rejected, pass --columns NAME:str(N) for room",
+        );
+    }
     let n = (longest * 2)
         .next_power_of_two()
         .clamp(4, usize::from(MAX_STR_LEN));
     (ColumnType::Str(n as u16), "")
 }
+
+/// Distinct values a text column may show in a sample of `MIN_ROWS_TO_JUDGE` rows or more
+/// and still count as categorical.
+const CATEGORICAL_MAX_VALUES: usize = 16;
 
 /// Infers a database for the sample.
 pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
@@ -807,6 +821,17 @@ mod tests {
             inf.notes
         );
         assert!(inf.create_command("x").contains("--layout bucket --bucket"));
+    }
+
+    #[test]
+    fn categorical_text_gets_its_exact_width() {
+        let mut text = String::from("time,side,note\n");
+        for i in 0..100 {
+            let side = if i % 3 == 0 { "buy" } else { "sell" };
+            text.push_str(&format!("{},{side},n{i}\n", 1_609_459_200 + i));
+        }
+        let inf = infer(&sample(&text), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.schema.spec(), "side:str(4),note:str(8)");
     }
 
     #[test]

@@ -528,6 +528,8 @@ struct PartState {
     touched: RoaringTreemap,
     /// The file was created by this import, so every untouched slot is zeros (a hole).
     fresh: bool,
+    /// Bucket layout: directory entries of records appended but not yet pointed to.
+    pending: bucket::Pending,
 }
 
 /// The partition an import writes, by layout.
@@ -937,6 +939,12 @@ pub fn run(
     let _ = reader.join();
     let mut keys: Vec<PartitionKey> = pipeline.states.keys().copied().collect();
     keys.sort();
+    // Bucket partitions: make the last records durable, then point the directory at them.
+    for state in pipeline.states.values_mut() {
+        if let Store::Bucket(part) = &state.store {
+            state.pending.flush(part, opts.sync)?;
+        }
+    }
     if opts.sync {
         db.sync_partitions(&keys)?;
     }
@@ -1135,6 +1143,7 @@ fn write_batch(
                     store,
                     touched: RoaringTreemap::new(),
                     fresh,
+                    pending: bucket::Pending::default(),
                 }
             }
         };
@@ -1152,7 +1161,15 @@ fn write_batch(
                 }
                 Store::Bucket(part) => {
                     let part = Arc::clone(part);
-                    bucket::write_partition(key, &part, &mut state.touched, entries, &batch, sync)
+                    bucket::write_partition(
+                        key,
+                        &part,
+                        &mut state.touched,
+                        &mut state.pending,
+                        entries,
+                        &batch,
+                        sync,
+                    )
                 }
             };
             (key, state, r)

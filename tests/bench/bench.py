@@ -30,12 +30,12 @@ from pathlib import Path
 
 import datasets
 import report
-from engines import SQLite, DuckDB, Xs, first_output_line
+from engines import SQLite, DuckDB, Xs, XsGrid, first_output_line
 from measure import CommandFailed, count_output_lines, disk_usage, hyperfine, run_timed, summary
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-ENGINES = ("xs", "duckdb", "sqlite")
+ENGINES = ("xs", "xs-grid", "duckdb", "sqlite")
 LOOKUP_WARMUP = 20
 # Per mode: runs of each operation, runs of a CLI lookup, keys of an in-process lookup.
 DEFAULT_COUNTS = {"full": (5, 200, 2000), "quick": (2, 50, 500)}
@@ -90,7 +90,7 @@ def duckdb_cli():
 
 def make_engines(opts):
     """The engines to run, in table order; the peers come from the venv this file runs in."""
-    available = {"xs": Xs(opts.xs), "duckdb": DuckDB(sys.executable, duckdb_cli()),
+    available = {"xs": Xs(opts.xs), "xs-grid": XsGrid(opts.xs), "duckdb": DuckDB(sys.executable, duckdb_cli()),
                  "sqlite": SQLite(shutil.which("sqlite3") or "sqlite3")}
     return [available[name] for name in ENGINES if name in opts.only]
 
@@ -241,7 +241,7 @@ def bench_dataset(ds, engines, store_dir, opts):
             ops = {op: {"error": f"no store, its import failed: {failed}"} for op in query_ops(ds)}
         else:
             ops = bench_queries(ds, engine, store, opts, keys)
-        if isinstance(engine, Xs):
+        if type(engine) is Xs:
             ops.update(xs_inproc(opts.bench_dir / "xs_inproc.json", ds))
         for op, value in ops.items():
             result.setdefault(op, {})[engine.name] = value

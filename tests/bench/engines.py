@@ -196,3 +196,18 @@ class Xs:
     def agg_cmd(self, ds, store):
         return [self.binary, "-d", str(store), "range", *ds.range_days,
                 "--every", "1m", "--agg", "sum(qty),vwap(price,qty)"]
+
+
+class XsGrid(Xs):
+    """xs forced onto the grid layout (`--layout grid`), beside the layout its inference picks
+    (bucket for the trades): the same file, one import at 2 threads."""
+    name = "xs-grid"
+
+    def imports(self, ds, store_dir):
+        store = store_dir / "xs-grid"
+        return [Import("xs-grid --threads 2", store,
+                       [self.binary, "-d", str(store), "import", "--layout", "grid",
+                        "--threads", "2", str(ds.csv)])]
+
+    def query_store(self, store_dir):
+        return store_dir / "xs-grid"
