@@ -432,8 +432,27 @@ impl BucketPartition {
         Ok(())
     }
 
+    /// Refuses an entry that points outside the data file or at an empty record (a corrupt
+    /// directory), before anything is allocated for it.
+    fn check_entry(&self, b: u64, entry: Entry) -> Result<()> {
+        if entry.len == 0 || entry.offset < HEADER_LEN || entry.end() > self.data_len() {
+            return Err(Error::ForeignPartition {
+                path: self.dir_path.clone(),
+                reason: format!(
+                    "the entry of bucket {b} points to bytes {}..{} of a {}-byte data file (corrupt); \
+                     restore the database from a backup or export what still reads",
+                    entry.offset,
+                    entry.end(),
+                    self.data_len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Reads and decodes the record of `entry` (bucket `b`) into `out`.
     pub fn read_rows(&self, b: u64, entry: Entry, buf: &mut Vec<u8>, out: &mut Rows) -> Result<()> {
+        self.check_entry(b, entry)?;
         buf.resize(entry.len as usize, 0);
         self.read_data(buf, entry.offset)?;
         self.decode_into(b, entry, buf, out)
@@ -499,6 +518,7 @@ impl BucketPartition {
         if entry.is_empty() {
             return Ok(0);
         }
+        self.check_entry(b, entry)?;
         buf.resize(entry.len as usize, 0);
         self.read_data(buf, entry.offset)?;
         let n = entry.rows as usize;
@@ -682,6 +702,9 @@ impl BucketPartition {
         mut visit: impl FnMut(u64, Entry, &[u8]) -> Result<bool>,
     ) -> Result<bool> {
         let mut buf = Vec::new();
+        for &(b, e) in entries {
+            self.check_entry(b, e)?;
+        }
         let mut i = 0;
         while i < entries.len() {
             // A run of records that follow each other in the data file: one read.
@@ -1081,6 +1104,48 @@ mod tests {
         })
         .unwrap();
         assert_eq!(left, vec![3]);
+    }
+
+    #[test]
+    fn a_corrupt_entry_is_an_error_not_a_panic() {
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let t0 = 1_704_067_200_000_000_000i64;
+        let db = bucket_db(&dir);
+        let mut r = db.schema().new_row();
+        db.schema().set_field(&mut r, 0, "7").unwrap();
+        db.put(t0, &r, PutMode::Replace).unwrap();
+        let key = db.slot_of(t0).unwrap().key;
+        let part = db.bucket_partition(key, false).unwrap().unwrap();
+        for bad in [
+            Entry {
+                offset: 4096,
+                len: 0,
+                rows: 1,
+            },
+            Entry {
+                offset: 1 << 40,
+                len: 9,
+                rows: 1,
+            },
+            Entry {
+                offset: 4096,
+                len: 3,
+                rows: 1,
+            },
+            Entry {
+                offset: 0,
+                len: 9,
+                rows: 1,
+            },
+        ] {
+            part.write_entries(0, &[bad]).unwrap();
+            assert!(db.get(t0).is_err(), "{bad:?}");
+            assert!(db
+                .scan(i64::MIN, i64::MAX, |_, _| -> Result<bool> { Ok(true) })
+                .is_err());
+        }
     }
 
     #[test]
