@@ -772,6 +772,14 @@ impl BucketPartition {
             let data = make(&tmp_data_path, HEADER_LEN)?;
             data.write_all_at(&generation.to_le_bytes(), DATA_GENERATION_AT)
                 .map_err(|e| Error::io("write", &tmp_data_path, e))?;
+            // Allocate the whole copy at once, so the file system can lay it out in few extents.
+            let mut live_bytes = 0u64;
+            self.for_each_entry(0, self.buckets, |_, e| {
+                live_bytes += u64::from(e.len);
+                Ok(true)
+            })?;
+            preallocate(&data, HEADER_LEN + live_bytes)
+                .map_err(|e| Error::io("allocate", &tmp_data_path, e))?;
             let index = make(&tmp_dir_path, self.dir_logical_len())?;
             index
                 .write_all_at(&generation.to_le_bytes(), DIR_GENERATION_AT)
@@ -891,6 +899,24 @@ impl BucketPartition {
         sync_dir(dir)?;
         Ok(done)
     }
+}
+
+/// `fallocate(2)` of `[0, len)` (the file grows to `len`); file systems without it are fine,
+/// the writes allocate as they go.
+fn preallocate(file: &File, len: u64) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    let len =
+        libc::off_t::try_from(len).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: fallocate on a valid descriptor owned by `file` has no memory effects.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) };
+    if rc != 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::EOPNOTSUPP) {
+            return Ok(());
+        }
+        return Err(err);
+    }
+    Ok(())
 }
 
 /// What a walk of a bucket partition's directory finds (`xs stat`).
