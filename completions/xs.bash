@@ -305,13 +305,17 @@ _xs() {
             return 0
             ;;
         xs__subcmd__get)
-            opts="-f -d -h -V --limit --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-f -d -h -V --limit --asof --within --format --columns --time-format --no-header --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --within)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -615,13 +619,29 @@ _xs() {
             return 0
             ;;
         xs__subcmd__range)
-            opts="-f -d -h -V --limit --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-f -d -h -V --limit --every --agg --ohlcv --fill --where --format --columns --time-format --no-header --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --every)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agg)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ohlcv)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -31,7 +31,7 @@ complete -c xs -n "__fish_xs_needs_command" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_needs_command" -f -a "create" -d 'Create an empty database directory'
 complete -c xs -n "__fish_xs_needs_command" -f -a "put" -d 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
 complete -c xs -n "__fish_xs_needs_command" -f -a "get" -d 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
-complete -c xs -n "__fish_xs_needs_command" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default)'
+complete -c xs -n "__fish_xs_needs_command" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default); with --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window)'
 complete -c xs -n "__fish_xs_needs_command" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
 complete -c xs -n "__fish_xs_needs_command" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
 complete -c xs -n "__fish_xs_needs_command" -f -a "import" -d 'Import CSV rows into a database: an upsert by timestamp'
@@ -56,19 +56,26 @@ complete -c xs -n "__fish_xs_using_subcommand put" -l wait -d 'When another proc
 complete -c xs -n "__fish_xs_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand put" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N rows' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l within -d 'With --asof: look back at most DUR before each TIME (default: to the first partition)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand get" -l asof -d 'For each TIME, the rows of the latest timestamp at or before it (an as-of lookup)'
 complete -c xs -n "__fish_xs_using_subcommand get" -l no-header -d 'Leave out the header line (csv, tsv)'
 complete -c xs -n "__fish_xs_using_subcommand get" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand get" -s V -l version -d 'Print version'
-complete -c xs -n "__fish_xs_using_subcommand range" -l limit -d 'Stop after N rows' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l limit -d 'Stop after N rows (N buckets with --every)' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row\'s time is its bucket\'s start. Needs --agg or --ohlcv' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l ohlcv -d 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand range" -l fill -d 'With --every: also print buckets without rows (count 0, other aggregates empty)'
 complete -c xs -n "__fish_xs_using_subcommand range" -l no-header -d 'Leave out the header line (csv, tsv)'
 complete -c xs -n "__fish_xs_using_subcommand range" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand range" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -137,7 +144,7 @@ complete -c xs -n "__fish_xs_using_subcommand generate" -s V -l version -d 'Prin
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "create" -d 'Create an empty database directory'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "put" -d 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "get" -d 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default); with --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window)'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag generate help" -f -a "import" -d 'Import CSV rows into a database: an upsert by timestamp'

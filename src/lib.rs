@@ -7,6 +7,7 @@ pub mod defrag;
 pub mod error;
 pub mod import;
 pub mod io;
+pub mod query;
 pub mod stat;
 
 pub use db::{Access, Database, PutMode};

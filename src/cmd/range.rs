@@ -1,8 +1,11 @@
-//! `xs range`: every row in a time window, in time order, as CSV, TSV or NDJSON.
+//! `xs range`: every row in a time window, in time order, as CSV, TSV or NDJSON; or, with
+//! `--every`, one aggregated row per time bucket (bars, VWAP).
 
-use xs::io::output::Format;
+use xs::io::output::{Format, RowFormatter};
 use xs::io::stream::{write_range, Compression};
 use xs::io::timefmt::format_iso_exact;
+use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
+use xs::query::filter::Filter;
 
 use super::output_args::FormatArgs;
 use super::{parse_time, Context, Output};
@@ -11,13 +14,16 @@ use crate::exit::{CliResult, Failure};
 const EXAMPLES: &str = "Examples:
   xs range 2024-08-08 2024-08-09 > day.csv
   xs range 2024-08-08T23:55:00Z 2024-08-08T23:56:00Z --columns time,price | head
-  xs range 2024-08-08 2024-08-09 -f ndjson --time-format epoch-ms | jq -c 'select(.qty > 1)'
-  xs range 1723161300000ms 1723161360000ms --no-header | awk -F, '{s+=$3} END {print s}'";
+  xs range 2024-08-08 2024-08-09 --every 1m --agg 'count,sum(qty),vwap(price,qty)'
+  xs range 2024-08-01 2024-09-01 --every 1h --ohlcv price,qty --where side=buy -f ndjson";
 
-/// Print every row with FROM <= time < TO, in time order (CSV with a header by default).
+/// Print every row with FROM <= time < TO, in time order (CSV with a header by default); with
+/// --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window).
 ///
 /// Only the data is read: holes in the sparse files are skipped, never read. Big ranges are
-/// formatted in parallel and written in order.
+/// formatted (or aggregated) in parallel and written in order. Aggregate output columns are
+/// named like count, first_price, vwap_price_qty; nulls are skipped, NaN propagates (see
+/// docs/QUERIES.md).
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
@@ -29,12 +35,40 @@ pub struct Args {
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
     pub to: i64,
 
-    /// Stop after N rows.
+    /// Stop after N rows (N buckets with --every).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
 
+    /// Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity),
+    /// aligned on the epoch; each row's time is its bucket's start. Needs --agg or --ohlcv.
+    #[arg(long, value_name = "DUR", value_parser = parse_every)]
+    pub every: Option<i64>,
+
+    /// Aggregates per bucket (without --every: one row for the whole window, timed FROM):
+    /// count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty).
+    #[arg(long, value_name = "SPEC", conflicts_with = "ohlcv")]
+    pub agg: Option<String>,
+
+    /// Bars per bucket from a price and a quantity column: open,high,low,close,volume,count.
+    #[arg(long, value_name = "PRICE,QTY")]
+    pub ohlcv: Option<String>,
+
+    /// With --every: also print buckets without rows (count 0, other aggregates empty).
+    #[arg(long, requires = "every")]
+    pub fill: bool,
+
+    /// Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy.
+    #[arg(long = "where", value_name = "COL=VALUE")]
+    pub filter: Option<String>,
+
     #[command(flatten)]
     pub output: FormatArgs,
+}
+
+fn parse_every(text: &str) -> Result<i64, String> {
+    xs::db::time::parse_duration(text)
+        .filter(|&ns| ns > 0)
+        .ok_or_else(|| format!("bad duration `{text}`: use a number and a unit, e.g. 1s, 1m, 5m, 1h, 1d"))
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
@@ -46,18 +80,93 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         )));
     }
     let db = ctx.open_read()?;
-    let formatter = args.output.formatter(db.config(), Format::Csv)?;
-    let mut out = Output::new();
-    formatter.header(&mut out.buf);
+    let filter = args
+        .filter
+        .as_deref()
+        .map(|f| Filter::parse(db.schema(), f))
+        .transpose()
+        .map_err(Failure::usage)?;
     let limit = args.limit.unwrap_or(u64::MAX);
-    write_range(
-        &db,
-        args.from,
-        args.to,
-        &formatter,
-        limit,
-        Compression::None,
-        &mut |bytes: &[u8]| out.write_block(bytes),
-    )?;
+    let mut out = Output::new();
+    if args.every.is_some() || args.agg.is_some() || args.ohlcv.is_some() {
+        let aggs = match (&args.agg, &args.ohlcv) {
+            (Some(spec), _) => parse_aggs(db.schema(), spec),
+            (None, Some(cols)) => match cols.split_once(',') {
+                Some((price, qty)) => {
+                    ohlcv(db.schema(), price.trim(), qty.trim()).map_err(|e| e.replace("--agg", "--ohlcv"))
+                }
+                None => Err(format!(
+                    "--ohlcv `{cols}`: name a price and a quantity column, e.g. --ohlcv price,qty"
+                )),
+            },
+            (None, None) => {
+                Err("--every needs aggregates: add --agg 'count,sum(qty)' or --ohlcv price,qty".to_string())
+            }
+        }
+        .map_err(Failure::usage)?;
+        let plan = Plan::new(db.config(), aggs, args.every, filter).map_err(Failure::usage)?;
+        if let Some(columns) = &args.output.columns {
+            let mut names = vec![db.config().time_column.as_str()];
+            names.extend(plan.column_names());
+            if let Some(bad) = columns.iter().find(|c| !names.contains(&c.as_str())) {
+                return Err(Failure::usage(format!(
+                    "--columns: `{bad}` is not an output column of this aggregation; it has {}",
+                    names.join(",")
+                )));
+            }
+        }
+        let formatter = args.output.formatter(plan.output_config(), Format::Csv)?;
+        formatter.header(&mut out.buf);
+        write_buckets(
+            &db,
+            &plan,
+            args.from,
+            args.to,
+            args.fill,
+            &formatter,
+            limit,
+            &mut |bytes: &[u8]| out.write_block(bytes),
+        )?;
+        return out.flush();
+    }
+    let formatter = args.output.formatter(db.config(), Format::Csv)?;
+    formatter.header(&mut out.buf);
+    match filter {
+        None => {
+            write_range(
+                &db,
+                args.from,
+                args.to,
+                &formatter,
+                limit,
+                Compression::None,
+                &mut |bytes: &[u8]| out.write_block(bytes),
+            )?;
+        }
+        Some(filter) => write_filtered(&db, &args, &filter, &formatter, limit, &mut out)?,
+    }
     out.flush()
+}
+
+/// `range --where`: the plain scan, one row at a time, keeping the rows that match.
+fn write_filtered(
+    db: &xs::Database,
+    args: &Args,
+    filter: &Filter,
+    formatter: &RowFormatter,
+    limit: u64,
+    out: &mut Output,
+) -> CliResult {
+    let mut left = limit;
+    if left == 0 {
+        return Ok(());
+    }
+    db.scan(args.from, args.to, |t_ns, row| -> CliResult<bool> {
+        if filter.matches(row) {
+            formatter.row(&mut out.buf, t_ns, row);
+            left -= 1;
+            out.maybe_flush()?;
+        }
+        Ok(left > 0)
+    })
 }

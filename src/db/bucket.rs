@@ -729,6 +729,48 @@ impl BucketPartition {
     }
 }
 
+impl BucketPartition {
+    /// The latest stored time `t` with `lo_ns <= t <= hi_ns` (both within this partition);
+    /// `None` when there is none. Walks the directory backwards over doubling windows, reading
+    /// only its allocated blocks, then reads the records of the last non-empty buckets.
+    pub fn latest_at_or_before(&self, lo_ns: i64, hi_ns: i64) -> Result<Option<i64>> {
+        if lo_ns > hi_ns {
+            return Ok(None);
+        }
+        let (b_lo, _) = self.locate(lo_ns);
+        let (b_hi, _) = self.locate(hi_ns);
+        let mut end = b_hi + 1;
+        let mut window = 256u64;
+        let (mut buf, mut rows) = (Vec::new(), Rows::default());
+        while end > b_lo {
+            let from = end.saturating_sub(window).max(b_lo);
+            let mut entries = Vec::new();
+            self.for_each_entry(from, end, |b, e| {
+                entries.push((b, e));
+                Ok(true)
+            })?;
+            for &(b, e) in entries.iter().rev() {
+                self.read_rows(b, e, &mut buf, &mut rows)?;
+                let start = self.bucket_start_ns(b);
+                let found = rows
+                    .units
+                    .iter()
+                    .rev()
+                    .map(|&u| start + u as i64 * self.granularity_ns)
+                    .find(|&t| t <= hi_ns);
+                match found {
+                    Some(t) if t >= lo_ns => return Ok(Some(t)),
+                    Some(_) => return Ok(None),
+                    None => {}
+                }
+            }
+            end = from;
+            window = window.saturating_mul(2).min(1 << 20);
+        }
+        Ok(None)
+    }
+}
+
 /// What a bucket defrag did to one partition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Compacted {

@@ -272,6 +272,16 @@ impl Partition {
         data_segments(&self.file, from, to).map_err(|e| Error::io("seek in", &self.path, e))
     }
 
+    /// The first data byte at or after `offset` (`SEEK_DATA`); `None` when only holes follow.
+    pub fn seek_data(&self, offset: u64) -> Result<Option<u64>> {
+        lseek(&self.file, offset, libc::SEEK_DATA).map_err(|e| Error::io("seek in", &self.path, e))
+    }
+
+    /// The first hole at or after `offset` (`SEEK_HOLE`; the end of the file counts as one).
+    pub fn seek_hole(&self, offset: u64) -> Result<Option<u64>> {
+        lseek(&self.file, offset, libc::SEEK_HOLE).map_err(|e| Error::io("seek in", &self.path, e))
+    }
+
     /// Deallocates `[from, to)` (both block-aligned by the caller); reads return zeros after.
     pub fn punch_hole(&self, from: u64, to: u64) -> Result<()> {
         punch_hole(&self.file, from, to).map_err(|e| Error::io("punch a hole in", &self.path, e))

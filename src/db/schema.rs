@@ -281,6 +281,14 @@ impl Schema {
         Ok(())
     }
 
+    /// Stores already-encoded value bytes (the column's width, little-endian) into column `col`
+    /// and clears its null bit.
+    pub fn set_field_bytes(&self, row: &mut [u8], col: usize, bytes: &[u8]) {
+        let at = self.offsets[col];
+        row[at..at + self.columns[col].ty.width_bytes()].copy_from_slice(bytes);
+        set_bit(row, 1 + col, false);
+    }
+
     /// Sets column `col` to null.
     pub fn set_null(&self, row: &mut [u8], col: usize) {
         let at = self.offsets[col];

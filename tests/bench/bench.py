@@ -7,6 +7,7 @@ Run it through run.sh, which installs the peers and then runs this file with the
     bash tests/bench/run.sh                          # full data (8.6 M trades, 2.7 M sensor rows)
     bash tests/bench/run.sh --quick                  # 2 days of trades, 3 of sensor: a smoke run
     bash tests/bench/run.sh --runs 3 --only duckdb,sqlite --datasets trades
+    bash tests/bench/run.sh --queries-only --runs 3      # T-V1, T-VWAP, week max, as-of, bars
 
 Environment: XS_BENCH_DIR  venv, data, stores and results (default <repo>/target/bench)
              XS_BENCH_GEN  the data generator (default <repo>/../shared/bench/gen.py)
@@ -20,6 +21,7 @@ import importlib.util
 import json
 import os
 import platform
+import random
 import shutil
 import sqlite3
 import subprocess
@@ -30,7 +32,7 @@ from pathlib import Path
 
 import datasets
 import report
-from engines import SQLite, DuckDB, Xs, XsGrid, first_output_line
+from engines import ASOF_LOOKUPS, QUERY_OPS, SQLite, DuckDB, Xs, XsGrid, first_output_line
 from measure import CommandFailed, count_output_lines, disk_usage, hyperfine, run_timed, summary
 
 HERE = Path(__file__).resolve().parent
@@ -59,6 +61,10 @@ def parse_args():
                     help="runs of each CLI lookup (default 200, quick 50)")
     ap.add_argument("--inproc-lookups", type=int,
                     help="random keys looked up in-process (default 2000, quick 500)")
+    ap.add_argument("--queries-only", action="store_true",
+                    help="only the tick-data queries (T-V1, T-VWAP, a week's max, 1000 as-of "
+                    "lookups, hourly sensor bars) on the stores of an earlier run; a missing "
+                    "store is imported once, untimed")
     ap.add_argument("--only", default=",".join(DEFAULT_ENGINES),
                     help="engines to run (default: xs,duckdb,sqlite; also xs-grid)")
     ap.add_argument("--datasets", default=",".join(datasets.QUERIES), help="default: all")
@@ -252,6 +258,33 @@ def bench_dataset(ds, engines, store_dir, opts):
     return result
 
 
+def bench_query_ops(ds, engines, store_dir, opts):
+    """The tick-data queries of QUERY_OPS on each engine's store: {op: {engine: result}}."""
+    store_dir.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(7)
+    # Existing times, each pushed up to a second later: mostly not exact hits.
+    asof_ms = sorted(t + rnd.randrange(1000) for t in ds.sample_times(ASOF_LOOKUPS, seed=7))
+    result = {"facts": {"csv": str(ds.csv), "rows": ds.rows, "csv_bytes": ds.csv_bytes,
+                        "range": ds.range_days, "range_rows": ds.range_rows,
+                        "lookup": ds.iso(ds.lookup_ms), "asof_lookups": len(asof_ms),
+                        "queries": QUERY_OPS[ds.name]}}
+    for engine in engines:
+        store = engine.query_store(store_dir)
+        if not store.exists():
+            imp = engine.imports(ds, store_dir)[-1]
+            log(f"{ds.name}: no {engine.name} store yet: importing once ({imp.label})")
+            failed = attempt(run_timed, imp.cmd)
+            if isinstance(failed, dict):
+                for op in QUERY_OPS[ds.name]:
+                    result.setdefault(op, {})[engine.name] = failed
+                continue
+        log(f"{ds.name}: tick-data queries with {engine.name}")
+        for op, cmd in engine.query_cmds(ds, store, asof_ms).items():
+            # The probe run of bench_cli warms the cache: no separate warm-up run.
+            result.setdefault(op, {})[engine.name] = attempt(bench_cli, op, cmd, opts.runs, 0)
+    return result
+
+
 def all_imports(ds, engines, store_dir):
     return [imp for engine in engines for imp in engine.imports(ds, store_dir)]
 
@@ -287,9 +320,10 @@ def main():
     for name in opts.datasets:
         ds = datasets.load(name, data_dir)
         store_dir = opts.bench_dir / "stores" / opts.mode / name
-        results["datasets"][name] = bench_dataset(ds, engines, store_dir, opts)
+        bench = bench_query_ops if opts.queries_only else bench_dataset
+        results["datasets"][name] = bench(ds, engines, store_dir, opts)
     results["machine"]["loadavg_at_end"] = os.getloadavg()
-    suffix = "-quick" if opts.quick else ""
+    suffix = ("-quick" if opts.quick else "") + ("-queries" if opts.queries_only else "")
     markdown = report.markdown(results)
     (opts.bench_dir / f"results{suffix}.md").write_text(markdown)
     (opts.bench_dir / f"results{suffix}.json").write_text(json.dumps(results, indent=1) + "\n")

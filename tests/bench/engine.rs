@@ -3,7 +3,8 @@
 //! cost of a row does not depend on how much the database holds.
 //!
 //! Run: `cargo bench --bench engine` (env XS_BENCH_DIR picks the scratch directory,
-//! default target/bench; XS_BENCH_ROWS_PER_YEAR the density, default 10000).
+//! default target/bench; XS_BENCH_ROWS_PER_YEAR the density, default 10000;
+//! XS_BENCH_SAMPLES and XS_BENCH_RUNS the lookups per run and runs, default 200000 and 9).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -13,8 +14,14 @@ use xs::db::schema::Schema;
 use xs::db::time::{days_from_civil, Granularity, Period, NS_PER_DAY, NS_PER_SEC};
 use xs::{Database, PutMode};
 
-const SAMPLES: usize = 200_000;
-const RUNS: usize = 5;
+/// Random lookups per run (env XS_BENCH_SAMPLES) and runs (XS_BENCH_RUNS): small values let
+/// the bench run under `valgrind --tool=callgrind` to count instructions per call.
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 /// xorshift64*: deterministic, so every run reads the same timestamps.
 struct Rng(u64);
@@ -73,13 +80,14 @@ fn median_ns(mut samples: Vec<u64>) -> (f64, f64) {
     (pct(0.5), pct(0.99))
 }
 
-/// Per-call latency of `op` over `SAMPLES` random picks from `times`.
+/// Per-call latency of `op` over XS_BENCH_SAMPLES random picks from `times`.
 fn measure(times: &[i64], seed: u64, mut op: impl FnMut(i64)) -> (f64, f64) {
+    let samples_per_run = env_or("XS_BENCH_SAMPLES", 200_000);
     let mut rng = Rng(seed);
-    let picks: Vec<i64> = (0..SAMPLES)
+    let picks: Vec<i64> = (0..samples_per_run)
         .map(|_| times[(rng.next() % times.len() as u64) as usize])
         .collect();
-    let mut samples = Vec::with_capacity(SAMPLES);
+    let mut samples = Vec::with_capacity(samples_per_run);
     for &t in &picks {
         let started = Instant::now();
         op(t);
@@ -169,13 +177,12 @@ fn finish(mut s: Subject) -> Result {
 fn main() {
     let base = PathBuf::from(std::env::var("XS_BENCH_DIR").unwrap_or_else(|_| "target/bench".into()));
     std::fs::create_dir_all(&base).expect("bench dir");
-    let per_year: usize = std::env::var("XS_BENCH_ROWS_PER_YEAR")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
+    let per_year = env_or("XS_BENCH_ROWS_PER_YEAR", 10_000);
+    let samples = env_or("XS_BENCH_SAMPLES", 200_000);
+    let runs = env_or("XS_BENCH_RUNS", 9);
     println!(
-        "engine O(1) bench: {per_year} rows per year at 1 s granularity, {SAMPLES} random existing \
-         timestamps per run, median of {RUNS} runs"
+        "engine O(1) bench: {per_year} rows per year at 1 s granularity, {samples} random existing \
+         timestamps per run, median of {runs} runs"
     );
     // The control holds as many rows as the twenty years in one partition: if it is as slow as
     // the twenty-partition database, any difference comes from the working set, not the count.
@@ -190,7 +197,7 @@ fn main() {
         ),
     ];
     // Runs alternate between the databases so that load on a shared machine hits all alike.
-    for run in 0..RUNS as u64 {
+    for run in 0..runs as u64 {
         for s in subjects.iter_mut() {
             run_once(s, run);
         }

@@ -4,6 +4,8 @@ Each engine gives, for a Dataset:
   imports(ds, store_dir)  -> [Import]: labelled import commands, each into its own fresh store
   query_store(store_dir)  -> the store the query operations read (kept from the last import run)
   range_cmd / lookup_cmd / agg_cmd(ds, store) -> argv of one whole process, output on stdout
+  query_cmds(ds, store)   -> {op: argv} of the tick-data queries (T-V1, T-VWAP, a week's max,
+                             1000 as-of lookups; hourly bars of the sensor), see QUERY_OPS
   inproc(ds, keys_ms)     -> what inproc.py times in-process (peers only)
 
 How the peers store time (each the natural choice of a user of that engine):
@@ -19,6 +21,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import datasets
 from datasets import ms_to_iso
 
 # DuckDB's import, as a whole process: a python interpreter that loads the duckdb module.
@@ -45,6 +48,23 @@ SQLITE_IMPORT = {
         "INSERT INTO t SELECT unixepoch(time), temp, humidity, pressure, status FROM csv_rows",
     ],
 }
+
+
+# The tick-data queries of issue 7 (bench.py --queries-only), per dataset: op -> what it asks.
+QUERY_OPS = {
+    "trades": {
+        "tv1_cli": "T-V1: mean(qty) per 1-minute bucket of the day",
+        "tvwap_cli": "T-VWAP: VWAP per 1-minute bucket of the day",
+        "week_max_cli": "max(price) over a week",
+        "asof_cli": "1000 random as-of lookups, one process",
+    },
+    "sensor": {
+        "bars_cli": "1-hour min/max/mean(temp) bars over the month",
+    },
+}
+# The window of the week's max: the 5 days of trades lie inside it.
+WEEK = ("2021-01-01", "2021-01-08")
+ASOF_LOOKUPS = 1000
 
 
 @dataclass(frozen=True)
@@ -88,6 +108,33 @@ class SqlPeer:
         return (f"SELECT time {self.int_div} 60000 * 60000 AS minute, sum(qty) AS qty,"
                 f" sum(price * qty) / sum(qty) AS vwap FROM t WHERE time >= {lo} AND time < {hi}"
                 " GROUP BY minute ORDER BY minute")
+
+    def query_sqls(self, ds, asof_ms):
+        """{op: SQL} of QUERY_OPS[ds.name]; asof_ms: the as-of lookup times."""
+        if ds.name == "sensor":
+            lo, hi = (self.literal(ds, ms) for ms in ds.range_ms)
+            return {"bars_cli": f"SELECT {self.hour_bucket()} AS hour, min(temp), max(temp),"
+                                f" avg(temp) FROM t WHERE time >= {lo} AND time < {hi}"
+                                " GROUP BY hour ORDER BY hour"}
+        lo, hi = ds.range_ms
+        minute = f"time {self.int_div} 60000 * 60000"
+        day = f"FROM t WHERE time >= {lo} AND time < {hi} GROUP BY minute ORDER BY minute"
+        wlo, whi = datasets.days_to_ms(WEEK)
+        return {
+            "tv1_cli": f"SELECT {minute} AS minute, avg(qty) {day}",
+            "tvwap_cli": f"SELECT {minute} AS minute, sum(price * qty) / sum(qty) {day}",
+            "week_max_cli": f"SELECT max(price) FROM t WHERE time >= {wlo} AND time < {whi}",
+            "asof_cli": self.asof_sql(asof_ms),
+        }
+
+    def asof_sql(self, asof_ms):
+        """Every row at the latest time <= each lookup time (what `xs get --asof` prints)."""
+        values = ", ".join(f"({ms})" for ms in asof_ms)
+        return (f"WITH q(ts) AS (VALUES {values}) SELECT t.* FROM q JOIN t"
+                " ON t.time = (SELECT max(time) FROM t WHERE time <= q.ts) ORDER BY t.time")
+
+    def query_cmds(self, ds, store, asof_ms):
+        return {op: self.run_sql(store, sql) for op, sql in self.query_sqls(ds, asof_ms).items()}
 
     def range_cmd(self, ds, store):
         return self.run_sql(store, self.range_sql(ds))
@@ -135,6 +182,16 @@ class DuckDB(SqlPeer):
     def run_sql(self, store, sql):
         return [self.cli, "-readonly", "-csv", str(store), "-c", sql]
 
+    def hour_bucket(self):
+        return "time_bucket(INTERVAL 1 hour, time)"
+
+    def asof_sql(self, asof_ms):
+        # DuckDB's own as-of operator: one row per lookup time (several trades may share the
+        # millisecond found; xs and the SQLite query print them all).
+        values = ", ".join(f"({ms})" for ms in asof_ms)
+        return (f"WITH q(ts) AS (VALUES {values}) SELECT t.* FROM q ASOF JOIN t"
+                " ON q.ts >= t.time ORDER BY t.time")
+
     def range_cmd(self, ds, store):
         copy = f"COPY ({self.range_sql(ds)}) TO '/dev/stdout' (FORMAT csv, HEADER)"
         return self.run_sql(store, copy)
@@ -165,6 +222,9 @@ class SQLite(SqlPeer):
 
     def run_sql(self, store, sql):
         return [self.cli, "-readonly", "-csv", "-header", str(store), sql]
+
+    def hour_bucket(self):
+        return "time / 3600 * 3600"
 
 
 class Xs:
@@ -197,6 +257,18 @@ class Xs:
         return [self.binary, "-d", str(store), "range", *ds.range_days,
                 "--every", "1m", "--agg", "sum(qty),vwap(price,qty)"]
 
+    def query_cmds(self, ds, store, asof_ms):
+        xs = [self.binary, "-d", str(store)]
+        if ds.name == "sensor":
+            return {"bars_cli": [*xs, "range", *ds.range_days, "--every", "1h",
+                                 "--agg", "min(temp),max(temp),mean(temp)"]}
+        day = [*xs, "range", *ds.range_days, "--every", "1m", "--agg"]
+        return {
+            "tv1_cli": [*day, "mean(qty)"],
+            "tvwap_cli": [*day, "vwap(price,qty)"],
+            "week_max_cli": [*xs, "range", *WEEK, "--agg", "max(price)"],
+            "asof_cli": [*xs, "get", "--asof", *(ds.iso(ms) for ms in asof_ms)],
+        }
 
 class XsGrid(Xs):
     """xs forced onto the grid layout (`--layout grid`), beside the layout its inference picks

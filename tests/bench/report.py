@@ -21,6 +21,11 @@ ROWS = [
     ("one lookup in-process, µs ↓", "lookup_inproc", "latency_us", "xs"),
     ("1-minute sum(qty) + VWAP of the day, CLI, ms ↓", "agg_cli", "wall_ms", "xs"),
     ("1-minute sum(qty) + VWAP of the day, in-process, ms ↓", "agg_inproc", "wall_ms", "xs"),
+    ("T-V1: 1-minute mean(qty) of the day, CLI, ms ↓", "tv1_cli", "wall_ms", "xs"),
+    ("T-VWAP: 1-minute VWAP of the day, CLI, ms ↓", "tvwap_cli", "wall_ms", "xs"),
+    ("max(price) over a week, CLI, ms ↓", "week_max_cli", "wall_ms", "xs"),
+    ("{asof} random as-of lookups, one CLI process, ms ↓", "asof_cli", "wall_ms", "xs"),
+    ("1-hour min/max/mean(temp) bars of the month, CLI, ms ↓", "bars_cli", "wall_ms", "xs"),
 ]
 SIZE_BYTES = {"physical_per_csv": "store_physical_bytes",
               "apparent_per_csv": "store_apparent_bytes"}
@@ -80,7 +85,8 @@ def dataset_table(name, result):
         grid_cell = cell(grid, metric, notes) if grid else "–"
         cells = [cell(xs, metric, notes), grid_cell] + [cell(p, metric, notes) for p in peers]
         cells += [ratio(xs, p, metric) for p in peers]
-        lines.append(f"| {label.format(range=' to '.join(facts['range']))} | {' | '.join(cells)} |")
+        label = label.format(range=" to ".join(facts["range"]), asof=facts.get("asof_lookups"))
+        lines.append(f"| {label} | {' | '.join(cells)} |")
     lines.append("")
     lines += [f"[{k}] {note}  " for k, note in enumerate(notes, 1)]
     lines += [output_check(result), ""]
@@ -91,6 +97,11 @@ def output_check(result):
     """Lines printed by each engine's range: the rows, plus one if it prints a header (DuckDB and
     SQLite do); any other count is flagged."""
     rows = result["facts"]["range_rows"]
+    if "range" not in result:
+        printed = [f"{op} {engine} {entry['output_lines']:,}" for op, entries in result.items()
+                   if op.endswith("_cli") for engine, entry in entries.items()
+                   if "output_lines" in entry]
+        return "Lines printed (with header): " + (", ".join(printed) or "none") + "."
     printed = []
     for engine, entry in result.get("range", {}).items():
         if "output_lines" in entry:

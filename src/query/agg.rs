@@ -1,0 +1,902 @@
+//! Time-bucketed aggregations: `count`, `first`, `last`, `min`, `max`, `sum`, `mean`, `stddev`
+//! and `vwap` per epoch-aligned bucket of a fixed duration, computed in one streaming pass.
+//!
+//! The window is cut into slices of whole buckets; slices are scanned and aggregated in
+//! parallel on the rayon pool and their output is handed on in time order. A bucket never
+//! spans two slices, so no partial results are merged, even for buckets that straddle a
+//! partition (year) boundary: the scan of a slice simply crosses it.
+//!
+//! Values: nulls are skipped by every aggregate (`count` counts rows). NaN is a value: it
+//! propagates through `sum`, `mean`, `stddev`, `vwap`, and makes `min`/`max` NaN; `first`/`last`
+//! return it as stored. See docs/QUERIES.md.
+
+use crate::db::config::Config;
+use crate::db::schema::{ColumnType, Schema};
+use crate::db::time::{format_duration, Granularity, END_TIME_NS, MIN_TIME_NS};
+use crate::db::Database;
+use crate::error::{Error, Result};
+use crate::io::output::RowFormatter;
+use crate::io::timefmt::format_iso_exact;
+use crate::query::filter::Filter;
+
+/// What an aggregate computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Rows in the bucket (that pass the filter).
+    Count,
+    /// First non-null value, in time (then input) order.
+    First,
+    /// Last non-null value.
+    Last,
+    Min,
+    Max,
+    Sum,
+    /// Arithmetic mean of the non-null values.
+    Mean,
+    /// Sample standard deviation (n − 1) of the non-null values; null below two values.
+    Stddev,
+    /// Σ price × qty / Σ qty over rows where both are non-null; null when Σ qty is 0.
+    Vwap,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Count => "count",
+            Kind::First => "first",
+            Kind::Last => "last",
+            Kind::Min => "min",
+            Kind::Max => "max",
+            Kind::Sum => "sum",
+            Kind::Mean => "mean",
+            Kind::Stddev => "stddev",
+            Kind::Vwap => "vwap",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Kind> {
+        Some(match name {
+            "count" => Kind::Count,
+            "first" => Kind::First,
+            "last" => Kind::Last,
+            "min" => Kind::Min,
+            "max" => Kind::Max,
+            "sum" => Kind::Sum,
+            "mean" | "avg" => Kind::Mean,
+            "stddev" => Kind::Stddev,
+            "vwap" => Kind::Vwap,
+            _ => return None,
+        })
+    }
+}
+
+const AGG_LIST: &str =
+    "count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)";
+
+/// Where a column's value and null bit sit in a stored row.
+#[derive(Clone, Copy, Debug)]
+struct Field {
+    ty: ColumnType,
+    offset: usize,
+    width: usize,
+    null_byte: usize,
+    null_mask: u8,
+}
+
+/// A numeric value, kept in its column's kind so that integer min/max/sum stay exact.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    I(i64),
+    U(u64),
+    F(f64),
+}
+
+impl Field {
+    fn new(schema: &Schema, col: usize) -> Field {
+        let ty = schema.columns()[col].ty;
+        let null_bit = 1 + col;
+        Field {
+            ty,
+            offset: schema.field_offset(col),
+            width: ty.width_bytes(),
+            null_byte: null_bit / 8,
+            null_mask: 1 << (null_bit % 8),
+        }
+    }
+
+    #[inline]
+    fn is_null(&self, row: &[u8]) -> bool {
+        row[self.null_byte] & self.null_mask != 0
+    }
+
+    #[inline]
+    fn bytes<'r>(&self, row: &'r [u8]) -> &'r [u8] {
+        &row[self.offset..self.offset + self.width]
+    }
+
+    /// The value of a numeric column (callers check `is_numeric` at plan time).
+    #[inline]
+    fn num(&self, row: &[u8]) -> Num {
+        let b = self.bytes(row);
+        match self.ty {
+            ColumnType::I8 => Num::I(i64::from(i8::from_le_bytes(le(b)))),
+            ColumnType::I16 => Num::I(i64::from(i16::from_le_bytes(le(b)))),
+            ColumnType::I32 => Num::I(i64::from(i32::from_le_bytes(le(b)))),
+            ColumnType::I64 => Num::I(i64::from_le_bytes(le(b))),
+            ColumnType::U8 => Num::U(u64::from(b[0])),
+            ColumnType::U16 => Num::U(u64::from(u16::from_le_bytes(le(b)))),
+            ColumnType::U32 => Num::U(u64::from(u32::from_le_bytes(le(b)))),
+            ColumnType::U64 => Num::U(u64::from_le_bytes(le(b))),
+            ColumnType::F32 => Num::F(f64::from(f32::from_le_bytes(le(b)))),
+            ColumnType::F64 => Num::F(f64::from_le_bytes(le(b))),
+            ColumnType::Bool | ColumnType::Str(_) => Num::F(f64::NAN),
+        }
+    }
+
+    #[inline]
+    fn f64(&self, row: &[u8]) -> f64 {
+        match self.num(row) {
+            Num::I(v) => v as f64,
+            Num::U(v) => v as f64,
+            Num::F(v) => v,
+        }
+    }
+}
+
+fn is_numeric(ty: ColumnType) -> bool {
+    !matches!(ty, ColumnType::Bool | ColumnType::Str(_))
+}
+
+fn is_float(ty: ColumnType) -> bool {
+    matches!(ty, ColumnType::F32 | ColumnType::F64)
+}
+
+#[inline]
+fn le<const N: usize>(bytes: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    out.copy_from_slice(&bytes[..N]);
+    out
+}
+
+/// One aggregate of a query: what it computes, over which column(s), and its output column.
+#[derive(Clone, Debug)]
+pub struct Agg {
+    kind: Kind,
+    /// Output column name, e.g. `count`, `first_price`, `vwap_price_qty`.
+    name: String,
+    /// The column aggregated (the price of `vwap`); `None` for `count`.
+    field: Option<Field>,
+    /// The column name, for messages.
+    column: String,
+    /// The quantity of `vwap`.
+    qty: Option<Field>,
+    out_ty: ColumnType,
+}
+
+impl Agg {
+    /// `kind` over the named columns of `schema`, with output column `name` (default: the
+    /// kind and column names joined by `_`). `Err` names the column or type at fault.
+    pub fn new(schema: &Schema, kind: Kind, columns: &[&str], name: Option<&str>) -> Result<Agg, String> {
+        let call = format!("{}({})", kind.name(), columns.join(","));
+        let wanted = match kind {
+            Kind::Count => 0,
+            Kind::Vwap => 2,
+            _ => 1,
+        };
+        if columns.len() != wanted {
+            let usage = match kind {
+                Kind::Count => "count takes no column: write `count`".to_string(),
+                Kind::Vwap => "vwap takes two columns: vwap(price,qty)".to_string(),
+                k => format!("{} takes one column, e.g. {}(price)", k.name(), k.name()),
+            };
+            return Err(format!("--agg `{call}`: {usage}"));
+        }
+        let mut fields = Vec::new();
+        for &c in columns {
+            let col = schema.column_index(c).ok_or_else(|| {
+                let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
+                format!(
+                    "--agg `{call}`: unknown column `{c}`; this database has {}",
+                    names.join(",")
+                )
+            })?;
+            let ty = schema.columns()[col].ty;
+            if !matches!(kind, Kind::First | Kind::Last) && !is_numeric(ty) {
+                return Err(format!(
+                    "--agg `{call}`: `{c}` is {ty}, not a number; {} needs a numeric column \
+                     (first({c}) and last({c}) work on any column)",
+                    kind.name()
+                ));
+            }
+            fields.push(Field::new(schema, col));
+        }
+        let out_ty = match kind {
+            Kind::Count => ColumnType::U64,
+            Kind::First | Kind::Last | Kind::Min | Kind::Max => fields[0].ty,
+            Kind::Sum => match fields[0].ty {
+                ty if is_float(ty) => ColumnType::F64,
+                ColumnType::U8 | ColumnType::U16 | ColumnType::U32 | ColumnType::U64 => ColumnType::U64,
+                _ => ColumnType::I64,
+            },
+            Kind::Mean | Kind::Stddev | Kind::Vwap => ColumnType::F64,
+        };
+        let name = match name {
+            Some(n) => n.to_string(),
+            None if columns.is_empty() => kind.name().to_string(),
+            None => format!("{}_{}", kind.name(), columns.join("_")),
+        };
+        Ok(Agg {
+            kind,
+            name,
+            field: fields.first().copied(),
+            column: columns.first().map(|c| c.to_string()).unwrap_or_default(),
+            qty: fields.get(1).copied(),
+            out_ty,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn empty(&self) -> Acc {
+        match self.kind {
+            Kind::Count => Acc::Count(0),
+            Kind::First | Kind::Last => Acc::Pick(None),
+            Kind::Min | Kind::Max => Acc::Extreme(None),
+            Kind::Sum => match self.field.map(|f| f.ty) {
+                Some(ty) if is_float(ty) => Acc::SumFloat { n: 0, sum: 0.0 },
+                _ => Acc::SumInt { n: 0, sum: 0 },
+            },
+            Kind::Mean => Acc::Mean { n: 0, sum: 0.0 },
+            Kind::Stddev => Acc::Moments {
+                n: 0,
+                mean: 0.0,
+                m2: 0.0,
+            },
+            Kind::Vwap => Acc::Vwap { pq: 0.0, q: 0.0 },
+        }
+    }
+}
+
+/// Parses an `--agg` list such as `count,first(price),vwap(price,qty)` against `schema`.
+pub fn parse_aggs(schema: &Schema, spec: &str) -> Result<Vec<Agg>, String> {
+    let mut aggs = Vec::new();
+    for item in split_top_level(spec) {
+        let (fname, args) = match item.split_once('(') {
+            None => (item, Vec::new()),
+            Some((fname, rest)) => {
+                let inner = rest
+                    .strip_suffix(')')
+                    .ok_or_else(|| format!("--agg `{item}`: missing `)`; write e.g. sum(qty)"))?;
+                let args: Vec<&str> = inner
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|a| !a.is_empty())
+                    .collect();
+                (fname.trim(), args)
+            }
+        };
+        let kind = Kind::parse(&fname.to_ascii_lowercase())
+            .ok_or_else(|| format!("--agg: unknown aggregate `{item}`; use {AGG_LIST}"))?;
+        aggs.push(Agg::new(schema, kind, &args, None)?);
+    }
+    if aggs.is_empty() {
+        return Err(format!("--agg needs at least one aggregate: {AGG_LIST}"));
+    }
+    Ok(aggs)
+}
+
+/// The `--ohlcv price,qty` bars: open, high, low, close (first, max, min, last of the price),
+/// volume (sum of the quantity) and count.
+pub fn ohlcv(schema: &Schema, price: &str, qty: &str) -> Result<Vec<Agg>, String> {
+    Ok(vec![
+        Agg::new(schema, Kind::First, &[price], Some("open"))?,
+        Agg::new(schema, Kind::Max, &[price], Some("high"))?,
+        Agg::new(schema, Kind::Min, &[price], Some("low"))?,
+        Agg::new(schema, Kind::Last, &[price], Some("close"))?,
+        Agg::new(schema, Kind::Sum, &[qty], Some("volume"))?,
+        Agg::new(schema, Kind::Count, &[], Some("count"))?,
+    ])
+    .and_then(|aggs| {
+        // `first`/`last` accept any column; bars need a numeric price.
+        Agg::new(schema, Kind::Max, &[price], None).map(|_| aggs)
+    })
+}
+
+/// Splits at commas outside parentheses.
+fn split_top_level(spec: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, c) in spec.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(spec[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(spec[start..].trim());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// A bucketed aggregation ready to run: aggregates, bucket width, filter, output columns.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    aggs: Vec<Agg>,
+    /// Bucket width; `None`: one bucket, the whole window (its time is FROM).
+    every_ns: Option<i64>,
+    filter: Option<Filter>,
+    out: Config,
+}
+
+impl Plan {
+    /// Checks the bucket width against the database (`every_ns` a positive multiple of its
+    /// granularity; `None` for one bucket over the whole window) and lays out the output
+    /// columns.
+    pub fn new(
+        config: &Config,
+        aggs: Vec<Agg>,
+        every_ns: Option<i64>,
+        filter: Option<Filter>,
+    ) -> Result<Plan, String> {
+        let g = config.granularity.ns();
+        if let Some(every_ns) = every_ns.filter(|&e| e <= 0 || e % g != 0) {
+            return Err(format!(
+                "--every {}: a bucket must be a positive multiple of the database granularity {}; \
+                 try --every {} or a multiple of it",
+                format_duration(every_ns.max(0)),
+                format_duration(g),
+                format_duration(g)
+            ));
+        }
+        let columns = aggs
+            .iter()
+            .map(|a| crate::db::schema::Column {
+                name: a.name.clone(),
+                ty: a.out_ty,
+            })
+            .collect();
+        let schema = Schema::new(columns).map_err(|e| format!("--agg: {e}"))?;
+        if schema.column_index(&config.time_column).is_some() {
+            return Err(format!(
+                "--agg: an output column is named `{}`, like the time column",
+                config.time_column
+            ));
+        }
+        // Bucket starts are multiples of the bucket width: print them at its precision.
+        let granularity = every_ns
+            .and_then(Granularity::from_ns)
+            .unwrap_or(config.granularity);
+        let out = Config {
+            layout: config.layout,
+            bucket_ns: config.bucket_ns,
+            granularity,
+            period: config.period,
+            depth: 1,
+            time_column: config.time_column.clone(),
+            schema,
+        };
+        Ok(Plan {
+            aggs,
+            every_ns,
+            filter,
+            out,
+        })
+    }
+
+    /// A config describing the output rows (time = bucket start, one column per aggregate),
+    /// for building a `RowFormatter`.
+    pub fn output_config(&self) -> &Config {
+        &self.out
+    }
+
+    /// Output column names after the time column.
+    pub fn column_names(&self) -> Vec<&str> {
+        self.aggs.iter().map(|a| a.name.as_str()).collect()
+    }
+}
+
+/// The running state of one aggregate over one bucket.
+#[derive(Clone, Debug)]
+enum Acc {
+    Count(u64),
+    Pick(Option<Vec<u8>>),
+    /// Best value so far; NaN once any value was NaN.
+    Extreme(Option<Num>),
+    SumInt {
+        n: u64,
+        sum: i128,
+    },
+    SumFloat {
+        n: u64,
+        sum: f64,
+    },
+    Mean {
+        n: u64,
+        sum: f64,
+    },
+    /// Welford's running mean and sum of squared deviations.
+    Moments {
+        n: u64,
+        mean: f64,
+        m2: f64,
+    },
+    Vwap {
+        pq: f64,
+        q: f64,
+    },
+}
+
+impl Acc {
+    #[inline]
+    fn add(&mut self, agg: &Agg, row: &[u8]) {
+        if let Acc::Count(n) = self {
+            *n += 1;
+            return;
+        }
+        let Some(f) = agg.field else { return };
+        if f.is_null(row) {
+            return;
+        }
+        match self {
+            Acc::Count(_) => {}
+            Acc::Pick(v) => {
+                if agg.kind == Kind::Last || v.is_none() {
+                    let bytes = f.bytes(row);
+                    match v {
+                        Some(old) => old.copy_from_slice(bytes),
+                        None => *v = Some(bytes.to_vec()),
+                    }
+                }
+            }
+            Acc::Extreme(best) => consider(agg.kind, best, f.num(row)),
+            Acc::SumInt { n, sum } => {
+                *n += 1;
+                *sum += match f.num(row) {
+                    Num::I(v) => i128::from(v),
+                    Num::U(v) => i128::from(v),
+                    Num::F(_) => 0,
+                };
+            }
+            Acc::SumFloat { n, sum } => {
+                *n += 1;
+                *sum += f.f64(row);
+            }
+            Acc::Mean { n, sum } => {
+                *n += 1;
+                *sum += f.f64(row);
+            }
+            Acc::Moments { n, mean, m2 } => {
+                let x = f.f64(row);
+                *n += 1;
+                let delta = x - *mean;
+                *mean += delta / *n as f64;
+                *m2 += delta * (x - *mean);
+            }
+            Acc::Vwap { pq, q } => {
+                let Some(qf) = agg.qty else { return };
+                if qf.is_null(row) {
+                    return;
+                }
+                let (p, v) = (f.f64(row), qf.f64(row));
+                *pq += p * v;
+                *q += v;
+            }
+        }
+    }
+
+    /// Writes the result into column `col` of the output row (left null when there is none).
+    fn write(&self, agg: &Agg, out: &Schema, row: &mut [u8], col: usize, bucket_ns: i64) -> Result<()> {
+        let f64_bytes = |v: f64| v.to_le_bytes();
+        match self {
+            Acc::Count(n) => out.set_field_bytes(row, col, &n.to_le_bytes()),
+            Acc::Pick(Some(v)) => out.set_field_bytes(row, col, v),
+            Acc::Extreme(Some(x)) => {
+                let ty = agg.out_ty;
+                let mut bytes = [0u8; 8];
+                let width = ty.width_bytes();
+                match *x {
+                    // Values came from a column of this very type: they fit its width.
+                    Num::I(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                    Num::U(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                    Num::F(v) if ty == ColumnType::F32 => {
+                        bytes[..4].copy_from_slice(&(v as f32).to_le_bytes())
+                    }
+                    Num::F(v) => bytes.copy_from_slice(&v.to_le_bytes()),
+                }
+                out.set_field_bytes(row, col, &bytes[..width]);
+            }
+            Acc::SumInt { n, sum } if *n > 0 => {
+                let overflow = || {
+                    Error::Invalid(format!(
+                        "sum({}) of the bucket at {} is {sum}, too large for {}; sum a narrower window or mean({}) instead",
+                        agg.column,
+                        format_iso_exact(bucket_ns),
+                        agg.out_ty,
+                        agg.column
+                    ))
+                };
+                if agg.out_ty == ColumnType::U64 {
+                    let v = u64::try_from(*sum).map_err(|_| overflow())?;
+                    out.set_field_bytes(row, col, &v.to_le_bytes());
+                } else {
+                    let v = i64::try_from(*sum).map_err(|_| overflow())?;
+                    out.set_field_bytes(row, col, &v.to_le_bytes());
+                }
+            }
+            Acc::SumFloat { n, sum } if *n > 0 => out.set_field_bytes(row, col, &f64_bytes(*sum)),
+            Acc::Mean { n, sum } if *n > 0 => out.set_field_bytes(row, col, &f64_bytes(*sum / *n as f64)),
+            Acc::Moments { n, m2, .. } if *n > 1 => {
+                out.set_field_bytes(row, col, &f64_bytes((*m2 / (*n - 1) as f64).sqrt()))
+            }
+            Acc::Vwap { pq, q } if *q != 0.0 || q.is_nan() => {
+                out.set_field_bytes(row, col, &f64_bytes(*pq / *q))
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Acc {
+    /// Folds `later` (the same aggregate over rows that come after this one's) into `self`.
+    fn merge(&mut self, agg: &Agg, later: Acc) {
+        match (self, later) {
+            (Acc::Count(a), Acc::Count(b)) => *a += b,
+            (Acc::Pick(a), Acc::Pick(b)) if b.is_some() && (agg.kind == Kind::Last || a.is_none()) => *a = b,
+            (Acc::Extreme(a), Acc::Extreme(Some(x))) => consider(agg.kind, a, x),
+            (Acc::SumInt { n, sum }, Acc::SumInt { n: n2, sum: s2 }) => {
+                *n += n2;
+                *sum += s2;
+            }
+            (Acc::SumFloat { n, sum }, Acc::SumFloat { n: n2, sum: s2 })
+            | (Acc::Mean { n, sum }, Acc::Mean { n: n2, sum: s2 }) => {
+                *n += n2;
+                *sum += s2;
+            }
+            (
+                Acc::Moments { n, mean, m2 },
+                Acc::Moments {
+                    n: nb,
+                    mean: mb,
+                    m2: m2b,
+                },
+            ) => {
+                // Chan et al.'s pairwise update.
+                if nb == 0 {
+                    return;
+                }
+                if *n == 0 {
+                    (*n, *mean, *m2) = (nb, mb, m2b);
+                    return;
+                }
+                let total = *n + nb;
+                let delta = mb - *mean;
+                *m2 += m2b + delta * delta * (*n as f64) * (nb as f64) / total as f64;
+                *mean += delta * nb as f64 / total as f64;
+                *n = total;
+            }
+            (Acc::Vwap { pq, q }, Acc::Vwap { pq: pq2, q: q2 }) => {
+                *pq += pq2;
+                *q += q2;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Keeps the smaller (`Min`) or larger (`Max`) of `best` and `x`; NaN wins and stays.
+#[inline]
+fn consider(kind: Kind, best: &mut Option<Num>, x: Num) {
+    let wins = |less: bool, greater: bool| (kind == Kind::Min && less) || (kind == Kind::Max && greater);
+    let better = match (*best, x) {
+        (None, _) => true,
+        (Some(Num::F(b)), _) if b.is_nan() => false,
+        (_, Num::F(v)) if v.is_nan() => true,
+        (Some(Num::I(b)), Num::I(v)) => wins(v < b, v > b),
+        (Some(Num::U(b)), Num::U(v)) => wins(v < b, v > b),
+        (Some(Num::F(b)), Num::F(v)) => wins(v < b, v > b),
+        _ => false,
+    };
+    if better {
+        *best = Some(x);
+    }
+}
+
+/// Slices per rayon thread: enough to balance uneven data, few enough to keep scans long.
+const SLICES_PER_THREAD: i64 = 8;
+/// Buckets in one slice, at most: bounds the memory of a slice's partial results.
+const MAX_SLICE_BUCKETS: i64 = 1 << 16;
+
+/// How times map to buckets: `origin + k × every`.
+#[derive(Clone, Copy, Debug)]
+struct Buckets {
+    origin_ns: i64,
+    every_ns: i64,
+}
+
+impl Buckets {
+    /// The start of the bucket holding `t_ns`.
+    #[inline]
+    fn of(self, t_ns: i64) -> i64 {
+        if self.origin_ns == 0 {
+            if let Some(start) = t_ns.div_euclid(self.every_ns).checked_mul(self.every_ns) {
+                return start;
+            }
+        }
+        let k = (i128::from(t_ns) - i128::from(self.origin_ns)).div_euclid(i128::from(self.every_ns));
+        // A bucket of a very wide --every near 1678 may start before i64's range: clamp.
+        i64::try_from(i128::from(self.origin_ns) + k * i128::from(self.every_ns)).unwrap_or(i64::MIN)
+    }
+}
+
+/// The partial results of one slice: (bucket start, states), in time order. Its first and last
+/// buckets may continue in the neighbouring slices.
+type Partials = Vec<(i64, Vec<Acc>)>;
+
+/// Aggregates the rows with `from <= t < to` into the buckets of `plan` and formats one row per
+/// bucket (time = bucket start) with `formatter` (built from `plan.output_config()`), passing
+/// the bytes to `sink` in time order, at most `limit` rows. Buckets without rows are left out
+/// unless `fill`. Returns the rows written. The header is the caller's to write.
+///
+/// The window is cut into time slices scanned in parallel; a bucket cut by a slice edge is
+/// merged from its parts, so buckets of any width (a whole week, the whole window) use every
+/// thread.
+#[allow(clippy::too_many_arguments)]
+pub fn write_buckets<E: From<Error>>(
+    db: &Database,
+    plan: &Plan,
+    from_ns: i64,
+    to_ns: i64,
+    fill: bool,
+    formatter: &RowFormatter,
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    let from_ns = from_ns.max(MIN_TIME_NS);
+    let to_ns = to_ns.min(END_TIME_NS);
+    if from_ns >= to_ns || limit == 0 {
+        return Ok(0);
+    }
+    let buckets = Buckets {
+        origin_ns: if plan.every_ns.is_some() { 0 } else { from_ns },
+        every_ns: plan
+            .every_ns
+            .unwrap_or_else(|| to_ns.saturating_sub(from_ns).max(1)),
+    };
+    let (mut scan_from, mut scan_to) = (from_ns, to_ns);
+    // Only the partitions that exist hold data.
+    let keys = db.partition_keys()?;
+    if let (Some(first), Some(last)) = (keys.first(), keys.last()) {
+        scan_from = scan_from.max(first.start_ns());
+        scan_to = scan_to.min(last.end_ns());
+    } else {
+        scan_to = scan_from;
+    }
+    let mut writer = Writer {
+        plan,
+        formatter,
+        buckets,
+        fill,
+        row: plan.out.schema.new_row(),
+        empty: plan.aggs.iter().map(Agg::empty).collect(),
+        bytes: Vec::new(),
+        next_fill: buckets.of(from_ns),
+        left: limit,
+        rows: 0,
+    };
+    let mut written = 0u64;
+    let mut pending: Option<(i64, Vec<Acc>)> = None;
+    if scan_from < scan_to {
+        let span = i128::from(scan_to) - i128::from(scan_from);
+        let threads = rayon::current_num_threads().max(1) as i128;
+        let g = i128::from(db.config().granularity.ns());
+        let wanted = (span / (threads * i128::from(SLICES_PER_THREAD))).max(1);
+        let most = i128::from(MAX_SLICE_BUCKETS) * i128::from(buckets.every_ns);
+        // Whole slots per slice.
+        let slice_ns = i64::try_from(wanted.min(most).div_euclid(g).max(1) * g).unwrap_or(i64::MAX);
+        let batch = (threads as usize) * 2;
+        let mut at = scan_from;
+        while at < scan_to && writer.left > 0 {
+            let mut slices = Vec::with_capacity(batch);
+            while slices.len() < batch && at < scan_to {
+                let end = at.saturating_add(slice_ns).min(scan_to);
+                slices.push((at, end));
+                at = end;
+            }
+            let parts: Vec<Result<Partials>> = if slices.len() == 1 {
+                vec![run_slice(db, plan, buckets, slices[0].0, slices[0].1)]
+            } else {
+                use rayon::prelude::*;
+                slices
+                    .par_iter()
+                    .map(|&(a, b)| run_slice(db, plan, buckets, a, b))
+                    .collect()
+            };
+            for part in parts {
+                for (bucket, accs) in part? {
+                    match &mut pending {
+                        Some((b, acc)) if *b == bucket => {
+                            for ((a, later), agg) in acc.iter_mut().zip(accs).zip(&plan.aggs) {
+                                a.merge(agg, later);
+                            }
+                        }
+                        _ => {
+                            if let Some((b, acc)) = pending.take() {
+                                writer.bucket(b, &acc)?;
+                            }
+                            pending = Some((bucket, accs));
+                        }
+                    }
+                }
+            }
+            written += writer.drain(sink)?;
+        }
+    }
+    if let Some((b, acc)) = pending.take() {
+        writer.bucket(b, &acc)?;
+    }
+    writer.fill_until(to_ns)?;
+    written += writer.drain(sink)?;
+    Ok(written)
+}
+
+/// Formats finished buckets (and, with --fill, the empty ones between them).
+struct Writer<'a> {
+    plan: &'a Plan,
+    formatter: &'a RowFormatter,
+    buckets: Buckets,
+    fill: bool,
+    row: Vec<u8>,
+    empty: Vec<Acc>,
+    bytes: Vec<u8>,
+    /// The next bucket start not printed yet (for --fill).
+    next_fill: i64,
+    /// Rows that may still be printed.
+    left: u64,
+    /// Rows in `bytes`.
+    rows: u64,
+}
+
+impl Writer<'_> {
+    /// Prints the bucket at `bucket_ns`, after the empty buckets before it with --fill.
+    fn bucket(&mut self, bucket_ns: i64, accs: &[Acc]) -> Result<()> {
+        self.fill_until(bucket_ns)?;
+        self.emit(bucket_ns, accs)
+    }
+
+    fn emit(&mut self, bucket_ns: i64, accs: &[Acc]) -> Result<()> {
+        self.next_fill = bucket_ns.saturating_add(self.buckets.every_ns);
+        if self.left == 0 {
+            return Ok(());
+        }
+        let schema = &self.plan.out.schema;
+        schema.init_row(&mut self.row);
+        for (i, (agg, acc)) in self.plan.aggs.iter().zip(accs).enumerate() {
+            acc.write(agg, schema, &mut self.row, i, bucket_ns)?;
+        }
+        self.formatter.row(&mut self.bytes, bucket_ns, &self.row);
+        self.left -= 1;
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// With --fill, prints the empty buckets from `next_fill` up to (not including) `until_ns`.
+    fn fill_until(&mut self, until_ns: i64) -> Result<()> {
+        if !self.fill {
+            return Ok(());
+        }
+        let empty = std::mem::take(&mut self.empty);
+        while self.next_fill < until_ns && self.left > 0 {
+            self.emit(self.next_fill, &empty)?;
+        }
+        self.empty = empty;
+        Ok(())
+    }
+
+    /// Hands the formatted bytes to `sink`; returns how many rows they held.
+    fn drain<E: From<Error>>(&mut self, sink: &mut dyn FnMut(&[u8]) -> Result<(), E>) -> Result<u64, E> {
+        if !self.bytes.is_empty() {
+            sink(&self.bytes)?;
+            self.bytes.clear();
+        }
+        Ok(std::mem::take(&mut self.rows))
+    }
+}
+
+/// Scans `[from, to)` and returns the states of the buckets it touches, in time order.
+fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: i64) -> Result<Partials> {
+    let mut out: Partials = Vec::new();
+    let mut accs: Vec<Acc> = plan.aggs.iter().map(Agg::empty).collect();
+    let mut current: Option<i64> = None;
+    db.scan(from_ns, to_ns, |t_ns, r| -> Result<bool> {
+        if let Some(filter) = &plan.filter {
+            if !filter.matches(r) {
+                return Ok(true);
+            }
+        }
+        let bucket = buckets.of(t_ns);
+        if current != Some(bucket) {
+            if let Some(done) = current {
+                let fresh = plan.aggs.iter().map(Agg::empty).collect();
+                out.push((done, std::mem::replace(&mut accs, fresh)));
+            }
+            current = Some(bucket);
+        }
+        for (acc, agg) in accs.iter_mut().zip(&plan.aggs) {
+            acc.add(agg, r);
+        }
+        Ok(true)
+    })?;
+    if let Some(done) = current {
+        out.push((done, accs));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema() -> Schema {
+        Schema::parse_spec("price:f64,qty:i32,side:str(4),n:u8").unwrap()
+    }
+
+    #[test]
+    fn specs_parse_into_named_columns() {
+        let s = schema();
+        let aggs = parse_aggs(
+            &s,
+            "count, first(price),vwap(price, qty),SUM(qty),sum(n),max(side)",
+        );
+        assert!(aggs.unwrap_err().contains("`side` is str(4), not a number"));
+        let aggs = parse_aggs(
+            &s,
+            "count,first(side),vwap(price,qty),sum(qty),sum(n),stddev(price)",
+        )
+        .unwrap();
+        let names: Vec<&str> = aggs.iter().map(Agg::name).collect();
+        assert_eq!(
+            names,
+            [
+                "count",
+                "first_side",
+                "vwap_price_qty",
+                "sum_qty",
+                "sum_n",
+                "stddev_price"
+            ]
+        );
+        let types: Vec<ColumnType> = aggs.iter().map(|a| a.out_ty).collect();
+        assert_eq!(
+            types,
+            [
+                ColumnType::U64,
+                ColumnType::Str(4),
+                ColumnType::F64,
+                ColumnType::I64,
+                ColumnType::U64,
+                ColumnType::F64
+            ]
+        );
+        assert!(parse_aggs(&s, "median(price)")
+            .unwrap_err()
+            .contains("unknown aggregate"));
+        assert!(parse_aggs(&s, "sum(volume)")
+            .unwrap_err()
+            .contains("unknown column `volume`"));
+        assert!(parse_aggs(&s, "vwap(price)")
+            .unwrap_err()
+            .contains("vwap(price,qty)"));
+        assert!(parse_aggs(&s, "sum(price").unwrap_err().contains("missing `)`"));
+        assert!(parse_aggs(&s, "").is_err());
+        assert!(ohlcv(&s, "side", "qty").is_err());
+        assert_eq!(ohlcv(&s, "price", "qty").unwrap().len(), 6);
+    }
+}

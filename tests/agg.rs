@@ -1,0 +1,687 @@
+//! `xs range --every`: every aggregate against a plain reference computation over the same
+//! fixture (nulls, NaN, several rows at one timestamp, buckets straddling a year boundary),
+//! `--fill`, `--ohlcv`, `--where`, output formats and the errors that name what to fix.
+
+mod common;
+
+use std::fs;
+
+use common::{run, TestDb};
+
+/// 2021-01-01T00:00:00Z in seconds.
+const Y2021_S: i64 = 1_609_459_200;
+
+/// One fixture row: time in seconds, then price, qty, side (None: null).
+#[derive(Clone, Debug)]
+struct Row {
+    t_s: i64,
+    price: Option<f64>,
+    qty: Option<i64>,
+    side: &'static str,
+}
+
+/// Deterministic rows from 2020-12-31T23:00Z to 2021-01-01T00:30Z (irregular steps, some
+/// timestamps with two rows), a gap, then 2021-01-01T02:00Z to 02:30Z. Prices are sometimes
+/// null, once NaN; quantities sometimes null.
+fn fixture() -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let emit = |from_s: i64, to_s: i64, rows: &mut Vec<Row>, next: &mut dyn FnMut() -> u64| {
+        let mut t = from_s;
+        while t < to_s {
+            let k = if next().is_multiple_of(5) { 2 } else { 1 };
+            for _ in 0..k {
+                let r = next();
+                let price = if r.is_multiple_of(13) {
+                    None
+                } else {
+                    Some(100.0 + (r % 10_000) as f64 / 100.0)
+                };
+                let qty = if r.is_multiple_of(17) {
+                    None
+                } else {
+                    Some((r >> 20) as i64 % 50 - 5)
+                };
+                let side = if (r >> 8).is_multiple_of(2) { "buy" } else { "sell" };
+                rows.push(Row {
+                    t_s: t,
+                    price,
+                    qty,
+                    side,
+                });
+            }
+            t += 1 + (next() % 40) as i64;
+        }
+    };
+    emit(Y2021_S - 3600, Y2021_S + 1800, &mut rows, &mut next);
+    emit(Y2021_S + 7200, Y2021_S + 9000, &mut rows, &mut next);
+    // One NaN price, in the bucket of 2021-01-01T00:10Z.
+    let nan_at = rows
+        .iter()
+        .position(|r| r.t_s >= Y2021_S + 600 && r.price.is_some())
+        .unwrap();
+    rows[nan_at].price = Some(f64::NAN);
+    rows
+}
+
+fn iso(t_s: i64) -> String {
+    chrono::DateTime::from_timestamp(t_s, 0)
+        .unwrap()
+        .format("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// A 1 s database of depth 2 holding `rows`, filled by `xs import` of a CSV.
+fn database(rows: &[Row]) -> TestDb {
+    let db = TestDb::create("1s", "price:f64,qty:i64,side:str(4)", &["--depth", "2"]);
+    let mut csv = String::from("time,price,qty,side\n");
+    for r in rows {
+        let price = match r.price {
+            None => String::new(),
+            Some(p) if p.is_nan() => "NaN".into(),
+            Some(p) => p.to_string(),
+        };
+        let qty = r.qty.map(|q| q.to_string()).unwrap_or_default();
+        csv.push_str(&format!("{},{price},{qty},{}\n", iso(r.t_s), r.side));
+    }
+    let file = db.path.with_extension("csv");
+    fs::write(&file, csv).unwrap();
+    db.ok(&["import", file.to_str().unwrap()]);
+    db
+}
+
+/// A value of the reference computation.
+#[derive(Clone, Debug)]
+enum V {
+    Null,
+    N(f64),
+    S(String),
+}
+
+fn same(a: &V, b: &V) -> bool {
+    match (a, b) {
+        (V::Null, V::Null) => true,
+        (V::S(x), V::S(y)) => x == y,
+        (V::N(x), V::N(y)) => {
+            (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
+        }
+        _ => false,
+    }
+}
+
+fn parse_field(text: &str, numeric: bool) -> V {
+    if text.is_empty() {
+        V::Null
+    } else if numeric {
+        V::N(text.parse().unwrap_or_else(|_| panic!("not a number: {text}")))
+    } else {
+        V::S(text.to_string())
+    }
+}
+
+/// The reference: one aggregate over the rows of one bucket, computed the plain way.
+fn reference(agg: &str, rows: &[&Row]) -> V {
+    let prices: Vec<f64> = rows.iter().filter_map(|r| r.price).collect();
+    let qtys: Vec<i64> = rows.iter().filter_map(|r| r.qty).collect();
+    let num = |v: Option<f64>| v.map_or(V::Null, V::N);
+    let min_max = |v: &[f64], max: bool| -> V {
+        if v.is_empty() {
+            V::Null
+        } else if v.iter().any(|x| x.is_nan()) {
+            V::N(f64::NAN)
+        } else if max {
+            V::N(v.iter().cloned().fold(f64::MIN, f64::max))
+        } else {
+            V::N(v.iter().cloned().fold(f64::MAX, f64::min))
+        }
+    };
+    match agg {
+        "count" => V::N(rows.len() as f64),
+        "first(price)" => num(prices.first().copied()),
+        "last(price)" => num(prices.last().copied()),
+        "first(side)" => rows.first().map_or(V::Null, |r| V::S(r.side.into())),
+        "last(side)" => rows.last().map_or(V::Null, |r| V::S(r.side.into())),
+        "min(price)" => min_max(&prices, false),
+        "max(price)" => min_max(&prices, true),
+        "min(qty)" => num(qtys.iter().min().map(|&q| q as f64)),
+        "max(qty)" => num(qtys.iter().max().map(|&q| q as f64)),
+        "sum(qty)" => num((!qtys.is_empty()).then(|| qtys.iter().sum::<i64>() as f64)),
+        "sum(price)" => num((!prices.is_empty()).then(|| prices.iter().sum())),
+        "mean(price)" => num((!prices.is_empty()).then(|| prices.iter().sum::<f64>() / prices.len() as f64)),
+        "mean(qty)" => num((!qtys.is_empty()).then(|| qtys.iter().sum::<i64>() as f64 / qtys.len() as f64)),
+        "stddev(qty)" | "stddev(price)" => {
+            let v: Vec<f64> = if agg == "stddev(qty)" {
+                qtys.iter().map(|&q| q as f64).collect()
+            } else {
+                prices.clone()
+            };
+            if v.len() < 2 {
+                return V::Null;
+            }
+            let mean = v.iter().sum::<f64>() / v.len() as f64;
+            let ss: f64 = v.iter().map(|x| (x - mean) * (x - mean)).sum();
+            V::N((ss / (v.len() - 1) as f64).sqrt())
+        }
+        "vwap(price,qty)" => {
+            let (mut pq, mut q) = (0.0, 0.0);
+            for r in rows {
+                if let (Some(p), Some(n)) = (r.price, r.qty) {
+                    pq += p * n as f64;
+                    q += n as f64;
+                }
+            }
+            if q == 0.0 {
+                V::Null
+            } else {
+                V::N(pq / q)
+            }
+        }
+        other => panic!("no reference for {other}"),
+    }
+}
+
+/// The expected table: (bucket start in seconds, one value per aggregate) for non-empty
+/// buckets, or every bucket of [from, to) with `fill`.
+fn expected(
+    rows: &[Row],
+    aggs: &[&str],
+    every_s: i64,
+    from_s: i64,
+    to_s: i64,
+    fill: bool,
+) -> Vec<(i64, Vec<V>)> {
+    let mut out = Vec::new();
+    let mut b = from_s.div_euclid(every_s) * every_s;
+    while b < to_s {
+        let in_bucket: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.t_s >= b.max(from_s) && r.t_s < (b + every_s).min(to_s))
+            .collect();
+        if fill || !in_bucket.is_empty() {
+            out.push((b, aggs.iter().map(|a| reference(a, &in_bucket)).collect()));
+        }
+        b += every_s;
+    }
+    out
+}
+
+/// Runs the aggregation with epoch-s times and parses its CSV.
+fn actual(db: &TestDb, args: &[&str], aggs: &[&str]) -> (String, Vec<(i64, Vec<V>)>) {
+    let mut all = args.to_vec();
+    all.extend(["--time-format", "epoch-s"]);
+    let out = db.ok(&all);
+    let mut lines = out.lines();
+    let header = lines.next().unwrap_or_default().to_string();
+    let table = lines
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            assert_eq!(fields.len(), aggs.len() + 1, "{line}");
+            let values = aggs
+                .iter()
+                .zip(&fields[1..])
+                .map(|(a, f)| parse_field(f, !a.contains("side")))
+                .collect();
+            (fields[0].parse().unwrap(), values)
+        })
+        .collect();
+    (header, table)
+}
+
+fn assert_tables(want: &[(i64, Vec<V>)], got: &[(i64, Vec<V>)], aggs: &[&str], what: &str) {
+    assert_eq!(
+        want.iter().map(|w| w.0).collect::<Vec<_>>(),
+        got.iter().map(|g| g.0).collect::<Vec<_>>(),
+        "{what}: bucket starts"
+    );
+    for (w, g) in want.iter().zip(got) {
+        for (i, agg) in aggs.iter().enumerate() {
+            assert!(
+                same(&w.1[i], &g.1[i]),
+                "{what}: bucket {} ({}), {agg}: expected {:?}, got {:?}",
+                w.0,
+                iso(w.0),
+                w.1[i],
+                g.1[i]
+            );
+        }
+    }
+}
+
+const ALL: [&str; 16] = [
+    "count",
+    "first(price)",
+    "last(price)",
+    "first(side)",
+    "last(side)",
+    "min(price)",
+    "max(price)",
+    "min(qty)",
+    "max(qty)",
+    "sum(qty)",
+    "sum(price)",
+    "mean(price)",
+    "mean(qty)",
+    "stddev(qty)",
+    "stddev(price)",
+    "vwap(price,qty)",
+];
+
+#[test]
+fn every_aggregate_matches_the_reference_for_several_bucket_widths() {
+    let rows = fixture();
+    let db = database(&rows);
+    let spec = ALL.join(",");
+    let (from_s, to_s) = (Y2021_S - 7200, Y2021_S + 10_800);
+    // 1000 s and 7 d buckets straddle the year (and partition) boundary at 2021-01-01.
+    for (every, every_s) in [("1m", 60), ("1000s", 1000), ("1h", 3600), ("7d", 7 * 86_400)] {
+        let (header, got) = actual(
+            &db,
+            &[
+                "range",
+                &iso(from_s),
+                &iso(to_s),
+                "--every",
+                every,
+                "--agg",
+                &spec,
+            ],
+            &ALL,
+        );
+        assert_eq!(
+            header,
+            "time,count,first_price,last_price,first_side,last_side,min_price,max_price,min_qty,\
+             max_qty,sum_qty,sum_price,mean_price,mean_qty,stddev_qty,stddev_price,vwap_price_qty"
+        );
+        let want = expected(&rows, &ALL, every_s, from_s, to_s, false);
+        assert_tables(&want, &got, &ALL, every);
+    }
+    // The straddling buckets really hold rows of both years.
+    let straddle = Y2021_S.div_euclid(1000) * 1000;
+    assert!(straddle < Y2021_S);
+    assert!(rows.iter().any(|r| r.t_s >= straddle && r.t_s < Y2021_S));
+    assert!(rows.iter().any(|r| r.t_s >= Y2021_S && r.t_s < straddle + 1000));
+}
+
+#[test]
+fn an_unaligned_window_counts_only_its_rows_and_prints_bucket_starts() {
+    let rows = fixture();
+    let db = database(&rows);
+    let aggs = ["count", "sum(qty)", "vwap(price,qty)"];
+    let (from_s, to_s) = (Y2021_S - 1234, Y2021_S + 777);
+    let (_, got) = actual(
+        &db,
+        &[
+            "range",
+            &iso(from_s),
+            &iso(to_s),
+            "--every",
+            "10m",
+            "--agg",
+            &aggs.join(","),
+        ],
+        &aggs,
+    );
+    assert_tables(
+        &expected(&rows, &aggs, 600, from_s, to_s, false),
+        &got,
+        &aggs,
+        "unaligned",
+    );
+    assert_eq!(got[0].0, (Y2021_S - 1234).div_euclid(600) * 600);
+}
+
+#[test]
+fn nan_propagates_and_nulls_are_skipped() {
+    let rows = fixture();
+    let db = database(&rows);
+    let bucket = Y2021_S + 600;
+    let out = db.ok(&[
+        "range",
+        &iso(bucket),
+        &iso(bucket + 60),
+        "--every",
+        "1m",
+        "--agg",
+        "count,sum(price),max(price),mean(price),vwap(price,qty)",
+    ]);
+    assert!(out.ends_with(",NaN,NaN,NaN,NaN\n"), "{out}");
+    // NDJSON has no NaN: null.
+    let out = db.ok(&[
+        "range",
+        &iso(bucket),
+        &iso(bucket + 60),
+        "--every",
+        "1m",
+        "--agg",
+        "sum(price)",
+        "-f",
+        "ndjson",
+    ]);
+    assert_eq!(
+        out,
+        format!("{{\"time\":\"{}\",\"sum_price\":null}}\n", iso(bucket))
+    );
+    // A bucket whose only values are null: count counts the row, the rest are empty.
+    let db = TestDb::create("1s", "price:f64,qty:i64", &[]);
+    db.ok(&["put", "2021-01-01T00:00:00Z", "price=", "qty="]);
+    let out = db.ok(&[
+        "range",
+        "2021-01-01",
+        "2021-01-02",
+        "--every",
+        "1d",
+        "--agg",
+        "count,first(price),min(price),sum(qty),mean(qty),stddev(qty),vwap(price,qty)",
+    ]);
+    assert_eq!(
+        out,
+        "time,count,first_price,min_price,sum_qty,mean_qty,stddev_qty,vwap_price_qty\n\
+         2021-01-01T00:00:00Z,1,,,,,,\n"
+    );
+}
+
+#[test]
+fn fill_prints_empty_buckets_over_the_whole_window() {
+    let rows = fixture();
+    let db = database(&rows);
+    let aggs = ["count", "first(price)", "sum(qty)"];
+    // The data has a gap from 00:30 to 02:00.
+    let (from_s, to_s) = (Y2021_S, Y2021_S + 4 * 3600);
+    let args = [
+        "range",
+        &iso(from_s),
+        &iso(to_s),
+        "--every",
+        "15m",
+        "--agg",
+        &aggs.join(","),
+    ];
+    let (_, sparse) = actual(&db, &args, &aggs);
+    let mut with_fill = args.to_vec();
+    with_fill.push("--fill");
+    let (_, filled) = actual(&db, &with_fill, &aggs);
+    assert_eq!(filled.len(), 16);
+    assert!(sparse.len() < filled.len());
+    assert_tables(
+        &expected(&rows, &aggs, 900, from_s, to_s, true),
+        &filled,
+        &aggs,
+        "fill",
+    );
+    let empty = filled.iter().find(|(t, _)| *t == Y2021_S + 3600).unwrap();
+    assert!(same(&empty.1[0], &V::N(0.0)) && matches!(empty.1[1], V::Null) && matches!(empty.1[2], V::Null));
+    // --fill also covers a window with no partition at all.
+    let out = db.ok(&[
+        "range",
+        "2030-01-01",
+        "2030-01-01T00:03:00Z",
+        "--every",
+        "1m",
+        "--agg",
+        "count",
+        "--fill",
+    ]);
+    assert_eq!(
+        out,
+        "time,count\n2030-01-01T00:00:00Z,0\n2030-01-01T00:01:00Z,0\n2030-01-01T00:02:00Z,0\n"
+    );
+    assert_eq!(
+        db.ok(&[
+            "range",
+            "2030-01-01",
+            "2030-01-02",
+            "--every",
+            "1m",
+            "--agg",
+            "count"
+        ]),
+        "time,count\n"
+    );
+}
+
+#[test]
+fn ohlcv_is_first_max_min_last_sum_and_count() {
+    let rows = fixture();
+    let db = database(&rows);
+    let aggs = [
+        "first(price)",
+        "max(price)",
+        "min(price)",
+        "last(price)",
+        "sum(qty)",
+        "count",
+    ];
+    let (from_s, to_s) = (Y2021_S - 3600, Y2021_S + 3600);
+    let (header, got) = actual(
+        &db,
+        &[
+            "range",
+            &iso(from_s),
+            &iso(to_s),
+            "--every",
+            "5m",
+            "--ohlcv",
+            "price,qty",
+        ],
+        &aggs,
+    );
+    assert_eq!(header, "time,open,high,low,close,volume,count");
+    assert_tables(
+        &expected(&rows, &aggs, 300, from_s, to_s, false),
+        &got,
+        &aggs,
+        "ohlcv",
+    );
+}
+
+#[test]
+fn where_filters_aggregates_and_plain_ranges() {
+    let rows = fixture();
+    let db = database(&rows);
+    let buys: Vec<Row> = rows.iter().filter(|r| r.side == "buy").cloned().collect();
+    let aggs = ["count", "sum(qty)", "vwap(price,qty)", "last(side)"];
+    let (from_s, to_s) = (Y2021_S - 3600, Y2021_S + 9000);
+    let (_, got) = actual(
+        &db,
+        &[
+            "range",
+            &iso(from_s),
+            &iso(to_s),
+            "--every",
+            "1000s",
+            "--agg",
+            &aggs.join(","),
+            "--where",
+            "side=buy",
+        ],
+        &aggs,
+    );
+    assert_tables(
+        &expected(&buys, &aggs, 1000, from_s, to_s, false),
+        &got,
+        &aggs,
+        "where",
+    );
+    let out = db.ok(&[
+        "range",
+        &iso(from_s),
+        &iso(to_s),
+        "--where",
+        "side=buy",
+        "--columns",
+        "side",
+    ]);
+    assert_eq!(out.lines().count(), buys.len() + 1);
+    assert!(out.lines().skip(1).all(|l| l == "buy"));
+    // An empty value matches nulls.
+    let null_qty = rows.iter().filter(|r| r.qty.is_none()).count();
+    let out = db.ok(&[
+        "range",
+        &iso(from_s),
+        &iso(to_s),
+        "--where",
+        "qty=",
+        "--no-header",
+    ]);
+    assert_eq!(out.lines().count(), null_qty);
+    let out = db.ok(&[
+        "range",
+        &iso(from_s),
+        &iso(to_s),
+        "--where",
+        "qty=",
+        "--limit",
+        "1",
+        "--no-header",
+    ]);
+    assert_eq!(out.lines().count(), 1);
+}
+
+#[test]
+fn formats_limit_and_integer_results() {
+    let db = TestDb::create("1ms", "price:f32,qty:u32,n:i8", &[]);
+    for (t, p, q, n) in [
+        ("2021-01-01T00:00:00.001Z", "1.5", "4000000000", "-100"),
+        ("2021-01-01T00:00:00.002Z", "2.25", "4000000000", "-100"),
+        ("2021-01-01T00:00:01.000Z", "3", "1", "7"),
+    ] {
+        db.ok(&[
+            "put",
+            t,
+            &format!("price={p}"),
+            &format!("qty={q}"),
+            &format!("n={n}"),
+        ]);
+    }
+    let out = db.ok(&[
+        "range",
+        "2021-01-01",
+        "2021-01-02",
+        "--every",
+        "1s",
+        "--agg",
+        "sum(qty),sum(n),min(n),max(price),mean(price)",
+    ]);
+    // Integer sums are exact (u32 sums into u64, i8 into i64), min/max keep the column type.
+    assert_eq!(
+        out,
+        "time,sum_qty,sum_n,min_n,max_price,mean_price\n\
+         2021-01-01T00:00:00Z,8000000000,-200,-100,2.25,1.875\n\
+         2021-01-01T00:00:01Z,1,7,7,3,3\n"
+    );
+    let out = db.ok(&[
+        "range",
+        "2021-01-01",
+        "2021-01-02",
+        "--every",
+        "1s",
+        "--agg",
+        "count",
+        "-f",
+        "tsv",
+        "--limit",
+        "1",
+    ]);
+    assert_eq!(out, "time\tcount\n2021-01-01T00:00:00Z\t2\n");
+    let out = db.ok(&[
+        "range",
+        "2021-01-01",
+        "2021-01-02",
+        "--every",
+        "1s",
+        "--agg",
+        "count,max(qty)",
+        "--columns",
+        "max_qty,time",
+        "--time-format",
+        "epoch-ms",
+        "--no-header",
+    ]);
+    assert_eq!(out, "4000000000,1609459200000\n1,1609459201000\n");
+}
+
+#[test]
+fn bad_specs_say_what_to_fix() {
+    let db = TestDb::create("1ms", "price:f64,qty:f64,side:str(4)", &[]);
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--every", "1m", "--agg", "sum(volume)"],
+            "unknown column `volume`",
+        ),
+        (
+            &["--every", "1m", "--agg", "sum(side)"],
+            "`side` is str(4), not a number",
+        ),
+        (
+            &["--every", "1m", "--agg", "median(price)"],
+            "unknown aggregate `median(price)`",
+        ),
+        (&["--every", "1m", "--agg", "vwap(price)"], "vwap(price,qty)"),
+        (
+            &["--every", "1500us", "--agg", "count"],
+            "multiple of the database granularity 1ms",
+        ),
+        (&["--every", "1m"], "--every needs aggregates"),
+        (&["--every", "1m", "--ohlcv", "price"], "--ohlcv price,qty"),
+        (
+            &["--every", "1m", "--agg", "count", "--columns", "time,nope"],
+            "`nope` is not an output column",
+        ),
+        (
+            &["--every", "1m", "--agg", "count", "--where", "nope=1"],
+            "unknown column `nope`",
+        ),
+        (&["--where", "price=cheap"], "not a valid f64"),
+    ];
+    for (extra, message) in cases {
+        let mut args = vec!["range", "2021-01-01", "2021-01-02"];
+        args.extend_from_slice(extra);
+        let (code, _, stderr) = run(db.xs(&args));
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        common::assert_no_panic(&stderr);
+    }
+    let (code, _, stderr) = run(db.xs(&["range", "2021-01-01", "2021-01-02", "--fill", "--agg", "count"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--every"), "{stderr}");
+}
+
+#[test]
+fn without_every_one_row_covers_the_whole_window() {
+    let rows = fixture();
+    let db = database(&rows);
+    // Long enough that the window is cut into many slices whose partial results are merged.
+    let (from_s, to_s) = (Y2021_S - 5000, Y2021_S + 8000);
+    let (_, got) = actual(
+        &db,
+        &["range", &iso(from_s), &iso(to_s), "--agg", &ALL.join(",")],
+        &ALL,
+    );
+    let in_window: Vec<&Row> = rows.iter().filter(|r| r.t_s >= from_s && r.t_s < to_s).collect();
+    let want = vec![(from_s, ALL.iter().map(|a| reference(a, &in_window)).collect())];
+    assert_tables(&want, &got, &ALL, "whole window");
+    // Same thing for rows without the NaN: stddev and mean merged across slices stay exact.
+    let aggs = [
+        "count",
+        "stddev(price)",
+        "mean(price)",
+        "min(price)",
+        "first(price)",
+        "last(price)",
+    ];
+    let (from_s, to_s) = (Y2021_S + 7200, Y2021_S + 9000);
+    let (_, got) = actual(
+        &db,
+        &["range", &iso(from_s), &iso(to_s), "--agg", &aggs.join(",")],
+        &aggs,
+    );
+    let in_window: Vec<&Row> = rows.iter().filter(|r| r.t_s >= from_s && r.t_s < to_s).collect();
+    let want = vec![(from_s, aggs.iter().map(|a| reference(a, &in_window)).collect())];
+    assert_tables(&want, &got, &aggs, "whole window, no NaN");
+}

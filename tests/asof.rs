@@ -1,0 +1,186 @@
+//! `xs get --asof`: the rows of the latest timestamp at or before a time, across holes of days,
+//! missing and present partitions, bounded by `--within`; batch lookups from stdin.
+
+mod common;
+
+use std::fs;
+use std::time::Instant;
+
+use common::{run, TestDb};
+
+/// A 1 ms database of depth 2 with rows far apart: 2019, then late 2020, then 2021 (the 2020
+/// partition is mostly holes), filled by `xs import`.
+fn database() -> TestDb {
+    let db = TestDb::create("1ms", "price:f64,side:str(4)", &["--depth", "2"]);
+    let csv = "time,price,side\n\
+               2019-06-01T12:00:00.000Z,1,buy\n\
+               2020-12-30T10:00:00.250Z,2,buy\n\
+               2020-12-30T10:00:00.250Z,3,sell\n\
+               2021-01-03T00:00:00.005Z,4,sell\n\
+               2021-01-10T08:00:00.000Z,,buy\n";
+    let file = db.path.with_extension("csv");
+    fs::write(&file, csv).unwrap();
+    db.ok(&["import", file.to_str().unwrap()]);
+    db
+}
+
+fn asof(db: &TestDb, args: &[&str]) -> (i32, String) {
+    let mut all = vec!["get", "--asof", "--no-header"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(db.xs(&all));
+    common::assert_no_panic(&err);
+    assert!(code == 0 || code == 1, "{all:?}: {code} {err}");
+    (code, out)
+}
+
+#[test]
+fn an_exact_hit_prints_every_row_at_that_time() {
+    let db = database();
+    let (code, out) = asof(&db, &["2020-12-30T10:00:00.250Z"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "2020-12-30T10:00:00.250Z,2,buy\n2020-12-30T10:00:00.250Z,3,sell\n"
+    );
+}
+
+#[test]
+fn the_search_goes_back_over_days_of_holes_and_the_year_boundary() {
+    let db = database();
+    // From 2021 back into 2020, over three days of holes.
+    let (_, out) = asof(&db, &["2021-01-02T23:59:59.999Z"]);
+    assert_eq!(
+        out,
+        "2020-12-30T10:00:00.250Z,2,buy\n2020-12-30T10:00:00.250Z,3,sell\n"
+    );
+    // One millisecond (and a fraction) later: the 2021 row.
+    let (_, out) = asof(&db, &["2021-01-03T00:00:00.0059Z"]);
+    assert_eq!(out, "2021-01-03T00:00:00.005Z,4,sell\n");
+    // From mid-2020 back over half a year of holes, then into the 2019 partition.
+    let (_, out) = asof(&db, &["2020-06-01"]);
+    assert_eq!(out, "2019-06-01T12:00:00.000Z,1,buy\n");
+    // Far in the future, with no partition at all: the last row.
+    let (_, out) = asof(&db, &["2030-01-01"]);
+    assert_eq!(out, "2021-01-10T08:00:00.000Z,,buy\n");
+    // Before the first row: nothing, exit 1.
+    let (code, out) = asof(&db, &["2019-06-01T11:59:59.999Z"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+}
+
+#[test]
+fn within_bounds_the_look_back() {
+    let db = database();
+    let (code, out) = asof(&db, &["--within", "3d", "2021-01-02T09:00:00Z"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 2);
+    let (code, out) = asof(&db, &["--within", "1d", "2021-01-02T12:00:00Z"]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    // The bound is inclusive: exactly 5 ms back still finds the row.
+    let (code, _) = asof(&db, &["--within", "5ms", "2021-01-03T00:00:00.010Z"]);
+    assert_eq!(code, 0);
+    let (code, _) = asof(&db, &["--within", "4ms", "2021-01-03T00:00:00.010Z"]);
+    assert_eq!(code, 1);
+    let (code, _, err) = run(db.xs(&["get", "--within", "1d", "2021-01-02"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--asof"), "{err}");
+}
+
+#[test]
+fn many_times_from_stdin_print_each_found_timestamp_once() {
+    let db = database();
+    let out = db
+        .xs(&["get", "--asof", "-"])
+        .write_stdin("2021-01-05\n2020-12-31\n\n2019-01-01\n2021-01-04\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "time,price,side\n\
+         2020-12-30T10:00:00.250Z,2,buy\n\
+         2020-12-30T10:00:00.250Z,3,sell\n\
+         2021-01-03T00:00:00.005Z,4,sell\n"
+    );
+}
+
+#[test]
+fn a_year_of_holes_costs_seeks_not_reads() {
+    // 1 µs granularity: a day partition holds 86.4 G slots; a week back over holes, slot by
+    // slot, would take hours.
+    let db = TestDb::create("1us", "v:i64", &["--partition", "day"]);
+    db.ok(&["put", "2021-01-01T00:00:00.000001Z", "v=1"]);
+    db.ok(&["put", "2021-01-08T23:00:00Z", "v=2"]);
+    let started = Instant::now();
+    let (_, out) = asof(&db, &["2021-01-08T22:59:59.999999Z"]);
+    assert_eq!(out, "2021-01-01T00:00:00.000001Z,1\n");
+    assert!(started.elapsed().as_secs() < 10, "took {:?}", started.elapsed());
+}
+
+#[test]
+fn random_lookups_match_a_brute_force_search() {
+    // Bursts of rows over three days around the year boundary, with gaps of minutes to a day.
+    let db = TestDb::create("1ms", "v:i64", &["--depth", "2"]);
+    let start_ms: i64 = 1_609_459_200_000 - 36 * 3_600_000;
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut times = Vec::new();
+    let mut t = start_ms;
+    while times.len() < 2000 {
+        let gap = match next() % 100 {
+            0 => 86_400_000,
+            1..=5 => 600_000,
+            6..=30 => 5_000,
+            _ => 1 + (next() % 300) as i64,
+        };
+        t += gap;
+        times.push(t);
+    }
+    let mut csv = String::from("time,v\n");
+    for (i, t) in times.iter().enumerate() {
+        csv.push_str(&format!("{t},{i}\n"));
+    }
+    let file = db.path.with_extension("csv");
+    fs::write(&file, csv).unwrap();
+    db.ok(&["import", "--time-unit", "ms", file.to_str().unwrap()]);
+    let queries: Vec<i64> = (0..400)
+        .map(|_| start_ms - 1000 + (next() % (t - start_ms + 2000) as u64) as i64)
+        .collect();
+    for within in [None, Some(60_000i64)] {
+        let mut want: Vec<i64> = queries
+            .iter()
+            .filter_map(|&q| {
+                let hit = times.iter().copied().filter(|&t| t <= q).max()?;
+                (within.is_none_or(|w| q - hit <= w)).then_some(hit)
+            })
+            .collect();
+        want.sort_unstable();
+        want.dedup();
+        let stdin: String = queries.iter().map(|q| format!("{q}ms\n")).collect();
+        let mut args = vec![
+            "get",
+            "--asof",
+            "--no-header",
+            "--time-format",
+            "epoch-ms",
+            "--columns",
+            "time",
+        ];
+        let w = within.map(|w| format!("{w}ms"));
+        if let Some(w) = &w {
+            args.extend(["--within", w]);
+        }
+        args.push("-");
+        let out = db.xs(&args).write_stdin(stdin).output().unwrap();
+        let got: Vec<i64> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        assert_eq!(got, want, "within {within:?}");
+    }
+}
