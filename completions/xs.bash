@@ -111,7 +111,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__create)
-            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --db --wait --help --version"
+            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -142,6 +142,14 @@ _xs() {
                     return 0
                     ;;
                 --time-column)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bucket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -511,7 +519,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__import)
-            opts="-q -d -h -V --delimiter --no-header --columns --ignore-columns --time-column --time-unit --time-format --floor-time --granularity --depth --partition --rejects --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
+            opts="-q -d -h -V --delimiter --no-header --columns --ignore-columns --time-column --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,6 +550,14 @@ _xs() {
                     return 0
                     ;;
                 --depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bucket)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -41,12 +41,22 @@ pub fn leftovers(db: &Database) -> Result<Vec<PathBuf>> {
     for entry in entries {
         let entry = entry.map_err(|e| Error::io("read directory", dir, e))?;
         let name = entry.file_name();
-        let is_leftover = name
-            .to_str()
-            .and_then(|n| n.strip_prefix('.'))
+        let stripped = name.to_str().and_then(|n| n.strip_prefix('.'));
+        let is_leftover = stripped
             .and_then(|n| n.strip_suffix(TEMP_SUFFIX))
             .and_then(|n| PartitionKey::parse_file_name(period, n))
-            .is_some();
+            .is_some()
+            || [
+                crate::db::bucket::DEFRAG_DATA_SUFFIX,
+                crate::db::bucket::DEFRAG_DIR_SUFFIX,
+            ]
+            .iter()
+            .any(|suffix| {
+                stripped
+                    .and_then(|n| n.strip_suffix(suffix))
+                    .and_then(|n| PartitionKey::parse(period, n))
+                    .is_some()
+            });
         if is_leftover {
             found.push(entry.path());
         }
@@ -153,6 +163,9 @@ pub fn defrag(
             "defrag needs the database opened for writing (the writer lock)".into(),
         ));
     }
+    if db.layout() == crate::db::config::Layout::Bucket {
+        return defrag_buckets(db, keys, options, on_event);
+    }
     for path in leftovers(db)? {
         if !options.dry_run {
             fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
@@ -212,6 +225,105 @@ pub fn defrag(
         let outcome = Outcome {
             key,
             path: source.path.clone(),
+            before,
+            action,
+        };
+        on_event(Event::Done(&outcome));
+        outcomes.push(outcome);
+    }
+    Ok(outcomes)
+}
+
+/// `defrag` for the bucket layout: a partition with garbage or out-of-order buckets (or every
+/// partition, with `min_fragmented_extents` 0) gets its live records rewritten in bucket
+/// order into a new data file and directory, verified, and renamed into place.
+fn defrag_buckets(
+    db: &Database,
+    keys: &[PartitionKey],
+    options: DefragOptions,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<Vec<Outcome>> {
+    let keys = if keys.is_empty() {
+        db.partition_keys()?
+    } else {
+        keys.to_vec()
+    };
+    // Opening each partition first finishes a defrag interrupted between its two renames,
+    // which needs its pending directory file: only then are the leftovers removed.
+    let all = db.partition_keys()?;
+    for &key in &all {
+        db.bucket_partition(key, false)?;
+    }
+    for path in leftovers(db)? {
+        if !options.dry_run {
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+            sync_dir(db.dir())?;
+        }
+        on_event(Event::Leftover {
+            path: &path,
+            removed: !options.dry_run,
+        });
+    }
+    let measure = |part: &crate::db::bucket::BucketPartition| -> Result<Footprint> {
+        let mut f =
+            Footprint::of_file(part.dir_file()).map_err(|e| Error::io("measure", &part.dir_path, e))?;
+        let d = Footprint::of_file(part.data_file()).map_err(|e| Error::io("measure", &part.data_path, e))?;
+        f.add(&d);
+        Ok(f)
+    };
+    let mut outcomes = Vec::with_capacity(keys.len());
+    for key in keys {
+        let Some(part) = db.bucket_partition(key, false)? else {
+            continue;
+        };
+        let before = measure(&part)?;
+        let audit = part.audit()?;
+        let needed_bytes = audit
+            .live_bytes
+            .saturating_add(before.data_bytes.saturating_sub(part.data_len()))
+            .saturating_add(SPACE_MARGIN_BYTES);
+        let action =
+            if options.min_fragmented_extents > 0 && audit.garbage_bytes == 0 && audit.out_of_order == 0 {
+                Action::NotFragmented
+            } else {
+                let free_bytes = match options.assume_free_bytes {
+                    Some(n) => n,
+                    None => free_bytes(db.dir())?,
+                };
+                if options.dry_run {
+                    Action::WouldRewrite {
+                        needed_bytes,
+                        free_bytes,
+                    }
+                } else if free_bytes < needed_bytes {
+                    return Err(Error::Defrag {
+                        path: part.dir_path.clone(),
+                        reason: format!(
+                            "it needs {} free in {} for the rewritten copy and {} is available; \
+                         free some space there and run again",
+                            human_bytes(needed_bytes),
+                            db.dir().display(),
+                            human_bytes(free_bytes)
+                        ),
+                    });
+                } else {
+                    part.compact(db.dir(), db.config())?;
+                    db.forget_partition(key);
+                    on_event(Event::Step {
+                        key,
+                        step: Step::Renamed,
+                    });
+                    let fresh = db
+                        .bucket_partition(key, false)?
+                        .ok_or_else(|| Error::Invalid(format!("partition {key} vanished during defrag")))?;
+                    Action::Rewritten {
+                        after: measure(&fresh)?,
+                    }
+                }
+            };
+        let outcome = Outcome {
+            key,
+            path: part.dir_path.clone(),
             before,
             action,
         };
@@ -362,7 +474,7 @@ fn verify(source: &Partition, temp: &File, temp_path: &Path, segments: &[(u64, u
             source.logical_len()
         )));
     }
-    let mut header = [0u8; 64];
+    let mut header = [0u8; crate::db::partition::HEADER_FIELDS_LEN];
     read_full_at(temp, &mut header, 0).map_err(|e| Error::io("read", temp_path, e))?;
     Header::decode(&header).map_err(|reason| fail(format!("the copy's header is unreadable: {reason}")))?;
     for (from, to) in data_segments(temp, 0, temp_len).map_err(|e| Error::io("seek in", temp_path, e))? {
@@ -517,6 +629,7 @@ mod tests {
         let dir = tmp.path().join("db");
         let config = Config {
             layout: Layout::Grid,
+            bucket_ns: 0,
             granularity: Granularity::from_ns(1_000_000_000).unwrap(),
             period: Period::Year,
             depth: 1,

@@ -6,7 +6,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{create, ok, partition_files, s, xs};
+use support::{create, layout, ok, partition_files, s, xs};
 use tempfile::TempDir;
 
 const CREATE: &[&str] = &[
@@ -271,11 +271,23 @@ fn import_copy(tmp: &TempDir, name: &str, files: &[PathBuf]) -> PathBuf {
     copy
 }
 
+/// The partition files of `db`; a bucket database is defragmented first (every partition,
+/// so that both sides of a comparison reach the same data file generation), because rows
+/// put one by one leave old bucket versions as garbage that an import of the export does
+/// not have; defrag writes the live records in time order, which is what an import writes.
+fn compacted_partition_files(db: &Path) -> Vec<support::PartitionImage> {
+    if layout() == "bucket" {
+        ok(&["-d", s(db), "defrag", "--min-extents", "0"]);
+    }
+    partition_files(db)
+}
+
 #[test]
 fn csv_and_zstd_exports_import_back_to_identical_partition_files() {
     let (tmp, db) = every_type();
-    let original = partition_files(&db);
-    assert_eq!(original.len(), 3);
+    let original = compacted_partition_files(&db);
+    let files = if layout() == "bucket" { 6 } else { 3 };
+    assert_eq!(original.len(), files);
     assert!(
         original.iter().all(|(_, _, blocks)| !blocks.is_empty()),
         "every year holds data"
@@ -285,7 +297,7 @@ fn csv_and_zstd_exports_import_back_to_identical_partition_files() {
         ok(&["-d", s(&db), "export", "-o", s(&file)]);
         let copy = import_copy(&tmp, &format!("copy-{name}"), &[file]);
         assert!(
-            partition_files(&copy) == original,
+            compacted_partition_files(&copy) == original,
             "{name}: partition files differ after the round trip"
         );
     }
@@ -294,7 +306,7 @@ fn csv_and_zstd_exports_import_back_to_identical_partition_files() {
 #[test]
 fn split_exports_import_back_to_identical_partition_files() {
     let (tmp, db) = every_type();
-    let original = partition_files(&db);
+    let original = compacted_partition_files(&db);
     for compress in ["none", "zstd"] {
         let dir = tmp.path().join(format!("dump-{compress}"));
         ok(&[
@@ -316,7 +328,7 @@ fn split_exports_import_back_to_identical_partition_files() {
         assert_eq!(files.len(), 3);
         let copy = import_copy(&tmp, &format!("copy-{compress}"), &files);
         assert!(
-            partition_files(&copy) == original,
+            compacted_partition_files(&copy) == original,
             "--split {compress}: partition files differ"
         );
     }

@@ -16,7 +16,22 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
 fn xs(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("xs").unwrap();
     cmd.current_dir(dir);
+    if layout() == "bucket" {
+        cmd.env("XS_LAYOUT", "bucket");
+    } else {
+        cmd.env_remove("XS_LAYOUT");
+    }
     cmd
+}
+
+/// The layout this test target runs against: `import_bucket` (tests/import_bucket.rs)
+/// creates bucket databases; `import` leaves the choice to `xs`.
+fn layout() -> &'static str {
+    if env!("CARGO_CRATE_NAME").ends_with("_bucket") {
+        "bucket"
+    } else {
+        "grid"
+    }
 }
 
 /// Runs and returns (exit code, stdout, stderr), printing them on failure of the caller.
@@ -54,7 +69,11 @@ fn partition_files(db: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(db)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xs"))
+        .filter(|p| {
+            // Grid partition files, and bucket directory (.xs) and data (.xs.data) files.
+            let name = p.file_name().unwrap().to_string_lossy();
+            !name.starts_with('.') && (name.ends_with(".xs") || name.ends_with(".xs.data"))
+        })
         .collect();
     files.sort();
     files
@@ -317,12 +336,22 @@ fn inference_of_types_time_granularity_and_depth() {
     let (_, err) = ok(xs(d).args(["import", "types.csv"]));
     assert!(err.contains("time column `timestamp`"), "{err}");
     assert!(err.contains("granularity 1ms"), "{err}");
-    assert!(err.contains("depth 4"), "{err}");
-    assert!(err.contains("xs create types --granularity 1ms"), "{err}");
+    if layout() == "bucket" {
+        assert!(err.contains("layout bucket as given"), "{err}");
+        assert!(err.contains("xs create types --layout bucket --bucket"), "{err}");
+    } else {
+        assert!(err.contains("depth 4"), "{err}");
+        assert!(err.contains("xs create types --granularity 1ms"), "{err}");
+    }
     let config = fs::read_to_string(d.join("types/xs.toml")).unwrap();
+    let depth = if layout() == "bucket" {
+        "layout = \"bucket\""
+    } else {
+        "depth = 4"
+    };
     for needle in [
         "granularity = \"1ms\"",
-        "depth = 4",
+        depth,
         "time_column = \"timestamp\"",
         "name = \"id\"\ntype = \"i64\"",
         "name = \"price\"\ntype = \"f64\"",
@@ -360,20 +389,44 @@ fn inference_of_types_time_granularity_and_depth() {
     assert!(fs::read_to_string(d.join("ids/xs.toml"))
         .unwrap()
         .contains("name = \"qty\"\ntype = \"f32\""));
-    // Nanosecond times cannot fit a grid: say so and what to do.
+    // Nanosecond times cannot fit a grid: asked for one, say so and what to do.
     write(
         d,
         "ns.csv",
         "local_ts_ns,v\n1723161254087896568,1\n1723161254347673567,2\n",
     );
-    let (code, _, err) = run(xs(d).args(["import", "ns.csv"]));
+    let (code, _, err) = run(xs(d).args(["import", "ns.csv", "--layout", "grid"]));
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("--floor-time") && err.contains("--time-column"),
         "{err}"
     );
-    ok(xs(d).args(["import", "ns.csv", "--granularity", "1us", "--floor-time"]));
-    assert!(!d.join("ns/rejects").exists());
+    ok(xs(d).args([
+        "-d",
+        "ns-us",
+        "import",
+        "ns.csv",
+        "--granularity",
+        "1us",
+        "--floor-time",
+    ]));
+    assert!(!d.join("ns-us/rejects").exists());
+    // Without a layout given, they are stored exactly, in buckets.
+    let (_, err) = ok(xs(d).args(["import", "ns.csv"]));
+    assert!(err.contains("layout bucket"), "{err}");
+    assert_eq!(
+        ok(xs(d).args([
+            "-d",
+            "ns",
+            "range",
+            "2024-01-01",
+            "2025-01-01",
+            "--time-format",
+            "epoch-ns"
+        ]))
+        .0,
+        "local_ts_ns,v\n1723161254087896568,1\n1723161254347673567,2\n"
+    );
 }
 
 #[test]
@@ -413,7 +466,9 @@ fn importing_twice_is_byte_identical() {
         .args(["-d", "twice", "import", "--threads", "1"])
         .arg(&input));
     assert_same_partitions(&d.join("once"), &d.join("twice"));
-    assert_eq!(partition_files(&d.join("once")).len(), 2);
+    // Two years: two grid files, or two directory and two data files.
+    let files = if layout() == "bucket" { 4 } else { 2 };
+    assert_eq!(partition_files(&d.join("once")).len(), files);
 }
 
 #[test]
@@ -512,6 +567,24 @@ fn duplicates_up_to_depth_at_any_thread_count() {
                 threads,
             ])
             .arg(&over));
+        if layout() == "bucket" {
+            // Depth does not limit the bucket layout: the extra row is stored after the others.
+            assert_eq!(code, 0, "{err}");
+            assert!(
+                err.contains(&format!("{} rows read, {} stored, 0 rejected", n + 1, n + 1)),
+                "{err}"
+            );
+            let out = ok(xs(d).args([
+                "-d",
+                &db1,
+                "range",
+                "2024-01-01T00:00:03Z",
+                "2024-01-01T00:00:03.001Z",
+            ]))
+            .0;
+            assert_eq!(out, format!("time,v\n2024-01-01T00:00:03.000Z,12000\n2024-01-01T00:00:03.000Z,12001\n2024-01-01T00:00:03.000Z,12002\n2024-01-01T00:00:03.000Z,12003\n2024-01-01T00:00:03.000Z,{n}\n"));
+            continue;
+        }
         assert_eq!(code, 4, "{err}");
         assert!(
             err.contains(&format!("{} rows read, {n} stored, 1 rejected", n + 1)),
@@ -624,7 +697,17 @@ fn a_multi_year_file_gives_one_partition_per_year() {
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["1969.xs", "2019.xs", "2020.xs", "2021.xs", "2261.xs"]);
+    let expected: Vec<String> = ["1969", "2019", "2020", "2021", "2261"]
+        .iter()
+        .flat_map(|y| {
+            if layout() == "bucket" {
+                vec![format!("{y}.xs"), format!("{y}.xs.data")]
+            } else {
+                vec![format!("{y}.xs")]
+            }
+        })
+        .collect();
+    assert_eq!(names, expected);
 }
 
 #[test]

@@ -13,7 +13,8 @@ use crate::exit::{CliResult, Failure};
 const EXAMPLES: &str = "Examples:
   xs create trades --granularity 1ms --columns 'price:f64,qty:f64,side:str(4),trade_id:u64' --depth 8
   xs create sensors --granularity 1s --columns 'temp:f32,humidity:f32,status:u8'
-  xs create quotes --granularity 1us --columns 'bid:f64,ask:f64' --partition day";
+  xs create quotes --granularity 1us --columns 'bid:f64,ask:f64' --partition day
+  xs create ticks --layout bucket --bucket 1s --granularity 1ms --columns 'price:f64,qty:f64,side:str(4)'";
 
 /// Create an empty database directory.
 ///
@@ -44,6 +45,15 @@ pub struct Args {
     /// Name of the time column in input and output headers.
     #[arg(long, default_value = "time", value_name = "NAME")]
     pub time_column: String,
+
+    /// Storage layout: grid (a slot per granularity step; regular series) or bucket (rows
+    /// with exact times in fixed time buckets; bursty ticks, any number of rows per time).
+    #[arg(long, env = "XS_LAYOUT", default_value = "grid", value_name = "grid|bucket")]
+    pub layout: String,
+
+    /// Bucket width for --layout bucket: a multiple of the granularity that divides one day.
+    #[arg(long, value_name = "DUR")]
+    pub bucket: Option<String>,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
@@ -58,6 +68,19 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let config = config_from_args(&args)?;
     Database::create(&dir, &config)?;
     let partition_bytes = config.max_partition_bytes(config.period).unwrap_or(0);
+    if config.layout == Layout::Bucket {
+        eprintln!(
+            "created {}: {} columns, rows of {} bytes, bucket layout with {} buckets, {} granularity, {} partitions (directory {} logical each, sparse; data append-only)",
+            dir.display(),
+            config.schema.columns().len(),
+            config.schema.row_len(),
+            xs::db::time::format_duration(config.bucket_ns),
+            config.granularity,
+            config.period,
+            human_bytes(partition_bytes)
+        );
+        return Ok(());
+    }
     eprintln!(
         "created {}: {} columns, rows of {} bytes, depth {}, {} granularity, {} partitions of {} logical each (sparse)",
         dir.display(),
@@ -101,8 +124,34 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
             args.time_column
         )));
     }
+    let layout = match args.layout.as_str() {
+        "grid" => Layout::Grid,
+        "bucket" => Layout::Bucket,
+        other => {
+            return Err(Failure::usage(format!(
+                "bad --layout `{other}`: grid (regular series) or bucket (ticks)"
+            )))
+        }
+    };
+    let bucket_ns = match (layout, &args.bucket) {
+        (Layout::Grid, Some(_)) => return Err(Failure::usage("--bucket needs --layout bucket")),
+        (Layout::Grid, None) => 0,
+        (Layout::Bucket, text) => {
+            // Default: 1 s, or one granularity step when that is coarser.
+            let ns = match text {
+                Some(text) => parse_duration(text).ok_or_else(|| {
+                    Failure::usage(format!("bad --bucket `{text}`: write e.g. 100ms, 1s, 1m"))
+                })?,
+                None => granularity.ns().max(1_000_000_000),
+            };
+            xs::db::config::check_bucket_width(ns, granularity.ns())
+                .map_err(|e| Failure::usage(format!("--bucket: {e}")))?;
+            ns
+        }
+    };
     let mut config = Config {
-        layout: Layout::Grid,
+        layout,
+        bucket_ns,
         granularity,
         period: Period::Year,
         depth: args.depth,
@@ -117,8 +166,25 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
         ),
         None => None,
     };
-    config.period = choose_period(granularity, slab_len, wanted)
-        .ok_or_else(|| Failure::usage(too_large(&config, wanted.unwrap_or(Period::Day))))?;
+    config.period = match layout {
+        Layout::Grid => choose_period(granularity, slab_len, wanted)
+            .ok_or_else(|| Failure::usage(too_large(&config, wanted.unwrap_or(Period::Day))))?,
+        Layout::Bucket => {
+            // The directory holds 16 bytes per bucket; the data file only what is written.
+            let period = wanted.unwrap_or(Period::Year);
+            if config
+                .max_partition_bytes(period)
+                .is_none_or(|b| b > MAX_PARTITION_BYTES)
+            {
+                return Err(Failure::usage(format!(
+                    "a {period} of {} buckets makes a directory file past the safe size of {}; use a wider --bucket",
+                    xs::db::time::format_duration(bucket_ns),
+                    human_bytes(MAX_PARTITION_BYTES)
+                )));
+            }
+            period
+        }
+    };
     if wanted.is_none() && config.period != Period::Year {
         eprintln!(
             "xs: a year file would be {} logical, past the safe {}; using {} partitions",

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use xs::db::config::{human_bytes, CONFIG_FILE};
+use xs::db::config::{human_bytes, Layout, CONFIG_FILE};
 use xs::db::lock::LockWait;
 use xs::db::schema::ColumnType;
 use xs::db::time::{parse_duration, Granularity, Period};
@@ -80,6 +80,15 @@ pub struct Args {
     #[arg(long, value_name = "K")]
     pub depth: Option<u32>,
 
+    /// New database only: storage layout, grid or bucket (default: inferred — grid for
+    /// regular series, bucket for irregular or bursty ticks).
+    #[arg(long, env = "XS_LAYOUT", value_name = "grid|bucket")]
+    pub layout: Option<String>,
+
+    /// New database only: bucket width for the bucket layout (default: inferred).
+    #[arg(long, value_name = "DUR")]
+    pub bucket: Option<String>,
+
     /// New database only: year, month or day (default: the longest that fits).
     #[arg(long, value_name = "PERIOD")]
     pub partition: Option<String>,
@@ -152,6 +161,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             (args.granularity.is_some(), "--granularity"),
             (args.depth.is_some(), "--depth"),
             (args.partition.is_some(), "--partition"),
+            (args.bucket.is_some(), "--bucket"),
         ] {
             if given {
                 eprintln!(
@@ -174,6 +184,22 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                     None => None,
                 },
                 depth: args.depth,
+                layout: match args.layout.as_deref() {
+                    None => None,
+                    Some("grid") => Some(Layout::Grid),
+                    Some("bucket") => Some(Layout::Bucket),
+                    Some(other) => {
+                        return Err(Failure::usage(format!(
+                            "bad --layout `{other}`: grid (regular series) or bucket (ticks)"
+                        )))
+                    }
+                },
+                bucket_ns: match &args.bucket {
+                    Some(text) => Some(parse_duration(text).ok_or_else(|| {
+                        Failure::usage(format!("bad --bucket `{text}`: write e.g. 100ms, 1s, 1m"))
+                    })?),
+                    None => None,
+                },
                 period: match &args.partition {
                     Some(p) => Some(Period::parse(p).ok_or_else(|| {
                         Failure::usage(format!("bad --partition `{p}`: year, month or day"))
@@ -347,7 +373,17 @@ fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::
         inference.config.schema.spec(),
         inference.config.schema.row_len()
     );
-    if let Some(f) = &inference.footprint {
+    if let (Some(f), Layout::Bucket) = (&inference.footprint, inference.config.layout) {
+        let total = match (f.est_rows, f.est_disk_bytes) {
+            (Some(rows), Some(bytes)) => format!(", about {} on disk for ~{rows} rows", human_bytes(bytes)),
+            _ => String::new(),
+        };
+        eprintln!(
+            "  footprint: about {:.0} bytes on disk per row (row, time offset, directory), {:.2}× the input{total}",
+            f.disk_bytes_per_row,
+            f.ratio()
+        );
+    } else if let Some(f) = &inference.footprint {
         let total = match (f.est_rows, f.est_disk_bytes) {
             (Some(rows), Some(bytes)) => format!(", about {} on disk for ~{rows} rows", human_bytes(bytes)),
             _ => String::new(),

@@ -118,6 +118,17 @@ fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
             m.insert("partition".into(), json!(p.key.to_string()));
             m.insert("file".into(), json!(p.key.file_name()));
             m.extend(figures_json(db, &p.footprint, p.rows.as_ref()));
+            if let Some(b) = &p.bucket {
+                m.insert(
+                    "bucket".into(),
+                    json!({
+                        "buckets": b.buckets,
+                        "live_bytes": b.live_bytes,
+                        "garbage_bytes": b.garbage_bytes,
+                        "out_of_order_buckets": b.out_of_order,
+                    }),
+                );
+            }
             Value::Object(m)
         })
         .collect();
@@ -142,6 +153,9 @@ fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
         "partition_period": config.period.name(),
         "row_len_bytes": config.schema.row_len(),
         "depth": config.depth,
+        "layout": config.layout.name(),
+        "bucket": (config.layout == xs::db::config::Layout::Bucket)
+            .then(|| xs::db::time::format_duration(config.bucket_ns)),
         "rows_counted": report.total_rows.is_some(),
         "fiemap_supported": report.fiemap_supported,
         "unfinished_import": report.unfinished_import,
@@ -217,6 +231,23 @@ fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
     }
     if report.partitions.is_empty() {
         text.push_str("no partitions yet: the database holds no rows\n");
+    }
+    for p in &report.partitions {
+        if let Some(b) = &p.bucket {
+            text.push_str(&format!(
+                "{}: {} buckets, {} live, {} garbage, {} out of time order{}\n",
+                p.key,
+                b.buckets,
+                size(b.live_bytes),
+                size(b.garbage_bytes),
+                b.out_of_order,
+                if b.garbage_bytes > 0 || b.out_of_order > 0 {
+                    "; `xs defrag` rewrites the data in time order without garbage"
+                } else {
+                    ""
+                }
+            ));
+        }
     }
     if !report.fiemap_supported && !report.partitions.is_empty() {
         text.push_str(

@@ -20,12 +20,16 @@ pub const CONFIG_FILE: &str = "xs.toml";
 pub enum Layout {
     /// XStore's: one fixed slot per granularity step, row offset computed from the timestamp.
     Grid,
+    /// Ticks: a sparse directory with one entry per fixed time bucket, pointing into an
+    /// append-only data file of rows that carry their exact timestamp.
+    Bucket,
 }
 
 impl Layout {
     pub fn name(self) -> &'static str {
         match self {
             Layout::Grid => "grid",
+            Layout::Bucket => "bucket",
         }
     }
 
@@ -33,6 +37,7 @@ impl Layout {
     pub fn code(self) -> u32 {
         match self {
             Layout::Grid => 1,
+            Layout::Bucket => 2,
         }
     }
 }
@@ -41,6 +46,9 @@ impl Layout {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub layout: Layout,
+    /// Width of one bucket in ns (bucket layout; 0 for grid): a multiple of the granularity
+    /// that divides one day.
+    pub bucket_ns: i64,
     pub granularity: Granularity,
     pub period: Period,
     /// Rows one timestamp can hold (grid layout).
@@ -63,6 +71,8 @@ struct RawColumn {
 struct RawConfig {
     format: u32,
     layout: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bucket: Option<String>,
     granularity: String,
     partition: String,
     depth: u32,
@@ -106,7 +116,8 @@ impl Config {
         let raw: RawConfig = toml::from_str(text).map_err(|e| e.message().to_string())?;
         let layout = match raw.layout.as_str() {
             "grid" => Layout::Grid,
-            other => return Err(format!("unknown layout `{other}` (expected grid)")),
+            "bucket" => Layout::Bucket,
+            other => return Err(format!("unknown layout `{other}` (expected grid or bucket)")),
         };
         let granularity = parse_duration(&raw.granularity)
             .and_then(Granularity::from_ns)
@@ -143,8 +154,22 @@ impl Config {
         if !super::schema::valid_column_name(&raw.time_column) {
             return Err(format!("bad time column name `{}`", raw.time_column));
         }
+        let bucket_ns = match (layout, &raw.bucket) {
+            (Layout::Grid, None) => 0,
+            (Layout::Grid, Some(_)) => return Err("`bucket` is only valid with layout = \"bucket\"".into()),
+            (Layout::Bucket, None) => {
+                return Err("layout = \"bucket\" needs `bucket = \"1s\"` (the bucket width)".into())
+            }
+            (Layout::Bucket, Some(text)) => {
+                let ns = parse_duration(text)
+                    .ok_or_else(|| format!("bad bucket width `{text}`: a duration such as 1s"))?;
+                check_bucket_width(ns, granularity.ns())?;
+                ns
+            }
+        };
         let config = Config {
             layout,
+            bucket_ns,
             granularity,
             period,
             depth: raw.depth,
@@ -159,6 +184,7 @@ impl Config {
         let raw = RawConfig {
             format: FORMAT_VERSION,
             layout: self.layout.name().into(),
+            bucket: (self.layout == Layout::Bucket).then(|| super::time::format_duration(self.bucket_ns)),
             granularity: self.granularity.to_string(),
             partition: self.period.name().into(),
             depth: self.depth,
@@ -184,9 +210,18 @@ impl Config {
         u64::from(self.depth) * self.schema.row_len() as u64
     }
 
-    /// Logical size in bytes of the longest partition of `period`, header included.
+    /// Logical size in bytes of the longest partition file of `period`, header included
+    /// (for the bucket layout: its directory file; the data file holds only what was written).
     pub fn max_partition_bytes(&self, period: Period) -> Option<u64> {
-        partition_bytes(self.granularity, self.slab_len(), period)
+        match self.layout {
+            Layout::Grid => partition_bytes(self.granularity, self.slab_len(), period),
+            Layout::Bucket => {
+                let buckets = u64::try_from(period.max_len_ns() / self.bucket_ns.max(1)).ok()?;
+                buckets
+                    .checked_mul(super::bucket::ENTRY_LEN)?
+                    .checked_add(super::partition::HEADER_LEN)
+            }
+        }
     }
 
     fn check_partition_size(&self) -> std::result::Result<(), String> {
@@ -211,6 +246,26 @@ impl Config {
         fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
         sync_dir(dir)
     }
+}
+
+/// Checks a bucket width against the granularity: a positive multiple of it that divides one
+/// day (so buckets never straddle partitions).
+pub fn check_bucket_width(bucket_ns: i64, granularity_ns: i64) -> std::result::Result<(), String> {
+    const DAY_NS: i64 = 86_400_000_000_000;
+    if bucket_ns <= 0 || DAY_NS % bucket_ns != 0 {
+        return Err(format!(
+            "bucket width {} does not divide one day evenly; pick one that does (100ms, 1s, 1m …)",
+            super::time::format_duration(bucket_ns.max(0))
+        ));
+    }
+    if granularity_ns <= 0 || bucket_ns % granularity_ns != 0 {
+        return Err(format!(
+            "bucket width {} is not a multiple of the granularity {}",
+            super::time::format_duration(bucket_ns),
+            super::time::format_duration(granularity_ns.max(0))
+        ));
+    }
+    Ok(())
 }
 
 /// Logical bytes of the longest partition of `period` whose slots are `slab_len` bytes, header
@@ -272,6 +327,7 @@ mod tests {
     fn config() -> Config {
         Config {
             layout: Layout::Grid,
+            bucket_ns: 0,
             granularity: Granularity::from_ns(1_000_000).unwrap(),
             period: Period::Year,
             depth: 2,

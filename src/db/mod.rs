@@ -1,6 +1,7 @@
 //! The database: a directory with `xs.toml`, a writer lock, and one sparse file per partition.
 //! Every row's place is computed from its timestamp: no index, O(1) reads and writes.
 
+pub mod bucket;
 pub mod config;
 pub mod lock;
 pub mod marker;
@@ -14,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
-use config::{sync_dir, Config, CONFIG_FILE};
+use bucket::{BucketPartition, Rows};
+use config::{sync_dir, Config, Layout, CONFIG_FILE};
 use lock::{LockWait, WriteLock};
 use partition::Partition;
 use schema::Schema;
@@ -52,6 +54,18 @@ pub struct Database {
     _lock: Option<WriteLock>,
     /// Each partition file is opened once per process and shared.
     partitions: Mutex<HashMap<PartitionKey, Arc<Partition>>>,
+    /// Bucket-layout partitions, likewise opened once and shared.
+    buckets: Mutex<HashMap<PartitionKey, Arc<BucketPartition>>>,
+}
+
+/// A piece of a scan, in time order: what `Database::scan_batches` hands out.
+#[derive(Clone, Copy, Debug)]
+pub enum Batch<'a> {
+    /// Grid: consecutive whole slots (`depth × row_len` bytes each) from `start_ns`, one
+    /// granularity apart; a slot's rows end at the first row whose present bit is clear.
+    Slots { start_ns: i64, bytes: &'a [u8] },
+    /// Bucket: rows back to back (`row_len` bytes each) and the time of each.
+    Rows { times: &'a [i64], rows: &'a [u8] },
 }
 
 impl Database {
@@ -106,6 +120,7 @@ impl Database {
             writable: lock.is_some(),
             _lock: lock,
             partitions: Mutex::new(HashMap::new()),
+            buckets: Mutex::new(HashMap::new()),
         }
     }
 
@@ -133,6 +148,14 @@ impl Database {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .remove(&key);
+        self.buckets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&key);
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.config.layout
     }
 
     /// Maps a timestamp to its partition and slot; refuses times outside the storable range
@@ -168,6 +191,13 @@ impl Database {
     /// The partition file for `key`: opened once and cached; with `create`, made on first use.
     /// `Ok(None)` when it does not exist and `create` is false.
     pub fn partition(&self, key: PartitionKey, create: bool) -> Result<Option<Arc<Partition>>> {
+        if self.config.layout != Layout::Grid {
+            return Err(Error::Invalid(format!(
+                "{}: this operation reads grid partition files, and this database has the {} layout",
+                self.dir.display(),
+                self.config.layout.name()
+            )));
+        }
         let mut cache = self
             .partitions
             .lock()
@@ -186,6 +216,44 @@ impl Database {
         let partition = Arc::new(partition);
         cache.insert(key, Arc::clone(&partition));
         Ok(Some(partition))
+    }
+
+    /// The bucket partition `key` (bucket layout): opened once and cached; with `create`, made
+    /// on first use. `Ok(None)` when it does not exist and `create` is false.
+    pub fn bucket_partition(&self, key: PartitionKey, create: bool) -> Result<Option<Arc<BucketPartition>>> {
+        if self.config.layout != Layout::Bucket {
+            return Err(Error::Invalid(format!(
+                "{}: this database has the {} layout, not bucket",
+                self.dir.display(),
+                self.config.layout.name()
+            )));
+        }
+        let mut cache = self
+            .buckets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(p) = cache.get(&key) {
+            return Ok(Some(Arc::clone(p)));
+        }
+        let path = self.dir.join(key.file_name());
+        let partition = if path.exists() {
+            BucketPartition::open(&self.dir, &self.config, key, self.writable)?
+        } else if create && self.writable {
+            BucketPartition::create(&self.dir, &self.config, key)?
+        } else {
+            return Ok(None);
+        };
+        let partition = Arc::new(partition);
+        cache.insert(key, Arc::clone(&partition));
+        Ok(Some(partition))
+    }
+
+    fn writable_bucket_partition(&self, key: PartitionKey) -> Result<Arc<BucketPartition>> {
+        if !self.writable {
+            return Err(Error::Invalid("database was opened read-only".into()));
+        }
+        self.bucket_partition(key, true)?
+            .ok_or_else(|| Error::Invalid(format!("partition {key} could not be created")))
     }
 
     /// The partitions on disk, in time order. Files that are not partition names are ignored.
@@ -211,6 +279,17 @@ impl Database {
     pub fn put(&self, t_ns: i64, row: &[u8], mode: PutMode) -> Result<()> {
         debug_assert_eq!(row.len(), self.schema().row_len());
         let slot = self.slot_of(t_ns)?;
+        if self.config.layout == Layout::Bucket {
+            let part = self.writable_bucket_partition(slot.key)?;
+            let (b, unit) = part.locate(t_ns);
+            let (mut buf, mut old) = (Vec::new(), Rows::default());
+            let entry = part.bucket_rows(b, &mut buf, &mut old)?;
+            let mut new = Rows::default();
+            new.push(unit, row);
+            let mut merged = Rows::default();
+            bucket::merge(&old, &new, row.len(), |_| mode == PutMode::Append, &mut merged);
+            return part.rewrite_bucket(b, entry, &old, &merged);
+        }
         let partition = self.writable_partition(slot.key)?;
         let offset = partition.slot_offset(slot.index);
         let row_len = row.len();
@@ -244,6 +323,16 @@ impl Database {
         for partition in open {
             partition.sync()?;
         }
+        let open: Vec<Arc<BucketPartition>> = {
+            let cache = self
+                .buckets
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            cache.values().cloned().collect()
+        };
+        for partition in open {
+            partition.sync()?;
+        }
         sync_dir(&self.dir)
     }
 
@@ -270,6 +359,17 @@ impl Database {
     /// and returns how many rows it holds: they are the first rows of `slab`. One `pread`.
     pub fn get_into(&self, t_ns: i64, slab: &mut Vec<u8>) -> Result<usize> {
         let slot = self.slot_of(t_ns)?;
+        if self.config.layout == Layout::Bucket {
+            let Some(part) = self.bucket_partition(slot.key, false)? else {
+                return Ok(0);
+            };
+            let (b, unit) = part.locate(t_ns);
+            // The record is read into a per-thread buffer: a point read allocates nothing.
+            thread_local! {
+                static RECORD: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+            }
+            return RECORD.with(|record| part.rows_at(b, unit, &mut record.borrow_mut(), slab));
+        }
         let Some(partition) = self.partition(slot.key, false)? else {
             return Ok(0);
         };
@@ -292,17 +392,130 @@ impl Database {
     ) -> Result<(), E> {
         let row_len = self.schema().row_len();
         let granularity_ns = self.config.granularity.ns();
-        self.scan_chunks(from_ns, to_ns, |key, first_slot, chunk| {
-            let start_ns = self.time_of(key, first_slot);
-            for (i, slab) in chunk.chunks_exact(self.config.slab_len() as usize).enumerate() {
-                for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
-                    if !visit(start_ns + i as i64 * granularity_ns, row)? {
-                        return Ok(false);
+        let slab_len = self.config.slab_len() as usize;
+        self.scan_batches(from_ns, to_ns, |batch| {
+            match batch {
+                Batch::Slots { start_ns, bytes } => {
+                    for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
+                        for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
+                            if !visit(start_ns + i as i64 * granularity_ns, row)? {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                }
+                Batch::Rows { times, rows } => {
+                    for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
+                        if !visit(t, row)? {
+                            return Ok(false);
+                        }
                     }
                 }
             }
             Ok(true)
         })
+    }
+
+    /// Walks the rows of `[from, to)` in time order as batches, whatever the layout: grid
+    /// hands out runs of whole slots (holes never read), bucket hands out decoded rows with
+    /// their times (about `SCAN_CHUNK_BYTES` of rows per batch). `visit` returns `Ok(false)`
+    /// to stop early.
+    pub fn scan_batches<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        match self.config.layout {
+            Layout::Grid => self.scan_chunks(from_ns, to_ns, |key, first_slot, bytes| {
+                visit(Batch::Slots {
+                    start_ns: self.time_of(key, first_slot),
+                    bytes,
+                })
+            }),
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, visit),
+        }
+    }
+
+    fn scan_buckets<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let from_ns = from_ns.max(MIN_TIME_NS);
+        let to_ns = to_ns.min(END_TIME_NS);
+        if from_ns >= to_ns {
+            return Ok(());
+        }
+        let row_len = self.schema().row_len();
+        let mut times: Vec<i64> = Vec::new();
+        let mut rows_out: Vec<u8> = Vec::new();
+        let mut failure: Option<E> = None;
+        for key in self.partition_keys()? {
+            if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
+                continue;
+            }
+            let Some(part) = self.bucket_partition(key, false)? else {
+                continue;
+            };
+            let lo = from_ns.max(key.start_ns());
+            let hi = to_ns.min(key.end_ns());
+            let first = ((lo - key.start_ns()) / part.bucket_ns) as u64;
+            let end = ((hi - key.start_ns()) as u64).div_ceil(part.bucket_ns as u64);
+            // Walk the directory a window at a time so memory stays bounded.
+            let mut b = first;
+            while b < end {
+                let window_end = end.min(b.saturating_add(1 << 16));
+                let mut entries = Vec::new();
+                part.for_each_entry(b, window_end, |bucket, e| {
+                    entries.push((bucket, e));
+                    Ok(true)
+                })?;
+                b = window_end;
+                let go_on = part.read_buckets(&entries, |bucket, rows| {
+                    let start = part.bucket_start_ns(bucket);
+                    let g = part.granularity_ns;
+                    for (k, &u) in rows.units.iter().enumerate() {
+                        let t = start + u as i64 * g;
+                        if t < lo || t >= hi {
+                            continue;
+                        }
+                        times.push(t);
+                        rows_out.extend_from_slice(&rows.rows[k * row_len..(k + 1) * row_len]);
+                    }
+                    if rows_out.len() as u64 >= SCAN_CHUNK_BYTES {
+                        let go_on = visit(Batch::Rows {
+                            times: &times,
+                            rows: &rows_out,
+                        });
+                        times.clear();
+                        rows_out.clear();
+                        match go_on {
+                            Ok(go) => return Ok(go),
+                            Err(e) => {
+                                failure = Some(e);
+                                return Ok(false);
+                            }
+                        }
+                    }
+                    Ok(true)
+                })?;
+                if let Some(e) = failure {
+                    return Err(e);
+                }
+                if !go_on {
+                    return Ok(());
+                }
+            }
+        }
+        if !times.is_empty() {
+            visit(Batch::Rows {
+                times: &times,
+                rows: &rows_out,
+            })?;
+        }
+        Ok(())
     }
 
     /// Walks the data of `[from, to)` as chunks of whole slots: `visit(partition, first_slot,
@@ -314,6 +527,12 @@ impl Database {
         to_ns: i64,
         mut visit: impl FnMut(PartitionKey, u64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
+        if self.config.layout != Layout::Grid {
+            return Err(Error::Invalid(
+                "scan_chunks walks grid slots; use scan_batches for this bucket database".into(),
+            )
+            .into());
+        }
         let from_ns = from_ns.max(MIN_TIME_NS);
         let to_ns = to_ns.min(END_TIME_NS);
         if from_ns >= to_ns {
@@ -364,6 +583,9 @@ impl Database {
         if !self.writable {
             return Err(Error::Invalid("database was opened read-only".into()));
         }
+        if self.config.layout == Layout::Bucket {
+            return self.delete_buckets(from_ns, to_ns);
+        }
         let mut deleted = 0u64;
         self.scan(from_ns, to_ns, |_, _| -> Result<bool> {
             deleted += 1;
@@ -390,8 +612,80 @@ impl Database {
         Ok(deleted)
     }
 
+    /// Bucket delete: buckets wholly inside the range lose their entries (directory blocks
+    /// punched); the edge buckets are rewritten with the rows that stay.
+    fn delete_buckets(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
+        let from_ns = from_ns.max(MIN_TIME_NS);
+        let to_ns = to_ns.min(END_TIME_NS);
+        let mut deleted = 0u64;
+        if from_ns >= to_ns {
+            return Ok(0);
+        }
+        for key in self.partition_keys()? {
+            if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
+                continue;
+            }
+            let Some(part) = self.bucket_partition(key, false)? else {
+                continue;
+            };
+            let lo = from_ns.max(key.start_ns());
+            let hi = to_ns.min(key.end_ns());
+            let first = ((lo - key.start_ns()) / part.bucket_ns) as u64;
+            let end = ((hi - key.start_ns()) as u64).div_ceil(part.bucket_ns as u64);
+            let mut entries = Vec::new();
+            part.for_each_entry(first, end, |b, e| {
+                entries.push((b, e));
+                Ok(true)
+            })?;
+            let row_len = part.row_len;
+            let mut edits = Vec::new();
+            for &(b, e) in &entries {
+                let start = part.bucket_start_ns(b);
+                let whole = start >= lo && start.saturating_add(part.bucket_ns) <= hi;
+                if whole {
+                    deleted += u64::from(e.rows);
+                    continue;
+                }
+                let (mut buf, mut old) = (Vec::new(), Rows::default());
+                part.read_rows(b, e, &mut buf, &mut old)?;
+                let mut kept = Rows::default();
+                for (k, &u) in old.units.iter().enumerate() {
+                    let t = start + u as i64 * part.granularity_ns;
+                    if t >= lo && t < hi {
+                        deleted += 1;
+                    } else {
+                        kept.push(u, &old.rows[k * row_len..(k + 1) * row_len]);
+                    }
+                }
+                edits.push((b, e, old, kept));
+            }
+            for (b, e, old, kept) in &edits {
+                part.rewrite_bucket(*b, *e, old, kept)?;
+            }
+            // Whole buckets: clear their entries in runs (edge buckets were rewritten above).
+            let inner_first = first + u64::from(part.bucket_start_ns(first) < lo);
+            let inner_end =
+                if end > inner_first && part.bucket_start_ns(end - 1).saturating_add(part.bucket_ns) > hi {
+                    end - 1
+                } else {
+                    end
+                };
+            part.clear_entries(inner_first, inner_end.max(inner_first))?;
+            part.sync()?;
+        }
+        Ok(deleted)
+    }
+
     /// Fsyncs the given partitions and the directory (import's end-of-run durability).
     pub fn sync_partitions(&self, keys: &[PartitionKey]) -> Result<()> {
+        if self.config.layout == Layout::Bucket {
+            for &key in keys {
+                if let Some(p) = self.bucket_partition(key, false)? {
+                    p.sync()?;
+                }
+            }
+            return sync_dir(&self.dir);
+        }
         for &key in keys {
             if let Some(p) = self.partition(key, false)? {
                 p.sync()?;

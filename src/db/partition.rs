@@ -15,8 +15,9 @@ use crate::error::{Error, Result};
 /// Bytes before the first row: one block, so rows start block-aligned.
 pub const HEADER_LEN: u64 = 4096;
 pub const MAGIC: [u8; 8] = *b"XSPART\0\0";
-/// Bytes of the header that carry fields (the rest of the block is zero).
-const HEADER_FIELDS_LEN: usize = 64;
+/// Bytes of the header that carry fields (the rest of the block is zero). Grid headers use
+/// the first 64; bucket headers add the bucket width at 64..72.
+pub const HEADER_FIELDS_LEN: usize = 72;
 
 /// The fields of a partition header, all little-endian. See docs/FORMAT.md.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub struct Header {
     pub depth: u32,
     pub row_len: u32,
     pub schema_hash: u64,
+    /// Bucket width in ns (layout 2); 0 for grid.
+    pub bucket_ns: i64,
 }
 
 impl Header {
@@ -43,6 +46,21 @@ impl Header {
             // row_len is bounded by the schema (at most a few hundred KiB); validated on open.
             row_len: u32::try_from(config.schema.row_len()).unwrap_or(u32::MAX),
             schema_hash: config.schema.hash(),
+            bucket_ns: config.bucket_ns,
+        }
+    }
+
+    /// FNV-1a 64 of the checked bytes: 0..56, and for layout 2 also 64..72 (grid headers keep
+    /// the checksum of format 1 unchanged).
+    fn checksum(b: &[u8]) -> u64 {
+        let layout = u32::from_le_bytes([b[12], b[13], b[14], b[15]]);
+        if layout == 2 {
+            let mut bytes = [0u8; 64];
+            bytes[..56].copy_from_slice(&b[..56]);
+            bytes[56..].copy_from_slice(&b[64..72]);
+            super::schema::fnv1a64(&bytes)
+        } else {
+            super::schema::fnv1a64(&b[0..56])
         }
     }
 
@@ -57,7 +75,8 @@ impl Header {
         b[40..44].copy_from_slice(&self.depth.to_le_bytes());
         b[44..48].copy_from_slice(&self.row_len.to_le_bytes());
         b[48..56].copy_from_slice(&self.schema_hash.to_le_bytes());
-        let sum = super::schema::fnv1a64(&b[0..56]);
+        b[64..72].copy_from_slice(&self.bucket_ns.to_le_bytes());
+        let sum = Header::checksum(&b);
         b[56..64].copy_from_slice(&sum.to_le_bytes());
         b
     }
@@ -73,7 +92,7 @@ impl Header {
             a.copy_from_slice(&b[at..at + 8]);
             u64::from_le_bytes(a)
         };
-        if super::schema::fnv1a64(&b[0..56]) != u64_at(56) {
+        if Header::checksum(b) != u64_at(56) {
             return Err("header checksum mismatch (corrupt header)".into());
         }
         Ok(Header {
@@ -85,12 +104,13 @@ impl Header {
             depth: u32_at(40),
             row_len: u32_at(44),
             schema_hash: u64_at(48),
+            bucket_ns: u64_at(64) as i64,
         })
     }
 
     /// Names the first field where `self` (found) differs from `expected`.
-    fn mismatch(&self, expected: &Header) -> Option<String> {
-        let fields: [(&str, i128, i128); 8] = [
+    pub fn mismatch(&self, expected: &Header) -> Option<String> {
+        let fields: [(&str, i128, i128); 9] = [
             (
                 "format version",
                 self.format_version.into(),
@@ -110,6 +130,11 @@ impl Header {
                 "schema hash",
                 self.schema_hash.into(),
                 expected.schema_hash.into(),
+            ),
+            (
+                "bucket width (ns)",
+                self.bucket_ns.into(),
+                expected.bucket_ns.into(),
             ),
         ];
         fields
@@ -351,11 +376,21 @@ mod tests {
             depth: 3,
             row_len: 17,
             schema_hash: 42,
+            bucket_ns: 0,
         };
         let mut b = h.encode();
         assert_eq!(Header::decode(&b).unwrap(), h);
         b[20] ^= 1;
         assert!(Header::decode(&b).unwrap_err().contains("checksum"));
-        assert!(Header::decode(&[0u8; 64]).unwrap_err().contains("magic"));
+        assert!(Header::decode(&[0u8; 72]).unwrap_err().contains("magic"));
+        let bucket = Header {
+            layout_code: 2,
+            bucket_ns: 1_000_000_000,
+            ..h
+        };
+        let mut b = bucket.encode();
+        assert_eq!(Header::decode(&b).unwrap(), bucket);
+        b[66] ^= 1;
+        assert!(Header::decode(&b).unwrap_err().contains("checksum"));
     }
 }

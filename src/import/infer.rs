@@ -27,6 +27,10 @@ pub struct Overrides {
     pub granularity: Option<Granularity>,
     pub depth: Option<u32>,
     pub period: Option<Period>,
+    /// The layout; `None`: grid for regular series, bucket for sparse or bursty ones.
+    pub layout: Option<Layout>,
+    /// Bucket width in ns (bucket layout); `None`: chosen from the sample's row rate.
+    pub bucket_ns: Option<i64>,
     /// `name:type` pairs that replace guessed types.
     pub types: Vec<(String, ColumnType)>,
 }
@@ -67,6 +71,17 @@ impl Inference {
     /// The `xs create` command that makes the same database.
     pub fn create_command(&self, dir: &str) -> String {
         let c = &self.config;
+        if c.layout == Layout::Bucket {
+            return format!(
+                "xs create {} --layout bucket --bucket {} --granularity {} --columns '{}' --partition {} --time-column {}",
+                shell_word(dir),
+                format_duration(c.bucket_ns),
+                c.granularity,
+                c.schema.spec(),
+                c.period,
+                c.time_column
+            );
+        }
         format!(
             "xs create {} --granularity {} --columns '{}' --depth {} --partition {} --time-column {}",
             shell_word(dir),
@@ -285,11 +300,25 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         return (ColumnType::F64, "");
     }
     let longest = values.iter().map(|v| v.len()).max().unwrap_or(1);
+    let distinct: std::collections::HashSet<&str> = values.iter().copied().collect();
+    if values.len() >= MIN_ROWS_TO_JUDGE && distinct.len() <= CATEGORICAL_MAX_VALUES {
+        // A few values repeated over the whole sample (buy/sell, a symbol): categorical text,
+        // which does not grow, so it gets no headroom; rows take its exact width.
+        return (
+            ColumnType::Str(longest.clamp(1, usize::from(MAX_STR_LEN)) as u16),
+            "a few values repeated throughout the sample, stored at their longest length; a \
+             longer value would be rejected, pass --columns NAME:str(N) for room",
+        );
+    }
     let n = (longest * 2)
         .next_power_of_two()
         .clamp(4, usize::from(MAX_STR_LEN));
     (ColumnType::Str(n as u16), "")
 }
+
+/// Distinct values a text column may show in a sample of `MIN_ROWS_TO_JUDGE` rows or more
+/// and still count as categorical.
+const CATEGORICAL_MAX_VALUES: usize = 16;
 
 /// Infers a database for the sample.
 pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
@@ -368,7 +397,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let Some(granularity) = Granularity::from_ns(g) else {
             continue;
         };
-        let fits = choose_period(granularity, 1 + 8, None).is_some();
+        // The bucket layout stores any granularity; only a grid can be too large.
+        let fits = o.layout != Some(Layout::Grid) || choose_period(granularity, 1 + 8, None).is_some();
         if fits {
             chosen = Some((i, format, how, times, granularity, g_note));
             break;
@@ -478,34 +508,208 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     }
     let schema = Schema::new(columns).map_err(Error::Invalid)?;
     let row_len = schema.row_len();
-    let period =
-        choose_period(granularity, u64::from(depth) * row_len as u64, o.period).ok_or_else(|| {
-            Error::Invalid(format!(
-                "rows of {row_len} bytes × depth {depth} at {granularity} granularity make even a day \
-             partition larger than {}; use a coarser --granularity or a smaller --depth",
-                human_bytes(MAX_PARTITION_BYTES)
-            ))
-        })?;
-    if period != Period::Year && o.period.is_none() {
-        notes.push(format!(
-            "{period} partitions: a year file would pass the safe size of {}",
-            human_bytes(MAX_PARTITION_BYTES)
-        ));
-    }
-    let config = Config {
+    let grid_period = choose_period(granularity, u64::from(depth) * row_len as u64, o.period);
+    let mut grid = Config {
         layout: Layout::Grid,
+        bucket_ns: 0,
         granularity,
-        period,
+        period: grid_period.unwrap_or(Period::Day),
         depth,
         time_column: time_name,
         schema,
     };
-    let footprint = estimate_footprint(&config, &floored, sample);
+    let grid_footprint = grid_period.and_then(|_| estimate_footprint(&grid, &floored, sample));
+    let layout = match o.layout {
+        Some(layout) => {
+            notes.push(format!("layout {} as given", layout.name()));
+            layout
+        }
+        None => match (&grid_footprint, grid_period) {
+            (_, None) => {
+                notes.push(format!(
+                    "layout bucket: a grid at {granularity} granularity would pass the safe file size of {}",
+                    human_bytes(MAX_PARTITION_BYTES)
+                ));
+                Layout::Bucket
+            }
+            (Some(f), Some(_)) if floored.len() >= MIN_ROWS_TO_JUDGE && slot_density(&floored, g) < 0.5 => {
+                notes.push(format!(
+                    "layout bucket: the sample's times are irregular, {:.1}% of the {granularity} steps they \
+                     span hold a row; a grid would take about {:.1}× the input on disk, buckets store each \
+                     row with its exact time instead. Pass --layout grid to choose the grid",
+                    100.0 * slot_density(&floored, g),
+                    f.ratio()
+                ));
+                Layout::Bucket
+            }
+            _ => Layout::Grid,
+        },
+    };
+    if layout == Layout::Grid {
+        let period = grid_period.ok_or_else(|| {
+            Error::Invalid(format!(
+                "rows of {row_len} bytes × depth {depth} at {granularity} granularity make even a day \
+                 partition larger than {}; use a coarser --granularity or a smaller --depth, or --layout bucket",
+                human_bytes(MAX_PARTITION_BYTES)
+            ))
+        })?;
+        if period != Period::Year && o.period.is_none() {
+            notes.push(format!(
+                "{period} partitions: a year file would pass the safe size of {}",
+                human_bytes(MAX_PARTITION_BYTES)
+            ));
+        }
+        grid.period = period;
+        return Ok(Inference {
+            config: grid,
+            time_format: format,
+            notes,
+            footprint: grid_footprint,
+        });
+    }
+    // Bucket: depth does not apply; the width follows the sample's data rate.
+    notes.retain(|n| !n.starts_with("depth ") || n.ends_with("as given"));
+    for note in notes.iter_mut().filter(|n| n.starts_with("depth ")) {
+        note.push_str(", but unused: the bucket layout holds any number of rows per timestamp");
+    }
+    let bucket_ns = match o.bucket_ns {
+        Some(ns) => {
+            crate::db::config::check_bucket_width(ns, granularity.ns()).map_err(Error::Invalid)?;
+            notes.push(format!("bucket {} as given", format_duration(ns)));
+            ns
+        }
+        None => {
+            let ns = choose_bucket(&floored, row_len, granularity.ns());
+            notes.push(format!(
+                "bucket {}: about {} KiB of rows per bucket at the sample's rate (a point read reads one \
+                 bucket); pass --bucket to choose",
+                format_duration(ns),
+                bucket_bytes(&floored, row_len, ns).div_ceil(1024).max(1)
+            ));
+            ns
+        }
+    };
+    let mut config = Config {
+        layout: Layout::Bucket,
+        bucket_ns,
+        depth: 1,
+        period: o.period.unwrap_or(Period::Year),
+        ..grid
+    };
+    if config
+        .max_partition_bytes(config.period)
+        .is_none_or(|b| b > MAX_PARTITION_BYTES)
+    {
+        config.period = Period::Day;
+    }
+    let footprint = estimate_bucket_footprint(&config, &floored, sample);
     Ok(Inference {
         config,
         time_format: format,
         notes,
         footprint,
+    })
+}
+
+/// Share of the granularity steps between the first and last sorted time that hold a row:
+/// about 1 for a regular series, the grid's fill for sparse ones.
+fn slot_density(sorted_times: &[i64], g: i64) -> f64 {
+    let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) else {
+        return 1.0;
+    };
+    let steps = ((last - first) / g.max(1)) as f64 + 1.0;
+    let distinct = 1 + sorted_times.windows(2).filter(|w| w[0] != w[1]).count();
+    distinct as f64 / steps
+}
+
+/// Sample rows needed before irregular times choose the bucket layout: a handful of rows
+/// always looks sparse.
+const MIN_ROWS_TO_JUDGE: usize = 64;
+
+/// Bucket widths considered by the inference: round values that divide one day.
+const NICE_BUCKETS_NS: [i64; 22] = [
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    200_000_000,
+    500_000_000,
+    NS_PER_SEC,
+    2 * NS_PER_SEC,
+    5 * NS_PER_SEC,
+    10 * NS_PER_SEC,
+    15 * NS_PER_SEC,
+    30 * NS_PER_SEC,
+    60 * NS_PER_SEC,
+    120 * NS_PER_SEC,
+    300 * NS_PER_SEC,
+    600 * NS_PER_SEC,
+    900 * NS_PER_SEC,
+    1800 * NS_PER_SEC,
+    3600 * NS_PER_SEC,
+    7200 * NS_PER_SEC,
+    6 * 3600 * NS_PER_SEC,
+    12 * 3600 * NS_PER_SEC,
+    NS_PER_DAY,
+];
+
+/// Bytes of rows (time offset included) per bucket of `bucket_ns` at the sample's rate.
+fn bucket_bytes(sorted_times: &[i64], row_len: usize, bucket_ns: i64) -> u64 {
+    let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) else {
+        return 0;
+    };
+    let span_ns = (last - first).max(1) as f64;
+    let per_ns = sorted_times.len() as f64 * (row_len + 2) as f64 / span_ns;
+    (per_ns * bucket_ns as f64) as u64
+}
+
+/// The bucket width nearest (on a log scale) to ~2 KiB of rows per bucket, a multiple of the
+/// granularity; the granularity itself when no round width fits.
+fn choose_bucket(sorted_times: &[i64], row_len: usize, granularity_ns: i64) -> i64 {
+    const TARGET_BYTES: f64 = 2048.0;
+    let per_bucket = |ns: i64| bucket_bytes(sorted_times, row_len, ns).max(1) as f64;
+    NICE_BUCKETS_NS
+        .iter()
+        .copied()
+        .filter(|&ns| crate::db::config::check_bucket_width(ns, granularity_ns).is_ok())
+        .min_by(|&a, &b| {
+            let da = (per_bucket(a) / TARGET_BYTES).ln().abs();
+            let db = (per_bucket(b) / TARGET_BYTES).ln().abs();
+            da.total_cmp(&db)
+        })
+        .unwrap_or(granularity_ns)
+}
+
+/// Bytes the bucket layout would take for the sample, scaled to the input: rows with their
+/// time offsets, a record byte per bucket, and the directory blocks the buckets touch.
+fn estimate_bucket_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) -> Option<Footprint> {
+    if sorted_times.is_empty() || sample.bytes == 0 {
+        return None;
+    }
+    let row_len = config.schema.row_len() as u64;
+    let units = (config.bucket_ns / config.granularity.ns()).max(1) as u64;
+    let width = crate::db::bucket::offset_width(units - 1) as u64;
+    let mut buckets = BTreeSet::new();
+    let mut dir_blocks = BTreeSet::new();
+    for &t in sorted_times {
+        let key = PartitionKey::of(config.period, t);
+        let b = ((t - key.start_ns()) / config.bucket_ns) as u64;
+        buckets.insert((key, b));
+        dir_blocks.insert((key, (HEADER_LEN + b * crate::db::bucket::ENTRY_LEN) / BLOCK_LEN));
+    }
+    let rows = sorted_times.len() as f64;
+    let bytes =
+        rows * (row_len + width) as f64 + buckets.len() as f64 + (dir_blocks.len() as u64 * BLOCK_LEN) as f64;
+    let input_bytes_per_row = sample.bytes as f64 / rows;
+    let disk_bytes_per_row = bytes / rows;
+    let est_rows = (sample.source_len_bytes > 0 && !sample.compressed)
+        .then(|| (sample.source_len_bytes as f64 / input_bytes_per_row) as u64);
+    Some(Footprint {
+        input_bytes_per_row,
+        disk_bytes_per_row,
+        rows_per_block_max: 0.0,
+        rows_per_block_sample: 0.0,
+        est_rows,
+        est_disk_bytes: est_rows.map(|r| (r as f64 * disk_bytes_per_row) as u64),
     })
 }
 
@@ -594,10 +798,59 @@ mod tests {
     }
 
     #[test]
-    fn nanosecond_times_say_what_to_do() {
+    fn nanosecond_times_say_what_to_do_on_a_grid() {
         let s = sample("local_ts_ns,v\n1723161254087896568,1\n1723161254347673567,2\n");
-        let err = infer(&s, &Overrides::default()).unwrap_err().to_string();
+        let grid = Overrides {
+            layout: Some(Layout::Grid),
+            ..Overrides::default()
+        };
+        let err = infer(&s, &grid).unwrap_err().to_string();
         assert!(err.contains("--floor-time"), "{err}");
         assert!(err.contains("1ns"), "{err}");
+    }
+
+    #[test]
+    fn nanosecond_times_are_stored_in_buckets() {
+        let s = sample("local_ts_ns,v\n1723161254087896568,1\n1723161254347673567,2\n");
+        let inf = infer(&s, &Overrides::default()).unwrap();
+        assert_eq!(inf.config.layout, Layout::Bucket);
+        assert_eq!(inf.config.granularity.ns(), 1);
+        assert!(
+            inf.notes.iter().any(|n| n.starts_with("layout bucket")),
+            "{:?}",
+            inf.notes
+        );
+        assert!(inf.create_command("x").contains("--layout bucket --bucket"));
+    }
+
+    #[test]
+    fn categorical_text_gets_its_exact_width() {
+        let mut text = String::from("time,side,note\n");
+        for i in 0..100 {
+            let side = if i % 3 == 0 { "buy" } else { "sell" };
+            text.push_str(&format!("{},{side},n{i}\n", 1_609_459_200 + i));
+        }
+        let inf = infer(&sample(&text), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.schema.spec(), "side:str(4),note:str(8)");
+    }
+
+    #[test]
+    fn bursty_ticks_choose_buckets_and_regular_series_a_grid() {
+        // 200 trades at irregular ms times over ~40 s.
+        let mut ticks = String::from("time,price\n");
+        let mut t = 1_609_459_200_000i64;
+        for i in 0..200 {
+            t += 1 + (i * 7919 % 400);
+            ticks.push_str(&format!("{t},{i}.5\n"));
+        }
+        let inf = infer(&sample(&ticks), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.layout, Layout::Bucket, "{:?}", inf.notes);
+        assert!(inf.config.bucket_ns >= NS_PER_SEC, "{}", inf.config.bucket_ns);
+        let mut regular = String::from("time,temp\n");
+        for i in 0..200 {
+            regular.push_str(&format!("{},{i}.5\n", 1_609_459_200 + i));
+        }
+        let inf = infer(&sample(&regular), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.layout, Layout::Grid, "{:?}", inf.notes);
     }
 }

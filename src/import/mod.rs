@@ -14,6 +14,7 @@
 //! a touched partition, about 2 bytes per distinct timestamp for sparse data). A record longer
 //! than `MAX_RECORD_BYTES` is rejected without being held in memory.
 
+mod bucket;
 pub mod encode;
 pub mod infer;
 pub mod input;
@@ -31,7 +32,8 @@ use std::time::{Duration, Instant};
 
 use roaring::RoaringTreemap;
 
-use crate::db::config::Config;
+use crate::db::bucket::BucketPartition;
+use crate::db::config::{Config, Layout};
 use crate::db::partition::Partition;
 use crate::db::schema::Schema;
 use crate::db::time::PartitionKey;
@@ -521,11 +523,19 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
 
 /// The import's per-partition state.
 struct PartState {
-    partition: Arc<Partition>,
+    store: Store,
     /// Slots this import has written: first touch replaces, later touches append.
     touched: RoaringTreemap,
     /// The file was created by this import, so every untouched slot is zeros (a hole).
     fresh: bool,
+    /// Bucket layout: directory entries of records appended but not yet pointed to.
+    pending: bucket::Pending,
+}
+
+/// The partition an import writes, by layout.
+enum Store {
+    Grid(Arc<Partition>),
+    Bucket(Arc<BucketPartition>),
 }
 
 /// Result of writing one partition's share of a batch.
@@ -598,6 +608,7 @@ impl OldRows {
 /// `pwrite`s and sparse data keeps its holes.
 fn write_partition(
     key: PartitionKey,
+    part: Arc<Partition>,
     state: &mut PartState,
     mut entries: Vec<Entry>,
     batch: &[Parsed],
@@ -608,7 +619,6 @@ fn write_partition(
         // Stable: rows at one timestamp keep their input order.
         entries.sort_by_key(|e| e.slot);
     }
-    let part = Arc::clone(&state.partition);
     let slab_len = row_len * depth;
     let mut out = Written {
         key,
@@ -899,7 +909,7 @@ pub fn run(
         let states = &mut pipeline.states;
         let (written, mut parsed) = pool.install(|| {
             rayon::join(
-                || to_write.map(|batch| write_batch(db, &config, states, batch)),
+                || to_write.map(|batch| write_batch(db, &config, states, batch, opts.sync)),
                 || {
                     use rayon::prelude::*;
                     works
@@ -929,6 +939,12 @@ pub fn run(
     let _ = reader.join();
     let mut keys: Vec<PartitionKey> = pipeline.states.keys().copied().collect();
     keys.sort();
+    // Bucket partitions: make the last records durable, then point the directory at them.
+    for state in pipeline.states.values_mut() {
+        if let Store::Bucket(part) = &state.store {
+            state.pending.flush(part, opts.sync)?;
+        }
+    }
     if opts.sync {
         db.sync_partitions(&keys)?;
     }
@@ -1103,6 +1119,7 @@ fn write_batch(
     config: &Config,
     states: &mut HashMap<PartitionKey, PartState>,
     batch: Vec<Parsed>,
+    sync: bool,
 ) -> Result<(Vec<Parsed>, Vec<Written>)> {
     use rayon::prelude::*;
     let mut by_key: BTreeMap<PartitionKey, Vec<Entry>> = BTreeMap::new();
@@ -1117,13 +1134,16 @@ fn write_batch(
             Some(state) => state,
             None => {
                 let fresh = !db.dir().join(key.file_name()).exists();
-                let partition = db
-                    .partition(key, true)?
-                    .ok_or_else(|| Error::Invalid(format!("partition {key} could not be created")))?;
+                let missing = || Error::Invalid(format!("partition {key} could not be created"));
+                let store = match config.layout {
+                    Layout::Grid => Store::Grid(db.partition(key, true)?.ok_or_else(missing)?),
+                    Layout::Bucket => Store::Bucket(db.bucket_partition(key, true)?.ok_or_else(missing)?),
+                };
                 PartState {
-                    partition,
+                    store,
                     touched: RoaringTreemap::new(),
                     fresh,
+                    pending: bucket::Pending::default(),
                 }
             }
         };
@@ -1134,7 +1154,24 @@ fn write_batch(
     let results: Vec<(PartitionKey, PartState, Result<Written>)> = jobs
         .into_par_iter()
         .map(|(key, mut state, entries)| {
-            let r = write_partition(key, &mut state, entries, &batch, row_len, depth);
+            let r = match &state.store {
+                Store::Grid(part) => {
+                    let part = Arc::clone(part);
+                    write_partition(key, part, &mut state, entries, &batch, row_len, depth)
+                }
+                Store::Bucket(part) => {
+                    let part = Arc::clone(part);
+                    bucket::write_partition(
+                        key,
+                        &part,
+                        &mut state.touched,
+                        &mut state.pending,
+                        entries,
+                        &batch,
+                        sync,
+                    )
+                }
+            };
             (key, state, r)
         })
         .collect();

@@ -321,6 +321,21 @@ impl RowFormatter {
         rows
     }
 
+    /// Formats rows given with their times (the bucket layout's scan batches), at most
+    /// `max_rows`. Returns the rows written.
+    pub fn rows(&self, out: &mut Vec<u8>, times: &[i64], rows: &[u8], max_rows: u64) -> u64 {
+        let mut cache = DayCache::new();
+        let mut n = 0u64;
+        for (&t_ns, row) in times.iter().zip(rows.chunks_exact(self.row_len)) {
+            if n == max_rows {
+                break;
+            }
+            self.write_row(out, t_ns, row, &mut cache);
+            n += 1;
+        }
+        n
+    }
+
     #[inline]
     fn write_row(&self, out: &mut Vec<u8>, t_ns: i64, row: &[u8], cache: &mut DayCache) {
         match self.format {
@@ -875,6 +890,7 @@ mod tests {
     fn config(spec: &str, granularity: &str) -> Config {
         Config {
             layout: crate::db::config::Layout::Grid,
+            bucket_ns: 0,
             granularity: crate::db::time::Granularity::from_ns(
                 crate::db::time::parse_duration(granularity).unwrap(),
             )

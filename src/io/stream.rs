@@ -2,7 +2,7 @@
 //! `.zst` output, compressed) in parallel batches on the rayon pool, then handed to a sink in time
 //! order. Small ranges (one chunk) are formatted on the calling thread and never start the pool.
 
-use crate::db::Database;
+use crate::db::{Batch, Database};
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
 
@@ -35,11 +35,22 @@ const MAX_BATCH_JOBS: usize = 8;
 /// (one per data segment), which are grouped so that each job is worth a thread's time.
 const JOB_INPUT_BYTES: usize = 1 << 20;
 
-/// Consecutive scan chunks, formatted by one thread into one output block.
+/// One scan batch inside a job's input.
+#[derive(Clone, Copy)]
+enum Piece {
+    /// Whole grid slots from `start_ns`, `len_bytes` long.
+    Slots { start_ns: i64, len_bytes: usize },
+    /// `count` bucket rows (their times are next in `Job::times`), `len_bytes` long.
+    Rows { count: usize, len_bytes: usize },
+}
+
+/// Consecutive scan batches, formatted by one thread into one output block.
 struct Job {
-    /// Scan chunks packed back to back: (time of the first slot, byte length).
-    pieces: Vec<(i64, usize)>,
+    /// Scan batches packed back to back.
+    pieces: Vec<Piece>,
     input: Vec<u8>,
+    /// Times of the `Piece::Rows` rows, in order.
+    times: Vec<i64>,
     output: Vec<u8>,
     encoded: Vec<u8>,
     rows: u64,
@@ -50,10 +61,22 @@ impl Job {
         self.output.clear();
         self.rows = 0;
         let mut at = 0;
-        for &(start_ns, len_bytes) in &self.pieces {
-            let piece = &self.input[at..at + len_bytes];
-            self.rows += formatter.chunk(&mut self.output, start_ns, piece, max_rows - self.rows);
-            at += len_bytes;
+        let mut time_at = 0;
+        for &piece in &self.pieces {
+            match piece {
+                Piece::Slots { start_ns, len_bytes } => {
+                    let bytes = &self.input[at..at + len_bytes];
+                    self.rows += formatter.chunk(&mut self.output, start_ns, bytes, max_rows - self.rows);
+                    at += len_bytes;
+                }
+                Piece::Rows { count, len_bytes } => {
+                    let bytes = &self.input[at..at + len_bytes];
+                    let times = &self.times[time_at..time_at + count];
+                    self.rows += formatter.rows(&mut self.output, times, bytes, max_rows - self.rows);
+                    at += len_bytes;
+                    time_at += count;
+                }
+            }
             if self.rows == max_rows {
                 break;
             }
@@ -125,11 +148,12 @@ pub fn write_range<E: From<Error>>(
     };
 
     // `queued` jobs are complete; job `queued` (if it exists) is being filled.
-    db.scan_chunks(from_ns, to_ns, |key, first_slot, bytes| -> Result<bool, E> {
+    db.scan_batches(from_ns, to_ns, |batch| -> Result<bool, E> {
         if queued == jobs.len() {
             jobs.push(Job {
                 pieces: Vec::new(),
                 input: Vec::new(),
+                times: Vec::new(),
                 output: Vec::new(),
                 encoded: Vec::new(),
                 rows: 0,
@@ -139,8 +163,25 @@ pub fn write_range<E: From<Error>>(
         if filling == 0 {
             job.pieces.clear();
             job.input.clear();
+            job.times.clear();
         }
-        job.pieces.push((db.time_of(key, first_slot), bytes.len()));
+        let bytes = match batch {
+            Batch::Slots { start_ns, bytes } => {
+                job.pieces.push(Piece::Slots {
+                    start_ns,
+                    len_bytes: bytes.len(),
+                });
+                bytes
+            }
+            Batch::Rows { times, rows } => {
+                job.pieces.push(Piece::Rows {
+                    count: times.len(),
+                    len_bytes: rows.len(),
+                });
+                job.times.extend_from_slice(times);
+                rows
+            }
+        };
         job.input.extend_from_slice(bytes);
         filling += bytes.len();
         if filling >= JOB_INPUT_BYTES {

@@ -375,6 +375,7 @@ impl Plan {
             .unwrap_or(config.granularity);
         let out = Config {
             layout: config.layout,
+            bucket_ns: config.bucket_ns,
             granularity,
             period: config.period,
             depth: 1,

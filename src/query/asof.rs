@@ -55,6 +55,17 @@ fn latest_in(db: &Database, keys: &[PartitionKey], at_ns: i64, not_before_ns: i6
         if key.end_ns() <= not_before_ns {
             break;
         }
+        if db.layout() == crate::db::config::Layout::Bucket {
+            let Some(part) = db.bucket_partition(key, false)? else {
+                continue;
+            };
+            let hi_ns = last_ns.min(key.end_ns() - 1);
+            let lo_ns = not_before_ns.max(key.start_ns());
+            if let Some(t) = part.latest_at_or_before(lo_ns, hi_ns)? {
+                return Ok(Some(t));
+            }
+            continue;
+        }
         let Some(partition) = db.partition(key, false)? else {
             continue;
         };

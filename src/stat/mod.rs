@@ -128,6 +128,9 @@ pub struct PartitionStat {
     pub footprint: Footprint,
     /// `None` when rows were not counted (`StatOptions::count_rows` false).
     pub rows: Option<RowCount>,
+    /// Bucket layout: what the directory walk found (the footprint then covers the
+    /// directory and the data file together).
+    pub bucket: Option<crate::db::bucket::Audit>,
 }
 
 /// The whole audit: each partition asked for, totals, and the state of the directory.
@@ -191,6 +194,9 @@ pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Resul
     } else {
         keys.to_vec()
     };
+    if db.layout() == crate::db::config::Layout::Bucket {
+        return stat_buckets(db, &keys);
+    }
     let mut partitions = Vec::with_capacity(keys.len());
     let mut total = Footprint {
         extents: Some(0),
@@ -219,6 +225,7 @@ pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Resul
             path: partition.path.clone(),
             footprint,
             rows,
+            bucket: None,
         });
     }
     let defrag_leftovers = crate::defrag::leftovers(db)?
@@ -237,6 +244,62 @@ pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Resul
         fiemap_supported,
         unfinished_import: crate::db::marker::unfinished_import(db.dir()),
         defrag_leftovers,
+    })
+}
+
+/// `stat` for the bucket layout: each partition's directory and data file measured together,
+/// rows and garbage from one walk of the directory (which never reads its holes).
+fn stat_buckets(db: &Database, keys: &[PartitionKey]) -> Result<DatabaseStat> {
+    let row_len = db.schema().row_len() as u64;
+    let mut partitions = Vec::with_capacity(keys.len());
+    let mut total = Footprint {
+        extents: Some(0),
+        ..Footprint::default()
+    };
+    let mut total_rows = RowCount::default();
+    let mut fiemap_supported = true;
+    for &key in keys {
+        let Some(part) = db.bucket_partition(key, false)? else {
+            continue;
+        };
+        let mut footprint =
+            Footprint::of_file(part.dir_file()).map_err(|e| Error::io("measure", &part.dir_path, e))?;
+        let data =
+            Footprint::of_file(part.data_file()).map_err(|e| Error::io("measure", &part.data_path, e))?;
+        footprint.add(&data);
+        let audit = part.audit()?;
+        let rows = RowCount {
+            rows: audit.rows,
+            row_bytes: audit.rows.saturating_mul(row_len),
+            first_ns: audit.first_ns,
+            last_ns: audit.last_ns,
+        };
+        fiemap_supported &= footprint.extents.is_some();
+        total.add(&footprint);
+        total_rows.add(&rows);
+        partitions.push(PartitionStat {
+            key,
+            path: part.dir_path.clone(),
+            footprint,
+            rows: Some(rows),
+            bucket: Some(audit),
+        });
+    }
+    Ok(DatabaseStat {
+        partitions,
+        total,
+        total_rows: Some(total_rows),
+        fiemap_supported,
+        unfinished_import: crate::db::marker::unfinished_import(db.dir()),
+        defrag_leftovers: crate::defrag::leftovers(db)?
+            .into_iter()
+            .map(|path| {
+                let physical = std::fs::symlink_metadata(&path)
+                    .map(|m| m.blocks().saturating_mul(512))
+                    .unwrap_or(0);
+                (path, physical)
+            })
+            .collect(),
     })
 }
 

@@ -32,12 +32,15 @@ from pathlib import Path
 
 import datasets
 import report
-from engines import ASOF_LOOKUPS, QUERY_OPS, SQLite, DuckDB, Xs, first_output_line
+from engines import ASOF_LOOKUPS, QUERY_OPS, SQLite, DuckDB, Xs, XsGrid, first_output_line
 from measure import CommandFailed, count_output_lines, disk_usage, hyperfine, run_timed, summary
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-ENGINES = ("xs", "duckdb", "sqlite")
+ENGINES = ("xs", "xs-grid", "duckdb", "sqlite")
+# xs-grid (xs forced onto the grid layout) is opt-in: on the full trades file its inferred depth
+# of 16 on a 1 ms grid allocates tens of GB.
+DEFAULT_ENGINES = ("xs", "duckdb", "sqlite")
 LOOKUP_WARMUP = 20
 # Per mode: runs of each operation, runs of a CLI lookup, keys of an in-process lookup.
 DEFAULT_COUNTS = {"full": (5, 200, 2000), "quick": (2, 50, 500)}
@@ -62,7 +65,8 @@ def parse_args():
                     help="only the tick-data queries (T-V1, T-VWAP, a week's max, 1000 as-of "
                     "lookups, hourly sensor bars) on the stores of an earlier run; a missing "
                     "store is imported once, untimed")
-    ap.add_argument("--only", default=",".join(ENGINES), help="engines to run (default: all)")
+    ap.add_argument("--only", default=",".join(DEFAULT_ENGINES),
+                    help="engines to run (default: xs,duckdb,sqlite; also xs-grid)")
     ap.add_argument("--datasets", default=",".join(datasets.QUERIES), help="default: all")
     ap.add_argument("--bench-dir", type=Path,
                     default=Path(os.environ.get("XS_BENCH_DIR", REPO / "target" / "bench")))
@@ -96,7 +100,7 @@ def duckdb_cli():
 
 def make_engines(opts):
     """The engines to run, in table order; the peers come from the venv this file runs in."""
-    available = {"xs": Xs(opts.xs), "duckdb": DuckDB(sys.executable, duckdb_cli()),
+    available = {"xs": Xs(opts.xs), "xs-grid": XsGrid(opts.xs), "duckdb": DuckDB(sys.executable, duckdb_cli()),
                  "sqlite": SQLite(shutil.which("sqlite3") or "sqlite3")}
     return [available[name] for name in ENGINES if name in opts.only]
 
@@ -247,7 +251,7 @@ def bench_dataset(ds, engines, store_dir, opts):
             ops = {op: {"error": f"no store, its import failed: {failed}"} for op in query_ops(ds)}
         else:
             ops = bench_queries(ds, engine, store, opts, keys)
-        if isinstance(engine, Xs):
+        if type(engine) is Xs:
             ops.update(xs_inproc(opts.bench_dir / "xs_inproc.json", ds))
         for op, value in ops.items():
             result.setdefault(op, {})[engine.name] = value

@@ -38,6 +38,7 @@ impl Rng {
 fn config() -> Config {
     Config {
         layout: Layout::Grid,
+        bucket_ns: 0,
         granularity: Granularity::from_ns(NS_PER_SEC).expect("1s divides a day"),
         period: Period::Year,
         depth: 1,

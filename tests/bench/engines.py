@@ -269,3 +269,17 @@ class Xs:
             "week_max_cli": [*xs, "range", *WEEK, "--agg", "max(price)"],
             "asof_cli": [*xs, "get", "--asof", *(ds.iso(ms) for ms in asof_ms)],
         }
+
+class XsGrid(Xs):
+    """xs forced onto the grid layout (`--layout grid`), beside the layout its inference picks
+    (bucket for the trades): the same file, one import at 2 threads."""
+    name = "xs-grid"
+
+    def imports(self, ds, store_dir):
+        store = store_dir / "xs-grid"
+        return [Import("xs-grid --threads 2", store,
+                       [self.binary, "-d", str(store), "import", "--layout", "grid",
+                        "--threads", "2", str(ds.csv)])]
+
+    def query_store(self, store_dir):
+        return store_dir / "xs-grid"

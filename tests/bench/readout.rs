@@ -102,6 +102,7 @@ fn build(csv: &str, db: &str, spec: &str, granularity_ns: i64, days: Option<i64>
     let depth = per_t.values().copied().max().unwrap_or(1);
     let config = Config {
         layout: Layout::Grid,
+        bucket_ns: 0,
         granularity: Granularity::from_ns(granularity_ns).ok_or("granularity")?,
         period: Period::Year,
         depth,

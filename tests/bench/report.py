@@ -3,6 +3,9 @@
 PEERS = (("duckdb", "DuckDB"), ("sqlite", "SQLite"))
 T1, T2 = "xs --threads 1", "xs --threads 2"
 
+# xs forced onto the grid layout, shown beside the layout xs infers (see engines.XsGrid).
+GRID_IMPORT = "xs-grid --threads 2"
+
 # (label, op, metric, the xs entry compared with the peers); ↑ higher is better, ↓ lower is.
 ROWS = [
     ("import, rows/s ↑ (xs --threads 1)", "import", "rows_per_s", T1),
@@ -69,15 +72,18 @@ def ratio(xs, peer, metric):
 def dataset_table(name, result):
     facts = result["facts"]
     lines = [f"## {name}: {facts['rows']:,} rows, {facts['csv_bytes'] / 1e6:,.0f} MB of CSV", "",
-             "| operation | xs | DuckDB | SQLite | xs/DuckDB | xs/SQLite |",
-             "|---|---|---|---|---|---|"]
+             "| operation | xs | xs grid | DuckDB | SQLite | xs/DuckDB | xs/SQLite |",
+             "|---|---|---|---|---|---|---|"]
     notes = []
     for label, op, metric, xs_key in ROWS:
         if op not in result:
             continue
         xs = result[op].get(xs_key)
+        grid_key = "xs-grid" if xs_key == "xs" else (GRID_IMPORT if xs_key == T2 else None)
+        grid = result[op].get(grid_key) if grid_key else None
         peers = [result[op].get(key) for key, _ in PEERS]
-        cells = [cell(xs, metric, notes)] + [cell(p, metric, notes) for p in peers]
+        grid_cell = cell(grid, metric, notes) if grid else "–"
+        cells = [cell(xs, metric, notes), grid_cell] + [cell(p, metric, notes) for p in peers]
         cells += [ratio(xs, p, metric) for p in peers]
         label = label.format(range=" to ".join(facts["range"]), asof=facts.get("asof_lookups"))
         lines.append(f"| {label} | {' | '.join(cells)} |")

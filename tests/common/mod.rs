@@ -11,6 +11,7 @@ use tempfile::TempDir;
 pub fn xs() -> Command {
     let mut cmd = Command::cargo_bin("xs").expect("xs binary is built");
     cmd.env_remove("XS_DB");
+    with_layout(&mut cmd);
     cmd
 }
 
@@ -108,4 +109,24 @@ pub fn sparse_copy(from: &Path, to: &Path) {
         from.display(),
         to.display()
     );
+}
+
+/// The layout this test target runs against: targets named `*_bucket` (tests/*_bucket.rs,
+/// which include a suite file) create bucket databases; the others leave the choice to `xs`.
+pub fn layout() -> &'static str {
+    if env!("CARGO_CRATE_NAME").ends_with("_bucket") {
+        "bucket"
+    } else {
+        "grid"
+    }
+}
+
+/// Sets the layout of databases that `cmd` creates (`XS_LAYOUT`, read by `create` and by
+/// `import` when it creates a database).
+pub fn with_layout(cmd: &mut assert_cmd::Command) {
+    if layout() == "bucket" {
+        cmd.env("XS_LAYOUT", "bucket");
+    } else {
+        cmd.env_remove("XS_LAYOUT");
+    }
 }

@@ -1,0 +1,1249 @@
+//! One partition of the `bucket` layout: a sparse directory file (`YYYY.xs`: a 4 KiB header
+//! block, then one 16-byte entry per time bucket at an offset computed from the time) and an
+//! append-only data file (`YYYY.xs.data`: the same header block, then bucket records). A bucket
+//! is rewritten by appending its new record and repointing its entry; the old record becomes
+//! garbage. Data is appended and fdatasynced before any entry points to it, so a crash leaves
+//! at most unreferenced bytes at the end of the data file. See docs/FORMAT.md.
+
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::config::{sync_dir, Config};
+use super::partition::{data_segments, punch_hole, read_full_at, Header, HEADER_FIELDS_LEN, HEADER_LEN};
+use super::time::PartitionKey;
+use crate::error::{Error, Result};
+
+/// Bytes of one directory entry: data offset u64, record length u32, rows u32.
+pub const ENTRY_LEN: u64 = 16;
+/// Suffix added to the directory file's name to name the data file.
+pub const DATA_SUFFIX: &str = ".data";
+/// Offset in the directory's header block of the committed data length (u64; outside the
+/// header checksum because `sync` rewrites it).
+const COMMITTED_AT: u64 = HEADER_FIELDS_LEN as u64;
+/// Offset in the directory's header block of the generation of the data file it indexes (u64).
+const DIR_GENERATION_AT: u64 = COMMITTED_AT + 8;
+/// Offset in the data file's header block of its generation (u64): `defrag` writes a new
+/// data file with the next generation, so a directory and a data file that do not belong
+/// together (a crash between the two renames) are recognised.
+const DATA_GENERATION_AT: u64 = HEADER_FIELDS_LEN as u64;
+/// Name suffixes of the files a bucket defrag writes before renaming them into place.
+pub const DEFRAG_DATA_SUFFIX: &str = ".xs.data.defrag";
+pub const DEFRAG_DIR_SUFFIX: &str = ".xs.dir.defrag";
+
+/// Temporary names of a bucket defrag's new data and directory files for `key`.
+pub fn defrag_names(key: PartitionKey) -> (String, String) {
+    let stem = key.to_string();
+    (
+        format!(".{stem}{DEFRAG_DATA_SUFFIX}"),
+        format!(".{stem}{DEFRAG_DIR_SUFFIX}"),
+    )
+}
+
+/// Bytes read per `pread` when walking the directory or the data.
+const READ_BYTES: u64 = 1 << 20;
+/// Hole-punching granularity of the directory.
+const BLOCK_LEN: u64 = 4096;
+
+/// A directory entry: where a bucket's record lies in the data file. All zero = empty bucket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Entry {
+    pub offset: u64,
+    pub len: u32,
+    pub rows: u32,
+}
+
+impl Entry {
+    pub fn encode(&self) -> [u8; ENTRY_LEN as usize] {
+        let mut b = [0u8; ENTRY_LEN as usize];
+        b[0..8].copy_from_slice(&self.offset.to_le_bytes());
+        b[8..12].copy_from_slice(&self.len.to_le_bytes());
+        b[12..16].copy_from_slice(&self.rows.to_le_bytes());
+        b
+    }
+
+    /// Decodes 16 bytes (the caller passes exactly `ENTRY_LEN`).
+    pub fn decode(b: &[u8]) -> Entry {
+        let mut o = [0u8; 8];
+        o.copy_from_slice(&b[0..8]);
+        Entry {
+            offset: u64::from_le_bytes(o),
+            len: u32::from_le_bytes([b[8], b[9], b[10], b[11]]),
+            rows: u32::from_le_bytes([b[12], b[13], b[14], b[15]]),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// End of the record in the data file.
+    pub fn end(&self) -> u64 {
+        self.offset.saturating_add(u64::from(self.len))
+    }
+}
+
+/// Width in bytes of the time offsets of a record whose largest offset is `max_unit`.
+pub fn offset_width(max_unit: u64) -> usize {
+    if max_unit <= u64::from(u8::MAX) {
+        1
+    } else if max_unit <= u64::from(u16::MAX) {
+        2
+    } else if max_unit <= u64::from(u32::MAX) {
+        4
+    } else {
+        8
+    }
+}
+
+/// Appends the record of a bucket to `out`: the offset width `w`, `n` offsets of `w` bytes
+/// (granularity units from the bucket start, non-decreasing), then the `n` rows.
+pub fn encode_record(units: &[u64], rows: &[u8], out: &mut Vec<u8>) {
+    let w = offset_width(units.last().copied().unwrap_or(0));
+    out.push(w as u8);
+    for &u in units {
+        out.extend_from_slice(&u.to_le_bytes()[..w]);
+    }
+    out.extend_from_slice(rows);
+}
+
+/// Length in bytes of the record `encode_record` writes.
+pub fn record_len(units: &[u64], row_len: usize) -> usize {
+    let w = offset_width(units.last().copied().unwrap_or(0));
+    1 + units.len() * (w + row_len)
+}
+
+/// The rows of one bucket, decoded: time offsets (granularity units) and the rows back to back.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rows {
+    pub units: Vec<u64>,
+    pub rows: Vec<u8>,
+}
+
+impl Rows {
+    pub fn clear(&mut self) {
+        self.units.clear();
+        self.rows.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.units.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.units.is_empty()
+    }
+
+    pub fn push(&mut self, unit: u64, row: &[u8]) {
+        self.units.push(unit);
+        self.rows.extend_from_slice(row);
+    }
+}
+
+/// An open bucket partition.
+#[derive(Debug)]
+pub struct BucketPartition {
+    pub key: PartitionKey,
+    pub dir_path: PathBuf,
+    pub data_path: PathBuf,
+    dir_file: File,
+    data_file: File,
+    /// Buckets in this partition: (end - start) / bucket width.
+    pub buckets: u64,
+    pub bucket_ns: i64,
+    pub granularity_ns: i64,
+    /// Granularity units per bucket.
+    pub units_per_bucket: u64,
+    pub row_len: usize,
+    /// Where the next record is appended (the data file's length).
+    data_end: Mutex<u64>,
+}
+
+/// The data file's name for a partition key.
+pub fn data_file_name(key: PartitionKey) -> String {
+    format!("{}{DATA_SUFFIX}", key.file_name())
+}
+
+impl BucketPartition {
+    fn new(
+        key: PartitionKey,
+        dir: &Path,
+        config: &Config,
+        dir_file: File,
+        data_file: File,
+        data_end: u64,
+    ) -> BucketPartition {
+        // Validated config: bucket_ns divides a day (hence every partition) and is a multiple
+        // of the granularity.
+        let bucket_ns = config.bucket_ns.max(1);
+        let granularity_ns = config.granularity.ns();
+        BucketPartition {
+            key,
+            dir_path: dir.join(key.file_name()),
+            data_path: dir.join(data_file_name(key)),
+            dir_file,
+            data_file,
+            buckets: ((key.end_ns() - key.start_ns()) / bucket_ns) as u64,
+            bucket_ns,
+            granularity_ns,
+            units_per_bucket: (bucket_ns / granularity_ns) as u64,
+            row_len: config.schema.row_len(),
+            data_end: Mutex::new(data_end),
+        }
+    }
+
+    /// Logical size of the directory file.
+    pub fn dir_logical_len(&self) -> u64 {
+        HEADER_LEN + self.buckets * ENTRY_LEN
+    }
+
+    /// Opens both files of an existing partition and checks their headers. A writer also
+    /// drops unreferenced bytes that an interrupted write left at the end of the data file.
+    pub fn open(dir: &Path, config: &Config, key: PartitionKey, writable: bool) -> Result<BucketPartition> {
+        let dir_path = dir.join(key.file_name());
+        let data_path = dir.join(data_file_name(key));
+        let expected = Header::for_partition(config, key);
+        let open = |path: &Path| -> Result<File> {
+            let file = OpenOptions::new()
+                .read(true)
+                .write(writable)
+                .open(path)
+                .map_err(|e| Error::io("open", path, e))?;
+            let mut block = [0u8; HEADER_FIELDS_LEN];
+            read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", path, e))?;
+            let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
+                path: path.to_path_buf(),
+                reason,
+            })?;
+            if let Some(reason) = found.mismatch(&expected) {
+                return Err(Error::ForeignPartition {
+                    path: path.to_path_buf(),
+                    reason,
+                });
+            }
+            Ok(file)
+        };
+        let mut dir_file = open(&dir_path)?;
+        let data_file = open(&data_path)?;
+        let generation = |file: &File, at: u64, path: &Path| -> Result<u64> {
+            let mut b = [0u8; 8];
+            read_full_at(file, &mut b, at).map_err(|e| Error::io("read", path, e))?;
+            Ok(u64::from_le_bytes(b))
+        };
+        let data_gen = generation(&data_file, DATA_GENERATION_AT, &data_path)?;
+        if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
+            // A defrag renamed its new data file into place and stopped before its new
+            // directory followed: finish it (writers only), or refuse to misread.
+            let pending = dir.join(defrag_names(key).1);
+            if !writable || !pending.exists() {
+                return Err(Error::ForeignPartition {
+                    path: dir_path,
+                    reason: format!(
+                        "it indexes another generation of {} than the one on disk: a defrag was \
+                         interrupted; run `xs defrag` to finish it",
+                        data_path.display()
+                    ),
+                });
+            }
+            fs::rename(&pending, &dir_path).map_err(|e| Error::io("rename", &pending, e))?;
+            sync_dir(dir)?;
+            dir_file = open(&dir_path)?;
+            if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
+                return Err(Error::ForeignPartition {
+                    path: dir_path,
+                    reason: "its data file belongs to another directory; restore from a backup".into(),
+                });
+            }
+        }
+        let len = |file: &File, path: &Path| -> Result<u64> {
+            Ok(file.metadata().map_err(|e| Error::io("stat", path, e))?.len())
+        };
+        let data_len = len(&data_file, &data_path)?;
+        let part = BucketPartition::new(key, dir, config, dir_file, data_file, data_len);
+        let dir_len = len(&part.dir_file, &dir_path)?;
+        if dir_len != part.dir_logical_len() {
+            return Err(Error::ForeignPartition {
+                path: dir_path,
+                reason: format!("its size is {dir_len} bytes, expected {}", part.dir_logical_len()),
+            });
+        }
+        if data_len < HEADER_LEN {
+            return Err(Error::ForeignPartition {
+                path: data_path,
+                reason: format!("its size is {data_len} bytes, shorter than its header"),
+            });
+        }
+        if writable {
+            part.drop_unreferenced_tail(data_len)?;
+        }
+        Ok(part)
+    }
+
+    /// After a crash, the data file may end in records no entry points to: cut them off so a
+    /// re-run appends where a clean run would have.
+    fn drop_unreferenced_tail(&self, data_len: u64) -> Result<()> {
+        let committed = self.committed_len()?;
+        if data_len <= committed.max(HEADER_LEN) {
+            return Ok(());
+        }
+        let mut end = HEADER_LEN.max(committed);
+        self.for_each_entry(0, self.buckets, |_, e| {
+            end = end.max(e.end());
+            Ok(true)
+        })?;
+        if end < data_len {
+            self.data_file
+                .set_len(end)
+                .map_err(|e| Error::io("truncate", &self.data_path, e))?;
+            self.data_file
+                .sync_all()
+                .map_err(|e| Error::io("sync", &self.data_path, e))?;
+            *self.data_end_lock() = end;
+        }
+        self.write_committed(end)
+    }
+
+    fn committed_len(&self) -> Result<u64> {
+        let mut b = [0u8; 8];
+        self.read_dir(&mut b, COMMITTED_AT)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn write_committed(&self, len: u64) -> Result<()> {
+        self.dir_file
+            .write_all_at(&len.to_le_bytes(), COMMITTED_AT)
+            .map_err(|e| Error::io("write", &self.dir_path, e))
+    }
+
+    /// Creates both files (each as `.NAME.tmp`: header, size, fsync, rename), data file first.
+    pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<BucketPartition> {
+        let header = Header::for_partition(config, key).encode();
+        let make = |name: &str, len: u64| -> Result<File> {
+            let path = dir.join(name);
+            let tmp = dir.join(format!(".{name}.tmp"));
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o644)
+                .open(&tmp)
+                .map_err(|e| Error::io("create", &tmp, e))?;
+            file.write_all_at(&header, 0)
+                .map_err(|e| Error::io("write", &tmp, e))?;
+            file.set_len(len).map_err(|e| Error::io("size", &tmp, e))?;
+            file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
+            fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
+            Ok(file)
+        };
+        let data_file = make(&data_file_name(key), HEADER_LEN)?;
+        let buckets = ((key.end_ns() - key.start_ns()) / config.bucket_ns.max(1)) as u64;
+        let dir_len = buckets
+            .checked_mul(ENTRY_LEN)
+            .and_then(|b| b.checked_add(HEADER_LEN))
+            .ok_or_else(|| Error::Invalid(format!("partition {key}: too many buckets")))?;
+        let dir_file = make(&key.file_name(), dir_len)?;
+        let part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN);
+        part.write_committed(HEADER_LEN)?;
+        sync_dir(dir)?;
+        Ok(part)
+    }
+
+    fn data_end_lock(&self) -> std::sync::MutexGuard<'_, u64> {
+        self.data_end
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Length of the data file (header, live records, garbage).
+    pub fn data_len(&self) -> u64 {
+        *self.data_end_lock()
+    }
+
+    pub fn dir_file(&self) -> &File {
+        &self.dir_file
+    }
+
+    pub fn data_file(&self) -> &File {
+        &self.data_file
+    }
+
+    fn read_dir(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        read_full_at(&self.dir_file, buf, offset).map_err(|e| Error::io("read", &self.dir_path, e))
+    }
+
+    fn read_data(&self, buf: &mut [u8], offset: u64) -> Result<()> {
+        read_full_at(&self.data_file, buf, offset).map_err(|e| Error::io("read", &self.data_path, e))
+    }
+
+    /// Offset of the entry of bucket `b` in the directory.
+    pub fn entry_offset(&self, b: u64) -> u64 {
+        HEADER_LEN + b * ENTRY_LEN
+    }
+
+    /// Bucket index and time offset (granularity units) of `t_ns`, which lies in the partition.
+    pub fn locate(&self, t_ns: i64) -> (u64, u64) {
+        let unit = ((t_ns - self.key.start_ns()) / self.granularity_ns) as u64;
+        (unit / self.units_per_bucket, unit % self.units_per_bucket)
+    }
+
+    /// Start time of bucket `b`.
+    pub fn bucket_start_ns(&self, b: u64) -> i64 {
+        self.key.start_ns() + b as i64 * self.bucket_ns
+    }
+
+    pub fn entry(&self, b: u64) -> Result<Entry> {
+        let mut e = [0u8; ENTRY_LEN as usize];
+        self.read_dir(&mut e, self.entry_offset(b))?;
+        Ok(Entry::decode(&e))
+    }
+
+    /// Calls `visit(bucket, entry)` for every non-empty entry of buckets `[from, to)`, in
+    /// bucket order, reading only the allocated parts of the directory.
+    pub fn for_each_entry(
+        &self,
+        from: u64,
+        to: u64,
+        mut visit: impl FnMut(u64, Entry) -> Result<bool>,
+    ) -> Result<()> {
+        let (byte_from, byte_to) = (self.entry_offset(from), self.entry_offset(to.min(self.buckets)));
+        let segments = data_segments(&self.dir_file, byte_from, byte_to)
+            .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
+        let mut buf = Vec::new();
+        for (seg_from, seg_to) in segments {
+            // Widen to whole entries: block edges are entry edges (4096 = 256 × 16) except at
+            // the header, which the range never includes.
+            let mut b = (seg_from - HEADER_LEN) / ENTRY_LEN;
+            let end = (seg_to - HEADER_LEN).div_ceil(ENTRY_LEN).min(to);
+            while b < end {
+                let n = (READ_BYTES / ENTRY_LEN).min(end - b);
+                buf.resize((n * ENTRY_LEN) as usize, 0);
+                self.read_dir(&mut buf, self.entry_offset(b))?;
+                for (i, raw) in buf.chunks_exact(ENTRY_LEN as usize).enumerate() {
+                    let e = Entry::decode(raw);
+                    if !e.is_empty() && !visit(b + i as u64, e)? {
+                        return Ok(());
+                    }
+                }
+                b += n;
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses an entry that points outside the data file or at an empty record (a corrupt
+    /// directory), before anything is allocated for it.
+    fn check_entry(&self, b: u64, entry: Entry) -> Result<()> {
+        if entry.len == 0 || entry.offset < HEADER_LEN || entry.end() > self.data_len() {
+            return Err(Error::ForeignPartition {
+                path: self.dir_path.clone(),
+                reason: format!(
+                    "the entry of bucket {b} points to bytes {}..{} of a {}-byte data file (corrupt); \
+                     restore the database from a backup or export what still reads",
+                    entry.offset,
+                    entry.end(),
+                    self.data_len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads and decodes the record of `entry` (bucket `b`) into `out`.
+    pub fn read_rows(&self, b: u64, entry: Entry, buf: &mut Vec<u8>, out: &mut Rows) -> Result<()> {
+        self.check_entry(b, entry)?;
+        buf.resize(entry.len as usize, 0);
+        self.read_data(buf, entry.offset)?;
+        self.decode_into(b, entry, buf, out)
+    }
+
+    /// Decodes one record (`bytes` = exactly its `entry.len` bytes) into `out` (cleared first).
+    pub fn decode_into(&self, b: u64, entry: Entry, bytes: &[u8], out: &mut Rows) -> Result<()> {
+        out.clear();
+        let corrupt = |why: &str| {
+            Error::ForeignPartition {
+            path: self.data_path.clone(),
+            reason: format!(
+                "the record of bucket {b} at offset {} is corrupt ({why}); restore the database from a backup or export what still reads",
+                entry.offset
+            ),
+        }
+        };
+        let n = entry.rows as usize;
+        let Some(&w) = bytes.first() else {
+            return Err(corrupt("empty"));
+        };
+        let w = w as usize;
+        if !matches!(w, 1 | 2 | 4 | 8) {
+            return Err(corrupt("bad offset width"));
+        }
+        let want = n.checked_mul(w + self.row_len).and_then(|x| x.checked_add(1));
+        if want != Some(bytes.len()) {
+            return Err(corrupt("length does not match its row count"));
+        }
+        let offsets = &bytes[1..1 + n * w];
+        out.units.reserve(n);
+        let mut prev = 0u64;
+        for raw in offsets.chunks_exact(w) {
+            let mut a = [0u8; 8];
+            a[..w].copy_from_slice(raw);
+            let u = u64::from_le_bytes(a);
+            if u >= self.units_per_bucket || u < prev {
+                return Err(corrupt("time offsets out of order or out of the bucket"));
+            }
+            prev = u;
+            out.units.push(u);
+        }
+        out.rows.extend_from_slice(&bytes[1 + n * w..]);
+        Ok(())
+    }
+
+    /// The rows of bucket `b` (empty when none). Two `pread`s.
+    pub fn bucket_rows(&self, b: u64, buf: &mut Vec<u8>, out: &mut Rows) -> Result<Entry> {
+        let entry = self.entry(b)?;
+        if entry.is_empty() {
+            out.clear();
+            return Ok(entry);
+        }
+        self.read_rows(b, entry, buf, out)?;
+        Ok(entry)
+    }
+
+    /// The rows stored at time offset `unit` of bucket `b`, copied into `out` (cleared first);
+    /// returns how many. Two `pread`s; only the matching rows are copied.
+    pub fn rows_at(&self, b: u64, unit: u64, buf: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<usize> {
+        out.clear();
+        let entry = self.entry(b)?;
+        if entry.is_empty() {
+            return Ok(0);
+        }
+        self.check_entry(b, entry)?;
+        buf.resize(entry.len as usize, 0);
+        self.read_data(buf, entry.offset)?;
+        let n = entry.rows as usize;
+        let w = usize::from(buf[0]);
+        let valid = matches!(w, 1 | 2 | 4 | 8)
+            && n.checked_mul(w + self.row_len).and_then(|x| x.checked_add(1)) == Some(buf.len());
+        if !valid {
+            // Let the full decoder name the problem.
+            let mut rows = Rows::default();
+            self.decode_into(b, entry, buf, &mut rows)?;
+            return Ok(0);
+        }
+        let offset_at = |k: usize| -> u64 {
+            let mut a = [0u8; 8];
+            a[..w].copy_from_slice(&buf[1 + k * w..1 + (k + 1) * w]);
+            u64::from_le_bytes(a)
+        };
+        // Offsets are non-decreasing: binary search for the first one >= unit.
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if offset_at(mid) < unit {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut end = lo;
+        while end < n && offset_at(end) == unit {
+            end += 1;
+        }
+        let rows_at = 1 + n * w;
+        out.extend_from_slice(&buf[rows_at + lo * self.row_len..rows_at + end * self.row_len]);
+        Ok(end - lo)
+    }
+
+    /// Appends `bytes` (whole records) to the data file; returns the offset of their first byte.
+    /// Not referenced, and not durable, until `sync_data` and entry writes.
+    pub fn append(&self, bytes: &[u8]) -> Result<u64> {
+        let mut end = self.data_end_lock();
+        let at = *end;
+        self.data_file
+            .write_all_at(bytes, at)
+            .map_err(|e| Error::io("write", &self.data_path, e))?;
+        *end = at
+            .checked_add(bytes.len() as u64)
+            .ok_or_else(|| Error::Invalid(format!("{}: data file too large", self.data_path.display())))?;
+        Ok(at)
+    }
+
+    /// Makes appended data durable: must precede writing entries that point to it.
+    pub fn sync_data(&self) -> Result<()> {
+        self.data_file
+            .sync_data()
+            .map_err(|e| Error::io("sync", &self.data_path, e))
+    }
+
+    /// Writes the entries of consecutive buckets from `first`.
+    pub fn write_entries(&self, first: u64, entries: &[Entry]) -> Result<()> {
+        let mut buf = Vec::with_capacity(entries.len() * ENTRY_LEN as usize);
+        for e in entries {
+            buf.extend_from_slice(&e.encode());
+        }
+        self.dir_file
+            .write_all_at(&buf, self.entry_offset(first))
+            .map_err(|e| Error::io("write", &self.dir_path, e))
+    }
+
+    /// Empties the entries of buckets `[from, to)`: whole directory blocks are punched out,
+    /// the edges zeroed (and punched when their block became all zero).
+    pub fn clear_entries(&self, from: u64, to: u64) -> Result<()> {
+        if from >= to {
+            return Ok(());
+        }
+        let (a, b) = (self.entry_offset(from), self.entry_offset(to));
+        let inner_from = a.div_ceil(BLOCK_LEN) * BLOCK_LEN;
+        let inner_to = b / BLOCK_LEN * BLOCK_LEN;
+        let punch = |x: u64, y: u64| {
+            punch_hole(&self.dir_file, x, y).map_err(|e| Error::io("punch a hole in", &self.dir_path, e))
+        };
+        if inner_from < inner_to {
+            punch(inner_from, inner_to)?;
+            self.clear_partial(a, inner_from)?;
+            self.clear_partial(inner_to, b)?;
+        } else {
+            let mid = inner_from.min(b);
+            self.clear_partial(a, mid)?;
+            self.clear_partial(mid, b)?;
+        }
+        Ok(())
+    }
+
+    fn clear_partial(&self, from: u64, to: u64) -> Result<()> {
+        if from >= to {
+            return Ok(());
+        }
+        let block_from = from / BLOCK_LEN * BLOCK_LEN;
+        let mut block = vec![0u8; BLOCK_LEN as usize];
+        self.read_dir(&mut block, block_from)?;
+        let (i, j) = ((from - block_from) as usize, (to - block_from) as usize);
+        if block[i..j].iter().all(|&x| x == 0) {
+            return Ok(());
+        }
+        block[i..j].fill(0);
+        if block_from >= HEADER_LEN && block.iter().all(|&x| x == 0) {
+            punch_hole(&self.dir_file, block_from, block_from + BLOCK_LEN)
+                .map_err(|e| Error::io("punch a hole in", &self.dir_path, e))
+        } else {
+            self.dir_file
+                .write_all_at(&block[i..j], from)
+                .map_err(|e| Error::io("write", &self.dir_path, e))
+        }
+    }
+
+    /// Replaces bucket `b` with `rows` (empty: the entry is cleared): appends the record,
+    /// fdatasyncs the data, then repoints the entry. A no-op when `rows` equals what is stored.
+    pub fn rewrite_bucket(&self, b: u64, old: Entry, old_rows: &Rows, rows: &Rows) -> Result<()> {
+        if rows == old_rows && !old.is_empty() {
+            return Ok(());
+        }
+        if rows.is_empty() {
+            return if old.is_empty() {
+                Ok(())
+            } else {
+                self.clear_entries(b, b + 1)
+            };
+        }
+        let mut record = Vec::with_capacity(record_len(&rows.units, self.row_len));
+        encode_record(&rows.units, &rows.rows, &mut record);
+        let entry = self.entry_for(&record, rows.len(), 0)?;
+        let at = self.append(&record)?;
+        self.sync_data()?;
+        self.write_entries(b, &[Entry { offset: at, ..entry }])
+    }
+
+    /// The entry of a record of `rows` rows placed at `offset`; refuses records too large.
+    pub fn entry_for(&self, record: &[u8], rows: usize, offset: u64) -> Result<Entry> {
+        let too_big = || {
+            Error::Invalid(format!(
+                "a bucket of partition {} would hold {rows} rows ({} bytes), past the 4 GiB record limit; use a narrower --bucket",
+                self.key,
+                record.len()
+            ))
+        };
+        Ok(Entry {
+            offset,
+            len: u32::try_from(record.len()).map_err(|_| too_big())?,
+            rows: u32::try_from(rows).map_err(|_| too_big())?,
+        })
+    }
+
+    /// Makes everything durable: fdatasync of the data, the committed length, fdatasync of
+    /// the directory.
+    pub fn sync(&self) -> Result<()> {
+        self.sync_data()?;
+        let end = self.data_len();
+        self.write_committed(end)?;
+        self.dir_file
+            .sync_data()
+            .map_err(|e| Error::io("sync", &self.dir_path, e))
+    }
+
+    /// Reads records of `entries` (in bucket order) with as few `pread`s as their placement
+    /// in the data file allows, and calls `visit(bucket, rows)` for each, in order.
+    pub fn read_buckets(
+        &self,
+        entries: &[(u64, Entry)],
+        mut visit: impl FnMut(u64, &Rows) -> Result<bool>,
+    ) -> Result<bool> {
+        let mut rows = Rows::default();
+        self.read_records(entries, |b, e, bytes| {
+            self.decode_into(b, e, bytes, &mut rows)?;
+            visit(b, &rows)
+        })
+    }
+
+    /// Like `read_buckets`, but hands out each record's raw bytes.
+    pub fn read_records(
+        &self,
+        entries: &[(u64, Entry)],
+        mut visit: impl FnMut(u64, Entry, &[u8]) -> Result<bool>,
+    ) -> Result<bool> {
+        let mut buf = Vec::new();
+        for &(b, e) in entries {
+            self.check_entry(b, e)?;
+        }
+        let mut i = 0;
+        while i < entries.len() {
+            // A run of records that follow each other in the data file: one read.
+            let start = entries[i].1.offset;
+            let mut end = entries[i].1.end();
+            let mut j = i + 1;
+            while j < entries.len() && entries[j].1.offset == end && end - start < READ_BYTES {
+                end = entries[j].1.end();
+                j += 1;
+            }
+            buf.resize((end - start) as usize, 0);
+            self.read_data(&mut buf, start)?;
+            for &(b, e) in &entries[i..j] {
+                let at = (e.offset - start) as usize;
+                if !visit(b, e, &buf[at..at + e.len as usize])? {
+                    return Ok(false);
+                }
+            }
+            i = j;
+        }
+        Ok(true)
+    }
+}
+
+impl BucketPartition {
+    /// The latest stored time `t` with `lo_ns <= t <= hi_ns` (both within this partition);
+    /// `None` when there is none. Walks the directory backwards over doubling windows, reading
+    /// only its allocated blocks, then reads the records of the last non-empty buckets.
+    pub fn latest_at_or_before(&self, lo_ns: i64, hi_ns: i64) -> Result<Option<i64>> {
+        if lo_ns > hi_ns {
+            return Ok(None);
+        }
+        let (b_lo, _) = self.locate(lo_ns);
+        let (b_hi, _) = self.locate(hi_ns);
+        let mut end = b_hi + 1;
+        let mut window = 256u64;
+        let (mut buf, mut rows) = (Vec::new(), Rows::default());
+        while end > b_lo {
+            let from = end.saturating_sub(window).max(b_lo);
+            let mut entries = Vec::new();
+            self.for_each_entry(from, end, |b, e| {
+                entries.push((b, e));
+                Ok(true)
+            })?;
+            for &(b, e) in entries.iter().rev() {
+                self.read_rows(b, e, &mut buf, &mut rows)?;
+                let start = self.bucket_start_ns(b);
+                let found = rows
+                    .units
+                    .iter()
+                    .rev()
+                    .map(|&u| start + u as i64 * self.granularity_ns)
+                    .find(|&t| t <= hi_ns);
+                match found {
+                    Some(t) if t >= lo_ns => return Ok(Some(t)),
+                    Some(_) => return Ok(None),
+                    None => {}
+                }
+            }
+            end = from;
+            window = window.saturating_mul(2).min(1 << 20);
+        }
+        Ok(None)
+    }
+}
+
+/// What a bucket defrag did to one partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compacted {
+    pub buckets: u64,
+    pub live_bytes: u64,
+}
+
+impl BucketPartition {
+    /// The generation of the data file this directory indexes.
+    pub fn generation(&self) -> Result<u64> {
+        let mut b = [0u8; 8];
+        self.read_dir(&mut b, DIR_GENERATION_AT)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// Defrag: writes the live records in bucket order into a new data file (next
+    /// generation) and a new directory pointing into it, fsyncs both, verifies them against
+    /// this partition record by record, then renames the data file and the directory into
+    /// place (in that order; `open` finishes an interrupted pair of renames). The caller
+    /// holds the writer lock and drops its cached handle afterwards.
+    pub fn compact(&self, dir: &Path, config: &Config) -> Result<Compacted> {
+        let (data_name, dir_name) = defrag_names(self.key);
+        let (tmp_data_path, tmp_dir_path) = (dir.join(&data_name), dir.join(&dir_name));
+        let generation = self.generation()?.wrapping_add(1);
+        let header = Header::for_partition(config, self.key).encode();
+        let make = |path: &Path, len: u64| -> Result<File> {
+            let _ = fs::remove_file(path);
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o644)
+                .open(path)
+                .map_err(|e| Error::io("create", path, e))?;
+            file.write_all_at(&header, 0)
+                .map_err(|e| Error::io("write", path, e))?;
+            file.set_len(len).map_err(|e| Error::io("size", path, e))?;
+            Ok(file)
+        };
+        let result = (|| -> Result<Compacted> {
+            let data = make(&tmp_data_path, HEADER_LEN)?;
+            data.write_all_at(&generation.to_le_bytes(), DATA_GENERATION_AT)
+                .map_err(|e| Error::io("write", &tmp_data_path, e))?;
+            // Allocate the whole copy at once, so the file system can lay it out in few extents.
+            let mut live_bytes = 0u64;
+            self.for_each_entry(0, self.buckets, |_, e| {
+                live_bytes += u64::from(e.len);
+                Ok(true)
+            })?;
+            preallocate(&data, HEADER_LEN + live_bytes)
+                .map_err(|e| Error::io("allocate", &tmp_data_path, e))?;
+            let index = make(&tmp_dir_path, self.dir_logical_len())?;
+            index
+                .write_all_at(&generation.to_le_bytes(), DIR_GENERATION_AT)
+                .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+            let mut end = HEADER_LEN;
+            let mut done = Compacted {
+                buckets: 0,
+                live_bytes: 0,
+            };
+            let mut b = 0;
+            while b < self.buckets {
+                let window_end = self.buckets.min(b + (1 << 16));
+                let mut entries = Vec::new();
+                self.for_each_entry(b, window_end, |bucket, e| {
+                    entries.push((bucket, e));
+                    Ok(true)
+                })?;
+                b = window_end;
+                let mut out = Vec::new();
+                let mut placed: Vec<(u64, Entry)> = Vec::with_capacity(entries.len());
+                self.read_records(&entries, |bucket, e, bytes| {
+                    placed.push((
+                        bucket,
+                        Entry {
+                            offset: end + out.len() as u64,
+                            ..e
+                        },
+                    ));
+                    out.extend_from_slice(bytes);
+                    Ok(true)
+                })?;
+                data.write_all_at(&out, end)
+                    .map_err(|e| Error::io("write", &tmp_data_path, e))?;
+                end += out.len() as u64;
+                done.buckets += placed.len() as u64;
+                done.live_bytes += out.len() as u64;
+                let mut k = 0;
+                while k < placed.len() {
+                    let mut m = k + 1;
+                    while m < placed.len() && placed[m].0 == placed[m - 1].0 + 1 {
+                        m += 1;
+                    }
+                    let mut run = Vec::with_capacity((m - k) * ENTRY_LEN as usize);
+                    for (_, e) in &placed[k..m] {
+                        run.extend_from_slice(&e.encode());
+                    }
+                    index
+                        .write_all_at(&run, self.entry_offset(placed[k].0))
+                        .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+                    k = m;
+                }
+            }
+            index
+                .write_all_at(&end.to_le_bytes(), COMMITTED_AT)
+                .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+            data.sync_all()
+                .map_err(|e| Error::io("sync", &tmp_data_path, e))?;
+            index
+                .sync_all()
+                .map_err(|e| Error::io("sync", &tmp_dir_path, e))?;
+            // Verify: the new files hold the same records for the same buckets.
+            let copy = BucketPartition::new(self.key, dir, config, index, data, end);
+            let copy = BucketPartition {
+                dir_path: tmp_dir_path.clone(),
+                data_path: tmp_data_path.clone(),
+                ..copy
+            };
+            let mut mismatch = None;
+            let mut old_entries = Vec::new();
+            self.for_each_entry(0, self.buckets, |bucket, e| {
+                old_entries.push((bucket, e));
+                Ok(true)
+            })?;
+            let mut new_entries = Vec::new();
+            copy.for_each_entry(0, copy.buckets, |bucket, e| {
+                new_entries.push((bucket, e));
+                Ok(true)
+            })?;
+            if old_entries.len() != new_entries.len() {
+                mismatch = Some("a different number of buckets".to_string());
+            }
+            let mut old_bytes = Vec::new();
+            for ((ob, oe), (nb, ne)) in old_entries.iter().zip(&new_entries) {
+                if mismatch.is_some() {
+                    break;
+                }
+                if ob != nb || oe.rows != ne.rows || oe.len != ne.len {
+                    mismatch = Some(format!("bucket {ob}"));
+                    break;
+                }
+                old_bytes.resize(oe.len as usize, 0);
+                self.read_data(&mut old_bytes, oe.offset)?;
+                let mut new_bytes = vec![0u8; ne.len as usize];
+                copy.read_data(&mut new_bytes, ne.offset)?;
+                if old_bytes != new_bytes {
+                    mismatch = Some(format!("the record of bucket {ob}"));
+                }
+            }
+            if let Some(what) = mismatch {
+                return Err(Error::Defrag {
+                    path: self.dir_path.clone(),
+                    reason: format!("the rewritten copy differs in {what}; the original is untouched"),
+                });
+            }
+            Ok(done)
+        })();
+        let done = match result {
+            Ok(done) => done,
+            Err(e) => {
+                let _ = fs::remove_file(&tmp_data_path);
+                let _ = fs::remove_file(&tmp_dir_path);
+                return Err(e);
+            }
+        };
+        fs::rename(&tmp_data_path, &self.data_path).map_err(|e| Error::io("rename", &tmp_data_path, e))?;
+        fs::rename(&tmp_dir_path, &self.dir_path).map_err(|e| Error::io("rename", &tmp_dir_path, e))?;
+        sync_dir(dir)?;
+        Ok(done)
+    }
+}
+
+/// `fallocate(2)` of `[0, len)` (the file grows to `len`); file systems without it are fine,
+/// the writes allocate as they go.
+fn preallocate(file: &File, len: u64) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    let len =
+        libc::off_t::try_from(len).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: fallocate on a valid descriptor owned by `file` has no memory effects.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) };
+    if rc != 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::EOPNOTSUPP) {
+            return Ok(());
+        }
+        return Err(err);
+    }
+    Ok(())
+}
+
+/// What a walk of a bucket partition's directory finds (`xs stat`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Audit {
+    /// Non-empty buckets.
+    pub buckets: u64,
+    pub rows: u64,
+    /// Bytes of the records the directory points to.
+    pub live_bytes: u64,
+    /// Data file bytes after the header that no entry points to (old versions, a crashed
+    /// write's tail).
+    pub garbage_bytes: u64,
+    /// Buckets whose record lies before the previous bucket's in the data file: the layout's
+    /// fragmentation (a range read then needs more than one contiguous read).
+    pub out_of_order: u64,
+    /// Time of the first and last row.
+    pub first_ns: Option<i64>,
+    pub last_ns: Option<i64>,
+}
+
+impl BucketPartition {
+    /// Walks the directory (only its allocated blocks) and reads the first and last records.
+    pub fn audit(&self) -> Result<Audit> {
+        let mut a = Audit::default();
+        let mut prev_end = 0u64;
+        let mut first: Option<(u64, Entry)> = None;
+        let mut last: Option<(u64, Entry)> = None;
+        self.for_each_entry(0, self.buckets, |b, e| {
+            a.buckets += 1;
+            a.rows += u64::from(e.rows);
+            a.live_bytes += u64::from(e.len);
+            if e.offset < prev_end {
+                a.out_of_order += 1;
+            }
+            prev_end = e.end();
+            first.get_or_insert((b, e));
+            last = Some((b, e));
+            Ok(true)
+        })?;
+        let payload = self.data_len().saturating_sub(HEADER_LEN);
+        a.garbage_bytes = payload.saturating_sub(a.live_bytes);
+        let (mut buf, mut rows) = (Vec::new(), Rows::default());
+        if let Some((b, e)) = first {
+            self.read_rows(b, e, &mut buf, &mut rows)?;
+            a.first_ns = rows
+                .units
+                .first()
+                .map(|&u| self.bucket_start_ns(b) + u as i64 * self.granularity_ns);
+        }
+        if let Some((b, e)) = last {
+            self.read_rows(b, e, &mut buf, &mut rows)?;
+            a.last_ns = rows
+                .units
+                .last()
+                .map(|&u| self.bucket_start_ns(b) + u as i64 * self.granularity_ns);
+        }
+        Ok(a)
+    }
+}
+
+/// Merges `new` rows into `old`, both in time order, into `out`: at a time offset that `new`
+/// has, `new`'s rows replace the old ones, unless `append(unit)` says this import already
+/// wrote there (then they follow them); other offsets keep their old rows.
+pub fn merge(old: &Rows, new: &Rows, row_len: usize, append: impl Fn(u64) -> bool, out: &mut Rows) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    let row = |k: usize| -> std::ops::Range<usize> { k * row_len..(k + 1) * row_len };
+    while i < old.len() || j < new.len() {
+        let next_new = new.units.get(j).copied();
+        let next_old = old.units.get(i).copied();
+        match (next_old, next_new) {
+            (Some(o), Some(n)) if o < n => {
+                out.push(o, &old.rows[row(i)]);
+                i += 1;
+            }
+            (Some(o), None) => {
+                out.push(o, &old.rows[row(i)]);
+                i += 1;
+            }
+            (_, Some(n)) => {
+                let keep_old = append(n);
+                while i < old.len() && old.units[i] == n {
+                    if keep_old {
+                        out.push(n, &old.rows[row(i)]);
+                    }
+                    i += 1;
+                }
+                while j < new.len() && new.units[j] == n {
+                    out.push(n, &new.rows[row(j)]);
+                    j += 1;
+                }
+            }
+            (None, None) => break,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(units: &[u64]) -> Rows {
+        let mut r = Rows::default();
+        for (i, &u) in units.iter().enumerate() {
+            r.push(u, &[1, i as u8]);
+        }
+        r
+    }
+
+    #[test]
+    fn entry_round_trips() {
+        let e = Entry {
+            offset: 4096 + 7,
+            len: 99,
+            rows: 3,
+        };
+        assert_eq!(Entry::decode(&e.encode()), e);
+        assert!(Entry::default().is_empty());
+    }
+
+    #[test]
+    fn records_use_the_narrowest_offset_width() {
+        assert_eq!(offset_width(255), 1);
+        assert_eq!(offset_width(256), 2);
+        assert_eq!(offset_width(999), 2);
+        assert_eq!(offset_width(1 << 20), 4);
+        assert_eq!(offset_width(1 << 40), 8);
+        let mut out = Vec::new();
+        encode_record(&[0, 300], &[1, 2, 3, 4], &mut out);
+        assert_eq!(out, vec![2, 0, 0, 44, 1, 1, 2, 3, 4]);
+        assert_eq!(record_len(&[0, 300], 2), out.len());
+    }
+
+    #[test]
+    fn merge_replaces_appends_and_keeps() {
+        let old = rows(&[1, 2, 2, 5]);
+        let mut new = Rows::default();
+        new.push(2, &[1, 9]);
+        new.push(3, &[1, 8]);
+        new.push(5, &[1, 7]);
+        let mut out = Rows::default();
+        merge(&old, &new, 2, |u| u == 5, &mut out);
+        assert_eq!(out.units, vec![1, 2, 3, 5, 5]);
+        assert_eq!(out.rows, vec![1, 0, 1, 9, 1, 8, 1, 3, 1, 7]);
+    }
+
+    fn bucket_db(dir: &Path) -> crate::Database {
+        use crate::db::config::Layout;
+        use crate::db::schema::Schema;
+        use crate::db::time::{Granularity, Period};
+        let config = Config {
+            layout: Layout::Bucket,
+            bucket_ns: 1_000_000_000,
+            granularity: Granularity::from_ns(1_000_000).unwrap(),
+            period: Period::Year,
+            depth: 1,
+            time_column: "time".into(),
+            schema: Schema::parse_spec("v:i64").unwrap(),
+        };
+        drop(crate::Database::create(dir, &config).unwrap());
+        crate::Database::open(
+            dir,
+            crate::Access::Write(crate::db::lock::LockWait::No),
+            &mut |_| {},
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn put_get_scan_delete_through_the_database() {
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let db = bucket_db(&tmp.path().join("db"));
+        let row = |v: i64| {
+            let mut r = db.schema().new_row();
+            db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
+            r
+        };
+        let t0 = 1_704_067_200_000_000_000i64; // 2024-01-01
+        let ms = 1_000_000i64;
+        db.put(t0 + 5 * ms, &row(1), PutMode::Replace).unwrap();
+        db.put(t0 + 5 * ms, &row(2), PutMode::Append).unwrap();
+        db.put(t0 + 3 * ms, &row(3), PutMode::Replace).unwrap();
+        db.put(t0 + 1500 * ms, &row(4), PutMode::Replace).unwrap();
+        // Any number of rows at one time: depth does not limit the bucket layout.
+        for v in 10..20 {
+            db.put(t0 + 7 * ms, &row(v), PutMode::Append).unwrap();
+        }
+        db.sync().unwrap();
+        assert_eq!(db.get(t0 + 5 * ms).unwrap(), vec![row(1), row(2)]);
+        assert_eq!(db.get(t0 + 7 * ms).unwrap().len(), 10);
+        assert!(db.get(t0 + 6 * ms).unwrap().is_empty());
+        let mut seen = Vec::new();
+        db.scan(t0, t0 + 2000 * ms, |t, _| -> Result<bool> {
+            seen.push((t - t0) / ms);
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(seen[..3], [3, 5, 5]);
+        assert_eq!(seen.len(), 14);
+        assert_eq!(*seen.last().unwrap(), 1500);
+        db.put(t0 + 5 * ms, &row(9), PutMode::Replace).unwrap();
+        assert_eq!(db.get(t0 + 5 * ms).unwrap(), vec![row(9)]);
+        // Delete across a bucket edge: part of bucket 0 and all of bucket 1.
+        assert_eq!(db.delete(t0 + 5 * ms, t0 + 2000 * ms).unwrap(), 12);
+        let mut left = Vec::new();
+        db.scan(i64::MIN, i64::MAX, |t, _| -> Result<bool> {
+            left.push((t - t0) / ms);
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(left, vec![3]);
+    }
+
+    #[test]
+    fn a_corrupt_entry_is_an_error_not_a_panic() {
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let t0 = 1_704_067_200_000_000_000i64;
+        let db = bucket_db(&dir);
+        let mut r = db.schema().new_row();
+        db.schema().set_field(&mut r, 0, "7").unwrap();
+        db.put(t0, &r, PutMode::Replace).unwrap();
+        let key = db.slot_of(t0).unwrap().key;
+        let part = db.bucket_partition(key, false).unwrap().unwrap();
+        for bad in [
+            Entry {
+                offset: 4096,
+                len: 0,
+                rows: 1,
+            },
+            Entry {
+                offset: 1 << 40,
+                len: 9,
+                rows: 1,
+            },
+            Entry {
+                offset: 4096,
+                len: 3,
+                rows: 1,
+            },
+            Entry {
+                offset: 0,
+                len: 9,
+                rows: 1,
+            },
+        ] {
+            part.write_entries(0, &[bad]).unwrap();
+            assert!(db.get(t0).is_err(), "{bad:?}");
+            assert!(db
+                .scan(i64::MIN, i64::MAX, |_, _| -> Result<bool> { Ok(true) })
+                .is_err());
+        }
+    }
+
+    #[test]
+    fn a_writer_cuts_an_unreferenced_tail() {
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let t0 = 1_704_067_200_000_000_000i64;
+        let data = {
+            let db = bucket_db(&dir);
+            let mut r = db.schema().new_row();
+            db.schema().set_field(&mut r, 0, "7").unwrap();
+            db.put(t0, &r, PutMode::Replace).unwrap();
+            db.sync().unwrap();
+            let key = db.slot_of(t0).unwrap().key;
+            dir.join(data_file_name(key))
+        };
+        let clean_len = fs::metadata(&data).unwrap().len();
+        // A crash after appending, before any entry pointed there.
+        let f = OpenOptions::new().append(true).open(&data).unwrap();
+        f.write_all_at(&[0xAB; 100], clean_len).unwrap();
+        drop(f);
+        assert_eq!(fs::metadata(&data).unwrap().len(), clean_len + 100);
+        let db = crate::Database::open(
+            &dir,
+            crate::Access::Write(crate::db::lock::LockWait::No),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(db.get(t0).unwrap().len(), 1);
+        assert_eq!(fs::metadata(&data).unwrap().len(), clean_len);
+    }
+}

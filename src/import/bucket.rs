@@ -1,0 +1,233 @@
+//! Import into a partition of the `bucket` layout: a batch's rows, grouped by bucket and
+//! merged with what the bucket holds (upsert by timestamp), are appended to the data file in
+//! one `pwrite`. Their directory entries wait in memory (later batches read them from there)
+//! until `PENDING_BYTES` of records or `PENDING_ENTRIES` entries have accumulated, or the
+//! import ends: then the data file is fdatasynced and only then are the entries written, so a
+//! crash leaves at most unreferenced records at the end of the data file, with one fsync per
+//! flush instead of one per batch. A bucket whose merged content equals what is stored is left
+//! alone, so re-running an import changes no byte.
+
+use std::collections::BTreeMap;
+
+use roaring::RoaringTreemap;
+
+use super::{Entry, Parsed, Written};
+use crate::db::bucket::{self, BucketPartition, Rows};
+use crate::db::time::PartitionKey;
+use crate::error::Result;
+
+/// Appended record bytes after which pending entries are flushed.
+const PENDING_BYTES: u64 = 256 << 20;
+/// Pending entries after which they are flushed (24 bytes of memory each, with the map).
+const PENDING_ENTRIES: usize = 1 << 20;
+
+/// Directory entries of records this import appended, not yet written to the directory.
+#[derive(Default)]
+pub(super) struct Pending {
+    entries: BTreeMap<u64, bucket::Entry>,
+    bytes: u64,
+}
+
+impl Pending {
+    /// Makes the appended records durable (with `sync`), then writes the entries that point
+    /// to them, coalescing runs of consecutive buckets into one `pwrite`.
+    pub(super) fn flush(&mut self, part: &BucketPartition, sync: bool) -> Result<()> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        if sync {
+            part.sync_data()?;
+        }
+        let mut run: Vec<bucket::Entry> = Vec::new();
+        let mut run_first = 0u64;
+        for (&b, &e) in &self.entries {
+            if !run.is_empty() && b != run_first + run.len() as u64 {
+                part.write_entries(run_first, &run)?;
+                run.clear();
+            }
+            if run.is_empty() {
+                run_first = b;
+            }
+            run.push(e);
+        }
+        if !run.is_empty() {
+            part.write_entries(run_first, &run)?;
+        }
+        self.entries.clear();
+        self.bytes = 0;
+        Ok(())
+    }
+}
+
+/// Buckets whose directory entries are fetched with one walk when the batch spans at most this
+/// many buckets; sparser batches read the entries one by one.
+const DENSE_SPAN_BUCKETS: u64 = 1 << 16;
+
+/// Writes `entries` (rows of `batch`) into the bucket partition `part`. `touched` holds the
+/// time slots (granularity units from the partition start) this import has written so far:
+/// their rows are kept and the batch's rows follow; other slots the batch has are replaced.
+/// With `sync`, the appended data is fdatasynced before the directory points to it.
+pub(super) fn write_partition(
+    key: PartitionKey,
+    part: &BucketPartition,
+    touched: &mut RoaringTreemap,
+    pending: &mut Pending,
+    mut entries: Vec<Entry>,
+    batch: &[Parsed],
+    sync: bool,
+) -> Result<Written> {
+    if !entries.windows(2).all(|w| w[0].slot <= w[1].slot) {
+        // Stable: rows at one timestamp keep their input order.
+        entries.sort_by_key(|e| e.slot);
+    }
+    let mut out = Written {
+        key,
+        stored: entries.len() as u64,
+        overflow: Vec::new(),
+    };
+    let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
+        return Ok(out);
+    };
+    let row_len = part.row_len;
+    let upb = part.units_per_bucket;
+    let (first_bucket, last_bucket) = (first.slot / upb, last.slot / upb);
+    let untouched_span = touched.range_cardinality(first.slot..=last.slot) == 0;
+
+    // The buckets of the batch, with the rows of each as a range of `entries`.
+    let mut groups: Vec<(u64, usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        let b = entries[i].slot / upb;
+        let mut j = i + 1;
+        while j < entries.len() && entries[j].slot / upb == b {
+            j += 1;
+        }
+        groups.push((b, i, j));
+        i = j;
+    }
+
+    // Their current entries.
+    let mut olds: Vec<(u64, bucket::Entry)> = Vec::new();
+    if last_bucket - first_bucket < DENSE_SPAN_BUCKETS {
+        part.for_each_entry(first_bucket, last_bucket + 1, |b, e| {
+            olds.push((b, e));
+            Ok(true)
+        })?;
+        // Keep only the batch's buckets.
+        let mut g = groups.iter().map(|g| g.0).peekable();
+        olds.retain(|(b, _)| {
+            while g.peek().is_some_and(|&x| x < *b) {
+                g.next();
+            }
+            g.peek() == Some(b)
+        });
+    } else {
+        for &(b, _, _) in &groups {
+            let e = part.entry(b)?;
+            if !e.is_empty() {
+                olds.push((b, e));
+            }
+        }
+    }
+    // Entries this import appended but has not written yet are the current ones.
+    if !pending.entries.is_empty() {
+        let mut merged = Vec::with_capacity(olds.len());
+        let mut o = 0;
+        for &(b, _, _) in &groups {
+            while o < olds.len() && olds[o].0 < b {
+                o += 1;
+            }
+            if let Some(&e) = pending.entries.get(&b) {
+                merged.push((b, e));
+            } else if o < olds.len() && olds[o].0 == b {
+                merged.push(olds[o]);
+            }
+        }
+        olds = merged;
+    }
+    // Their current rows, read with as few preads as their placement allows.
+    let mut old_rows: Vec<Rows> = Vec::with_capacity(olds.len());
+    part.read_buckets(&olds, |_, rows| {
+        old_rows.push(rows.clone());
+        Ok(true)
+    })?;
+
+    let row_of = |e: &Entry| {
+        let p = &batch[e.chunk as usize];
+        let at = e.row as usize * row_len;
+        &p.rows[at..at + row_len]
+    };
+    let mut records: Vec<u8> = Vec::new();
+    // (bucket, entry with its offset relative to `records`)
+    let mut placed: Vec<(u64, bucket::Entry)> = Vec::with_capacity(groups.len());
+    let mut new = Rows::default();
+    let mut merged = Rows::default();
+    let empty = Rows::default();
+    let mut o = 0;
+    for &(b, from, to) in &groups {
+        new.clear();
+        for e in &entries[from..to] {
+            new.push(e.slot % upb, row_of(e));
+        }
+        while o < olds.len() && olds[o].0 < b {
+            o += 1;
+        }
+        let (old_entry, old) = if o < olds.len() && olds[o].0 == b {
+            (olds[o].1, &old_rows[o])
+        } else {
+            (bucket::Entry::default(), &empty)
+        };
+        let base = b * upb;
+        let rows = if old.is_empty() {
+            &new
+        } else {
+            bucket::merge(
+                old,
+                &new,
+                row_len,
+                |u| !untouched_span && touched.contains(base + u),
+                &mut merged,
+            );
+            &merged
+        };
+        if !old_entry.is_empty() && rows == old {
+            continue;
+        }
+        let at = records.len();
+        bucket::encode_record(&rows.units, &rows.rows, &mut records);
+        let entry = part.entry_for(&records[at..], rows.len(), at as u64)?;
+        placed.push((b, entry));
+    }
+
+    if !records.is_empty() {
+        let base = part.append(&records)?;
+        for (b, e) in placed {
+            pending.entries.insert(
+                b,
+                bucket::Entry {
+                    offset: base + e.offset,
+                    ..e
+                },
+            );
+        }
+        pending.bytes += records.len() as u64;
+        if pending.bytes >= PENDING_BYTES || pending.entries.len() >= PENDING_ENTRIES {
+            pending.flush(part, sync)?;
+        }
+    }
+
+    // Remember the slots written, as runs.
+    let mut k = 0;
+    while k < entries.len() {
+        let start = entries[k].slot;
+        let mut end = start + 1;
+        k += 1;
+        while k < entries.len() && entries[k].slot <= end {
+            end = entries[k].slot + 1;
+            k += 1;
+        }
+        touched.insert_range(start..end);
+    }
+    out.overflow.clear();
+    Ok(out)
+}
