@@ -258,10 +258,13 @@ fn zero_blocks_become_holes_and_unnamed_partitions_are_untouched() {
     assert!(out.contains("2021: defragmented"), "{out}");
     assert!(!out.contains("2020"), "2020 was not named: {out}");
     let (_, physical_after, _) = fstat(&path);
-    assert_eq!(
-        physical_before - physical_after,
-        65536,
-        "the zero blocks were returned"
+    // The 16 zero blocks are returned; ext4 may spend or free one block of extent-tree
+    // bookkeeping on either side, so the size allows one block of slack. The SEEK_DATA check
+    // below is the exact one.
+    let returned = physical_before as i64 - physical_after as i64;
+    assert!(
+        (65536 - 4096..=65536 + 4096).contains(&returned),
+        "the zero blocks were returned: {physical_before} → {physical_after}"
     );
     let runs = seek_data_runs(&path);
     assert!(
