@@ -831,3 +831,25 @@ fn real_trades_fixture_imports() {
     .0;
     assert!(out.starts_with("event_time_ms,local_ts_ns,trade_time_ms,symbol,trade_id,price,qty,is_buyer_maker\n2024-08-08T23:54:15.343Z,1723161254087896568,1723161255342,BTCUSDT,3735683259,61837.63,0.02,true\n"), "{out}");
 }
+
+#[test]
+fn a_bad_time_in_the_sample_is_rejected_without_stopping_inference() {
+    let tmp = TempDir::new().unwrap();
+    write(
+        tmp.path(),
+        "z.csv",
+        "time,v\n2020-01-01,1.5\n2020-01-02,NaN\n9999-01-01,7\n2020-01-03,inf\n2020-01-04,-inf\n",
+    );
+    let (code, _, err) = run(xs(tmp.path()).args(["import", "z.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("5 rows read, 4 stored, 1 rejected"), "{err}");
+    let rejects = rejects_text(&tmp.path().join("z"));
+    assert!(
+        rejects.contains("\"z.csv\",4,") && rejects.contains("year 9999 is outside the storable range"),
+        "{rejects}"
+    );
+    assert_eq!(
+        range(tmp.path(), "z"),
+        "time,v\n2020-01-01T00:00:00Z,1.5\n2020-01-02T00:00:00Z,NaN\n2020-01-03T00:00:00Z,inf\n2020-01-04T00:00:00Z,-inf\n"
+    );
+}

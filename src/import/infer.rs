@@ -132,45 +132,48 @@ fn time_name_score(name: &str) -> u8 {
     }
 }
 
-/// The time format a column's sample values share, if they share one.
+/// The time format a column's non-empty sample values share, if any, allowing a tenth of them
+/// (at least one, in samples of three or more) to be unreadable: a corrupt row or a year 9999
+/// does not hide the format, and the import rejects those rows with their reason.
 pub fn detect_time_format(
     values: &[&[u8]],
     unit: Option<EpochUnit>,
     pattern: Option<&str>,
 ) -> Option<(TimeFormat, String)> {
     let values: Vec<&[u8]> = values.iter().copied().filter(|v| !v.is_empty()).collect();
+    let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
+    let enough = |good: usize| good > 0 && values.len() - good <= allowed_bad;
+    let mostly = |f: &TimeFormat| enough(values.iter().filter(|v| f.parse(v).is_ok()).count());
     if values.is_empty() {
         return None;
     }
     if let Some(p) = pattern {
         let f = TimeFormat::Strftime(p.to_string());
-        return values
-            .iter()
-            .all(|v| f.parse(v).is_ok())
-            .then(|| (f, format!("times read with the pattern `{p}`")));
+        return mostly(&f).then(|| (f, format!("times read with the pattern `{p}`")));
     }
-    if values.iter().all(|v| is_epoch_number(v)) {
+    let mut epoch_magnitudes: Vec<u64> = values
+        .iter()
+        .filter(|v| is_epoch_number(v))
+        .map(|v| epoch_magnitude(v))
+        .collect();
+    if enough(epoch_magnitudes.len()) {
         let (unit, how) = match unit {
             Some(u) => (u, "as given by --time-unit"),
             None => {
-                let max = values.iter().map(|v| epoch_magnitude(v)).max().unwrap_or(0);
+                // The median, so that one outlier cannot change the unit of every row.
+                epoch_magnitudes.sort_unstable();
+                let typical = epoch_magnitudes[epoch_magnitudes.len() / 2];
                 (
-                    unit_by_magnitude(max),
+                    unit_by_magnitude(typical),
                     "by their magnitude; pass --time-unit to choose",
                 )
             }
         };
         let f = TimeFormat::Epoch(unit);
-        return values
-            .iter()
-            .all(|v| f.parse(v).is_ok())
-            .then(|| (f, format!("epoch numbers read as {} ({how})", unit_word(unit))));
+        return mostly(&f).then(|| (f, format!("epoch numbers read as {} ({how})", unit_word(unit))));
     }
     let f = TimeFormat::Iso;
-    values
-        .iter()
-        .all(|v| f.parse(v).is_ok())
-        .then(|| (f, "ISO-8601 times".to_string()))
+    mostly(&f).then(|| (f, "ISO-8601 times".to_string()))
 }
 
 /// The finest step the text of the times can express: the epoch unit, or the ISO fraction.
@@ -756,6 +759,23 @@ fn estimate_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) ->
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn one_unreadable_time_does_not_hide_the_format() {
+        let iso: Vec<&[u8]> = vec![b"2020-01-01", b"2020-01-02", b"9999-01-01", b"2020-01-03"];
+        assert!(matches!(
+            detect_time_format(&iso, None, None),
+            Some((TimeFormat::Iso, _))
+        ));
+        let epoch: Vec<&[u8]> = vec![b"1600000000000", b"1600000000001", b"x", b"1600000000002"];
+        let (format, _) = detect_time_format(&epoch, None, None).expect("epoch ms");
+        assert!(matches!(format, TimeFormat::Epoch(EpochUnit::Ms)));
+        let mixed: Vec<&[u8]> = vec![b"2020-01-01", b"a", b"b", b"2020-01-03"];
+        assert!(
+            detect_time_format(&mixed, None, None).is_none(),
+            "half unreadable is not a time column"
+        );
+    }
+
     use super::*;
 
     fn sample(text: &str) -> Sample {
