@@ -198,24 +198,13 @@ impl Database {
                 self.config.layout.name()
             )));
         }
-        let mut cache = self
-            .partitions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(p) = cache.get(&key) {
-            return Ok(Some(Arc::clone(p)));
-        }
-        let path = self.dir.join(key.file_name());
-        let partition = if path.exists() {
-            Partition::open(&self.dir, &self.config, key, self.writable)?
-        } else if create && self.writable {
-            Partition::create(&self.dir, &self.config, key)?
-        } else {
-            return Ok(None);
-        };
-        let partition = Arc::new(partition);
-        cache.insert(key, Arc::clone(&partition));
-        Ok(Some(partition))
+        self.cached(
+            &self.partitions,
+            key,
+            create,
+            || Partition::open(&self.dir, &self.config, key, self.writable),
+            || Partition::create(&self.dir, &self.config, key),
+        )
     }
 
     /// The bucket partition `key` (bucket layout): opened once and cached; with `create`, made
@@ -228,18 +217,33 @@ impl Database {
                 self.config.layout.name()
             )));
         }
-        let mut cache = self
-            .buckets
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        self.cached(
+            &self.buckets,
+            key,
+            create,
+            || BucketPartition::open(&self.dir, &self.config, key, self.writable),
+            || BucketPartition::create(&self.dir, &self.config, key),
+        )
+    }
+
+    /// The partition `key` from `cache`; else opened when its file exists, or created when
+    /// `create` is asked of a writable database, and cached so each file is opened once.
+    fn cached<P>(
+        &self,
+        cache: &Mutex<HashMap<PartitionKey, Arc<P>>>,
+        key: PartitionKey,
+        create: bool,
+        open_file: impl FnOnce() -> Result<P>,
+        create_file: impl FnOnce() -> Result<P>,
+    ) -> Result<Option<Arc<P>>> {
+        let mut cache = cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(p) = cache.get(&key) {
             return Ok(Some(Arc::clone(p)));
         }
-        let path = self.dir.join(key.file_name());
-        let partition = if path.exists() {
-            BucketPartition::open(&self.dir, &self.config, key, self.writable)?
+        let partition = if self.dir.join(key.file_name()).exists() {
+            open_file()?
         } else if create && self.writable {
-            BucketPartition::create(&self.dir, &self.config, key)?
+            create_file()?
         } else {
             return Ok(None);
         };
