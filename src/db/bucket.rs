@@ -461,6 +461,21 @@ impl BucketPartition {
     /// Decodes one record (`bytes` = exactly its `entry.len` bytes) into `out` (cleared first).
     pub fn decode_into(&self, b: u64, entry: Entry, bytes: &[u8], out: &mut Rows) -> Result<()> {
         out.clear();
+        let rows = self.decode_units(b, entry, bytes, &mut out.units)?;
+        out.rows.extend_from_slice(rows);
+        Ok(())
+    }
+
+    /// Checks one record and decodes its time offsets into `units` (cleared first); returns
+    /// its rows, borrowed from `bytes`, so that scans copy them once, straight to their output.
+    pub fn decode_units<'b>(
+        &self,
+        b: u64,
+        entry: Entry,
+        bytes: &'b [u8],
+        units: &mut Vec<u64>,
+    ) -> Result<&'b [u8]> {
+        units.clear();
         let corrupt = |why: &str| {
             Error::ForeignPartition {
             path: self.data_path.clone(),
@@ -483,7 +498,7 @@ impl BucketPartition {
             return Err(corrupt("length does not match its row count"));
         }
         let offsets = &bytes[1..1 + n * w];
-        out.units.reserve(n);
+        units.reserve(n);
         let mut prev = 0u64;
         for raw in offsets.chunks_exact(w) {
             let mut a = [0u8; 8];
@@ -493,10 +508,9 @@ impl BucketPartition {
                 return Err(corrupt("time offsets out of order or out of the bucket"));
             }
             prev = u;
-            out.units.push(u);
+            units.push(u);
         }
-        out.rows.extend_from_slice(&bytes[1 + n * w..]);
-        Ok(())
+        Ok(&bytes[1 + n * w..])
     }
 
     /// The rows of bucket `b` (empty when none). Two `pread`s.

@@ -455,6 +455,7 @@ impl Database {
         let row_len = self.schema().row_len();
         let mut times: Vec<i64> = Vec::new();
         let mut rows_out: Vec<u8> = Vec::new();
+        let mut units: Vec<u64> = Vec::new();
         let mut failure: Option<E> = None;
         for key in self.partition_keys()? {
             if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
@@ -477,16 +478,29 @@ impl Database {
                     Ok(true)
                 })?;
                 b = window_end;
-                let go_on = part.read_buckets(&entries, |bucket, rows| {
+                let go_on = part.read_records(&entries, |bucket, entry, bytes| {
+                    let rows = part.decode_units(bucket, entry, bytes, &mut units)?;
                     let start = part.bucket_start_ns(bucket);
                     let g = part.granularity_ns;
-                    for (k, &u) in rows.units.iter().enumerate() {
-                        let t = start + u as i64 * g;
-                        if t < lo || t >= hi {
-                            continue;
+                    let time = |u: u64| start + u as i64 * g;
+                    // Offsets are non-decreasing: a record whose first and last rows are in
+                    // the window is wholly in it and is copied in one piece.
+                    let inside = match (units.first(), units.last()) {
+                        (Some(&a), Some(&z)) => time(a) >= lo && time(z) < hi,
+                        _ => false,
+                    };
+                    if inside {
+                        times.extend(units.iter().map(|&u| time(u)));
+                        rows_out.extend_from_slice(rows);
+                    } else {
+                        for (k, &u) in units.iter().enumerate() {
+                            let t = time(u);
+                            if t < lo || t >= hi {
+                                continue;
+                            }
+                            times.push(t);
+                            rows_out.extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
                         }
-                        times.push(t);
-                        rows_out.extend_from_slice(&rows.rows[k * row_len..(k + 1) * row_len]);
                     }
                     if rows_out.len() as u64 >= SCAN_CHUNK_BYTES {
                         let go_on = visit(Batch::Rows {
