@@ -185,7 +185,7 @@ impl Schema {
     /// Parses `price:f64,qty:f64,side:str(4)`.
     pub fn parse_spec(spec: &str) -> Result<Schema, String> {
         let mut columns = Vec::new();
-        for part in split_spec(spec) {
+        for part in split_top_level(spec) {
             let (name, ty) = part.split_once(':').ok_or_else(|| {
                 format!("column `{part}` has no type: write it as name:type, e.g. price:f64")
             })?;
@@ -305,8 +305,9 @@ impl Schema {
     }
 }
 
-/// Splits a column spec at commas that are not inside `str(...)` parentheses.
-fn split_spec(spec: &str) -> Vec<&str> {
+/// Splits a list at commas outside parentheses (`a:str(4),b:f64`, `count,vwap(p,q)`), trimmed,
+/// empty parts dropped.
+pub fn split_top_level(spec: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;

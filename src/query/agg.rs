@@ -11,7 +11,7 @@
 //! return it as stored. See docs/QUERIES.md.
 
 use crate::db::config::Config;
-use crate::db::schema::{ColumnType, Schema};
+use crate::db::schema::{split_top_level, ColumnType, Schema};
 use crate::db::time::{format_duration, Granularity, END_TIME_NS, MIN_TIME_NS};
 use crate::db::{Batch, Database};
 use crate::error::{Error, Result};
@@ -302,27 +302,6 @@ pub fn ohlcv(schema: &Schema, price: &str, qty: &str) -> Result<Vec<Agg>, String
         // `first`/`last` accept any column; bars need a numeric price.
         Agg::new(schema, Kind::Max, &[price], None).map(|_| aggs)
     })
-}
-
-/// Splits at commas outside parentheses.
-fn split_top_level(spec: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (i, c) in spec.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(spec[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(spec[start..].trim());
-    parts.retain(|p| !p.is_empty());
-    parts
 }
 
 /// A bucketed aggregation ready to run: aggregates, bucket width, filter, output columns.
