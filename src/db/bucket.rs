@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::config::{sync_dir, Config};
-use super::partition::{data_segments, punch_hole, read_full_at, Header, HEADER_FIELDS_LEN, HEADER_LEN};
+use super::partition::{
+    create_file_atomically, data_segments, punch_hole, read_full_at, Header, HEADER_FIELDS_LEN, HEADER_LEN,
+};
 use super::time::PartitionKey;
 use crate::error::{Error, Result};
 
@@ -319,24 +321,7 @@ impl BucketPartition {
     /// Creates both files (each as `.NAME.tmp`: header, size, fsync, rename), data file first.
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<BucketPartition> {
         let header = Header::for_partition(config, key).encode();
-        let make = |name: &str, len: u64| -> Result<File> {
-            let path = dir.join(name);
-            let tmp = dir.join(format!(".{name}.tmp"));
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(0o644)
-                .open(&tmp)
-                .map_err(|e| Error::io("create", &tmp, e))?;
-            file.write_all_at(&header, 0)
-                .map_err(|e| Error::io("write", &tmp, e))?;
-            file.set_len(len).map_err(|e| Error::io("size", &tmp, e))?;
-            file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
-            fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
-            Ok(file)
-        };
+        let make = |name: &str, len: u64| create_file_atomically(dir, name, &header, len);
         let data_file = make(&data_file_name(key), HEADER_LEN)?;
         let buckets = ((key.end_ns() - key.start_ns()) / config.bucket_ns.max(1)) as u64;
         let dir_len = buckets

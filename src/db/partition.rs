@@ -194,33 +194,12 @@ impl Partition {
     /// Creates a partition file: header written, sized sparse to its full logical length, fsynced,
     /// then renamed into place so a crash never leaves a headerless file under the real name.
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<Partition> {
-        let path = dir.join(key.file_name());
-        let tmp = dir.join(format!(".{}.tmp", key.file_name()));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o644)
-            .open(&tmp)
-            .map_err(|e| Error::io("create", &tmp, e))?;
-        let partition = Partition::new(key, path, file, config);
+        let slots = ((key.end_ns() - key.start_ns()) / config.granularity.ns()) as u64;
+        let len_bytes = HEADER_LEN + slots * config.slab_len();
         let header = Header::for_partition(config, key).encode();
-        partition
-            .file
-            .write_all_at(&header, 0)
-            .map_err(|e| Error::io("write", &tmp, e))?;
-        partition
-            .file
-            .set_len(partition.logical_len())
-            .map_err(|e| Error::io("size", &tmp, e))?;
-        partition
-            .file
-            .sync_all()
-            .map_err(|e| Error::io("sync", &tmp, e))?;
-        fs::rename(&tmp, &partition.path).map_err(|e| Error::io("rename", &partition.path, e))?;
+        let file = create_file_atomically(dir, &key.file_name(), &header, len_bytes)?;
         sync_dir(dir)?;
-        Ok(partition)
+        Ok(Partition::new(key, dir.join(key.file_name()), file, config))
     }
 
     fn new(key: PartitionKey, path: PathBuf, file: File, config: &Config) -> Partition {
@@ -286,6 +265,28 @@ impl Partition {
     pub fn punch_hole(&self, from: u64, to: u64) -> Result<()> {
         punch_hole(&self.file, from, to).map_err(|e| Error::io("punch a hole in", &self.path, e))
     }
+}
+
+/// Creates `dir/name` so that a crash never leaves a headerless file under that name: written
+/// as `.name.tmp` with `header` at offset 0, sized sparse to `len_bytes`, fsynced, renamed into
+/// place. The caller fsyncs the directory once its files are all in place.
+pub fn create_file_atomically(dir: &Path, name: &str, header: &[u8], len_bytes: u64) -> Result<File> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o644)
+        .open(&tmp)
+        .map_err(|e| Error::io("create", &tmp, e))?;
+    file.write_all_at(header, 0)
+        .map_err(|e| Error::io("write", &tmp, e))?;
+    file.set_len(len_bytes).map_err(|e| Error::io("size", &tmp, e))?;
+    file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
+    fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
+    Ok(file)
 }
 
 /// `pread` until `buf` is full; bytes past the end of the file read as zeros.
