@@ -43,8 +43,30 @@ pub fn defrag_names(key: PartitionKey) -> (String, String) {
     )
 }
 
+/// Appends the `W`-byte little-endian offsets of `raw` to `units`; false (with `units` left
+/// partly filled) unless they are non-decreasing and below `limit`.
+#[inline]
+fn push_units<const W: usize>(raw: &[u8], limit: u64, units: &mut Vec<u64>) -> bool {
+    let mut prev = 0u64;
+    let mut ok = true;
+    units.extend(raw.chunks_exact(W).map(|c| {
+        let mut a = [0u8; 8];
+        a[..W].copy_from_slice(c);
+        let u = u64::from_le_bytes(a);
+        // Checked without branching out of the loop; the caller refuses the record.
+        ok &= u >= prev && u < limit;
+        prev = u;
+        u
+    }));
+    ok
+}
+
 /// Bytes read per `pread` when walking the directory or the data.
 const READ_BYTES: u64 = 1 << 20;
+thread_local! {
+    /// `read_records`' buffer, kept per thread between calls.
+    static READ_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
 /// Hole-punching granularity of the directory.
 const BLOCK_LEN: u64 = 4096;
 
@@ -484,16 +506,16 @@ impl BucketPartition {
         }
         let offsets = &bytes[1..1 + n * w];
         units.reserve(n);
-        let mut prev = 0u64;
-        for raw in offsets.chunks_exact(w) {
-            let mut a = [0u8; 8];
-            a[..w].copy_from_slice(raw);
-            let u = u64::from_le_bytes(a);
-            if u >= self.units_per_bucket || u < prev {
-                return Err(corrupt("time offsets out of order or out of the bucket"));
-            }
-            prev = u;
-            units.push(u);
+        // One loop per width: the width is fixed per record, and a loop over fixed-size
+        // chunks compiles to plain loads instead of a variable-length copy per offset.
+        let in_order = match w {
+            1 => push_units::<1>(offsets, self.units_per_bucket, units),
+            2 => push_units::<2>(offsets, self.units_per_bucket, units),
+            4 => push_units::<4>(offsets, self.units_per_bucket, units),
+            _ => push_units::<8>(offsets, self.units_per_bucket, units),
+        };
+        if !in_order {
+            return Err(corrupt("time offsets out of order or out of the bucket"));
         }
         Ok(&bytes[1 + n * w..])
     }
@@ -700,7 +722,24 @@ impl BucketPartition {
         entries: &[(u64, Entry)],
         mut visit: impl FnMut(u64, Entry, &[u8]) -> Result<bool>,
     ) -> Result<bool> {
-        let mut buf = Vec::new();
+        // The read buffer lives on with its thread: a fresh megabyte per call would be paged
+        // in (and zeroed) by the kernel again each time. Taken, not borrowed, so a nested call
+        // (rayon may run another scan on this thread while `visit` waits) gets its own.
+        let mut buf = READ_BUFFER.with(|cell| cell.take());
+        let done = self.read_records_into(entries, &mut buf, &mut visit);
+        if buf.capacity() as u64 <= 4 * READ_BYTES {
+            // A buffer grown by one huge record is not kept.
+            READ_BUFFER.with(|cell| cell.replace(buf));
+        }
+        done
+    }
+
+    fn read_records_into(
+        &self,
+        entries: &[(u64, Entry)],
+        buf: &mut Vec<u8>,
+        visit: &mut impl FnMut(u64, Entry, &[u8]) -> Result<bool>,
+    ) -> Result<bool> {
         for &(b, e) in entries {
             self.check_entry(b, e)?;
         }
@@ -715,7 +754,7 @@ impl BucketPartition {
                 j += 1;
             }
             buf.resize((end - start) as usize, 0);
-            self.read_data(&mut buf, start)?;
+            self.read_data(buf, start)?;
             for &(b, e) in &entries[i..j] {
                 let at = (e.offset - start) as usize;
                 if !visit(b, e, &buf[at..at + e.len as usize])? {
@@ -1090,6 +1129,35 @@ mod tests {
         encode_record(&[0, 300], &[1, 2, 3, 4], &mut out);
         assert_eq!(out, vec![2, 0, 0, 44, 1, 1, 2, 3, 4]);
         assert_eq!(record_len(&[0, 300], 2), out.len());
+    }
+
+    #[test]
+    fn offsets_decode_and_check_at_every_width() {
+        fn raw<const W: usize>(units: &[u64]) -> Vec<u8> {
+            units.iter().flat_map(|u| u.to_le_bytes()[..W].to_vec()).collect()
+        }
+        fn check<const W: usize>() {
+            let mut out = Vec::new();
+            assert!(push_units::<W>(&raw::<W>(&[0, 3, 3, 200]), 201, &mut out));
+            assert_eq!(out, vec![0, 3, 3, 200]);
+            out.clear();
+            assert!(
+                !push_units::<W>(&raw::<W>(&[3, 2]), 201, &mut out),
+                "out of order"
+            );
+            out.clear();
+            assert!(
+                !push_units::<W>(&raw::<W>(&[0, 201]), 201, &mut out),
+                "out of the bucket"
+            );
+        }
+        check::<1>();
+        check::<2>();
+        check::<4>();
+        check::<8>();
+        let mut out = Vec::new();
+        assert!(push_units::<8>(&raw::<8>(&[u64::MAX - 1]), u64::MAX, &mut out));
+        assert!(!push_units::<8>(&raw::<8>(&[u64::MAX]), u64::MAX, &mut out));
     }
 
     #[test]

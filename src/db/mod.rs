@@ -421,9 +421,9 @@ impl Database {
     }
 
     /// Walks the rows of `[from, to)` in time order as batches, whatever the layout: grid
-    /// hands out runs of whole slots (holes never read), bucket hands out decoded rows with
-    /// their times (about `SCAN_CHUNK_BYTES` of rows per batch). `visit` returns `Ok(false)`
-    /// to stop early.
+    /// hands out runs of whole slots (holes never read), bucket hands out the decoded rows of
+    /// one record (one bucket) at a time with their times. `visit` returns `Ok(false)` to stop
+    /// early.
     pub fn scan_batches<E: From<Error>>(
         &self,
         from_ns: i64,
@@ -454,8 +454,9 @@ impl Database {
         }
         let row_len = self.schema().row_len();
         let mut times: Vec<i64> = Vec::new();
-        let mut rows_out: Vec<u8> = Vec::new();
         let mut units: Vec<u64> = Vec::new();
+        // Rows of a record cut by the window's edge (only the first and last records).
+        let mut edge_rows: Vec<u8> = Vec::new();
         let mut failure: Option<E> = None;
         for key in self.partition_keys()? {
             if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
@@ -478,46 +479,48 @@ impl Database {
                     Ok(true)
                 })?;
                 b = window_end;
+                // One batch per record, its rows borrowed from the read buffer: no copy.
                 let go_on = part.read_records(&entries, |bucket, entry, bytes| {
                     let rows = part.decode_units(bucket, entry, bytes, &mut units)?;
                     let start = part.bucket_start_ns(bucket);
                     let g = part.granularity_ns;
-                    let time = |u: u64| start + u as i64 * g;
+                    times.clear();
+                    times.extend(units.iter().map(|&u| start + u as i64 * g));
                     // Offsets are non-decreasing: a record whose first and last rows are in
-                    // the window is wholly in it and is copied in one piece.
-                    let inside = match (units.first(), units.last()) {
-                        (Some(&a), Some(&z)) => time(a) >= lo && time(z) < hi,
+                    // the window is wholly in it.
+                    let inside = match (times.first(), times.last()) {
+                        (Some(&a), Some(&z)) => a >= lo && z < hi,
                         _ => false,
                     };
-                    if inside {
-                        times.extend(units.iter().map(|&u| time(u)));
-                        rows_out.extend_from_slice(rows);
+                    let batch = if inside {
+                        Batch::Rows { times: &times, rows }
                     } else {
-                        for (k, &u) in units.iter().enumerate() {
-                            let t = time(u);
-                            if t < lo || t >= hi {
-                                continue;
+                        edge_rows.clear();
+                        let mut kept = 0;
+                        for k in 0..times.len() {
+                            let t = times[k];
+                            if t >= lo && t < hi {
+                                times[kept] = t;
+                                kept += 1;
+                                edge_rows.extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
                             }
-                            times.push(t);
-                            rows_out.extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
                         }
-                    }
-                    if rows_out.len() as u64 >= SCAN_CHUNK_BYTES {
-                        let go_on = visit(Batch::Rows {
+                        times.truncate(kept);
+                        if kept == 0 {
+                            return Ok(true);
+                        }
+                        Batch::Rows {
                             times: &times,
-                            rows: &rows_out,
-                        });
-                        times.clear();
-                        rows_out.clear();
-                        match go_on {
-                            Ok(go) => return Ok(go),
-                            Err(e) => {
-                                failure = Some(e);
-                                return Ok(false);
-                            }
+                            rows: &edge_rows,
+                        }
+                    };
+                    match visit(batch) {
+                        Ok(go) => Ok(go),
+                        Err(e) => {
+                            failure = Some(e);
+                            Ok(false)
                         }
                     }
-                    Ok(true)
                 })?;
                 if let Some(e) = failure {
                     return Err(e);
@@ -526,12 +529,6 @@ impl Database {
                     return Ok(());
                 }
             }
-        }
-        if !times.is_empty() {
-            visit(Batch::Rows {
-                times: &times,
-                rows: &rows_out,
-            })?;
         }
         Ok(())
     }
