@@ -216,9 +216,11 @@ impl Config {
         match self.layout {
             Layout::Grid => partition_bytes(self.granularity, self.slab_len(), period),
             Layout::Bucket => {
+                // The entries of the partitions created now (version 2, with summaries).
+                let entry_len = super::summary::SummaryLayout::new(&self.schema).entry_len() as u64;
                 let buckets = u64::try_from(period.max_len_ns() / self.bucket_ns.max(1)).ok()?;
                 buckets
-                    .checked_mul(super::bucket::ENTRY_LEN)?
+                    .checked_mul(entry_len)?
                     .checked_add(super::partition::HEADER_LEN)
             }
         }

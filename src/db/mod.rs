@@ -7,6 +7,7 @@ pub mod lock;
 pub mod marker;
 pub mod partition;
 pub mod schema;
+pub mod summary;
 pub mod time;
 
 use std::collections::HashMap;
@@ -66,6 +67,26 @@ pub enum Batch<'a> {
     Slots { start_ns: i64, bytes: &'a [u8] },
     /// Bucket: rows back to back (`row_len` bytes each) and the time of each.
     Rows { times: &'a [i64], rows: &'a [u8] },
+}
+
+/// The summary of a storage bucket's rows, handed out by `Database::scan_summarized` in place
+/// of the rows themselves.
+#[derive(Clone, Copy, Debug)]
+pub struct BucketSummary<'a> {
+    /// The storage bucket `[start, end)`: it lies wholly inside the scan window.
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub rows: u64,
+    /// 16 bytes per summarized column (`summary::SummaryLayout`), verified by the entry's
+    /// check; decode with `summary::decode_bounds`.
+    pub bounds: &'a [u8],
+}
+
+/// A piece of a summarized scan, in time order.
+#[derive(Clone, Copy, Debug)]
+pub enum Scanned<'a> {
+    Batch(Batch<'a>),
+    Summary(BucketSummary<'a>),
 }
 
 impl Database {
@@ -437,7 +458,29 @@ impl Database {
                     bytes,
                 })
             }),
-            Layout::Bucket => self.scan_buckets(from_ns, to_ns, visit),
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, None, |piece| match piece {
+                Scanned::Batch(batch) => visit(batch),
+                // Not asked for: `scan_buckets` hands out none.
+                Scanned::Summary(_) => Ok(true),
+            }),
+        }
+    }
+
+    /// Like `scan_batches`, but a storage bucket of a bucket-layout partition with summaries
+    /// that lies wholly inside `[from, to)`, and for which `same_bucket(start, end)` says the
+    /// caller folds all of `[start, end)` into one result, comes as its summary (rows, min and
+    /// max per summarized column) instead of its rows, when its entry's check holds. Every
+    /// other bucket (and the grid layout) comes as rows, as in `scan_batches`.
+    pub fn scan_summarized<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        same_bucket: &dyn Fn(i64, i64) -> bool,
+        mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        match self.config.layout {
+            Layout::Grid => self.scan_batches(from_ns, to_ns, |batch| visit(Scanned::Batch(batch))),
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Some(same_bucket), visit),
         }
     }
 
@@ -445,7 +488,8 @@ impl Database {
         &self,
         from_ns: i64,
         to_ns: i64,
-        mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+        same_bucket: Option<&dyn Fn(i64, i64) -> bool>,
+        mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         let from_ns = from_ns.max(MIN_TIME_NS);
         let to_ns = to_ns.min(END_TIME_NS);
@@ -456,6 +500,7 @@ impl Database {
         let mut times: Vec<i64> = Vec::new();
         let mut rows_out: Vec<u8> = Vec::new();
         let mut units: Vec<u64> = Vec::new();
+        let mut bounds: Vec<u8> = Vec::new();
         let mut failure: Option<E> = None;
         for key in self.partition_keys()? {
             if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
@@ -469,69 +514,116 @@ impl Database {
             let first = ((lo - key.start_ns()) / part.bucket_ns) as u64;
             let end = ((hi - key.start_ns()) as u64).div_ceil(part.bucket_ns as u64);
             // Walk the directory a window at a time so memory stays bounded.
+            let summarize = same_bucket.filter(|_| part.has_summaries());
             let mut b = first;
             while b < end {
                 let window_end = end.min(b.saturating_add(1 << 16));
                 let mut entries = Vec::new();
-                part.for_each_entry(b, window_end, |bucket, e| {
+                // Per entry, where its verified bounds start in `bounds`: `None` = read its rows.
+                let mut bounds_at: Vec<Option<usize>> = Vec::new();
+                bounds.clear();
+                part.for_each_raw_entry(b, window_end, |bucket, e, raw| {
+                    let start = part.bucket_start_ns(bucket);
+                    let stop = start.saturating_add(part.bucket_ns);
+                    let verified = summarize
+                        .filter(|same| start >= lo && stop <= hi && same(start, stop))
+                        .and_then(|_| part.bounds(raw));
+                    bounds_at.push(verified.map(|v| {
+                        bounds.extend_from_slice(v);
+                        bounds.len() - v.len()
+                    }));
                     entries.push((bucket, e));
                     Ok(true)
                 })?;
                 b = window_end;
-                let go_on = part.read_records(&entries, |bucket, entry, bytes| {
-                    let rows = part.decode_units(bucket, entry, bytes, &mut units)?;
-                    let start = part.bucket_start_ns(bucket);
-                    let g = part.granularity_ns;
-                    let time = |u: u64| start + u as i64 * g;
-                    // Offsets are non-decreasing: a record whose first and last rows are in
-                    // the window is wholly in it and is copied in one piece.
-                    let inside = match (units.first(), units.last()) {
-                        (Some(&a), Some(&z)) => time(a) >= lo && time(z) < hi,
-                        _ => false,
-                    };
-                    if inside {
-                        times.extend(units.iter().map(|&u| time(u)));
-                        rows_out.extend_from_slice(rows);
-                    } else {
-                        for (k, &u) in units.iter().enumerate() {
-                            let t = time(u);
-                            if t < lo || t >= hi {
-                                continue;
-                            }
-                            times.push(t);
-                            rows_out.extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
-                        }
+                let mut i = 0;
+                while i < entries.len() {
+                    let mut j = i;
+                    while j < entries.len() && bounds_at[j].is_none() {
+                        j += 1;
                     }
-                    if rows_out.len() as u64 >= SCAN_CHUNK_BYTES {
-                        let go_on = visit(Batch::Rows {
+                    let go_on = part.read_records(&entries[i..j], |bucket, entry, bytes| {
+                        let rows = part.decode_units(bucket, entry, bytes, &mut units)?;
+                        let start = part.bucket_start_ns(bucket);
+                        let g = part.granularity_ns;
+                        let time = |u: u64| start + u as i64 * g;
+                        // Offsets are non-decreasing: a record whose first and last rows are in
+                        // the window is wholly in it and is copied in one piece.
+                        let inside = match (units.first(), units.last()) {
+                            (Some(&a), Some(&z)) => time(a) >= lo && time(z) < hi,
+                            _ => false,
+                        };
+                        if inside {
+                            times.extend(units.iter().map(|&u| time(u)));
+                            rows_out.extend_from_slice(rows);
+                        } else {
+                            for (k, &u) in units.iter().enumerate() {
+                                let t = time(u);
+                                if t < lo || t >= hi {
+                                    continue;
+                                }
+                                times.push(t);
+                                rows_out.extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
+                            }
+                        }
+                        if rows_out.len() as u64 >= SCAN_CHUNK_BYTES {
+                            let go_on = visit(Scanned::Batch(Batch::Rows {
+                                times: &times,
+                                rows: &rows_out,
+                            }));
+                            times.clear();
+                            rows_out.clear();
+                            match go_on {
+                                Ok(go) => return Ok(go),
+                                Err(e) => {
+                                    failure = Some(e);
+                                    return Ok(false);
+                                }
+                            }
+                        }
+                        Ok(true)
+                    })?;
+                    if let Some(e) = failure {
+                        return Err(e);
+                    }
+                    if !go_on {
+                        return Ok(());
+                    }
+                    let Some(&(bucket, entry)) = entries.get(j) else {
+                        break;
+                    };
+                    let at = bounds_at[j].unwrap_or_default();
+                    i = j + 1;
+                    // Rows before the summary go first: pieces stay in time order.
+                    if !times.is_empty() {
+                        let go_on = visit(Scanned::Batch(Batch::Rows {
                             times: &times,
                             rows: &rows_out,
-                        });
+                        }))?;
                         times.clear();
                         rows_out.clear();
-                        match go_on {
-                            Ok(go) => return Ok(go),
-                            Err(e) => {
-                                failure = Some(e);
-                                return Ok(false);
-                            }
+                        if !go_on {
+                            return Ok(());
                         }
                     }
-                    Ok(true)
-                })?;
-                if let Some(e) = failure {
-                    return Err(e);
-                }
-                if !go_on {
-                    return Ok(());
+                    let start_ns = part.bucket_start_ns(bucket);
+                    let summary = BucketSummary {
+                        start_ns,
+                        end_ns: start_ns.saturating_add(part.bucket_ns),
+                        rows: u64::from(entry.rows),
+                        bounds: &bounds[at..at + part.summaries.entry_len() - summary::BOUNDS_AT],
+                    };
+                    if !visit(Scanned::Summary(summary))? {
+                        return Ok(());
+                    }
                 }
             }
         }
         if !times.is_empty() {
-            visit(Batch::Rows {
+            visit(Scanned::Batch(Batch::Rows {
                 times: &times,
                 rows: &rows_out,
-            })?;
+            }))?;
         }
         Ok(())
     }
