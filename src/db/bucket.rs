@@ -1296,6 +1296,69 @@ mod tests {
     }
 
     #[test]
+    fn a_summarized_scan_hands_out_whole_buckets_as_verified_summaries() {
+        use crate::db::summary::{decode_bounds, BoundKind};
+        use crate::db::Scanned;
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let db = bucket_db(&tmp.path().join("db"));
+        let row = |v: i64| {
+            let mut r = db.schema().new_row();
+            db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
+            r
+        };
+        let t0 = 1_704_067_200_000_000_000i64; // 2024-01-01
+        let (s, ms) = (1_000_000_000i64, 1_000_000i64);
+        // Seconds 0, 1, 2 hold rows; second 1 has three.
+        db.put(t0 + 100 * ms, &row(4), PutMode::Replace).unwrap();
+        for (at, v) in [(1000, 7), (1000, -2), (1999, 9)] {
+            db.put(t0 + at * ms, &row(v), PutMode::Append).unwrap();
+        }
+        db.put(t0 + 2500 * ms, &row(1), PutMode::Replace).unwrap();
+        let scan = |from: i64, to: i64, same: &dyn Fn(i64, i64) -> bool| {
+            let mut pieces = Vec::new();
+            db.scan_summarized(from, to, same, |piece| -> Result<bool> {
+                pieces.push(match piece {
+                    Scanned::Batch(crate::db::Batch::Rows { times, .. }) => {
+                        format!("rows {}", times.len())
+                    }
+                    Scanned::Batch(_) => "slots".to_string(),
+                    Scanned::Summary(sum) => {
+                        let b = decode_bounds(BoundKind::Signed, sum.bounds, 0);
+                        assert_eq!(sum.end_ns - sum.start_ns, s);
+                        format!("summary {} {:?}", sum.rows, b)
+                    }
+                });
+                Ok(true)
+            })
+            .unwrap();
+            pieces
+        };
+        let any = |_: i64, _: i64| true;
+        // Window from 0.5 s to 2.6 s: second 0 and 2 are partial, second 1 whole.
+        assert_eq!(
+            scan(t0 + 500 * ms, t0 + 2600 * ms, &any),
+            ["summary 3 Some(Signed(-2, 9))", "rows 1"]
+        );
+        // Rows before a summary come first (time order); the caller can refuse summaries.
+        assert_eq!(
+            scan(t0, t0 + 3 * s, &|a, _| a != t0),
+            [
+                "rows 1",
+                "summary 3 Some(Signed(-2, 9))",
+                "summary 1 Some(Signed(1, 1))"
+            ]
+        );
+        assert_eq!(scan(t0, t0 + 3 * s, &|_, _| false), ["rows 5"]);
+        // A damaged summary is not handed out: its bucket comes as rows.
+        let key = db.slot_of(t0).unwrap().key;
+        let part = db.bucket_partition(key, false).unwrap().unwrap();
+        let at = part.entry_offset(1) + summary::BOUNDS_AT as u64;
+        part.dir_file().write_all_at(&[0x55], at).unwrap();
+        assert_eq!(scan(t0 + 500 * ms, t0 + 2600 * ms, &any), ["rows 4"]);
+    }
+
+    #[test]
     fn a_corrupt_entry_is_an_error_not_a_panic() {
         use crate::PutMode;
         let tmp = tempfile::tempdir().unwrap();
