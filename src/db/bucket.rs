@@ -58,8 +58,11 @@ pub fn defrag_names(key: PartitionKey) -> (String, String) {
     )
 }
 
-/// Bytes read per `pread` when walking the directory or the data.
+/// Bytes read per `pread` when walking the data.
 const READ_BYTES: u64 = 1 << 20;
+/// Bytes read per `pread` when walking the directory: a buffer small enough to stay in the
+/// allocator's heap (a 1 MiB one is mapped, faulted in and unmapped at every walk).
+const DIR_READ_BYTES: u64 = 64 << 10;
 /// Hole-punching granularity of the directory.
 const BLOCK_LEN: u64 = 4096;
 
@@ -455,33 +458,44 @@ impl BucketPartition {
         to: u64,
         mut visit: impl FnMut(u64, Entry) -> Result<bool>,
     ) -> Result<()> {
-        self.for_each_raw_entry(from, to, |b, e, _| visit(b, e))
+        self.for_each_summarized_entry(from, to, false, |b, e, _| visit(b, e))
     }
 
-    /// Like `for_each_entry`, and also hands out each entry's bytes (`entry_len` of them).
-    pub fn for_each_raw_entry(
+    /// Like `for_each_entry`; with `summaries`, also hands out each entry's bounds (16 bytes
+    /// per summarized column) when its check holds: `None` for a version-1 directory, or for
+    /// an entry whose check fails (a torn write, bit rot), whose record must then be read.
+    pub fn for_each_summarized_entry(
         &self,
         from: u64,
         to: u64,
-        mut visit: impl FnMut(u64, Entry, &[u8]) -> Result<bool>,
+        summaries: bool,
+        mut visit: impl FnMut(u64, Entry, Option<&[u8]>) -> Result<bool>,
     ) -> Result<()> {
         let (byte_from, byte_to) = (self.entry_offset(from), self.entry_offset(to.min(self.buckets)));
         let segments = data_segments(&self.dir_file, byte_from, byte_to)
             .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
         let entry_len = self.entry_len;
-        let mut buf = Vec::new();
+        let verify = summaries && self.has_summaries();
+        let (mut buf, mut ok) = (Vec::new(), Vec::new());
         for (seg_from, seg_to) in segments {
             // Widen to whole entries: an entry may straddle a block edge (4096 need not be a
             // multiple of the entry length); holes read as zeros, empty entries.
             let mut b = ((seg_from - HEADER_LEN) / entry_len).max(from);
             let end = (seg_to - HEADER_LEN).div_ceil(entry_len).min(to);
             while b < end {
-                let n = (READ_BYTES / entry_len).min(end - b);
+                let n = (DIR_READ_BYTES / entry_len).min(end - b);
                 buf.resize((n * entry_len) as usize, 0);
                 self.read_dir(&mut buf, self.entry_offset(b))?;
+                if verify {
+                    summary::verify_entries(&buf, entry_len as usize, &mut ok);
+                }
                 for (i, raw) in buf.chunks_exact(entry_len as usize).enumerate() {
                     let e = Entry::decode(raw);
-                    if !e.is_empty() && !visit(b + i as u64, e, raw)? {
+                    if e.is_empty() {
+                        continue;
+                    }
+                    let bounds = (verify && ok[i]).then(|| &raw[summary::BOUNDS_AT..]);
+                    if !visit(b + i as u64, e, bounds)? {
                         return Ok(());
                     }
                 }
@@ -489,15 +503,6 @@ impl BucketPartition {
             }
         }
         Ok(())
-    }
-
-    /// The verified bounds of an entry's bytes (as `for_each_raw_entry` hands them out):
-    /// `None` for a version-1 directory, or when the check fails (a torn write, bit rot).
-    pub fn bounds<'r>(&self, raw: &'r [u8]) -> Option<&'r [u8]> {
-        if !self.has_summaries() {
-            return None;
-        }
-        summary::verified_bounds(raw)
     }
 
     /// Refuses an entry that points outside the data file or at an empty record (a corrupt
@@ -1014,8 +1019,8 @@ impl BucketPartition {
                 Ok(true)
             })?;
             let mut new_entries = Vec::new();
-            copy.for_each_raw_entry(0, copy.buckets, |bucket, e, raw| {
-                if copy.bounds(raw).is_none() {
+            copy.for_each_summarized_entry(0, copy.buckets, true, |bucket, e, bounds| {
+                if bounds.is_none() {
                     mismatch = Some(format!("the summary of bucket {bucket}"));
                 }
                 new_entries.push((bucket, e));

@@ -496,11 +496,8 @@ impl Database {
         if from_ns >= to_ns {
             return Ok(());
         }
-        let row_len = self.schema().row_len();
-        let mut times: Vec<i64> = Vec::new();
-        let mut rows_out: Vec<u8> = Vec::new();
-        let mut units: Vec<u64> = Vec::new();
-        let mut bounds: Vec<u8> = Vec::new();
+        let mut got = Gathered::default();
+        // An error of `visit` met inside an engine callback waits here to be returned.
         let mut failure: Option<E> = None;
         for key in self.partition_keys()? {
             if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
@@ -513,119 +510,50 @@ impl Database {
             let hi = to_ns.min(key.end_ns());
             let first = ((lo - key.start_ns()) / part.bucket_ns) as u64;
             let end = ((hi - key.start_ns()) as u64).div_ceil(part.bucket_ns as u64);
-            // Walk the directory a window at a time so memory stays bounded.
-            let summarize = same_bucket.filter(|_| part.has_summaries());
+            // Walk the directory a window at a time so memory stays bounded; the records of
+            // buckets read as rows wait in `pending` so that neighbours are read together.
+            let mut pending: Vec<(u64, bucket::Entry)> = Vec::new();
             let mut b = first;
             while b < end {
                 let window_end = end.min(b.saturating_add(1 << 16));
-                let mut entries = Vec::new();
-                // Per entry, where its verified bounds start in `bounds`: `None` = read its rows.
-                let mut bounds_at: Vec<Option<usize>> = Vec::new();
-                bounds.clear();
-                part.for_each_raw_entry(b, window_end, |bucket, e, raw| {
-                    let start = part.bucket_start_ns(bucket);
-                    let stop = start.saturating_add(part.bucket_ns);
-                    let verified = summarize
-                        .filter(|same| start >= lo && stop <= hi && same(start, stop))
-                        .and_then(|_| part.bounds(raw));
-                    bounds_at.push(verified.map(|v| {
-                        bounds.extend_from_slice(v);
-                        bounds.len() - v.len()
-                    }));
-                    entries.push((bucket, e));
-                    Ok(true)
+                let mut go_on = true;
+                part.for_each_summarized_entry(b, window_end, same_bucket.is_some(), |bucket, e, bounds| {
+                    let start_ns = part.bucket_start_ns(bucket);
+                    let end_ns = start_ns.saturating_add(part.bucket_ns);
+                    let wanted = same_bucket
+                        .is_some_and(|same| start_ns >= lo && end_ns <= hi && same(start_ns, end_ns));
+                    let Some(bounds) = bounds.filter(|_| wanted) else {
+                        pending.push((bucket, e));
+                        return Ok(true);
+                    };
+                    // Rows before the summary go first: pieces stay in time order.
+                    go_on = got.read(&part, &mut pending, lo, hi, &mut visit, &mut failure)?
+                        && got.hand_out(&mut visit, &mut failure);
+                    if go_on {
+                        let summary = BucketSummary {
+                            start_ns,
+                            end_ns,
+                            rows: u64::from(e.rows),
+                            bounds,
+                        };
+                        go_on = keep(visit(Scanned::Summary(summary)), &mut failure);
+                    }
+                    Ok(go_on)
                 })?;
                 b = window_end;
-                let mut i = 0;
-                while i < entries.len() {
-                    let mut j = i;
-                    while j < entries.len() && bounds_at[j].is_none() {
-                        j += 1;
-                    }
-                    let go_on = part.read_records(&entries[i..j], |bucket, entry, bytes| {
-                        let rows = part.decode_units(bucket, entry, bytes, &mut units)?;
-                        let start = part.bucket_start_ns(bucket);
-                        let g = part.granularity_ns;
-                        let time = |u: u64| start + u as i64 * g;
-                        // Offsets are non-decreasing: a record whose first and last rows are in
-                        // the window is wholly in it and is copied in one piece.
-                        let inside = match (units.first(), units.last()) {
-                            (Some(&a), Some(&z)) => time(a) >= lo && time(z) < hi,
-                            _ => false,
-                        };
-                        if inside {
-                            times.extend(units.iter().map(|&u| time(u)));
-                            rows_out.extend_from_slice(rows);
-                        } else {
-                            for (k, &u) in units.iter().enumerate() {
-                                let t = time(u);
-                                if t < lo || t >= hi {
-                                    continue;
-                                }
-                                times.push(t);
-                                rows_out.extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
-                            }
-                        }
-                        if rows_out.len() as u64 >= SCAN_CHUNK_BYTES {
-                            let go_on = visit(Scanned::Batch(Batch::Rows {
-                                times: &times,
-                                rows: &rows_out,
-                            }));
-                            times.clear();
-                            rows_out.clear();
-                            match go_on {
-                                Ok(go) => return Ok(go),
-                                Err(e) => {
-                                    failure = Some(e);
-                                    return Ok(false);
-                                }
-                            }
-                        }
-                        Ok(true)
-                    })?;
-                    if let Some(e) = failure {
-                        return Err(e);
-                    }
-                    if !go_on {
-                        return Ok(());
-                    }
-                    let Some(&(bucket, entry)) = entries.get(j) else {
-                        break;
-                    };
-                    let at = bounds_at[j].unwrap_or_default();
-                    i = j + 1;
-                    // Rows before the summary go first: pieces stay in time order.
-                    if !times.is_empty() {
-                        let go_on = visit(Scanned::Batch(Batch::Rows {
-                            times: &times,
-                            rows: &rows_out,
-                        }))?;
-                        times.clear();
-                        rows_out.clear();
-                        if !go_on {
-                            return Ok(());
-                        }
-                    }
-                    let start_ns = part.bucket_start_ns(bucket);
-                    let summary = BucketSummary {
-                        start_ns,
-                        end_ns: start_ns.saturating_add(part.bucket_ns),
-                        rows: u64::from(entry.rows),
-                        bounds: &bounds[at..at + part.summaries.entry_len() - summary::BOUNDS_AT],
-                    };
-                    if !visit(Scanned::Summary(summary))? {
-                        return Ok(());
-                    }
+                if go_on {
+                    go_on = got.read(&part, &mut pending, lo, hi, &mut visit, &mut failure)?;
+                }
+                if let Some(e) = failure {
+                    return Err(e);
+                }
+                if !go_on {
+                    return Ok(());
                 }
             }
         }
-        if !times.is_empty() {
-            visit(Scanned::Batch(Batch::Rows {
-                times: &times,
-                rows: &rows_out,
-            }))?;
-        }
-        Ok(())
+        got.hand_out(&mut visit, &mut failure);
+        failure.map_or(Ok(()), Err)
     }
 
     /// Walks the data of `[from, to)` as chunks of whole slots: `visit(partition, first_slot,
@@ -807,6 +735,87 @@ impl Database {
 
 /// Bytes read per `pread` when scanning.
 pub const SCAN_CHUNK_BYTES: u64 = 1 << 20;
+
+/// `go_on` of a `visit` call; an error is kept in `failure` and stops the walk.
+fn keep<E>(go_on: Result<bool, E>, failure: &mut Option<E>) -> bool {
+    go_on.unwrap_or_else(|e| {
+        *failure = Some(e);
+        false
+    })
+}
+
+/// Rows a bucket scan has decoded and not yet handed out, with their times.
+#[derive(Default)]
+struct Gathered {
+    times: Vec<i64>,
+    rows: Vec<u8>,
+    units: Vec<u64>,
+}
+
+impl Gathered {
+    /// Reads the records of `pending` (then empties it) and keeps their rows with
+    /// `lo <= t < hi`, handing them to `visit` whenever about `SCAN_CHUNK_BYTES` are gathered.
+    /// `Ok(false)`: stop (`visit` said so, or failed into `failure`).
+    fn read<E>(
+        &mut self,
+        part: &BucketPartition,
+        pending: &mut Vec<(u64, bucket::Entry)>,
+        lo: i64,
+        hi: i64,
+        visit: &mut impl FnMut(Scanned<'_>) -> Result<bool, E>,
+        failure: &mut Option<E>,
+    ) -> Result<bool> {
+        let row_len = part.row_len;
+        let go_on = part.read_records(pending, |bucket, entry, bytes| {
+            let rows = part.decode_units(bucket, entry, bytes, &mut self.units)?;
+            let start = part.bucket_start_ns(bucket);
+            let g = part.granularity_ns;
+            let time = |u: u64| start + u as i64 * g;
+            // Offsets are non-decreasing: a record whose first and last rows are in the
+            // window is wholly in it and is copied in one piece.
+            let inside = match (self.units.first(), self.units.last()) {
+                (Some(&a), Some(&z)) => time(a) >= lo && time(z) < hi,
+                _ => false,
+            };
+            if inside {
+                self.times.extend(self.units.iter().map(|&u| time(u)));
+                self.rows.extend_from_slice(rows);
+            } else {
+                for (k, &u) in self.units.iter().enumerate() {
+                    let t = time(u);
+                    if t >= lo && t < hi {
+                        self.times.push(t);
+                        self.rows.extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
+                    }
+                }
+            }
+            if self.rows.len() as u64 >= SCAN_CHUNK_BYTES {
+                return Ok(self.hand_out(visit, failure));
+            }
+            Ok(true)
+        })?;
+        pending.clear();
+        Ok(go_on)
+    }
+
+    /// Hands the gathered rows (if any) to `visit` as one batch; `false`: stop.
+    fn hand_out<E>(
+        &mut self,
+        visit: &mut impl FnMut(Scanned<'_>) -> Result<bool, E>,
+        failure: &mut Option<E>,
+    ) -> bool {
+        if self.times.is_empty() {
+            return true;
+        }
+        let go_on = visit(Scanned::Batch(Batch::Rows {
+            times: &self.times,
+            rows: &self.rows,
+        }));
+        self.times.clear();
+        self.rows.clear();
+        keep(go_on, failure)
+    }
+}
 /// Hole-punching granularity (the ext4/xfs block size).
 pub const BLOCK_LEN: u64 = 4096;
 

@@ -197,6 +197,35 @@ pub fn verified_bounds(raw: &[u8]) -> Option<&[u8]> {
     (stored == check(&raw[..LOCATOR_LEN], bounds)).then_some(bounds)
 }
 
+/// Verifies every entry of `chunk` (whole entries of `entry_len` bytes, version 2): `ok[i]`
+/// says whether entry i's check holds. Gives what `verified_bounds` gives entry by entry, but
+/// hashes four entries side by side: FNV-1a is one serial chain of multiplies per entry, and
+/// four independent chains keep the multiplier busy (the directory walk of a week of 5 s
+/// buckets verifies 120,960 entries).
+pub fn verify_entries(chunk: &[u8], entry_len: usize, ok: &mut Vec<bool>) {
+    const PRIME: u64 = 0x0100_0000_01b3;
+    ok.clear();
+    if entry_len < BOUNDS_AT {
+        ok.resize(chunk.len() / entry_len.max(1), false);
+        return;
+    }
+    let checked = |e: &[u8], h: u64| u64::from_le_bytes(le8(&e[CHECK_AT..CHECK_AT + 8])) == h;
+    let mut quads = chunk.chunks_exact(4 * entry_len);
+    for quad in &mut quads {
+        let e: [&[u8]; 4] = std::array::from_fn(|j| &quad[j * entry_len..(j + 1) * entry_len]);
+        let mut h = [FNV1A64_START; 4];
+        for at in (0..LOCATOR_LEN).chain(BOUNDS_AT..entry_len) {
+            for j in 0..4 {
+                h[j] = (h[j] ^ u64::from(e[j][at])).wrapping_mul(PRIME);
+            }
+        }
+        ok.extend((0..4).map(|j| checked(e[j], h[j])));
+    }
+    for e in quads.remainder().chunks_exact(entry_len) {
+        ok.push(verified_bounds(e).is_some());
+    }
+}
+
 /// One column's stored bounds, decoded: `None` when the column had no non-null value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bounds {
@@ -314,5 +343,20 @@ mod tests {
         let mut reserved = e.clone();
         reserved[24] = 1;
         assert!(verified_bounds(&reserved).is_some());
+        // Verifying a chunk of entries four at a time agrees with one at a time.
+        let mut chunk = Vec::new();
+        for k in 0..11u8 {
+            let mut one = Vec::new();
+            encode_entry(&[k; LOCATOR_LEN], &[k ^ 0x5A; 32], &mut one);
+            if k % 3 == 1 {
+                one[k as usize % 64] ^= 1;
+            }
+            chunk.extend_from_slice(&one);
+        }
+        let mut ok = Vec::new();
+        verify_entries(&chunk, 64, &mut ok);
+        let one_by_one: Vec<bool> = chunk.chunks(64).map(|e| verified_bounds(e).is_some()).collect();
+        assert_eq!(ok, one_by_one);
+        assert_eq!(ok.iter().filter(|&&x| !x).count(), 4);
     }
 }

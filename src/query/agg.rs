@@ -629,10 +629,14 @@ impl Buckets {
     /// The start of the bucket holding `t_ns`.
     #[inline]
     fn of(self, t_ns: i64) -> i64 {
-        if self.origin_ns == 0 {
-            if let Some(start) = t_ns.div_euclid(self.every_ns).checked_mul(self.every_ns) {
-                return start;
-            }
+        // i64 arithmetic when it cannot overflow (always, but near the ends of the range).
+        let start = t_ns
+            .checked_sub(self.origin_ns)
+            .map(|d| d.div_euclid(self.every_ns))
+            .and_then(|k| k.checked_mul(self.every_ns))
+            .and_then(|d| d.checked_add(self.origin_ns));
+        if let Some(start) = start {
+            return start;
         }
         let k = (i128::from(t_ns) - i128::from(self.origin_ns)).div_euclid(i128::from(self.every_ns));
         // A bucket of a very wide --every near 1678 may start before i64's range: clamp.
