@@ -283,7 +283,8 @@ fn defrag_buckets(
             .saturating_add(before.data_bytes.saturating_sub(part.data_len()))
             .saturating_add(SPACE_MARGIN_BYTES);
         // A version-1 partition (no summaries) is rewritten even when compact: defrag upgrades it.
-        let compact = audit.garbage_bytes == 0 && audit.out_of_order == 0 && part.has_summaries();
+        let newest = part.version == crate::db::bucket::newest_version(db.config(), key);
+        let compact = audit.garbage_bytes == 0 && audit.out_of_order == 0 && newest;
         let action = if options.min_fragmented_extents > 0 && compact {
             Action::NotFragmented
         } else {

@@ -24,6 +24,23 @@ use crate::error::{Error, Result};
 /// version `create` and `defrag` write. Version 1 (16-byte entries) still reads and takes writes.
 pub const SUMMARY_VERSION: u32 = 2;
 
+/// The version of the partitions `create` and `defrag` write: `SUMMARY_VERSION`, unless its
+/// larger entries would pass the partition size limit (a database created with 16-byte
+/// entries near that limit), where version 1 keeps it working.
+pub fn newest_version(config: &Config, key: PartitionKey) -> u32 {
+    let entry_len = u64::from(header_of(config, key, SUMMARY_VERSION).entry_len);
+    let buckets = ((key.end_ns() - key.start_ns()) / config.bucket_ns.max(1)) as u64;
+    let fits = buckets
+        .checked_mul(entry_len)
+        .and_then(|b| b.checked_add(HEADER_LEN))
+        .is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES);
+    if fits {
+        SUMMARY_VERSION
+    } else {
+        PARTITION_VERSION
+    }
+}
+
 /// The header of a bucket partition of `version` (1 or `SUMMARY_VERSION`).
 pub fn header_of(config: &Config, key: PartitionKey, version: u32) -> Header {
     let mut header = Header::for_partition(config, key);
@@ -383,8 +400,12 @@ impl BucketPartition {
     /// Creates both files (each as `.NAME.tmp`: header, size, fsync, rename), data file first,
     /// of the newest version (entries with summaries).
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<BucketPartition> {
-        let header = header_of(config, key, SUMMARY_VERSION);
-        let entry_len = u64::from(header.entry_len);
+        let version = newest_version(config, key);
+        let header = header_of(config, key, version);
+        let entry_len = match version {
+            PARTITION_VERSION => LOCATOR_LEN as u64,
+            _ => u64::from(header.entry_len),
+        };
         let header = header.encode();
         let make = |name: &str, len: u64| create_file_atomically(dir, name, &header, len);
         let data_file = make(&data_file_name(key), HEADER_LEN)?;
@@ -394,7 +415,7 @@ impl BucketPartition {
             .and_then(|b| b.checked_add(HEADER_LEN))
             .ok_or_else(|| Error::Invalid(format!("partition {key}: too many buckets")))?;
         let dir_file = make(&key.file_name(), dir_len)?;
-        let part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN, SUMMARY_VERSION);
+        let part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN, version);
         part.write_committed(HEADER_LEN)?;
         sync_dir(dir)?;
         Ok(part)
@@ -920,7 +941,8 @@ impl BucketPartition {
         let (data_name, dir_name) = defrag_names(self.key);
         let (tmp_data_path, tmp_dir_path) = (dir.join(&data_name), dir.join(&dir_name));
         let generation = self.generation()?.wrapping_add(1);
-        let header = header_of(config, self.key, SUMMARY_VERSION).encode();
+        let version = newest_version(config, self.key);
+        let header = header_of(config, self.key, version).encode();
         let make = |path: &Path, len: u64| -> Result<File> {
             let _ = fs::remove_file(path);
             let file = OpenOptions::new()
@@ -947,12 +969,17 @@ impl BucketPartition {
             })?;
             preallocate(&data, HEADER_LEN + live_bytes)
                 .map_err(|e| Error::io("allocate", &tmp_data_path, e))?;
-            let entry_len = u64::from(header_of(config, self.key, SUMMARY_VERSION).entry_len);
-            let index = make(&tmp_dir_path, HEADER_LEN + self.buckets * entry_len)?;
+            let open_copy = |index: File, data: File| {
+                BucketPartition::new(self.key, dir, config, index, data, HEADER_LEN, version)
+            };
+            let index = make(&tmp_dir_path, HEADER_LEN)?;
             index
                 .write_all_at(&generation.to_le_bytes(), DIR_GENERATION_AT)
                 .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
-            let copy = BucketPartition::new(self.key, dir, config, index, data, HEADER_LEN, SUMMARY_VERSION);
+            let copy = open_copy(index, data);
+            copy.dir_file
+                .set_len(copy.dir_logical_len())
+                .map_err(|e| Error::io("size", &tmp_dir_path, e))?;
             let copy = BucketPartition {
                 dir_path: tmp_dir_path.clone(),
                 data_path: tmp_data_path.clone(),
@@ -1020,7 +1047,7 @@ impl BucketPartition {
             })?;
             let mut new_entries = Vec::new();
             copy.for_each_summarized_entry(0, copy.buckets, true, |bucket, e, bounds| {
-                if bounds.is_none() {
+                if copy.has_summaries() && bounds.is_none() {
                     mismatch = Some(format!("the summary of bucket {bucket}"));
                 }
                 new_entries.push((bucket, e));
@@ -1361,6 +1388,32 @@ mod tests {
         let at = part.entry_offset(1) + summary::BOUNDS_AT as u64;
         part.dir_file().write_all_at(&[0x55], at).unwrap();
         assert_eq!(scan(t0 + 500 * ms, t0 + 2600 * ms, &any), ["rows 4"]);
+    }
+
+    #[test]
+    fn a_config_near_the_size_limit_loads_and_keeps_version_1_partitions() {
+        use crate::db::config::Layout;
+        use crate::db::schema::Schema;
+        use crate::db::time::{Granularity, Period};
+        // 500 µs buckets: a year of 16-byte entries is 1 TB logical, of 512-byte ones 32 TB.
+        let columns: Vec<String> = (0..30).map(|i| format!("c{i}:f64")).collect();
+        let config = Config {
+            layout: Layout::Bucket,
+            bucket_ns: 500_000,
+            granularity: Granularity::from_ns(1_000).unwrap(),
+            period: Period::Year,
+            depth: 1,
+            time_column: "time".into(),
+            schema: Schema::parse_spec(&columns.join(",")).unwrap(),
+        };
+        let key = PartitionKey::of(Period::Year, 1_704_067_200_000_000_000);
+        assert_eq!(newest_version(&config, key), PARTITION_VERSION);
+        assert!(Config::parse(&config.to_toml()).is_ok());
+        let wide = Config {
+            bucket_ns: 1_000_000_000,
+            ..config
+        };
+        assert_eq!(newest_version(&wide, key), SUMMARY_VERSION);
     }
 
     #[test]
