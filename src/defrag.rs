@@ -282,45 +282,47 @@ fn defrag_buckets(
             .live_bytes
             .saturating_add(before.data_bytes.saturating_sub(part.data_len()))
             .saturating_add(SPACE_MARGIN_BYTES);
-        let action =
-            if options.min_fragmented_extents > 0 && audit.garbage_bytes == 0 && audit.out_of_order == 0 {
-                Action::NotFragmented
-            } else {
-                let free_bytes = match options.assume_free_bytes {
-                    Some(n) => n,
-                    None => free_bytes(db.dir())?,
-                };
-                if options.dry_run {
-                    Action::WouldRewrite {
-                        needed_bytes,
-                        free_bytes,
-                    }
-                } else if free_bytes < needed_bytes {
-                    return Err(Error::Defrag {
-                        path: part.dir_path.clone(),
-                        reason: format!(
-                            "it needs {} free in {} for the rewritten copy and {} is available; \
-                         free some space there and run again",
-                            human_bytes(needed_bytes),
-                            db.dir().display(),
-                            human_bytes(free_bytes)
-                        ),
-                    });
-                } else {
-                    part.compact(db.dir(), db.config())?;
-                    db.forget_partition(key);
-                    on_event(Event::Step {
-                        key,
-                        step: Step::Renamed,
-                    });
-                    let fresh = db
-                        .bucket_partition(key, false)?
-                        .ok_or_else(|| Error::Invalid(format!("partition {key} vanished during defrag")))?;
-                    Action::Rewritten {
-                        after: measure(&fresh)?,
-                    }
-                }
+        // A version-1 partition (no summaries) is rewritten even when compact: defrag upgrades it.
+        let newest = part.version == crate::db::bucket::newest_version(db.config(), key);
+        let compact = audit.garbage_bytes == 0 && audit.out_of_order == 0 && newest;
+        let action = if options.min_fragmented_extents > 0 && compact {
+            Action::NotFragmented
+        } else {
+            let free_bytes = match options.assume_free_bytes {
+                Some(n) => n,
+                None => free_bytes(db.dir())?,
             };
+            if options.dry_run {
+                Action::WouldRewrite {
+                    needed_bytes,
+                    free_bytes,
+                }
+            } else if free_bytes < needed_bytes {
+                return Err(Error::Defrag {
+                    path: part.dir_path.clone(),
+                    reason: format!(
+                        "it needs {} free in {} for the rewritten copy and {} is available; \
+                         free some space there and run again",
+                        human_bytes(needed_bytes),
+                        db.dir().display(),
+                        human_bytes(free_bytes)
+                    ),
+                });
+            } else {
+                part.compact(db.dir(), db.config())?;
+                db.forget_partition(key);
+                on_event(Event::Step {
+                    key,
+                    step: Step::Renamed,
+                });
+                let fresh = db
+                    .bucket_partition(key, false)?
+                    .ok_or_else(|| Error::Invalid(format!("partition {key} vanished during defrag")))?;
+                Action::Rewritten {
+                    after: measure(&fresh)?,
+                }
+            }
+        };
         let outcome = Outcome {
             key,
             path: part.dir_path.clone(),
@@ -474,7 +476,7 @@ fn verify(source: &Partition, temp: &File, temp_path: &Path, segments: &[(u64, u
             source.logical_len()
         )));
     }
-    let mut header = [0u8; crate::db::partition::HEADER_FIELDS_LEN];
+    let mut header = [0u8; crate::db::partition::HEADER_ENCODED_LEN];
     read_full_at(temp, &mut header, 0).map_err(|e| Error::io("read", temp_path, e))?;
     Header::decode(&header).map_err(|reason| fail(format!("the copy's header is unreadable: {reason}")))?;
     for (from, to) in data_segments(temp, 0, temp_len).map_err(|e| Error::io("seek in", temp_path, e))? {

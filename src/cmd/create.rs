@@ -170,7 +170,8 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
         Layout::Grid => choose_period(granularity, slab_len, wanted)
             .ok_or_else(|| Failure::usage(too_large(&config, wanted.unwrap_or(Period::Day))))?,
         Layout::Bucket => {
-            // The directory holds 16 bytes per bucket; the data file only what is written.
+            // The directory holds one entry per bucket (32 + 16 per summarized column); the
+            // data file only what is written.
             let period = wanted.unwrap_or(Period::Year);
             if config
                 .max_partition_bytes(period)

@@ -1,6 +1,7 @@
 //! One partition of the `bucket` layout: a sparse directory file (`YYYY.xs`: a 4 KiB header
-//! block, then one 16-byte entry per time bucket at an offset computed from the time) and an
-//! append-only data file (`YYYY.xs.data`: the same header block, then bucket records). A bucket
+//! block, then one fixed-size entry per time bucket at an offset computed from the time: 16
+//! bytes in version 1, 32 + 16 per summarized column with min/max summaries in version 2) and
+//! an append-only data file (`YYYY.xs.data`: the same header block, then bucket records). A bucket
 //! is rewritten by appending its new record and repointing its entry; the old record becomes
 //! garbage. Data is appended and fdatasynced before any entry points to it, so a crash leaves
 //! at most unreferenced bytes at the end of the data file. See docs/FORMAT.md.
@@ -12,13 +13,44 @@ use std::sync::Mutex;
 
 use super::config::{sync_dir, Config};
 use super::partition::{
-    create_file_atomically, data_segments, punch_hole, read_full_at, Header, HEADER_FIELDS_LEN, HEADER_LEN,
+    create_file_atomically, data_segments, punch_hole, read_full_at, Header, HEADER_ENCODED_LEN,
+    HEADER_FIELDS_LEN, HEADER_LEN, PARTITION_VERSION,
 };
+use super::summary::{self, SummaryLayout, LOCATOR_LEN};
 use super::time::PartitionKey;
 use crate::error::{Error, Result};
 
-/// Bytes of one directory entry: data offset u64, record length u32, rows u32.
-pub const ENTRY_LEN: u64 = 16;
+/// Partition header version of bucket partitions whose entries carry min/max summaries: the
+/// version `create` and `defrag` write. Version 1 (16-byte entries) still reads and takes writes.
+pub const SUMMARY_VERSION: u32 = 2;
+
+/// The version of the partitions `create` and `defrag` write: `SUMMARY_VERSION`, unless its
+/// larger entries would pass the partition size limit (a database created with 16-byte
+/// entries near that limit), where version 1 keeps it working.
+pub fn newest_version(config: &Config, key: PartitionKey) -> u32 {
+    let entry_len = u64::from(header_of(config, key, SUMMARY_VERSION).entry_len);
+    let buckets = ((key.end_ns() - key.start_ns()) / config.bucket_ns.max(1)) as u64;
+    let fits = buckets
+        .checked_mul(entry_len)
+        .and_then(|b| b.checked_add(HEADER_LEN))
+        .is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES);
+    if fits {
+        SUMMARY_VERSION
+    } else {
+        PARTITION_VERSION
+    }
+}
+
+/// The header of a bucket partition of `version` (1 or `SUMMARY_VERSION`).
+pub fn header_of(config: &Config, key: PartitionKey, version: u32) -> Header {
+    let mut header = Header::for_partition(config, key);
+    if version != PARTITION_VERSION {
+        header.format_version = version;
+        // At most 32 + 16 × 30 bytes.
+        header.entry_len = SummaryLayout::new(&config.schema).entry_len() as u32;
+    }
+    header
+}
 /// Suffix added to the directory file's name to name the data file.
 pub const DATA_SUFFIX: &str = ".data";
 /// Offset in the directory's header block of the committed data length (u64; outside the
@@ -61,8 +93,11 @@ fn push_units<const W: usize>(raw: &[u8], limit: u64, units: &mut Vec<u64>) -> b
     ok
 }
 
-/// Bytes read per `pread` when walking the directory or the data.
+/// Bytes read per `pread` when walking the data.
 const READ_BYTES: u64 = 1 << 20;
+/// Bytes read per `pread` when walking the directory: a buffer small enough to stay in the
+/// allocator's heap (a 1 MiB one is mapped, faulted in and unmapped at every walk).
+const DIR_READ_BYTES: u64 = 64 << 10;
 thread_local! {
     /// `read_records`' buffer, kept per thread between calls.
     static READ_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
@@ -79,15 +114,16 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn encode(&self) -> [u8; ENTRY_LEN as usize] {
-        let mut b = [0u8; ENTRY_LEN as usize];
+    /// The 16-byte locator: the whole entry in version 1, the first bytes in version 2.
+    pub fn encode(&self) -> [u8; LOCATOR_LEN] {
+        let mut b = [0u8; LOCATOR_LEN];
         b[0..8].copy_from_slice(&self.offset.to_le_bytes());
         b[8..12].copy_from_slice(&self.len.to_le_bytes());
         b[12..16].copy_from_slice(&self.rows.to_le_bytes());
         b
     }
 
-    /// Decodes 16 bytes (the caller passes exactly `ENTRY_LEN`).
+    /// Decodes the locator from the first 16 bytes of `b` (the caller passes a whole entry).
     pub fn decode(b: &[u8]) -> Entry {
         let mut o = [0u8; 8];
         o.copy_from_slice(&b[0..8]);
@@ -106,6 +142,14 @@ impl Entry {
     pub fn end(&self) -> u64 {
         self.offset.saturating_add(u64::from(self.len))
     }
+}
+
+/// An entry to write: its locator and the bounds of its record's rows (16 bytes per summarized
+/// column; empty when the directory is of version 1, which has no summaries).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NewEntry {
+    pub entry: Entry,
+    pub bounds: Box<[u8]>,
 }
 
 /// Width in bytes of the time offsets of a record whose largest offset is `max_unit`.
@@ -180,6 +224,12 @@ pub struct BucketPartition {
     /// Granularity units per bucket.
     pub units_per_bucket: u64,
     pub row_len: usize,
+    /// Partition header version: 1 (16-byte entries) or `SUMMARY_VERSION`.
+    pub version: u32,
+    /// Bytes of one directory entry: 16, or the summary layout's length.
+    pub entry_len: u64,
+    /// Which columns the entries summarize (used only when `version` has summaries).
+    pub summaries: SummaryLayout,
     /// Where the next record is appended (the data file's length).
     data_end: Mutex<u64>,
 }
@@ -197,11 +247,18 @@ impl BucketPartition {
         dir_file: File,
         data_file: File,
         data_end: u64,
+        version: u32,
     ) -> BucketPartition {
         // Validated config: bucket_ns divides a day (hence every partition) and is a multiple
         // of the granularity.
         let bucket_ns = config.bucket_ns.max(1);
         let granularity_ns = config.granularity.ns();
+        let summaries = SummaryLayout::new(&config.schema);
+        let entry_len = if version == PARTITION_VERSION {
+            LOCATOR_LEN
+        } else {
+            summaries.entry_len()
+        } as u64;
         BucketPartition {
             key,
             dir_path: dir.join(key.file_name()),
@@ -213,13 +270,21 @@ impl BucketPartition {
             granularity_ns,
             units_per_bucket: (bucket_ns / granularity_ns) as u64,
             row_len: config.schema.row_len(),
+            version,
+            entry_len,
+            summaries,
             data_end: Mutex::new(data_end),
         }
     }
 
     /// Logical size of the directory file.
     pub fn dir_logical_len(&self) -> u64 {
-        HEADER_LEN + self.buckets * ENTRY_LEN
+        HEADER_LEN + self.buckets * self.entry_len
+    }
+
+    /// Whether entries carry summaries (version 2).
+    pub fn has_summaries(&self) -> bool {
+        self.version != PARTITION_VERSION
     }
 
     /// Opens both files of an existing partition and checks their headers. A writer also
@@ -227,29 +292,34 @@ impl BucketPartition {
     pub fn open(dir: &Path, config: &Config, key: PartitionKey, writable: bool) -> Result<BucketPartition> {
         let dir_path = dir.join(key.file_name());
         let data_path = dir.join(data_file_name(key));
-        let expected = Header::for_partition(config, key);
-        let open = |path: &Path| -> Result<File> {
+        // Either version is read; anything else is compared with the newest and refused.
+        let open = |path: &Path| -> Result<(File, u32)> {
             let file = OpenOptions::new()
                 .read(true)
                 .write(writable)
                 .open(path)
                 .map_err(|e| Error::io("open", path, e))?;
-            let mut block = [0u8; HEADER_FIELDS_LEN];
+            let mut block = [0u8; HEADER_ENCODED_LEN];
             read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", path, e))?;
             let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
                 path: path.to_path_buf(),
                 reason,
             })?;
-            if let Some(reason) = found.mismatch(&expected) {
+            let version = if found.format_version == PARTITION_VERSION {
+                PARTITION_VERSION
+            } else {
+                SUMMARY_VERSION
+            };
+            if let Some(reason) = found.mismatch(&header_of(config, key, version)) {
                 return Err(Error::ForeignPartition {
                     path: path.to_path_buf(),
                     reason,
                 });
             }
-            Ok(file)
+            Ok((file, version))
         };
-        let mut dir_file = open(&dir_path)?;
-        let data_file = open(&data_path)?;
+        let (mut dir_file, mut version) = open(&dir_path)?;
+        let (data_file, data_version) = open(&data_path)?;
         let generation = |file: &File, at: u64, path: &Path| -> Result<u64> {
             let mut b = [0u8; 8];
             read_full_at(file, &mut b, at).map_err(|e| Error::io("read", path, e))?;
@@ -272,7 +342,7 @@ impl BucketPartition {
             }
             fs::rename(&pending, &dir_path).map_err(|e| Error::io("rename", &pending, e))?;
             sync_dir(dir)?;
-            dir_file = open(&dir_path)?;
+            (dir_file, version) = open(&dir_path)?;
             if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
                 return Err(Error::ForeignPartition {
                     path: dir_path,
@@ -283,8 +353,17 @@ impl BucketPartition {
         let len = |file: &File, path: &Path| -> Result<u64> {
             Ok(file.metadata().map_err(|e| Error::io("stat", path, e))?.len())
         };
+        if data_version != version {
+            return Err(Error::ForeignPartition {
+                path: data_path,
+                reason: format!(
+                    "its header version is {data_version} and its directory's {version}: they do not \
+                     belong together; restore from a backup"
+                ),
+            });
+        }
         let data_len = len(&data_file, &data_path)?;
-        let part = BucketPartition::new(key, dir, config, dir_file, data_file, data_len);
+        let part = BucketPartition::new(key, dir, config, dir_file, data_file, data_len, version);
         let dir_len = len(&part.dir_file, &dir_path)?;
         if dir_len != part.dir_logical_len() {
             return Err(Error::ForeignPartition {
@@ -340,18 +419,25 @@ impl BucketPartition {
             .map_err(|e| Error::io("write", &self.dir_path, e))
     }
 
-    /// Creates both files (each as `.NAME.tmp`: header, size, fsync, rename), data file first.
+    /// Creates both files (each as `.NAME.tmp`: header, size, fsync, rename), data file first,
+    /// of the newest version (entries with summaries).
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<BucketPartition> {
-        let header = Header::for_partition(config, key).encode();
+        let version = newest_version(config, key);
+        let header = header_of(config, key, version);
+        let entry_len = match version {
+            PARTITION_VERSION => LOCATOR_LEN as u64,
+            _ => u64::from(header.entry_len),
+        };
+        let header = header.encode();
         let make = |name: &str, len: u64| create_file_atomically(dir, name, &header, len);
         let data_file = make(&data_file_name(key), HEADER_LEN)?;
         let buckets = ((key.end_ns() - key.start_ns()) / config.bucket_ns.max(1)) as u64;
         let dir_len = buckets
-            .checked_mul(ENTRY_LEN)
+            .checked_mul(entry_len)
             .and_then(|b| b.checked_add(HEADER_LEN))
             .ok_or_else(|| Error::Invalid(format!("partition {key}: too many buckets")))?;
         let dir_file = make(&key.file_name(), dir_len)?;
-        let part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN);
+        let part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN, version);
         part.write_committed(HEADER_LEN)?;
         sync_dir(dir)?;
         Ok(part)
@@ -386,7 +472,7 @@ impl BucketPartition {
 
     /// Offset of the entry of bucket `b` in the directory.
     pub fn entry_offset(&self, b: u64) -> u64 {
-        HEADER_LEN + b * ENTRY_LEN
+        HEADER_LEN + b * self.entry_len
     }
 
     /// Bucket index and time offset (granularity units) of `t_ns`, which lies in the partition.
@@ -400,8 +486,9 @@ impl BucketPartition {
         self.key.start_ns() + b as i64 * self.bucket_ns
     }
 
+    /// The locator of bucket `b`'s entry.
     pub fn entry(&self, b: u64) -> Result<Entry> {
-        let mut e = [0u8; ENTRY_LEN as usize];
+        let mut e = [0u8; LOCATOR_LEN];
         self.read_dir(&mut e, self.entry_offset(b))?;
         Ok(Entry::decode(&e))
     }
@@ -414,22 +501,44 @@ impl BucketPartition {
         to: u64,
         mut visit: impl FnMut(u64, Entry) -> Result<bool>,
     ) -> Result<()> {
+        self.for_each_summarized_entry(from, to, false, |b, e, _| visit(b, e))
+    }
+
+    /// Like `for_each_entry`; with `summaries`, also hands out each entry's bounds (16 bytes
+    /// per summarized column) when its check holds: `None` for a version-1 directory, or for
+    /// an entry whose check fails (a torn write, bit rot), whose record must then be read.
+    pub fn for_each_summarized_entry(
+        &self,
+        from: u64,
+        to: u64,
+        summaries: bool,
+        mut visit: impl FnMut(u64, Entry, Option<&[u8]>) -> Result<bool>,
+    ) -> Result<()> {
         let (byte_from, byte_to) = (self.entry_offset(from), self.entry_offset(to.min(self.buckets)));
         let segments = data_segments(&self.dir_file, byte_from, byte_to)
             .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
-        let mut buf = Vec::new();
+        let entry_len = self.entry_len;
+        let verify = summaries && self.has_summaries();
+        let (mut buf, mut ok) = (Vec::new(), Vec::new());
         for (seg_from, seg_to) in segments {
-            // Widen to whole entries: block edges are entry edges (4096 = 256 × 16) except at
-            // the header, which the range never includes.
-            let mut b = (seg_from - HEADER_LEN) / ENTRY_LEN;
-            let end = (seg_to - HEADER_LEN).div_ceil(ENTRY_LEN).min(to);
+            // Widen to whole entries: an entry may straddle a block edge (4096 need not be a
+            // multiple of the entry length); holes read as zeros, empty entries.
+            let mut b = ((seg_from - HEADER_LEN) / entry_len).max(from);
+            let end = (seg_to - HEADER_LEN).div_ceil(entry_len).min(to);
             while b < end {
-                let n = (READ_BYTES / ENTRY_LEN).min(end - b);
-                buf.resize((n * ENTRY_LEN) as usize, 0);
+                let n = (DIR_READ_BYTES / entry_len).min(end - b);
+                buf.resize((n * entry_len) as usize, 0);
                 self.read_dir(&mut buf, self.entry_offset(b))?;
-                for (i, raw) in buf.chunks_exact(ENTRY_LEN as usize).enumerate() {
+                if verify {
+                    summary::verify_entries(&buf, entry_len as usize, &mut ok);
+                }
+                for (i, raw) in buf.chunks_exact(entry_len as usize).enumerate() {
                     let e = Entry::decode(raw);
-                    if !e.is_empty() && !visit(b + i as u64, e)? {
+                    if e.is_empty() {
+                        continue;
+                    }
+                    let bounds = (verify && ok[i]).then(|| &raw[summary::BOUNDS_AT..]);
+                    if !visit(b + i as u64, e, bounds)? {
                         return Ok(());
                     }
                 }
@@ -598,10 +707,10 @@ impl BucketPartition {
     }
 
     /// Writes the entries of consecutive buckets from `first`.
-    pub fn write_entries(&self, first: u64, entries: &[Entry]) -> Result<()> {
-        let mut buf = Vec::with_capacity(entries.len() * ENTRY_LEN as usize);
+    pub fn write_entries(&self, first: u64, entries: &[NewEntry]) -> Result<()> {
+        let mut buf = Vec::with_capacity(entries.len() * self.entry_len as usize);
         for e in entries {
-            buf.extend_from_slice(&e.encode());
+            self.encode_entry(e, &mut buf)?;
         }
         self.dir_file
             .write_all_at(&buf, self.entry_offset(first))
@@ -654,6 +763,26 @@ impl BucketPartition {
         }
     }
 
+    /// Appends the bytes of `e` as this directory stores it: the locator alone (version 1), or
+    /// the locator, its check and the bounds (version 2; all zero for an empty bucket).
+    fn encode_entry(&self, e: &NewEntry, out: &mut Vec<u8>) -> Result<()> {
+        if !self.has_summaries() {
+            out.extend_from_slice(&e.entry.encode());
+        } else if e.entry.is_empty() {
+            out.resize(out.len() + self.entry_len as usize, 0);
+        } else if e.bounds.len() + summary::BOUNDS_AT != self.entry_len as usize {
+            return Err(Error::Invalid(format!(
+                "{}: an entry with {} bytes of bounds for entries of {} bytes",
+                self.dir_path.display(),
+                e.bounds.len(),
+                self.entry_len
+            )));
+        } else {
+            summary::encode_entry(&e.entry.encode(), &e.bounds, out);
+        }
+        Ok(())
+    }
+
     /// Replaces bucket `b` with `rows` (empty: the entry is cleared): appends the record,
     /// fdatasyncs the data, then repoints the entry. A no-op when `rows` equals what is stored.
     pub fn rewrite_bucket(&self, b: u64, old: Entry, old_rows: &Rows, rows: &Rows) -> Result<()> {
@@ -669,14 +798,16 @@ impl BucketPartition {
         }
         let mut record = Vec::with_capacity(record_len(&rows.units, self.row_len));
         encode_record(&rows.units, &rows.rows, &mut record);
-        let entry = self.entry_for(&record, rows.len(), 0)?;
-        let at = self.append(&record)?;
+        let mut new = self.entry_for(&record, rows.len(), 0)?;
+        new.entry.offset = self.append(&record)?;
         self.sync_data()?;
-        self.write_entries(b, &[Entry { offset: at, ..entry }])
+        self.write_entries(b, &[new])
     }
 
-    /// The entry of a record of `rows` rows placed at `offset`; refuses records too large.
-    pub fn entry_for(&self, record: &[u8], rows: usize, offset: u64) -> Result<Entry> {
+    /// The entry of a record of `rows` rows placed at `offset`, with the bounds of its rows
+    /// (the record's last `rows × row_len` bytes) when this directory keeps summaries; refuses
+    /// records too large.
+    pub fn entry_for(&self, record: &[u8], rows: usize, offset: u64) -> Result<NewEntry> {
         let too_big = || {
             Error::Invalid(format!(
                 "a bucket of partition {} would hold {rows} rows ({} bytes), past the 4 GiB record limit; use a narrower --bucket",
@@ -684,10 +815,25 @@ impl BucketPartition {
                 record.len()
             ))
         };
-        Ok(Entry {
+        let entry = Entry {
             offset,
             len: u32::try_from(record.len()).map_err(|_| too_big())?,
             rows: u32::try_from(rows).map_err(|_| too_big())?,
+        };
+        let mut bounds = Vec::new();
+        if self.has_summaries() {
+            let rows_len = rows
+                .checked_mul(self.row_len)
+                .filter(|&n| n <= record.len())
+                .ok_or_else(|| {
+                    Error::Invalid(format!("a record of {rows} rows is {} bytes", record.len()))
+                })?;
+            self.summaries
+                .bounds(&record[record.len() - rows_len..], self.row_len, &mut bounds);
+        }
+        Ok(NewEntry {
+            entry,
+            bounds: bounds.into_boxed_slice(),
         })
     }
 
@@ -825,7 +971,8 @@ impl BucketPartition {
     }
 
     /// Defrag: writes the live records in bucket order into a new data file (next
-    /// generation) and a new directory pointing into it, fsyncs both, verifies them against
+    /// generation) and a new directory pointing into it (always of the newest version, with
+    /// summaries computed from the rows, so defrag upgrades a version-1 partition), fsyncs both, verifies them against
     /// this partition record by record, then renames the data file and the directory into
     /// place (in that order; `open` finishes an interrupted pair of renames). The caller
     /// holds the writer lock and drops its cached handle afterwards.
@@ -833,7 +980,8 @@ impl BucketPartition {
         let (data_name, dir_name) = defrag_names(self.key);
         let (tmp_data_path, tmp_dir_path) = (dir.join(&data_name), dir.join(&dir_name));
         let generation = self.generation()?.wrapping_add(1);
-        let header = Header::for_partition(config, self.key).encode();
+        let version = newest_version(config, self.key);
+        let header = header_of(config, self.key, version).encode();
         let make = |path: &Path, len: u64| -> Result<File> {
             let _ = fs::remove_file(path);
             let file = OpenOptions::new()
@@ -860,10 +1008,22 @@ impl BucketPartition {
             })?;
             preallocate(&data, HEADER_LEN + live_bytes)
                 .map_err(|e| Error::io("allocate", &tmp_data_path, e))?;
-            let index = make(&tmp_dir_path, self.dir_logical_len())?;
+            let open_copy = |index: File, data: File| {
+                BucketPartition::new(self.key, dir, config, index, data, HEADER_LEN, version)
+            };
+            let index = make(&tmp_dir_path, HEADER_LEN)?;
             index
                 .write_all_at(&generation.to_le_bytes(), DIR_GENERATION_AT)
                 .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+            let copy = open_copy(index, data);
+            copy.dir_file
+                .set_len(copy.dir_logical_len())
+                .map_err(|e| Error::io("size", &tmp_dir_path, e))?;
+            let copy = BucketPartition {
+                dir_path: tmp_dir_path.clone(),
+                data_path: tmp_data_path.clone(),
+                ..copy
+            };
             let mut end = HEADER_LEN;
             let mut done = Compacted {
                 buckets: 0,
@@ -879,19 +1039,20 @@ impl BucketPartition {
                 })?;
                 b = window_end;
                 let mut out = Vec::new();
-                let mut placed: Vec<(u64, Entry)> = Vec::with_capacity(entries.len());
+                let mut placed: Vec<(u64, NewEntry)> = Vec::with_capacity(entries.len());
+                let mut units = Vec::new();
                 self.read_records(&entries, |bucket, e, bytes| {
+                    // Checks the record before its rows are summarized.
+                    self.decode_units(bucket, e, bytes, &mut units)?;
                     placed.push((
                         bucket,
-                        Entry {
-                            offset: end + out.len() as u64,
-                            ..e
-                        },
+                        copy.entry_for(bytes, e.rows as usize, end + out.len() as u64)?,
                     ));
                     out.extend_from_slice(bytes);
                     Ok(true)
                 })?;
-                data.write_all_at(&out, end)
+                copy.data_file
+                    .write_all_at(&out, end)
                     .map_err(|e| Error::io("write", &tmp_data_path, e))?;
                 end += out.len() as u64;
                 done.buckets += placed.len() as u64;
@@ -902,31 +1063,21 @@ impl BucketPartition {
                     while m < placed.len() && placed[m].0 == placed[m - 1].0 + 1 {
                         m += 1;
                     }
-                    let mut run = Vec::with_capacity((m - k) * ENTRY_LEN as usize);
-                    for (_, e) in &placed[k..m] {
-                        run.extend_from_slice(&e.encode());
-                    }
-                    index
-                        .write_all_at(&run, self.entry_offset(placed[k].0))
-                        .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+                    let run: Vec<NewEntry> = placed[k..m].iter().map(|(_, e)| e.clone()).collect();
+                    copy.write_entries(placed[k].0, &run)?;
                     k = m;
                 }
             }
-            index
-                .write_all_at(&end.to_le_bytes(), COMMITTED_AT)
-                .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
-            data.sync_all()
+            copy.write_committed(end)?;
+            *copy.data_end_lock() = end;
+            copy.data_file
+                .sync_all()
                 .map_err(|e| Error::io("sync", &tmp_data_path, e))?;
-            index
+            copy.dir_file
                 .sync_all()
                 .map_err(|e| Error::io("sync", &tmp_dir_path, e))?;
-            // Verify: the new files hold the same records for the same buckets.
-            let copy = BucketPartition::new(self.key, dir, config, index, data, end);
-            let copy = BucketPartition {
-                dir_path: tmp_dir_path.clone(),
-                data_path: tmp_data_path.clone(),
-                ..copy
-            };
+            // Verify: the new files hold the same records for the same buckets, and every new
+            // entry passes its check.
             let mut mismatch = None;
             let mut old_entries = Vec::new();
             self.for_each_entry(0, self.buckets, |bucket, e| {
@@ -934,11 +1085,14 @@ impl BucketPartition {
                 Ok(true)
             })?;
             let mut new_entries = Vec::new();
-            copy.for_each_entry(0, copy.buckets, |bucket, e| {
+            copy.for_each_summarized_entry(0, copy.buckets, true, |bucket, e, bounds| {
+                if copy.has_summaries() && bounds.is_none() {
+                    mismatch = Some(format!("the summary of bucket {bucket}"));
+                }
                 new_entries.push((bucket, e));
                 Ok(true)
             })?;
-            if old_entries.len() != new_entries.len() {
+            if mismatch.is_none() && old_entries.len() != new_entries.len() {
                 mismatch = Some("a different number of buckets".to_string());
             }
             let mut old_bytes = Vec::new();
@@ -1242,6 +1396,96 @@ mod tests {
     }
 
     #[test]
+    fn a_summarized_scan_hands_out_whole_buckets_as_verified_summaries() {
+        use crate::db::summary::{decode_bounds, BoundKind};
+        use crate::db::Scanned;
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let db = bucket_db(&tmp.path().join("db"));
+        let row = |v: i64| {
+            let mut r = db.schema().new_row();
+            db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
+            r
+        };
+        let t0 = 1_704_067_200_000_000_000i64; // 2024-01-01
+        let (s, ms) = (1_000_000_000i64, 1_000_000i64);
+        // Seconds 0, 1, 2 hold rows; second 1 has three.
+        db.put(t0 + 100 * ms, &row(4), PutMode::Replace).unwrap();
+        for (at, v) in [(1000, 7), (1000, -2), (1999, 9)] {
+            db.put(t0 + at * ms, &row(v), PutMode::Append).unwrap();
+        }
+        db.put(t0 + 2500 * ms, &row(1), PutMode::Replace).unwrap();
+        let scan = |from: i64, to: i64, same: &dyn Fn(i64, i64) -> bool| {
+            let mut pieces = Vec::new();
+            db.scan_summarized(from, to, same, |piece| -> Result<bool> {
+                pieces.push(match piece {
+                    Scanned::Batch(crate::db::Batch::Rows { times, .. }) => {
+                        format!("rows {}", times.len())
+                    }
+                    Scanned::Batch(_) => "slots".to_string(),
+                    Scanned::Summary(sum) => {
+                        let b = decode_bounds(BoundKind::Signed, sum.bounds, 0);
+                        assert_eq!(sum.end_ns - sum.start_ns, s);
+                        format!("summary {} {:?}", sum.rows, b)
+                    }
+                });
+                Ok(true)
+            })
+            .unwrap();
+            pieces
+        };
+        let any = |_: i64, _: i64| true;
+        // Window from 0.5 s to 2.6 s: second 0 and 2 are partial, second 1 whole.
+        assert_eq!(
+            scan(t0 + 500 * ms, t0 + 2600 * ms, &any),
+            ["summary 3 Some(Signed(-2, 9))", "rows 1"]
+        );
+        // Rows before a summary come first (time order); the caller can refuse summaries.
+        assert_eq!(
+            scan(t0, t0 + 3 * s, &|a, _| a != t0),
+            [
+                "rows 1",
+                "summary 3 Some(Signed(-2, 9))",
+                "summary 1 Some(Signed(1, 1))"
+            ]
+        );
+        // Rows come one record (bucket) at a time.
+        assert_eq!(scan(t0, t0 + 3 * s, &|_, _| false), ["rows 1", "rows 3", "rows 1"]);
+        // A damaged summary is not handed out: its bucket comes as rows.
+        let key = db.slot_of(t0).unwrap().key;
+        let part = db.bucket_partition(key, false).unwrap().unwrap();
+        let at = part.entry_offset(1) + summary::BOUNDS_AT as u64;
+        part.dir_file().write_all_at(&[0x55], at).unwrap();
+        assert_eq!(scan(t0 + 500 * ms, t0 + 2600 * ms, &any), ["rows 3", "rows 1"]);
+    }
+
+    #[test]
+    fn a_config_near_the_size_limit_loads_and_keeps_version_1_partitions() {
+        use crate::db::config::Layout;
+        use crate::db::schema::Schema;
+        use crate::db::time::{Granularity, Period};
+        // 500 µs buckets: a year of 16-byte entries is 1 TB logical, of 512-byte ones 32 TB.
+        let columns: Vec<String> = (0..30).map(|i| format!("c{i}:f64")).collect();
+        let config = Config {
+            layout: Layout::Bucket,
+            bucket_ns: 500_000,
+            granularity: Granularity::from_ns(1_000).unwrap(),
+            period: Period::Year,
+            depth: 1,
+            time_column: "time".into(),
+            schema: Schema::parse_spec(&columns.join(",")).unwrap(),
+        };
+        let key = PartitionKey::of(Period::Year, 1_704_067_200_000_000_000);
+        assert_eq!(newest_version(&config, key), PARTITION_VERSION);
+        assert!(Config::parse(&config.to_toml()).is_ok());
+        let wide = Config {
+            bucket_ns: 1_000_000_000,
+            ..config
+        };
+        assert_eq!(newest_version(&wide, key), SUMMARY_VERSION);
+    }
+
+    #[test]
     fn a_corrupt_entry_is_an_error_not_a_panic() {
         use crate::PutMode;
         let tmp = tempfile::tempdir().unwrap();
@@ -1275,7 +1519,15 @@ mod tests {
                 rows: 1,
             },
         ] {
-            part.write_entries(0, &[bad]).unwrap();
+            let bounds = vec![0u8; part.summaries.entry_len() - summary::BOUNDS_AT];
+            part.write_entries(
+                0,
+                &[NewEntry {
+                    entry: bad,
+                    bounds: bounds.into(),
+                }],
+            )
+            .unwrap();
             assert!(db.get(t0).is_err(), "{bad:?}");
             assert!(db
                 .scan(i64::MIN, i64::MAX, |_, _| -> Result<bool> { Ok(true) })

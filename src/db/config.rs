@@ -212,20 +212,31 @@ impl Config {
 
     /// Logical size in bytes of the longest partition file of `period`, header included
     /// (for the bucket layout: its directory file; the data file holds only what was written).
+    /// Bucket layout: with the entries of the partitions created now (version 2, summaries).
     pub fn max_partition_bytes(&self, period: Period) -> Option<u64> {
+        let entry_len = super::summary::SummaryLayout::new(&self.schema).entry_len() as u64;
+        self.partition_bytes_with(period, entry_len)
+    }
+
+    /// Logical bytes of the longest partition of `period` whose directory entries (bucket
+    /// layout) are `entry_len` bytes.
+    pub fn partition_bytes_with(&self, period: Period, entry_len: u64) -> Option<u64> {
         match self.layout {
             Layout::Grid => partition_bytes(self.granularity, self.slab_len(), period),
             Layout::Bucket => {
                 let buckets = u64::try_from(period.max_len_ns() / self.bucket_ns.max(1)).ok()?;
                 buckets
-                    .checked_mul(super::bucket::ENTRY_LEN)?
+                    .checked_mul(entry_len)?
                     .checked_add(super::partition::HEADER_LEN)
             }
         }
     }
 
+    /// On load: a config valid with 16-byte (version 1) entries stays valid; its partitions
+    /// get summaries only where their directory fits (`bucket::newest_version`).
     fn check_partition_size(&self) -> std::result::Result<(), String> {
-        match self.max_partition_bytes(self.period) {
+        let v1_entry_len = super::summary::LOCATOR_LEN as u64;
+        match self.partition_bytes_with(self.period, v1_entry_len) {
             Some(len) if len <= MAX_PARTITION_BYTES => Ok(()),
             _ => Err(format!(
                 "a {} partition would pass the safe file size of {}; use a smaller period",

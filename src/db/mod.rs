@@ -7,6 +7,7 @@ pub mod lock;
 pub mod marker;
 pub mod partition;
 pub mod schema;
+pub mod summary;
 pub mod time;
 
 use std::collections::HashMap;
@@ -66,6 +67,26 @@ pub enum Batch<'a> {
     Slots { start_ns: i64, bytes: &'a [u8] },
     /// Bucket: rows back to back (`row_len` bytes each) and the time of each.
     Rows { times: &'a [i64], rows: &'a [u8] },
+}
+
+/// The summary of a storage bucket's rows, handed out by `Database::scan_summarized` in place
+/// of the rows themselves.
+#[derive(Clone, Copy, Debug)]
+pub struct BucketSummary<'a> {
+    /// The storage bucket `[start, end)`: it lies wholly inside the scan window.
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub rows: u64,
+    /// 16 bytes per summarized column (`summary::SummaryLayout`), verified by the entry's
+    /// check; decode with `summary::decode_bounds`.
+    pub bounds: &'a [u8],
+}
+
+/// A piece of a summarized scan, in time order.
+#[derive(Clone, Copy, Debug)]
+pub enum Scanned<'a> {
+    Batch(Batch<'a>),
+    Summary(BucketSummary<'a>),
 }
 
 impl Database {
@@ -437,7 +458,29 @@ impl Database {
                     bytes,
                 })
             }),
-            Layout::Bucket => self.scan_buckets(from_ns, to_ns, visit),
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, None, |piece| match piece {
+                Scanned::Batch(batch) => visit(batch),
+                // Not asked for: `scan_buckets` hands out none.
+                Scanned::Summary(_) => Ok(true),
+            }),
+        }
+    }
+
+    /// Like `scan_batches`, but a storage bucket of a bucket-layout partition with summaries
+    /// that lies wholly inside `[from, to)`, and for which `same_bucket(start, end)` says the
+    /// caller folds all of `[start, end)` into one result, comes as its summary (rows, min and
+    /// max per summarized column) instead of its rows, when its entry's check holds. Every
+    /// other bucket (and the grid layout) comes as rows, as in `scan_batches`.
+    pub fn scan_summarized<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        same_bucket: &dyn Fn(i64, i64) -> bool,
+        mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        match self.config.layout {
+            Layout::Grid => self.scan_batches(from_ns, to_ns, |batch| visit(Scanned::Batch(batch))),
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Some(same_bucket), visit),
         }
     }
 
@@ -445,18 +488,16 @@ impl Database {
         &self,
         from_ns: i64,
         to_ns: i64,
-        mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+        same_bucket: Option<&dyn Fn(i64, i64) -> bool>,
+        mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         let from_ns = from_ns.max(MIN_TIME_NS);
         let to_ns = to_ns.min(END_TIME_NS);
         if from_ns >= to_ns {
             return Ok(());
         }
-        let row_len = self.schema().row_len();
-        let mut times: Vec<i64> = Vec::new();
-        let mut units: Vec<u64> = Vec::new();
-        // Rows of a record cut by the window's edge (only the first and last records).
-        let mut edge_rows: Vec<u8> = Vec::new();
+        let mut reader = RecordReader::default();
+        // An error of `visit` met inside an engine callback waits here to be returned.
         let mut failure: Option<E> = None;
         for key in self.partition_keys()? {
             if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
@@ -469,59 +510,39 @@ impl Database {
             let hi = to_ns.min(key.end_ns());
             let first = ((lo - key.start_ns()) / part.bucket_ns) as u64;
             let end = ((hi - key.start_ns()) as u64).div_ceil(part.bucket_ns as u64);
-            // Walk the directory a window at a time so memory stays bounded.
+            // Walk the directory a window at a time so memory stays bounded; the records of
+            // buckets read as rows wait in `pending` so that neighbours are read together.
+            let mut pending: Vec<(u64, bucket::Entry)> = Vec::new();
             let mut b = first;
             while b < end {
                 let window_end = end.min(b.saturating_add(1 << 16));
-                let mut entries = Vec::new();
-                part.for_each_entry(b, window_end, |bucket, e| {
-                    entries.push((bucket, e));
-                    Ok(true)
+                let mut go_on = true;
+                part.for_each_summarized_entry(b, window_end, same_bucket.is_some(), |bucket, e, bounds| {
+                    let start_ns = part.bucket_start_ns(bucket);
+                    let end_ns = start_ns.saturating_add(part.bucket_ns);
+                    let wanted = same_bucket
+                        .is_some_and(|same| start_ns >= lo && end_ns <= hi && same(start_ns, end_ns));
+                    let Some(bounds) = bounds.filter(|_| wanted) else {
+                        pending.push((bucket, e));
+                        return Ok(true);
+                    };
+                    // Rows before the summary go first: pieces stay in time order.
+                    go_on = reader.read(&part, &mut pending, lo, hi, &mut visit, &mut failure)?;
+                    if go_on {
+                        let summary = BucketSummary {
+                            start_ns,
+                            end_ns,
+                            rows: u64::from(e.rows),
+                            bounds,
+                        };
+                        go_on = keep(visit(Scanned::Summary(summary)), &mut failure);
+                    }
+                    Ok(go_on)
                 })?;
                 b = window_end;
-                // One batch per record, its rows borrowed from the read buffer: no copy.
-                let go_on = part.read_records(&entries, |bucket, entry, bytes| {
-                    let rows = part.decode_units(bucket, entry, bytes, &mut units)?;
-                    let start = part.bucket_start_ns(bucket);
-                    let g = part.granularity_ns;
-                    times.clear();
-                    times.extend(units.iter().map(|&u| start + u as i64 * g));
-                    // Offsets are non-decreasing: a record whose first and last rows are in
-                    // the window is wholly in it.
-                    let inside = match (times.first(), times.last()) {
-                        (Some(&a), Some(&z)) => a >= lo && z < hi,
-                        _ => false,
-                    };
-                    let batch = if inside {
-                        Batch::Rows { times: &times, rows }
-                    } else {
-                        edge_rows.clear();
-                        let mut kept = 0;
-                        for k in 0..times.len() {
-                            let t = times[k];
-                            if t >= lo && t < hi {
-                                times[kept] = t;
-                                kept += 1;
-                                edge_rows.extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
-                            }
-                        }
-                        times.truncate(kept);
-                        if kept == 0 {
-                            return Ok(true);
-                        }
-                        Batch::Rows {
-                            times: &times,
-                            rows: &edge_rows,
-                        }
-                    };
-                    match visit(batch) {
-                        Ok(go) => Ok(go),
-                        Err(e) => {
-                            failure = Some(e);
-                            Ok(false)
-                        }
-                    }
-                })?;
+                if go_on {
+                    go_on = reader.read(&part, &mut pending, lo, hi, &mut visit, &mut failure)?;
+                }
                 if let Some(e) = failure {
                     return Err(e);
                 }
@@ -712,6 +733,83 @@ impl Database {
 
 /// Bytes read per `pread` when scanning.
 pub const SCAN_CHUNK_BYTES: u64 = 1 << 20;
+
+/// `go_on` of a `visit` call; an error is kept in `failure` and stops the walk.
+fn keep<E>(go_on: Result<bool, E>, failure: &mut Option<E>) -> bool {
+    go_on.unwrap_or_else(|e| {
+        *failure = Some(e);
+        false
+    })
+}
+
+/// Reads the records a bucket scan takes as rows and hands each one to `visit` as a batch,
+/// its rows borrowed from the read buffer (no copy) unless the window's edge cuts it.
+#[derive(Default)]
+struct RecordReader {
+    times: Vec<i64>,
+    units: Vec<u64>,
+    /// The rows inside the window of a record cut by its edge.
+    edge_rows: Vec<u8>,
+}
+
+impl RecordReader {
+    /// Reads the records of `pending` (then empties it) and hands out their rows with
+    /// `lo <= t < hi`, one batch per record. `Ok(false)`: stop (`visit` said so, or failed
+    /// into `failure`).
+    fn read<E>(
+        &mut self,
+        part: &BucketPartition,
+        pending: &mut Vec<(u64, bucket::Entry)>,
+        lo: i64,
+        hi: i64,
+        visit: &mut impl FnMut(Scanned<'_>) -> Result<bool, E>,
+        failure: &mut Option<E>,
+    ) -> Result<bool> {
+        let row_len = part.row_len;
+        let go_on = part.read_records(pending, |bucket, entry, bytes| {
+            let rows = part.decode_units(bucket, entry, bytes, &mut self.units)?;
+            let start = part.bucket_start_ns(bucket);
+            let g = part.granularity_ns;
+            self.times.clear();
+            self.times
+                .extend(self.units.iter().map(|&u| start + u as i64 * g));
+            // Offsets are non-decreasing: a record whose first and last rows are in the
+            // window is wholly in it.
+            let inside = match (self.times.first(), self.times.last()) {
+                (Some(&a), Some(&z)) => a >= lo && z < hi,
+                _ => false,
+            };
+            let rows = if inside {
+                rows
+            } else {
+                self.edge_rows.clear();
+                let mut kept = 0;
+                for k in 0..self.times.len() {
+                    let t = self.times[k];
+                    if t >= lo && t < hi {
+                        self.times[kept] = t;
+                        kept += 1;
+                        self.edge_rows
+                            .extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
+                    }
+                }
+                self.times.truncate(kept);
+                if kept == 0 {
+                    return Ok(true);
+                }
+                &self.edge_rows
+            };
+            let batch = Batch::Rows {
+                times: &self.times,
+                rows,
+            };
+            Ok(keep(visit(Scanned::Batch(batch)), failure))
+        })?;
+        pending.clear();
+        Ok(go_on)
+    }
+}
+
 /// Hole-punching granularity (the ext4/xfs block size).
 pub const BLOCK_LEN: u64 = 4096;
 

@@ -15,9 +15,17 @@ use crate::error::{Error, Result};
 /// Bytes before the first row: one block, so rows start block-aligned.
 pub const HEADER_LEN: u64 = 4096;
 pub const MAGIC: [u8; 8] = *b"XSPART\0\0";
-/// Bytes of the header that carry fields (the rest of the block is zero). Grid headers use
-/// the first 64; bucket headers add the bucket width at 64..72.
+/// Bytes of the header covered by fields up to the bucket width: grid headers use the first 64;
+/// bucket headers add the bucket width at 64..72 (then bytes 72..88 that `bucket.rs` owns).
 pub const HEADER_FIELDS_LEN: usize = 72;
+/// Offset of the directory entry length (u32; bucket partitions of version 2, else zero).
+pub const ENTRY_LEN_AT: usize = 88;
+/// Bytes `Header::encode` writes and `Header::decode` reads: every field (the rest of the block
+/// is zero).
+pub const HEADER_ENCODED_LEN: usize = 96;
+/// Partition header version of grid partitions and of bucket partitions without directory
+/// summaries (16-byte entries).
+pub const PARTITION_VERSION: u32 = 1;
 
 /// The fields of a partition header, all little-endian. See docs/FORMAT.md.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,12 +40,16 @@ pub struct Header {
     pub schema_hash: u64,
     /// Bucket width in ns (layout 2); 0 for grid.
     pub bucket_ns: i64,
+    /// Bytes of one directory entry (bucket partitions of version 2); 0 otherwise.
+    pub entry_len: u32,
 }
 
 impl Header {
+    /// The header of a grid partition, or of a version-1 bucket partition (`bucket.rs` sets
+    /// version 2 and the entry length for the partitions it creates).
     pub fn for_partition(config: &Config, key: PartitionKey) -> Header {
         Header {
-            format_version: super::config::FORMAT_VERSION,
+            format_version: PARTITION_VERSION,
             layout_code: config.layout.code(),
             start_ns: key.start_ns(),
             end_ns: key.end_ns(),
@@ -47,11 +59,14 @@ impl Header {
             row_len: u32::try_from(config.schema.row_len()).unwrap_or(u32::MAX),
             schema_hash: config.schema.hash(),
             bucket_ns: config.bucket_ns,
+            entry_len: 0,
         }
     }
 
     /// FNV-1a 64 of the checked bytes: 0..56, and for layout 2 also 64..72 (grid headers keep
-    /// the checksum of format 1 unchanged).
+    /// the checksum of format 1 unchanged). The entry length (88..92) stays outside, so that an
+    /// xs that predates it refuses a version-2 partition by its version, not as corrupt; it is
+    /// checked on open against what the schema computes.
     fn checksum(b: &[u8]) -> u64 {
         let layout = u32::from_le_bytes([b[12], b[13], b[14], b[15]]);
         if layout == 2 {
@@ -64,8 +79,8 @@ impl Header {
         }
     }
 
-    pub fn encode(&self) -> [u8; HEADER_FIELDS_LEN] {
-        let mut b = [0u8; HEADER_FIELDS_LEN];
+    pub fn encode(&self) -> [u8; HEADER_ENCODED_LEN] {
+        let mut b = [0u8; HEADER_ENCODED_LEN];
         b[0..8].copy_from_slice(&MAGIC);
         b[8..12].copy_from_slice(&self.format_version.to_le_bytes());
         b[12..16].copy_from_slice(&self.layout_code.to_le_bytes());
@@ -76,6 +91,7 @@ impl Header {
         b[44..48].copy_from_slice(&self.row_len.to_le_bytes());
         b[48..56].copy_from_slice(&self.schema_hash.to_le_bytes());
         b[64..72].copy_from_slice(&self.bucket_ns.to_le_bytes());
+        b[ENTRY_LEN_AT..ENTRY_LEN_AT + 4].copy_from_slice(&self.entry_len.to_le_bytes());
         let sum = Header::checksum(&b);
         b[56..64].copy_from_slice(&sum.to_le_bytes());
         b
@@ -83,7 +99,7 @@ impl Header {
 
     /// Decodes a header block; `Err` says which check failed.
     pub fn decode(b: &[u8]) -> std::result::Result<Header, String> {
-        if b.len() < HEADER_FIELDS_LEN || b[0..8] != MAGIC {
+        if b.len() < HEADER_ENCODED_LEN || b[0..8] != MAGIC {
             return Err("not an xs partition file (bad magic)".into());
         }
         let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
@@ -105,12 +121,13 @@ impl Header {
             row_len: u32_at(44),
             schema_hash: u64_at(48),
             bucket_ns: u64_at(64) as i64,
+            entry_len: u32_at(ENTRY_LEN_AT),
         })
     }
 
     /// Names the first field where `self` (found) differs from `expected`.
     pub fn mismatch(&self, expected: &Header) -> Option<String> {
-        let fields: [(&str, i128, i128); 9] = [
+        let fields: [(&str, i128, i128); 10] = [
             (
                 "format version",
                 self.format_version.into(),
@@ -135,6 +152,11 @@ impl Header {
                 "bucket width (ns)",
                 self.bucket_ns.into(),
                 expected.bucket_ns.into(),
+            ),
+            (
+                "directory entry length",
+                self.entry_len.into(),
+                expected.entry_len.into(),
             ),
         ];
         fields
@@ -165,7 +187,7 @@ impl Partition {
             .write(writable)
             .open(&path)
             .map_err(|e| Error::io("open", &path, e))?;
-        let mut block = [0u8; HEADER_FIELDS_LEN];
+        let mut block = [0u8; HEADER_ENCODED_LEN];
         read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", &path, e))?;
         let expected = Header::for_partition(config, key);
         let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
@@ -378,12 +400,15 @@ mod tests {
             row_len: 17,
             schema_hash: 42,
             bucket_ns: 0,
+            entry_len: 0,
         };
         let mut b = h.encode();
         assert_eq!(Header::decode(&b).unwrap(), h);
         b[20] ^= 1;
         assert!(Header::decode(&b).unwrap_err().contains("checksum"));
-        assert!(Header::decode(&[0u8; 72]).unwrap_err().contains("magic"));
+        assert!(Header::decode(&[0u8; HEADER_ENCODED_LEN])
+            .unwrap_err()
+            .contains("magic"));
         let bucket = Header {
             layout_code: 2,
             bucket_ns: 1_000_000_000,

@@ -341,7 +341,14 @@ fn get_bit(row: &[u8], bit: usize) -> bool {
 }
 
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    fnv1a64_more(FNV1A64_START, bytes)
+}
+
+/// The FNV-1a 64 offset basis: `fnv1a64_more(FNV1A64_START, a)` then `(…, b)` hashes `a ++ b`.
+pub const FNV1A64_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Continues an FNV-1a 64 hash over `bytes`.
+pub fn fnv1a64_more(mut hash: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
         hash ^= u64::from(b);
         hash = hash.wrapping_mul(0x0100_0000_01b3);

@@ -18,13 +18,14 @@ use crate::error::Result;
 
 /// Appended record bytes after which pending entries are flushed.
 const PENDING_BYTES: u64 = 256 << 20;
-/// Pending entries after which they are flushed (24 bytes of memory each, with the map).
-const PENDING_ENTRIES: usize = 1 << 20;
+/// Pending entries after which they are flushed (about 100 bytes of memory each with their
+/// summaries and the map).
+const PENDING_ENTRIES: usize = 1 << 18;
 
 /// Directory entries of records this import appended, not yet written to the directory.
 #[derive(Default)]
 pub(super) struct Pending {
-    entries: BTreeMap<u64, bucket::Entry>,
+    entries: BTreeMap<u64, bucket::NewEntry>,
     bytes: u64,
 }
 
@@ -38,9 +39,9 @@ impl Pending {
         if sync {
             part.sync_data()?;
         }
-        let mut run: Vec<bucket::Entry> = Vec::new();
+        let mut run: Vec<bucket::NewEntry> = Vec::new();
         let mut run_first = 0u64;
-        for (&b, &e) in &self.entries {
+        for (b, e) in std::mem::take(&mut self.entries) {
             if !run.is_empty() && b != run_first + run.len() as u64 {
                 part.write_entries(run_first, &run)?;
                 run.clear();
@@ -137,8 +138,8 @@ pub(super) fn write_partition(
             while o < olds.len() && olds[o].0 < b {
                 o += 1;
             }
-            if let Some(&e) = pending.entries.get(&b) {
-                merged.push((b, e));
+            if let Some(e) = pending.entries.get(&b) {
+                merged.push((b, e.entry));
             } else if o < olds.len() && olds[o].0 == b {
                 merged.push(olds[o]);
             }
@@ -159,7 +160,7 @@ pub(super) fn write_partition(
     };
     let mut records: Vec<u8> = Vec::new();
     // (bucket, entry with its offset relative to `records`)
-    let mut placed: Vec<(u64, bucket::Entry)> = Vec::with_capacity(groups.len());
+    let mut placed: Vec<(u64, bucket::NewEntry)> = Vec::with_capacity(groups.len());
     let mut new = Rows::default();
     let mut merged = Rows::default();
     let empty = Rows::default();
@@ -201,14 +202,9 @@ pub(super) fn write_partition(
 
     if !records.is_empty() {
         let base = part.append(&records)?;
-        for (b, e) in placed {
-            pending.entries.insert(
-                b,
-                bucket::Entry {
-                    offset: base + e.offset,
-                    ..e
-                },
-            );
+        for (b, mut e) in placed {
+            e.entry.offset += base;
+            pending.entries.insert(b, e);
         }
         pending.bytes += records.len() as u64;
         if pending.bytes >= PENDING_BYTES || pending.entries.len() >= PENDING_ENTRIES {

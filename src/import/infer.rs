@@ -691,13 +691,14 @@ fn estimate_bucket_footprint(config: &Config, sorted_times: &[i64], sample: &Sam
     let row_len = config.schema.row_len() as u64;
     let units = (config.bucket_ns / config.granularity.ns()).max(1) as u64;
     let width = crate::db::bucket::offset_width(units - 1) as u64;
+    let entry_len = crate::db::summary::SummaryLayout::new(&config.schema).entry_len() as u64;
     let mut buckets = BTreeSet::new();
     let mut dir_blocks = BTreeSet::new();
     for &t in sorted_times {
         let key = PartitionKey::of(config.period, t);
         let b = ((t - key.start_ns()) / config.bucket_ns) as u64;
         buckets.insert((key, b));
-        dir_blocks.insert((key, (HEADER_LEN + b * crate::db::bucket::ENTRY_LEN) / BLOCK_LEN));
+        dir_blocks.insert((key, (HEADER_LEN + b * entry_len) / BLOCK_LEN));
     }
     let rows = sorted_times.len() as f64;
     let bytes =

@@ -6,14 +6,19 @@
 //! spans two slices, so no partial results are merged, even for buckets that straddle a
 //! partition (year) boundary: the scan of a slice simply crosses it.
 //!
+//! `count`, `min` and `max` alone (no filter) fold the min/max summaries of bucket-layout
+//! directory entries for the storage buckets that lie wholly inside one output bucket, so
+//! those buckets' rows are never read.
+//!
 //! Values: nulls are skipped by every aggregate (`count` counts rows). NaN is a value: it
 //! propagates through `sum`, `mean`, `stddev`, `vwap`, and makes `min`/`max` NaN; `first`/`last`
 //! return it as stored. See docs/QUERIES.md.
 
-use crate::db::config::Config;
+use crate::db::config::{Config, Layout};
 use crate::db::schema::{split_top_level, ColumnType, Schema};
+use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
 use crate::db::time::{format_duration, Granularity, END_TIME_NS, MIN_TIME_NS};
-use crate::db::{Batch, Database};
+use crate::db::{Batch, BucketSummary, Database, Scanned};
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
 use crate::io::timefmt::format_iso_exact;
@@ -76,6 +81,8 @@ const AGG_LIST: &str =
 /// Where a column's value and null bit sit in a stored row.
 #[derive(Clone, Copy, Debug)]
 struct Field {
+    /// The column's index in the schema.
+    column: usize,
     ty: ColumnType,
     offset: usize,
     width: usize,
@@ -96,6 +103,7 @@ impl Field {
         let ty = schema.columns()[col].ty;
         let null_bit = 1 + col;
         Field {
+            column: col,
             ty,
             offset: schema.field_offset(col),
             width: ty.width_bytes(),
@@ -312,6 +320,10 @@ pub struct Plan {
     every_ns: Option<i64>,
     filter: Option<Filter>,
     out: Config,
+    /// When every aggregate can be folded from directory summaries (bucket layout, no
+    /// filter, only `count`, `min`, `max` of summarized columns): each aggregate's column
+    /// among the summarized ones (0 for `count`).
+    summary_slots: Option<Vec<usize>>,
 }
 
 impl Plan {
@@ -361,11 +373,24 @@ impl Plan {
             time_column: config.time_column.clone(),
             schema,
         };
+        let layout = SummaryLayout::new(&config.schema);
+        let summary_slots = (config.layout == Layout::Bucket && filter.is_none())
+            .then(|| {
+                aggs.iter()
+                    .map(|a| match (a.kind, a.field) {
+                        (Kind::Count, _) => Some(0),
+                        (Kind::Min | Kind::Max, Some(f)) => layout.slot_of(f.column),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<usize>>>()
+            })
+            .flatten();
         Ok(Plan {
             aggs,
             every_ns,
             filter,
             out,
+            summary_slots,
         })
     }
 
@@ -604,10 +629,14 @@ impl Buckets {
     /// The start of the bucket holding `t_ns`.
     #[inline]
     fn of(self, t_ns: i64) -> i64 {
-        if self.origin_ns == 0 {
-            if let Some(start) = t_ns.div_euclid(self.every_ns).checked_mul(self.every_ns) {
-                return start;
-            }
+        // i64 arithmetic when it cannot overflow (always, but near the ends of the range).
+        let start = t_ns
+            .checked_sub(self.origin_ns)
+            .map(|d| d.div_euclid(self.every_ns))
+            .and_then(|k| k.checked_mul(self.every_ns))
+            .and_then(|d| d.checked_add(self.origin_ns));
+        if let Some(start) = start {
+            return start;
         }
         let k = (i128::from(t_ns) - i128::from(self.origin_ns)).div_euclid(i128::from(self.every_ns));
         // A bucket of a very wide --every near 1678 may start before i64's range: clamp.
@@ -804,39 +833,53 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         accs: plan.aggs.iter().map(Agg::empty).collect(),
         current: None,
     };
-    db.scan_batches(from_ns, to_ns, |batch| -> Result<bool> {
-        match batch {
-            Batch::Rows { times, rows } => {
-                let mut i = 0;
-                while i < times.len() {
-                    let start = buckets.of(times[i]);
-                    let end = start.saturating_add(buckets.every_ns);
-                    // Rows come in time order, but a run only takes rows that truly fall in
-                    // the bucket; at least one row, so a clamped bucket start cannot stall.
-                    let n = times[i..]
-                        .iter()
-                        .position(|&t| t < start || t >= end)
-                        .unwrap_or(times.len() - i)
-                        .max(1);
-                    slice.run(start, &rows[i * row_len..(i + n) * row_len]);
-                    i += n;
-                }
+    let fold = |slice: &mut Slice, batch: Batch| match batch {
+        Batch::Rows { times, rows } => {
+            let mut i = 0;
+            while i < times.len() {
+                let start = buckets.of(times[i]);
+                let end = start.saturating_add(buckets.every_ns);
+                // Rows come in time order, but a run only takes rows that truly fall in
+                // the bucket; at least one row, so a clamped bucket start cannot stall.
+                let n = times[i..]
+                    .iter()
+                    .position(|&t| t < start || t >= end)
+                    .unwrap_or(times.len() - i)
+                    .max(1);
+                slice.run(start, &rows[i * row_len..(i + n) * row_len]);
+                i += n;
             }
-            Batch::Slots { start_ns, bytes } => {
-                for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                    let present = slab
-                        .chunks_exact(row_len)
-                        .take_while(|r| Schema::is_present(r))
-                        .count();
-                    if present > 0 {
-                        let t = start_ns + i as i64 * granularity_ns;
-                        slice.run(buckets.of(t), &slab[..present * row_len]);
-                    }
+        }
+        Batch::Slots { start_ns, bytes } => {
+            for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
+                let present = slab
+                    .chunks_exact(row_len)
+                    .take_while(|r| Schema::is_present(r))
+                    .count();
+                if present > 0 {
+                    let t = start_ns + i as i64 * granularity_ns;
+                    slice.run(buckets.of(t), &slab[..present * row_len]);
                 }
             }
         }
-        Ok(true)
-    })?;
+    };
+    match &plan.summary_slots {
+        Some(slots) => {
+            // A storage bucket is summarized only when all of it falls in one output bucket.
+            let same = |start_ns: i64, end_ns: i64| buckets.of(start_ns) == buckets.of(end_ns - 1);
+            db.scan_summarized(from_ns, to_ns, &same, |piece| -> Result<bool> {
+                match piece {
+                    Scanned::Batch(batch) => fold(&mut slice, batch),
+                    Scanned::Summary(s) => slice.summary(buckets.of(s.start_ns), &s, slots),
+                }
+                Ok(true)
+            })?
+        }
+        None => db.scan_batches(from_ns, to_ns, |batch| -> Result<bool> {
+            fold(&mut slice, batch);
+            Ok(true)
+        })?,
+    }
     if let Some(done) = slice.current {
         slice.out.push((done, slice.accs));
     }
@@ -854,8 +897,8 @@ struct Slice<'a> {
 }
 
 impl Slice<'_> {
-    /// Folds `rows` (whole rows, all in the bucket at `bucket`) into the bucket's states.
-    fn run(&mut self, bucket: i64, rows: &[u8]) {
+    /// Makes `bucket` the one whose states `accs` hold, handing on the previous one.
+    fn enter(&mut self, bucket: i64) {
         if self.current != Some(bucket) {
             if let Some(done) = self.current {
                 let fresh = self.plan.aggs.iter().map(Agg::empty).collect();
@@ -863,6 +906,35 @@ impl Slice<'_> {
             }
             self.current = Some(bucket);
         }
+    }
+
+    /// Folds a storage bucket's summary (all in the bucket at `bucket`) exactly as its rows
+    /// would fold: rows counted, min/max through `consider` (NaN wins, no value for a column
+    /// without one). `slots[i]`: aggregate i's column among the summarized ones.
+    fn summary(&mut self, bucket: i64, s: &BucketSummary, slots: &[usize]) {
+        self.enter(bucket);
+        for ((acc, agg), &slot) in self.accs.iter_mut().zip(&self.plan.aggs).zip(slots) {
+            match acc {
+                Acc::Count(n) => *n += s.rows,
+                Acc::Extreme(best) => {
+                    let Some(f) = agg.field else { continue };
+                    let Some(kind) = BoundKind::of(f.ty) else { continue };
+                    let (lo, hi) = match decode_bounds(kind, s.bounds, slot) {
+                        Some(Bounds::Signed(lo, hi)) => (Num::I(lo), Num::I(hi)),
+                        Some(Bounds::Unsigned(lo, hi)) => (Num::U(lo), Num::U(hi)),
+                        Some(Bounds::Float(lo, hi)) => (Num::F(lo), Num::F(hi)),
+                        None => continue,
+                    };
+                    consider(agg.kind, best, if agg.kind == Kind::Min { lo } else { hi });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Folds `rows` (whole rows, all in the bucket at `bucket`) into the bucket's states.
+    fn run(&mut self, bucket: i64, rows: &[u8]) {
+        self.enter(bucket);
         let row_len = self.row_len;
         if let Some(filter) = &self.plan.filter {
             for r in rows.chunks_exact(row_len) {

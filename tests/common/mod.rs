@@ -35,6 +35,20 @@ impl TestDb {
         TestDb { _tmp: tmp, path }
     }
 
+    /// A database in its own temp directory made of copies of the files of `source` (a
+    /// database written by an older xs, under fixtures/).
+    pub fn copy_of(source: &Path) -> TestDb {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let path = tmp.path().join("db");
+        std::fs::create_dir(&path).expect("db dir");
+        for entry in std::fs::read_dir(source).expect("fixture dir") {
+            let from = entry.expect("fixture entry").path();
+            let name = from.file_name().expect("a file name").to_owned();
+            std::fs::copy(&from, path.join(name)).expect("copy a fixture file");
+        }
+        TestDb { _tmp: tmp, path }
+    }
+
     /// `xs -d DB ARGS…`, not yet run.
     pub fn xs(&self, args: &[&str]) -> Command {
         let mut cmd = xs();
