@@ -1450,7 +1450,10 @@ mod tests {
             ]
         );
         // Rows come one record (bucket) at a time.
-        assert_eq!(scan(t0, t0 + 3 * s, &|_, _| false), ["rows 1", "rows 3", "rows 1"]);
+        assert_eq!(
+            scan(t0, t0 + 3 * s, &|_, _| false),
+            ["rows 1", "rows 3", "rows 1"]
+        );
         // A damaged summary is not handed out: its bucket comes as rows.
         let key = db.slot_of(t0).unwrap().key;
         let part = db.bucket_partition(key, false).unwrap().unwrap();
