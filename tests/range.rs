@@ -275,6 +275,51 @@ fn piping_into_head_ends_quietly_with_success() {
     assert_eq!(stderr, "", "stderr must stay empty");
 }
 
+/// The capacity of the pipe behind `fd` (either end).
+fn pipe_capacity(fd: &impl std::os::fd::AsRawFd) -> i32 {
+    // SAFETY: F_GETPIPE_SZ on a descriptor the test owns; no memory is passed.
+    unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETPIPE_SZ) }
+}
+
+#[test]
+fn large_output_into_a_pipe_asks_for_a_larger_pipe_buffer() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let (_tmp, db) = big(100_000);
+    let run = |args: &[&str]| {
+        let mut child = xs_std()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("xs runs");
+        let mut stdout = child.stdout.take().expect("piped");
+        let mut text = String::new();
+        stdout.read_to_string(&mut text).unwrap();
+        let status = child.wait().unwrap();
+        assert!(status.success(), "{args:?}: {status}");
+        (text, pipe_capacity(&stdout))
+    };
+    // ~3 MB of CSV: complete, and written through a 1 MiB pipe when the system allows one.
+    let (text, capacity) = run(&["-d", s(&db), "range", "2021-01-01", "2022-01-01", "--no-header"]);
+    assert_eq!(text.lines().count(), 100_000);
+    assert!(
+        text.ends_with(",24999.75,99999\n"),
+        "{}",
+        &text[text.len() - 40..]
+    );
+    let max: i32 = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .map(|t| t.trim().parse().unwrap())
+        .unwrap_or(0);
+    if max >= 1 << 20 {
+        assert_eq!(capacity, 1 << 20);
+    }
+    // One row: the pipe keeps its default size (no megabyte of pipe pages for a small answer).
+    let (text, capacity) = run(&["-d", s(&db), "get", "2021-01-01T00:00:05Z"]);
+    assert_eq!(text.lines().count(), 2);
+    assert_eq!(capacity, 64 << 10);
+}
+
 #[test]
 fn a_full_disk_is_a_clear_error() {
     let (_tmp, db) = big(50_000);
