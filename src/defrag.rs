@@ -147,6 +147,21 @@ pub struct Outcome {
     pub path: PathBuf,
     pub before: Footprint,
     pub action: Action,
+    /// Bucket layout: what a rewrite removes besides fragmentation.
+    pub buckets: Option<BucketState>,
+}
+
+/// The state of a bucket partition before defrag: what a rewrite takes away (garbage,
+/// buckets out of time order) or adds (the directory summaries of the newest version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BucketState {
+    /// Data file bytes no entry points to.
+    pub garbage_bytes: u64,
+    /// Buckets whose record lies before the previous bucket's in the data file.
+    pub out_of_order: u64,
+    /// The partition's header version, and the one a rewrite gives it.
+    pub version: u32,
+    pub newest_version: u32,
 }
 
 /// Defragments the partitions `keys` (all when empty). Needs a database opened for writing
@@ -227,6 +242,7 @@ pub fn defrag(
             path: source.path.clone(),
             before,
             action,
+            buckets: None,
         };
         on_event(Event::Done(&outcome));
         outcomes.push(outcome);
@@ -283,8 +299,14 @@ fn defrag_buckets(
             .saturating_add(before.data_bytes.saturating_sub(part.data_len()))
             .saturating_add(SPACE_MARGIN_BYTES);
         // A version-1 partition (no summaries) is rewritten even when compact: defrag upgrades it.
-        let newest = part.version == crate::db::bucket::newest_version(db.config(), key);
-        let compact = audit.garbage_bytes == 0 && audit.out_of_order == 0 && newest;
+        let state = BucketState {
+            garbage_bytes: audit.garbage_bytes,
+            out_of_order: audit.out_of_order,
+            version: part.version,
+            newest_version: crate::db::bucket::newest_version(db.config(), key),
+        };
+        let compact =
+            audit.garbage_bytes == 0 && audit.out_of_order == 0 && state.version == state.newest_version;
         let action = if options.min_fragmented_extents > 0 && compact {
             Action::NotFragmented
         } else {
@@ -328,6 +350,7 @@ fn defrag_buckets(
             path: part.dir_path.clone(),
             before,
             action,
+            buckets: Some(state),
         };
         on_event(Event::Done(&outcome));
         outcomes.push(outcome);

@@ -99,9 +99,19 @@ fn upserts_out_of_order_imports_delete_and_defrag_keep_range_output() {
     let (garbage, _) = garbage_and_disorder(&db);
     assert!(garbage > 0, "rewritten buckets leave garbage");
 
-    db.ok(&["defrag"]);
+    let said = db.ok(&["defrag"]);
+    assert!(
+        said.starts_with("2024: defragmented: ") && said.contains("; garbage ") && said.contains(" → 0 B"),
+        "a bucket defrag says what garbage it removed: {said}"
+    );
+    assert!(!said.contains("summaries added"), "already version 2: {said}");
     assert_eq!(all(&db), kept, "defrag keeps every row");
     assert_eq!(garbage_and_disorder(&db), (0, 0));
+    let said = db.ok(&["defrag"]);
+    assert!(
+        said.starts_with("2024: skipped, already compact (no garbage, buckets in time order, summaries): "),
+        "{said}"
+    );
     let s = stat(&db);
     let p = &s["partitions"][0];
     assert_eq!(

@@ -328,7 +328,17 @@ fn a_version_1_partition_reads_takes_writes_and_defrag_upgrades_it() {
     assert!(!before.contains("00:02:30.500Z"), "{before}");
 
     // Defrag rewrites every version-1 partition as version 2: 32 + 16 × 4 numeric columns.
-    db.ok(&["defrag"]);
+    let dry = db.ok(&["defrag", "--dry-run"]);
+    assert!(
+        dry.contains("partition version 1 (a rewrite adds summaries: version 2)"),
+        "{dry}"
+    );
+    let said = db.ok(&["defrag"]);
+    assert_eq!(
+        said.matches("summaries added (partition version 1 → 2)").count(),
+        2,
+        "{said}"
+    );
     for name in ["2024-01-01.xs", "2024-01-02.xs"] {
         assert_eq!(version_and_len(&db.file(name)), (2, 4096 + 1440 * 96), "{name}");
     }

@@ -1,7 +1,7 @@
 //! `xs defrag`: rewrite fragmented partition files contiguously, and report before → after.
 
 use xs::db::config::human_bytes;
-use xs::defrag::{self, Action, DefragOptions, Event, Step};
+use xs::defrag::{self, Action, BucketState, DefragOptions, Event, Step};
 use xs::stat::{self, Footprint};
 
 use super::{Context, Output};
@@ -85,7 +85,18 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         Event::Done(outcome) => {
             // Each line goes out as its partition finishes, so an error later keeps it.
-            let line = describe(&outcome.key.to_string(), &outcome.before, &outcome.action);
+            let name = outcome.key.to_string();
+            let line = match (&outcome.buckets, &outcome.action) {
+                // A bucket partition is skipped for having nothing to remove, not for its extents.
+                (Some(_), Action::NotFragmented) => format!(
+                    "{name}: skipped, already compact (no garbage, buckets in time order, summaries): {}",
+                    state(&outcome.before)
+                ),
+                (Some(buckets), action) => {
+                    describe(&name, &outcome.before, action) + &describe_buckets(buckets, action)
+                }
+                (None, action) => describe(&name, &outcome.before, action),
+            };
             out.buf.extend_from_slice(line.as_bytes());
             out.buf.push(b'\n');
             if let Err(e) = out.flush() {
@@ -116,13 +127,18 @@ fn segments(n: u64) -> String {
     }
 }
 
-fn describe(name: &str, before: &Footprint, action: &Action) -> String {
-    let state = format!(
+/// How a partition occupies the disk, for messages.
+fn state(before: &Footprint) -> String {
+    format!(
         "{} extents, {}, {} physical",
         extents(before),
         segments(before.data_segments),
         human_bytes(before.physical_bytes)
-    );
+    )
+}
+
+fn describe(name: &str, before: &Footprint, action: &Action) -> String {
+    let state = state(before);
     match action {
         Action::Rewritten { after } => format!(
             "{name}: defragmented: extents {} → {}, physical {} → {} ({})",
@@ -160,6 +176,42 @@ fn describe(name: &str, before: &Footprint, action: &Action) -> String {
             "{name}: skipped, extents unknown (the file system does not support FIEMAP): {state}; \
              --min-extents 0 rewrites it anyway"
         ),
+    }
+}
+
+/// What a bucket partition's rewrite removed or would remove (garbage, buckets out of time
+/// order) and adds (summaries), appended to `describe`'s line.
+fn describe_buckets(state: &BucketState, action: &Action) -> String {
+    let upgrade = state.version != state.newest_version;
+    match action {
+        Action::Rewritten { .. } => format!(
+            "; garbage {} → 0 B, buckets out of time order {} → 0{}",
+            human_bytes(state.garbage_bytes),
+            state.out_of_order,
+            if upgrade {
+                format!(
+                    ", summaries added (partition version {} → {})",
+                    state.version, state.newest_version
+                )
+            } else {
+                String::new()
+            }
+        ),
+        _ => {
+            format!(
+                "; {} garbage, {} buckets out of time order{}",
+                human_bytes(state.garbage_bytes),
+                state.out_of_order,
+                if upgrade {
+                    format!(
+                        ", partition version {} (a rewrite adds summaries: version {})",
+                        state.version, state.newest_version
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        }
     }
 }
 
