@@ -259,6 +259,20 @@ impl Schema {
         self.offsets[col]
     }
 
+    /// Where column `col` sits in a row, for reading it from many rows.
+    pub fn field_at(&self, col: usize) -> FieldAt {
+        let ty = self.columns[col].ty;
+        let null_bit = 1 + col;
+        FieldAt {
+            col,
+            ty,
+            offset: self.offsets[col],
+            width: ty.width_bytes(),
+            null_byte: null_bit / 8,
+            null_mask: 1 << (null_bit % 8),
+        }
+    }
+
     /// The value bytes of column `col` in `row`.
     pub fn field_bytes<'r>(&self, row: &'r [u8], col: usize) -> &'r [u8] {
         let at = self.offsets[col];
@@ -430,10 +444,72 @@ fn encode_field(ty: ColumnType, text: &str, dst: &mut [u8]) -> Result<(), FieldE
 }
 
 /// Reads a little-endian array out of a field whose width matches by construction.
-fn le<const N: usize>(bytes: &[u8]) -> [u8; N] {
+pub(crate) fn le<const N: usize>(bytes: &[u8]) -> [u8; N] {
     let mut out = [0u8; N];
     out.copy_from_slice(&bytes[..N]);
     out
+}
+
+/// A numeric value, kept in its column's kind so that integer min/max/sum stay exact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    I(i64),
+    U(u64),
+    F(f64),
+}
+
+/// Where one column's value and null bit sit in a stored row, worked out once for loops that
+/// read that column of many rows.
+#[derive(Clone, Copy, Debug)]
+pub struct FieldAt {
+    /// The column's index in the schema.
+    pub col: usize,
+    pub ty: ColumnType,
+    pub offset: usize,
+    pub width: usize,
+    null_byte: usize,
+    null_mask: u8,
+}
+
+impl FieldAt {
+    #[inline]
+    pub fn is_null(&self, row: &[u8]) -> bool {
+        row[self.null_byte] & self.null_mask != 0
+    }
+
+    #[inline]
+    pub fn bytes<'r>(&self, row: &'r [u8]) -> &'r [u8] {
+        &row[self.offset..self.offset + self.width]
+    }
+
+    /// The value of a numeric column (NaN for `bool` and `str`: callers check the type first).
+    #[inline]
+    pub fn num(&self, row: &[u8]) -> Num {
+        let b = self.bytes(row);
+        match self.ty {
+            ColumnType::I8 => Num::I(i64::from(i8::from_le_bytes(le(b)))),
+            ColumnType::I16 => Num::I(i64::from(i16::from_le_bytes(le(b)))),
+            ColumnType::I32 => Num::I(i64::from(i32::from_le_bytes(le(b)))),
+            ColumnType::I64 => Num::I(i64::from_le_bytes(le(b))),
+            ColumnType::U8 => Num::U(u64::from(b[0])),
+            ColumnType::U16 => Num::U(u64::from(u16::from_le_bytes(le(b)))),
+            ColumnType::U32 => Num::U(u64::from(u32::from_le_bytes(le(b)))),
+            ColumnType::U64 => Num::U(u64::from_le_bytes(le(b))),
+            ColumnType::F32 => Num::F(f64::from(f32::from_le_bytes(le(b)))),
+            ColumnType::F64 => Num::F(f64::from_le_bytes(le(b))),
+            ColumnType::Bool | ColumnType::Str(_) => Num::F(f64::NAN),
+        }
+    }
+
+    /// `num`, widened to f64.
+    #[inline]
+    pub fn f64(&self, row: &[u8]) -> f64 {
+        match self.num(row) {
+            Num::I(v) => v as f64,
+            Num::U(v) => v as f64,
+            Num::F(v) => v,
+        }
+    }
 }
 
 pub fn decode_field(ty: ColumnType, bytes: &[u8]) -> Value {

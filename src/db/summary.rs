@@ -2,7 +2,7 @@
 //! summarized, how their bounds are computed from a record's rows, and the check that tells a
 //! whole entry from a torn or rotten one. See docs/FORMAT.md, "Directory entries, version 2".
 
-use super::schema::{fnv1a64_more, ColumnType, Schema, FNV1A64_START};
+use super::schema::{fnv1a64_more, le, ColumnType, FieldAt, Num, Schema, FNV1A64_START};
 
 /// Bytes of the locator that starts every entry (the whole entry in version 1): record
 /// offset u64, record length u32, rows u32.
@@ -39,41 +39,20 @@ impl BoundKind {
     }
 }
 
-/// One summarized column: where its value and null bit sit in a row.
-#[derive(Clone, Copy, Debug)]
-struct Summarized {
-    ty: ColumnType,
-    offset: usize,
-    null_byte: usize,
-    null_mask: u8,
-}
-
 /// The summary layout of a schema: the numeric columns, the first `MAX_SUMMARIZED` of them.
 #[derive(Clone, Debug)]
 pub struct SummaryLayout {
-    columns: Vec<Summarized>,
-    /// Schema column index of each summarized column.
-    indexes: Vec<usize>,
+    columns: Vec<FieldAt>,
 }
 
 impl SummaryLayout {
     pub fn new(schema: &Schema) -> SummaryLayout {
-        let mut columns = Vec::new();
-        let mut indexes = Vec::new();
-        for (i, c) in schema.columns().iter().enumerate() {
-            if BoundKind::of(c.ty).is_none() || columns.len() == MAX_SUMMARIZED {
-                continue;
-            }
-            let null_bit = 1 + i;
-            columns.push(Summarized {
-                ty: c.ty,
-                offset: schema.field_offset(i),
-                null_byte: null_bit / 8,
-                null_mask: 1 << (null_bit % 8),
-            });
-            indexes.push(i);
-        }
-        SummaryLayout { columns, indexes }
+        let columns = (0..schema.columns().len())
+            .map(|i| schema.field_at(i))
+            .filter(|f| BoundKind::of(f.ty).is_some())
+            .take(MAX_SUMMARIZED)
+            .collect();
+        SummaryLayout { columns }
     }
 
     /// Bytes of a version-2 entry: 32 + 16 per summarized column (a multiple of 16, ≤ 512).
@@ -83,7 +62,7 @@ impl SummaryLayout {
 
     /// Position among the summarized columns of schema column `col`.
     pub fn slot_of(&self, col: usize) -> Option<usize> {
-        self.indexes.iter().position(|&i| i == col)
+        self.columns.iter().position(|f| f.col == col)
     }
 
     /// Appends the bounds of every summarized column over `rows` (whole rows, `row_len` bytes
@@ -91,31 +70,32 @@ impl SummaryLayout {
     /// like the aggregates do; NaN for both when a value is NaN; min > max when none.
     pub fn bounds(&self, rows: &[u8], row_len: usize, out: &mut Vec<u8>) {
         for c in &self.columns {
-            let values = rows
-                .chunks_exact(row_len)
-                .filter(|r| r[c.null_byte] & c.null_mask == 0)
-                .map(|r| &r[c.offset..c.offset + c.ty.width_bytes()]);
+            let values = rows.chunks_exact(row_len).filter(|r| !c.is_null(r));
             let (lo, hi) = match BoundKind::of(c.ty) {
                 Some(BoundKind::Signed) => {
                     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-                    for v in values.map(|b| signed(c.ty, b)) {
-                        lo = lo.min(v);
-                        hi = hi.max(v);
+                    for r in values {
+                        if let Num::I(v) = c.num(r) {
+                            lo = lo.min(v);
+                            hi = hi.max(v);
+                        }
                     }
                     (lo.to_le_bytes(), hi.to_le_bytes())
                 }
                 Some(BoundKind::Unsigned) => {
                     let (mut lo, mut hi) = (u64::MAX, 0u64);
-                    for v in values.map(|b| unsigned(c.ty, b)) {
-                        lo = lo.min(v);
-                        hi = hi.max(v);
+                    for r in values {
+                        if let Num::U(v) = c.num(r) {
+                            lo = lo.min(v);
+                            hi = hi.max(v);
+                        }
                     }
                     (lo.to_le_bytes(), hi.to_le_bytes())
                 }
                 _ => {
                     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
                     let mut nan = false;
-                    for v in values.map(|b| float(c.ty, b)) {
+                    for v in values.map(|r| c.f64(r)) {
                         if v.is_nan() {
                             nan = true;
                             break;
@@ -142,37 +122,6 @@ impl SummaryLayout {
     }
 }
 
-fn signed(ty: ColumnType, b: &[u8]) -> i64 {
-    match ty {
-        ColumnType::I8 => i64::from(b[0] as i8),
-        ColumnType::I16 => i64::from(i16::from_le_bytes([b[0], b[1]])),
-        ColumnType::I32 => i64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        _ => i64::from_le_bytes(le8(b)),
-    }
-}
-
-fn unsigned(ty: ColumnType, b: &[u8]) -> u64 {
-    match ty {
-        ColumnType::U8 => u64::from(b[0]),
-        ColumnType::U16 => u64::from(u16::from_le_bytes([b[0], b[1]])),
-        ColumnType::U32 => u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        _ => u64::from_le_bytes(le8(b)),
-    }
-}
-
-fn float(ty: ColumnType, b: &[u8]) -> f64 {
-    match ty {
-        ColumnType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        _ => f64::from_le_bytes(le8(b)),
-    }
-}
-
-fn le8(b: &[u8]) -> [u8; 8] {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[..8]);
-    a
-}
-
 /// The check of a version-2 entry: FNV-1a 64 of its locator followed by its bounds.
 fn check(locator: &[u8], bounds: &[u8]) -> u64 {
     fnv1a64_more(fnv1a64_more(FNV1A64_START, locator), bounds)
@@ -192,7 +141,7 @@ pub fn verified_bounds(raw: &[u8]) -> Option<&[u8]> {
     if raw.len() < BOUNDS_AT {
         return None;
     }
-    let stored = u64::from_le_bytes(le8(&raw[CHECK_AT..CHECK_AT + 8]));
+    let stored = u64::from_le_bytes(le::<8>(&raw[CHECK_AT..CHECK_AT + 8]));
     let bounds = &raw[BOUNDS_AT..];
     (stored == check(&raw[..LOCATOR_LEN], bounds)).then_some(bounds)
 }
@@ -209,7 +158,7 @@ pub fn verify_entries(chunk: &[u8], entry_len: usize, ok: &mut Vec<bool>) {
         ok.resize(chunk.len() / entry_len.max(1), false);
         return;
     }
-    let checked = |e: &[u8], h: u64| u64::from_le_bytes(le8(&e[CHECK_AT..CHECK_AT + 8])) == h;
+    let checked = |e: &[u8], h: u64| u64::from_le_bytes(le::<8>(&e[CHECK_AT..CHECK_AT + 8])) == h;
     let mut quads = chunk.chunks_exact(4 * entry_len);
     for quad in &mut quads {
         let e: [&[u8]; 4] = std::array::from_fn(|j| &quad[j * entry_len..(j + 1) * entry_len]);
@@ -239,7 +188,7 @@ pub enum Bounds {
 pub fn decode_bounds(kind: BoundKind, bounds: &[u8], slot: usize) -> Option<Bounds> {
     let at = slot * BOUND_PAIR_LEN;
     let pair = bounds.get(at..at + BOUND_PAIR_LEN)?;
-    let (lo, hi) = (le8(&pair[..8]), le8(&pair[8..]));
+    let (lo, hi) = (le::<8>(&pair[..8]), le::<8>(&pair[8..]));
     match kind {
         BoundKind::Signed => {
             let (lo, hi) = (i64::from_le_bytes(lo), i64::from_le_bytes(hi));

@@ -15,7 +15,7 @@
 //! return it as stored. See docs/QUERIES.md.
 
 use crate::db::config::{Config, Layout};
-use crate::db::schema::{split_top_level, ColumnType, Schema};
+use crate::db::schema::{split_top_level, ColumnType, FieldAt, Num, Schema};
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
 use crate::db::time::{format_duration, Granularity, END_TIME_NS, MIN_TIME_NS};
 use crate::db::{Batch, BucketSummary, Database, Scanned};
@@ -78,92 +78,12 @@ impl Kind {
 const AGG_LIST: &str =
     "count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)";
 
-/// Where a column's value and null bit sit in a stored row.
-#[derive(Clone, Copy, Debug)]
-struct Field {
-    /// The column's index in the schema.
-    column: usize,
-    ty: ColumnType,
-    offset: usize,
-    width: usize,
-    null_byte: usize,
-    null_mask: u8,
-}
-
-/// A numeric value, kept in its column's kind so that integer min/max/sum stay exact.
-#[derive(Clone, Copy, Debug)]
-enum Num {
-    I(i64),
-    U(u64),
-    F(f64),
-}
-
-impl Field {
-    fn new(schema: &Schema, col: usize) -> Field {
-        let ty = schema.columns()[col].ty;
-        let null_bit = 1 + col;
-        Field {
-            column: col,
-            ty,
-            offset: schema.field_offset(col),
-            width: ty.width_bytes(),
-            null_byte: null_bit / 8,
-            null_mask: 1 << (null_bit % 8),
-        }
-    }
-
-    #[inline]
-    fn is_null(&self, row: &[u8]) -> bool {
-        row[self.null_byte] & self.null_mask != 0
-    }
-
-    #[inline]
-    fn bytes<'r>(&self, row: &'r [u8]) -> &'r [u8] {
-        &row[self.offset..self.offset + self.width]
-    }
-
-    /// The value of a numeric column (callers check `is_numeric` at plan time).
-    #[inline]
-    fn num(&self, row: &[u8]) -> Num {
-        let b = self.bytes(row);
-        match self.ty {
-            ColumnType::I8 => Num::I(i64::from(i8::from_le_bytes(le(b)))),
-            ColumnType::I16 => Num::I(i64::from(i16::from_le_bytes(le(b)))),
-            ColumnType::I32 => Num::I(i64::from(i32::from_le_bytes(le(b)))),
-            ColumnType::I64 => Num::I(i64::from_le_bytes(le(b))),
-            ColumnType::U8 => Num::U(u64::from(b[0])),
-            ColumnType::U16 => Num::U(u64::from(u16::from_le_bytes(le(b)))),
-            ColumnType::U32 => Num::U(u64::from(u32::from_le_bytes(le(b)))),
-            ColumnType::U64 => Num::U(u64::from_le_bytes(le(b))),
-            ColumnType::F32 => Num::F(f64::from(f32::from_le_bytes(le(b)))),
-            ColumnType::F64 => Num::F(f64::from_le_bytes(le(b))),
-            ColumnType::Bool | ColumnType::Str(_) => Num::F(f64::NAN),
-        }
-    }
-
-    #[inline]
-    fn f64(&self, row: &[u8]) -> f64 {
-        match self.num(row) {
-            Num::I(v) => v as f64,
-            Num::U(v) => v as f64,
-            Num::F(v) => v,
-        }
-    }
-}
-
 fn is_numeric(ty: ColumnType) -> bool {
     !matches!(ty, ColumnType::Bool | ColumnType::Str(_))
 }
 
 fn is_float(ty: ColumnType) -> bool {
     matches!(ty, ColumnType::F32 | ColumnType::F64)
-}
-
-#[inline]
-fn le<const N: usize>(bytes: &[u8]) -> [u8; N] {
-    let mut out = [0u8; N];
-    out.copy_from_slice(&bytes[..N]);
-    out
 }
 
 /// One aggregate of a query: what it computes, over which column(s), and its output column.
@@ -173,11 +93,11 @@ pub struct Agg {
     /// Output column name, e.g. `count`, `first_price`, `vwap_price_qty`.
     name: String,
     /// The column aggregated (the price of `vwap`); `None` for `count`.
-    field: Option<Field>,
+    field: Option<FieldAt>,
     /// The column name, for messages.
     column: String,
     /// The quantity of `vwap`.
-    qty: Option<Field>,
+    qty: Option<FieldAt>,
     out_ty: ColumnType,
 }
 
@@ -216,7 +136,7 @@ impl Agg {
                     kind.name()
                 ));
             }
-            fields.push(Field::new(schema, col));
+            fields.push(schema.field_at(col));
         }
         let out_ty = match kind {
             Kind::Count => ColumnType::U64,
@@ -379,7 +299,7 @@ impl Plan {
                 aggs.iter()
                     .map(|a| match (a.kind, a.field) {
                         (Kind::Count, _) => Some(0),
-                        (Kind::Min | Kind::Max, Some(f)) => layout.slot_of(f.column),
+                        (Kind::Min | Kind::Max, Some(f)) => layout.slot_of(f.col),
                         _ => None,
                     })
                     .collect::<Option<Vec<usize>>>()

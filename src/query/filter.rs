@@ -1,18 +1,15 @@
 //! `--where col=value`: an equality filter on one column, decided on the stored bytes.
 
-use crate::db::schema::Schema;
+use crate::db::schema::{FieldAt, Schema};
 
 /// Keeps rows whose column `col` holds exactly the encoded `value` (or is null, for an empty
 /// value). The value is encoded once with the column's own codec, so `1` and `1.0` match the
 /// same f64, and a `str(N)` value compares with its zero padding.
 #[derive(Clone, Debug)]
 pub struct Filter {
-    col: usize,
-    offset: usize,
+    field: FieldAt,
     want: Vec<u8>,
     want_null: bool,
-    null_byte: usize,
-    null_mask: u8,
 }
 
 impl Filter {
@@ -36,30 +33,26 @@ impl Filter {
                 schema.columns()[col].ty
             )
         })?;
-        let null_bit = 1 + col;
         Ok(Filter {
-            col,
-            offset: schema.field_offset(col),
+            field: schema.field_at(col),
             want: schema.field_bytes(&scratch, col).to_vec(),
             want_null: schema.is_null(&scratch, col),
-            null_byte: null_bit / 8,
-            null_mask: 1 << (null_bit % 8),
         })
     }
 
     /// The column this filter looks at.
     pub fn column(&self) -> usize {
-        self.col
+        self.field.col
     }
 
     /// Whether `row` (a stored row of the schema the filter was parsed for) passes.
     #[inline]
     pub fn matches(&self, row: &[u8]) -> bool {
-        let null = row[self.null_byte] & self.null_mask != 0;
+        let null = self.field.is_null(row);
         if null || self.want_null {
             return null == self.want_null;
         }
-        row[self.offset..self.offset + self.want.len()] == self.want[..]
+        self.field.bytes(row) == self.want.as_slice()
     }
 }
 
