@@ -17,7 +17,7 @@ use crate::db::partition::{data_segments, punch_hole, read_full_at, Header, Part
 use crate::db::time::PartitionKey;
 use crate::db::{Database, BLOCK_LEN};
 use crate::error::{Error, Result};
-use crate::stat::{free_bytes, Footprint};
+use crate::stat::{bucket_footprint, free_bytes, Footprint};
 
 /// Suffix of the temporary file: `.2021.xs.defrag`. Its leading dot and suffix keep it from
 /// ever parsing as a partition name.
@@ -181,16 +181,7 @@ pub fn defrag(
     if db.layout() == crate::db::config::Layout::Bucket {
         return defrag_buckets(db, keys, options, on_event);
     }
-    for path in leftovers(db)? {
-        if !options.dry_run {
-            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
-            sync_dir(db.dir())?;
-        }
-        on_event(Event::Leftover {
-            path: &path,
-            removed: !options.dry_run,
-        });
-    }
+    remove_leftovers(db, options, on_event)?;
     let keys = if keys.is_empty() {
         db.partition_keys()?
     } else {
@@ -270,29 +261,13 @@ fn defrag_buckets(
     for &key in &all {
         db.bucket_partition(key, false)?;
     }
-    for path in leftovers(db)? {
-        if !options.dry_run {
-            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
-            sync_dir(db.dir())?;
-        }
-        on_event(Event::Leftover {
-            path: &path,
-            removed: !options.dry_run,
-        });
-    }
-    let measure = |part: &crate::db::bucket::BucketPartition| -> Result<Footprint> {
-        let mut f =
-            Footprint::of_file(part.dir_file()).map_err(|e| Error::io("measure", &part.dir_path, e))?;
-        let d = Footprint::of_file(part.data_file()).map_err(|e| Error::io("measure", &part.data_path, e))?;
-        f.add(&d);
-        Ok(f)
-    };
+    remove_leftovers(db, options, on_event)?;
     let mut outcomes = Vec::with_capacity(keys.len());
     for key in keys {
         let Some(part) = db.bucket_partition(key, false)? else {
             continue;
         };
-        let before = measure(&part)?;
+        let before = bucket_footprint(&part)?;
         let audit = part.audit()?;
         let needed_bytes = audit
             .live_bytes
@@ -341,7 +316,7 @@ fn defrag_buckets(
                     .bucket_partition(key, false)?
                     .ok_or_else(|| Error::Invalid(format!("partition {key} vanished during defrag")))?;
                 Action::Rewritten {
-                    after: measure(&fresh)?,
+                    after: bucket_footprint(&fresh)?,
                 }
             }
         };
@@ -356,6 +331,25 @@ fn defrag_buckets(
         outcomes.push(outcome);
     }
     Ok(outcomes)
+}
+
+/// Removes the temporary files of interrupted defrags (only reports them on a dry run).
+fn remove_leftovers(
+    db: &Database,
+    options: DefragOptions,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<()> {
+    for path in leftovers(db)? {
+        if !options.dry_run {
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+            sync_dir(db.dir())?;
+        }
+        on_event(Event::Leftover {
+            path: &path,
+            removed: !options.dry_run,
+        });
+    }
+    Ok(())
 }
 
 /// Free space a rewrite needs: every data byte once more, plus a margin for mapping blocks.

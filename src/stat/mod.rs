@@ -9,6 +9,7 @@ use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::db::bucket::BucketPartition;
 use crate::db::partition::data_segments;
 use crate::db::schema::Schema;
 use crate::db::time::PartitionKey;
@@ -228,15 +229,7 @@ pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Resul
             bucket: None,
         });
     }
-    let defrag_leftovers = crate::defrag::leftovers(db)?
-        .into_iter()
-        .map(|path| {
-            let physical = std::fs::symlink_metadata(&path)
-                .map(|m| m.blocks().saturating_mul(512))
-                .unwrap_or(0);
-            (path, physical)
-        })
-        .collect();
+    let defrag_leftovers = defrag_leftovers(db)?;
     Ok(DatabaseStat {
         partitions,
         total,
@@ -262,11 +255,7 @@ fn stat_buckets(db: &Database, keys: &[PartitionKey]) -> Result<DatabaseStat> {
         let Some(part) = db.bucket_partition(key, false)? else {
             continue;
         };
-        let mut footprint =
-            Footprint::of_file(part.dir_file()).map_err(|e| Error::io("measure", &part.dir_path, e))?;
-        let data =
-            Footprint::of_file(part.data_file()).map_err(|e| Error::io("measure", &part.data_path, e))?;
-        footprint.add(&data);
+        let footprint = bucket_footprint(&part)?;
         let audit = part.audit()?;
         let rows = RowCount {
             rows: audit.rows,
@@ -291,16 +280,30 @@ fn stat_buckets(db: &Database, keys: &[PartitionKey]) -> Result<DatabaseStat> {
         total_rows: Some(total_rows),
         fiemap_supported,
         unfinished_import: crate::db::marker::unfinished_import(db.dir()),
-        defrag_leftovers: crate::defrag::leftovers(db)?
-            .into_iter()
-            .map(|path| {
-                let physical = std::fs::symlink_metadata(&path)
-                    .map(|m| m.blocks().saturating_mul(512))
-                    .unwrap_or(0);
-                (path, physical)
-            })
-            .collect(),
+        defrag_leftovers: defrag_leftovers(db)?,
     })
+}
+
+/// A bucket partition's directory and data file measured together.
+pub fn bucket_footprint(part: &BucketPartition) -> Result<Footprint> {
+    let mut footprint =
+        Footprint::of_file(part.dir_file()).map_err(|e| Error::io("measure", &part.dir_path, e))?;
+    let data = Footprint::of_file(part.data_file()).map_err(|e| Error::io("measure", &part.data_path, e))?;
+    footprint.add(&data);
+    Ok(footprint)
+}
+
+/// The temporary files of interrupted defrags, with the bytes each holds on disk.
+fn defrag_leftovers(db: &Database) -> Result<Vec<(PathBuf, u64)>> {
+    Ok(crate::defrag::leftovers(db)?
+        .into_iter()
+        .map(|path| {
+            let physical = std::fs::symlink_metadata(&path)
+                .map(|m| m.blocks().saturating_mul(512))
+                .unwrap_or(0);
+            (path, physical)
+        })
+        .collect())
 }
 
 /// Counts the rows of one partition, reading its data segments only.
