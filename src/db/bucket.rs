@@ -28,13 +28,8 @@ pub const SUMMARY_VERSION: u32 = 2;
 /// larger entries would pass the partition size limit (a database created with 16-byte
 /// entries near that limit), where version 1 keeps it working.
 pub fn newest_version(config: &Config, key: PartitionKey) -> u32 {
-    let entry_len = u64::from(header_of(config, key, SUMMARY_VERSION).entry_len);
-    let buckets = ((key.end_ns() - key.start_ns()) / config.bucket_ns.max(1)) as u64;
-    let fits = buckets
-        .checked_mul(entry_len)
-        .and_then(|b| b.checked_add(HEADER_LEN))
-        .is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES);
-    if fits {
+    let entry_len = entry_len_of(&SummaryLayout::new(&config.schema), SUMMARY_VERSION);
+    if dir_len_of(config, key, entry_len).is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES) {
         SUMMARY_VERSION
     } else {
         PARTITION_VERSION
@@ -47,10 +42,28 @@ pub fn header_of(config: &Config, key: PartitionKey, version: u32) -> Header {
     if version != PARTITION_VERSION {
         header.format_version = version;
         // At most 32 + 16 × 30 bytes.
-        header.entry_len = SummaryLayout::new(&config.schema).entry_len() as u32;
+        header.entry_len = entry_len_of(&SummaryLayout::new(&config.schema), version) as u32;
     }
     header
 }
+
+/// Bytes of one directory entry of a partition of `version`: the 16-byte locator alone
+/// (version 1), or with its check and the summaries of `summaries`' columns.
+fn entry_len_of(summaries: &SummaryLayout, version: u32) -> u64 {
+    if version == PARTITION_VERSION {
+        LOCATOR_LEN as u64
+    } else {
+        summaries.entry_len() as u64
+    }
+}
+
+/// Logical size of partition `key`'s directory with entries of `entry_len` bytes (`None` if
+/// it overflows).
+fn dir_len_of(config: &Config, key: PartitionKey, entry_len: u64) -> Option<u64> {
+    let buckets = ((key.end_ns() - key.start_ns()) / config.bucket_ns.max(1)) as u64;
+    buckets.checked_mul(entry_len)?.checked_add(HEADER_LEN)
+}
+
 /// Suffix added to the directory file's name to name the data file.
 pub const DATA_SUFFIX: &str = ".data";
 /// Offset in the directory's header block of the committed data length (u64; outside the
@@ -254,11 +267,7 @@ impl BucketPartition {
         let bucket_ns = config.bucket_ns.max(1);
         let granularity_ns = config.granularity.ns();
         let summaries = SummaryLayout::new(&config.schema);
-        let entry_len = if version == PARTITION_VERSION {
-            LOCATOR_LEN
-        } else {
-            summaries.entry_len()
-        } as u64;
+        let entry_len = entry_len_of(&summaries, version);
         BucketPartition {
             key,
             dir_path: dir.join(key.file_name()),
@@ -423,19 +432,12 @@ impl BucketPartition {
     /// of the newest version (entries with summaries).
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<BucketPartition> {
         let version = newest_version(config, key);
-        let header = header_of(config, key, version);
-        let entry_len = match version {
-            PARTITION_VERSION => LOCATOR_LEN as u64,
-            _ => u64::from(header.entry_len),
-        };
-        let header = header.encode();
+        let entry_len = entry_len_of(&SummaryLayout::new(&config.schema), version);
+        let dir_len = dir_len_of(config, key, entry_len)
+            .ok_or_else(|| Error::Invalid(format!("partition {key}: too many buckets")))?;
+        let header = header_of(config, key, version).encode();
         let make = |name: &str, len: u64| create_file_atomically(dir, name, &header, len);
         let data_file = make(&data_file_name(key), HEADER_LEN)?;
-        let buckets = ((key.end_ns() - key.start_ns()) / config.bucket_ns.max(1)) as u64;
-        let dir_len = buckets
-            .checked_mul(entry_len)
-            .and_then(|b| b.checked_add(HEADER_LEN))
-            .ok_or_else(|| Error::Invalid(format!("partition {key}: too many buckets")))?;
         let dir_file = make(&key.file_name(), dir_len)?;
         let part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN, version);
         part.write_committed(HEADER_LEN)?;
