@@ -182,37 +182,22 @@ fn describe(name: &str, before: &Footprint, action: &Action) -> String {
 /// What a bucket partition's rewrite removed or would remove (garbage, buckets out of time
 /// order) and adds (summaries), appended to `describe`'s line.
 fn describe_buckets(state: &BucketState, action: &Action) -> String {
-    let upgrade = state.version != state.newest_version;
-    match action {
-        Action::Rewritten { .. } => format!(
-            "; garbage {} → 0 B, buckets out of time order {} → 0{}",
-            human_bytes(state.garbage_bytes),
-            state.out_of_order,
-            if upgrade {
-                format!(
-                    ", summaries added (partition version {} → {})",
-                    state.version, state.newest_version
-                )
-            } else {
-                String::new()
-            }
-        ),
-        _ => {
-            format!(
-                "; {} garbage, {} buckets out of time order{}",
-                human_bytes(state.garbage_bytes),
-                state.out_of_order,
-                if upgrade {
-                    format!(
-                        ", partition version {} (a rewrite adds summaries: version {})",
-                        state.version, state.newest_version
-                    )
-                } else {
-                    String::new()
-                }
-            )
-        }
+    let (garbage, order) = (human_bytes(state.garbage_bytes), state.out_of_order);
+    let (from, to) = (state.version, state.newest_version);
+    let done = matches!(action, Action::Rewritten { .. });
+    let mut line = if done {
+        format!("; garbage {garbage} → 0 B, buckets out of time order {order} → 0")
+    } else {
+        format!("; {garbage} garbage, {order} buckets out of time order")
+    };
+    if from != to {
+        line += &if done {
+            format!(", summaries added (partition version {from} → {to})")
+        } else {
+            format!(", partition version {from} (a rewrite adds summaries: version {to})")
+        };
     }
+    line
 }
 
 /// Ends the process as `kill -9` would: no destructors, no cleanup (the test hook).
