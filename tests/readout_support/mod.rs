@@ -9,6 +9,10 @@ use tempfile::TempDir;
 use xs::db::lock::LockWait;
 use xs::{Access, Database};
 
+#[path = "../common/mod.rs"]
+mod common;
+pub use common::{layout, with_layout};
+
 pub fn xs() -> Command {
     let mut cmd = Command::cargo_bin("xs").expect("the xs binary is built for tests");
     cmd.env_remove("XS_DB");
@@ -140,24 +144,4 @@ pub fn xs_std() -> std::process::Command {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("xs"));
     cmd.env_remove("XS_DB");
     cmd
-}
-
-/// The layout this test target runs against: targets named `*_bucket` (tests/*_bucket.rs,
-/// which include a suite file) create bucket databases; the others leave the choice to `xs`.
-pub fn layout() -> &'static str {
-    if env!("CARGO_CRATE_NAME").ends_with("_bucket") {
-        "bucket"
-    } else {
-        "grid"
-    }
-}
-
-/// Sets the layout of databases that `cmd` creates (`XS_LAYOUT`, read by `create` and by
-/// `import` when it creates a database).
-pub fn with_layout(cmd: &mut assert_cmd::Command) {
-    if layout() == "bucket" {
-        cmd.env("XS_LAYOUT", "bucket");
-    } else {
-        cmd.env_remove("XS_LAYOUT");
-    }
 }
