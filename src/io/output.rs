@@ -9,7 +9,7 @@ use chrono::format::{Item, StrftimeItems};
 use chrono::DateTime;
 
 use crate::db::config::Config;
-use crate::db::schema::ColumnType;
+use crate::db::schema::{le, ColumnType, FieldAt};
 use crate::db::time::{civil_from_days, NS_PER_DAY, NS_PER_SEC};
 use crate::io::timefmt::EpochUnit;
 
@@ -115,15 +115,7 @@ impl Default for OutputOptions {
 #[derive(Clone, Copy, Debug)]
 enum Field {
     Time,
-    Column {
-        ty: ColumnType,
-        /// Byte offset of the value in the row.
-        offset: usize,
-        width: usize,
-        /// Byte and mask of the column's null bit in the row header.
-        null_byte: usize,
-        null_mask: u8,
-    },
+    Column(FieldAt),
 }
 
 #[derive(Clone, Debug)]
@@ -207,16 +199,7 @@ impl RowFormatter {
                     all_names().join(",")
                 ));
             };
-            let ty = schema.columns()[col].ty;
-            let offset = schema.field_offset(col);
-            let null_bit = 1 + col;
-            fields.push(Field::Column {
-                ty,
-                offset,
-                width: ty.width_bytes(),
-                null_byte: null_bit / 8,
-                null_mask: 1 << (null_bit % 8),
-            });
+            fields.push(Field::Column(schema.field_at(col)));
         }
         let json_keys = names
             .iter()
@@ -384,18 +367,12 @@ impl RowFormatter {
                     self.write_time(out, t_ns, cache);
                 }
             }
-            Field::Column {
-                ty,
-                offset,
-                width,
-                null_byte,
-                null_mask,
-            } => {
-                if row[null_byte] & null_mask != 0 {
+            Field::Column(f) => {
+                if f.is_null(row) {
                     return;
                 }
-                let bytes = &row[offset..offset + width];
-                match ty {
+                let bytes = f.bytes(row);
+                match f.ty {
                     ColumnType::F32 => {
                         let v = f32::from_le_bytes(le(bytes));
                         if v.is_finite() {
@@ -413,7 +390,7 @@ impl RowFormatter {
                         }
                     }
                     ColumnType::Str(_) => self.write_text(out, str_bytes(bytes)),
-                    _ => write_scalar(out, ty, bytes),
+                    _ => write_scalar(out, f.ty, bytes),
                 }
             }
         }
@@ -445,19 +422,13 @@ impl RowFormatter {
                     write_json_str(out, &text);
                 }
             },
-            Field::Column {
-                ty,
-                offset,
-                width,
-                null_byte,
-                null_mask,
-            } => {
-                if row[null_byte] & null_mask != 0 {
+            Field::Column(f) => {
+                if f.is_null(row) {
                     out.extend_from_slice(b"null");
                     return;
                 }
-                let bytes = &row[offset..offset + width];
-                match ty {
+                let bytes = f.bytes(row);
+                match f.ty {
                     ColumnType::F32 => {
                         let v = f32::from_le_bytes(le(bytes));
                         if v.is_finite() {
@@ -482,7 +453,7 @@ impl RowFormatter {
                             Err(_) => write_json_str(out, String::from_utf8_lossy(text).as_bytes()),
                         }
                     }
-                    _ => write_scalar(out, ty, bytes),
+                    _ => write_scalar(out, f.ty, bytes),
                 }
             }
         }
@@ -725,14 +696,6 @@ fn write_special(out: &mut Vec<u8>, v: f64) {
     } else {
         b"-inf"
     });
-}
-
-/// Reads a little-endian array out of a field whose width matches by construction.
-#[inline]
-fn le<const N: usize>(bytes: &[u8]) -> [u8; N] {
-    let mut out = [0u8; N];
-    out.copy_from_slice(&bytes[..N]);
-    out
 }
 
 /// Appends `text` as a CSV field, quoted when it holds the delimiter, a quote or a line break.
