@@ -588,10 +588,15 @@ impl Database {
             let end = self.slot_at_or_after(key, to_ns.min(key.end_ns()));
             let byte_from = partition.slot_offset(first);
             let byte_to = partition.slot_offset(end);
+            // Slots before this one were handed out already: a slot that spans a hole (one
+            // larger than a block, its rows split by unwritten blocks) touches two segments,
+            // and must be read once, from the first.
+            let mut next_slot = first;
             for (seg_from, seg_to) in partition.data_segments(byte_from, byte_to)? {
                 // Widen the segment to whole slots: block edges need not fall on slot edges.
-                let mut slot = (seg_from - partition::HEADER_LEN) / slab_len;
+                let mut slot = ((seg_from - partition::HEADER_LEN) / slab_len).max(next_slot);
                 let seg_end_slot = (seg_to - partition::HEADER_LEN).div_ceil(slab_len).min(end);
+                next_slot = next_slot.max(seg_end_slot);
                 while slot < seg_end_slot {
                     let n = chunk_slots.min(seg_end_slot - slot);
                     buf.resize((n * slab_len) as usize, 0);
