@@ -64,3 +64,14 @@ fn grid_slot_spanning_a_hole_is_read_once() {
     );
     assert_eq!(db.ok(&["range", window[0], window[1], "--no-header"]), "");
 }
+
+/// Found by the model test: without `--every`, the one bucket of a window longer than 292
+/// years (wider than i64 nanoseconds) was cut in two, so `--agg count` printed two rows.
+#[test]
+fn whole_window_aggregate_longer_than_i64_is_one_bucket() {
+    let db = TestDb::create("1s", "v:i64", &[]);
+    db.ok(&["put", "1700-01-01T00:00:00Z", "v=1"]);
+    db.ok(&["put", "2200-01-01T00:00:00Z", "v=2"]);
+    let out = db.ok(&["range", "1678-01-01", "2262-01-01", "--agg", "count,sum(v)"]);
+    assert_eq!(out, "time,count,sum_v\n1678-01-01T00:00:00Z,2,3\n");
+}

@@ -543,12 +543,18 @@ const MAX_SLICE_BUCKETS: i64 = 1 << 16;
 struct Buckets {
     origin_ns: i64,
     every_ns: i64,
+    /// No `--every`: one bucket, the whole window from `origin`. Its width may pass i64's range
+    /// (a window of more than 292 years), so `every_ns` saturates and cannot be divided by.
+    whole_window: bool,
 }
 
 impl Buckets {
     /// The start of the bucket holding `t_ns`.
     #[inline]
     fn of(self, t_ns: i64) -> i64 {
+        if self.whole_window {
+            return self.origin_ns;
+        }
         // i64 arithmetic when it cannot overflow (always, but near the ends of the range).
         let start = t_ns
             .checked_sub(self.origin_ns)
@@ -597,6 +603,7 @@ pub fn write_buckets<E: From<Error>>(
         every_ns: plan
             .every_ns
             .unwrap_or_else(|| to_ns.saturating_sub(from_ns).max(1)),
+        whole_window: plan.every_ns.is_none(),
     };
     let (mut scan_from, mut scan_to) = (from_ns, to_ns);
     // Only the partitions that exist hold data.
