@@ -75,3 +75,66 @@ fn whole_window_aggregate_longer_than_i64_is_one_bucket() {
     let out = db.ok(&["range", "1678-01-01", "2262-01-01", "--agg", "count,sum(v)"]);
     assert_eq!(out, "time,count,sum_v\n1678-01-01T00:00:00Z,2,3\n");
 }
+
+/// Found by the model test: an aggregate with a fine `--every` over a long, nearly empty
+/// window cut it into one slice per 65,536 buckets and visited every slice (24 s for a day of
+/// 1 µs buckets holding two rows, 8 s for a year of 1 ms slots); bucket scans and bucket defrag
+/// likewise walked a sparse directory 65,536 entries at a time. They now jump over holes with
+/// `SEEK_DATA`. The timeout only guards against a hang: these take milliseconds.
+#[test]
+fn fine_aggregates_over_sparse_windows_jump_over_holes() {
+    let timeout = std::time::Duration::from_secs(60);
+    let bucket = TestDb::create(
+        "1us",
+        "v:i64",
+        &["--layout", "bucket", "--bucket", "1us", "--partition", "day"],
+    );
+    bucket.ok(&["put", "2024-03-01T00:00:00Z", "v=1"]);
+    bucket.ok(&["put", "2024-03-01T23:59:59Z", "v=2"]);
+    let out = bucket
+        .xs(&[
+            "range",
+            "2024-03-01",
+            "2024-03-02",
+            "--every",
+            "1us",
+            "--agg",
+            "count,sum(v)",
+        ])
+        .timeout(timeout)
+        .output()
+        .expect("xs runs");
+    common::assert_success(&out, &["range --every 1us"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "time,count,sum_v\n2024-03-01T00:00:00.000000Z,1,1\n2024-03-01T23:59:59.000000Z,1,2\n"
+    );
+    let out = bucket
+        .xs(&["range", "2024-03-01", "2024-03-02", "--no-header"])
+        .timeout(timeout)
+        .output()
+        .expect("xs runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+
+    let grid = TestDb::create("1ms", "v:i64", &["--layout", "grid"]);
+    grid.ok(&["put", "2024-01-01T00:00:00Z", "v=1"]);
+    grid.ok(&["put", "2024-12-31T00:00:00Z", "v=2"]);
+    let out = grid
+        .xs(&[
+            "range",
+            "2024-01-01",
+            "2025-01-01",
+            "--every",
+            "1ms",
+            "--agg",
+            "count",
+        ])
+        .timeout(timeout)
+        .output()
+        .expect("xs runs");
+    common::assert_success(&out, &["range --every 1ms"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "time,count\n2024-01-01T00:00:00.000Z,1\n2024-12-31T00:00:00.000Z,1\n"
+    );
+}

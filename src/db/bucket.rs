@@ -13,7 +13,7 @@ use std::sync::Mutex;
 
 use super::config::{sync_dir, Config};
 use super::partition::{
-    create_file_atomically, data_segments, punch_hole, read_full_at, Header, HEADER_ENCODED_LEN,
+    create_file_atomically, data_segments, next_data, punch_hole, read_full_at, Header, HEADER_ENCODED_LEN,
     HEADER_FIELDS_LEN, HEADER_LEN, PARTITION_VERSION,
 };
 use super::summary::{self, SummaryLayout, LOCATOR_LEN};
@@ -495,6 +495,18 @@ impl BucketPartition {
         Ok(Entry::decode(&e))
     }
 
+    /// The first bucket at or after `b` whose entry has allocated bytes, or `None` when only
+    /// holes follow: a walk over a sparse directory jumps its empty stretches in one `lseek`.
+    pub fn next_allocated_bucket(&self, b: u64) -> Result<Option<u64>> {
+        if b >= self.buckets {
+            return Ok(None);
+        }
+        let at = next_data(&self.dir_file, self.entry_offset(b))
+            .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
+        // The entry that holds the data byte (it may start in the block before).
+        Ok(at.map(|at| ((at.max(HEADER_LEN) - HEADER_LEN) / self.entry_len).max(b)))
+    }
+
     /// Calls `visit(bucket, entry)` for every non-empty entry of buckets `[from, to)`, in
     /// bucket order, reading only the allocated parts of the directory.
     pub fn for_each_entry(
@@ -522,11 +534,14 @@ impl BucketPartition {
         let entry_len = self.entry_len;
         let verify = summaries && self.has_summaries();
         let (mut buf, mut ok) = (Vec::new(), Vec::new());
+        // Entries before this one were handed out already (see `Database::scan_chunks`).
+        let mut next = from;
         for (seg_from, seg_to) in segments {
             // Widen to whole entries: an entry may straddle a block edge (4096 need not be a
             // multiple of the entry length); holes read as zeros, empty entries.
-            let mut b = ((seg_from - HEADER_LEN) / entry_len).max(from);
+            let mut b = ((seg_from - HEADER_LEN) / entry_len).max(next);
             let end = (seg_to - HEADER_LEN).div_ceil(entry_len).min(to);
+            next = next.max(end);
             while b < end {
                 let n = (DIR_READ_BYTES / entry_len).min(end - b);
                 buf.resize((n * entry_len) as usize, 0);
@@ -1033,6 +1048,11 @@ impl BucketPartition {
             };
             let mut b = 0;
             while b < self.buckets {
+                // Jump over the directory's holes rather than visiting them a window at a time.
+                let Some(next) = self.next_allocated_bucket(b)? else {
+                    break;
+                };
+                b = next;
                 let window_end = self.buckets.min(b + (1 << 16));
                 let mut entries = Vec::new();
                 self.for_each_entry(b, window_end, |bucket, e| {

@@ -515,6 +515,11 @@ impl Database {
             let mut pending: Vec<(u64, bucket::Entry)> = Vec::new();
             let mut b = first;
             while b < end {
+                // Jump over the directory's holes: a year of 1 ms buckets is billions of them.
+                match part.next_allocated_bucket(b)? {
+                    Some(next) if next < end => b = next,
+                    _ => b = end,
+                }
                 let window_end = end.min(b.saturating_add(1 << 16));
                 let mut go_on = true;
                 part.for_each_summarized_entry(b, window_end, same_bucket.is_some(), |bucket, e, bounds| {
@@ -609,6 +614,48 @@ impl Database {
             }
         }
         Ok(())
+    }
+
+    /// A time at or after `t_ns` before which, from `t_ns` on, nothing is stored: the start of
+    /// the first slot or bucket at or after it whose bytes are allocated (`SEEK_DATA`), or
+    /// `None` when only holes follow. Lets a walk cut into many pieces (aggregation slices)
+    /// jump over empty stretches instead of visiting each piece.
+    pub fn next_data_time(&self, t_ns: i64) -> Result<Option<i64>> {
+        let t_ns = t_ns.max(MIN_TIME_NS);
+        if t_ns >= END_TIME_NS {
+            return Ok(None);
+        }
+        for key in self.partition_keys()? {
+            if key.end_ns() <= t_ns {
+                continue;
+            }
+            let lo = t_ns.max(key.start_ns());
+            let found = match self.config.layout {
+                Layout::Bucket => {
+                    let Some(part) = self.bucket_partition(key, false)? else {
+                        continue;
+                    };
+                    let (b, _) = part.locate(lo);
+                    part.next_allocated_bucket(b)?.map(|b| part.bucket_start_ns(b))
+                }
+                Layout::Grid => {
+                    let Some(partition) = self.partition(key, false)? else {
+                        continue;
+                    };
+                    let slot = lo.saturating_sub(key.start_ns()) as u64 / self.config.granularity.ns() as u64;
+                    partition.seek_data(partition.slot_offset(slot))?.map(|at| {
+                        // The slot holding that byte (it may start in the block before).
+                        let slot =
+                            (at.max(partition::HEADER_LEN) - partition::HEADER_LEN) / partition.slab_len;
+                        self.time_of(key, slot)
+                    })
+                }
+            };
+            if let Some(t) = found.filter(|&t| t < key.end_ns()) {
+                return Ok(Some(t.max(t_ns)));
+            }
+        }
+        Ok(None)
     }
 
     /// First slot of `key` whose time is >= `t_ns` (t within or at the end of the partition).

@@ -343,6 +343,12 @@ fn lseek(file: &File, offset: u64, whence: libc::c_int) -> io::Result<Option<u64
     Ok(Some(at as u64))
 }
 
+/// The first data byte of `file` at or after `offset` (`SEEK_DATA`); `None` when only holes
+/// follow.
+pub fn next_data(file: &File, offset: u64) -> io::Result<Option<u64>> {
+    lseek(file, offset, libc::SEEK_DATA)
+}
+
 /// Walks `SEEK_DATA`/`SEEK_HOLE` from `from` to `to`: the allocated runs, clipped to the range.
 /// File systems without hole reporting report one run (the whole range), which stays correct.
 pub fn data_segments(file: &File, from: u64, to: u64) -> io::Result<Vec<(u64, u64)>> {

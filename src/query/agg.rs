@@ -641,6 +641,15 @@ pub fn write_buckets<E: From<Error>>(
         while at < scan_to && writer.left > 0 {
             let mut slices = Vec::with_capacity(batch);
             while slices.len() < batch && at < scan_to {
+                // Skip stretches with no data: a fine --every over a long, sparse window would
+                // otherwise cut millions of slices that each find nothing.
+                match db.next_data_time(at)? {
+                    Some(t) if t < scan_to => at = t,
+                    _ => {
+                        at = scan_to;
+                        break;
+                    }
+                }
                 let end = at.saturating_add(slice_ns).min(scan_to);
                 slices.push((at, end));
                 at = end;
