@@ -1,0 +1,1154 @@
+//! Model-based test: random sequences of operations on real databases (real sparse files in a
+//! temp directory), each step checked against an in-memory reference model of the documented
+//! semantics (docs/IMPORT.md, docs/QUERIES.md): a map from timestamp to the rows stored there,
+//! in order.
+//!
+//! Operations: create (both layouts; granularities 1 ns … 1 d; depths 1 … 3000; rows of 2 to
+//! a few hundred bytes with nulls, NaN, extreme integers, `str(N)` with quotes and delimiters;
+//! year, month and day partitions), import (several files, duplicates at one timestamp, out of
+//! order, misaligned and unstorable times, tiny chunks so batches split a timestamp's rows,
+//! `--floor-time`), put, put --append, delete, defrag. After every step every read path is
+//! compared with the model: the scan of the whole database and of windows that start and end
+//! mid-slot, `range`'s writer (parallel, ordered, `--limit`), `get`, as-of lookups with and
+//! without a bound, `--agg count,min,max,sum,first,last` and `--ohlcv` over random `--every`,
+//! `stat`'s row counts, and an `export` re-imported into a fresh database.
+//!
+//! The engine is driven in-process through the same library calls the `xs` subcommands make,
+//! one `Database::open` per command as a new process would, so that a long soak is cheap:
+//!
+//! ```sh
+//! XS_MODEL_CASES=100000 cargo test --release --test model -- --nocapture   # the soak
+//! XS_MODEL_SEED=1234 cargo test --test model                               # replay one case
+//! ```
+//!
+//! A failure prints the seed, the database settings and the steps that led to it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use xs::db::config::{Config, Layout};
+use xs::db::lock::LockWait;
+use xs::db::schema::{ColumnType, Schema, Value};
+use xs::db::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
+use xs::defrag::{defrag, DefragOptions};
+use xs::import::timeparse::TimeFormat as InputTimeFormat;
+use xs::import::{CsvOptions, Options};
+use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
+use xs::io::stream::{write_range, Compression};
+use xs::io::timefmt::{format_iso_exact, EpochUnit};
+use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
+use xs::query::asof::AsOf;
+use xs::stat::{stat, StatOptions};
+use xs::{Access, Database, PutMode};
+
+const NS_PER_SEC: i64 = 1_000_000_000;
+const DAY_NS: i64 = 86_400 * NS_PER_SEC;
+
+/// Cases per layout when `XS_MODEL_CASES` is not set: enough to catch a regression in CI in a
+/// few seconds.
+const CI_CASES: u64 = 60;
+
+#[test]
+fn model_grid() {
+    run_cases(Layout::Grid, 0x6772_6964);
+}
+
+#[test]
+fn model_bucket() {
+    run_cases(Layout::Bucket, 0x6275_636b);
+}
+
+fn run_cases(layout: Layout, salt: u64) {
+    if let Ok(seed) = std::env::var("XS_MODEL_SEED") {
+        let seed: u64 = seed.parse().expect("XS_MODEL_SEED is a number");
+        run_case(layout, seed);
+        return;
+    }
+    let cases: u64 = std::env::var("XS_MODEL_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(CI_CASES);
+    let base = std::env::var("XS_MODEL_BASE")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0u64);
+    for i in 0..cases {
+        run_case(layout, (base + i) ^ (salt << 20));
+        if cases >= 1000 && (i + 1) % 1000 == 0 {
+            eprintln!("model {}: {} cases passed", layout.name(), i + 1);
+        }
+    }
+    eprintln!("model {}: {cases} cases passed", layout.name());
+}
+
+/// A small deterministic generator (SplitMix64): a seed replays a case exactly.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (n > 0).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn range(&mut self, lo: i64, hi_inclusive: i64) -> i64 {
+        lo + self.below((hi_inclusive - lo + 1) as u64) as i64
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// The reference: every stored row, by timestamp, in stored order, as encoded bytes.
+#[derive(Clone, Default)]
+struct Model {
+    rows: BTreeMap<i64, Vec<Vec<u8>>>,
+}
+
+impl Model {
+    fn flat(&self, from: i64, to: i64) -> Vec<(i64, Vec<u8>)> {
+        if from >= to {
+            return Vec::new();
+        }
+        self.rows
+            .range(from..to)
+            .flat_map(|(&t, rows)| rows.iter().map(move |r| (t, r.clone())))
+            .collect()
+    }
+    fn count(&self) -> usize {
+        self.rows.values().map(Vec::len).sum()
+    }
+    fn remove_empty(&mut self) {
+        self.rows.retain(|_, rows| !rows.is_empty());
+    }
+}
+
+/// One case: a database, its model, and the log of what was done to it.
+struct Case {
+    seed: u64,
+    rng: Rng,
+    tmp: tempfile::TempDir,
+    dir: PathBuf,
+    config: Config,
+    model: Model,
+    /// Interesting times of this case: partition edges, block edges, and what was written.
+    anchors: Vec<i64>,
+    log: String,
+    files: u64,
+}
+
+fn run_case(layout: Layout, seed: u64) {
+    let mut rng = Rng(seed);
+    let config = random_config(&mut rng, layout);
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("db");
+    Database::create(&dir, &config).expect("create");
+    let mut case = Case {
+        seed,
+        rng,
+        tmp,
+        dir,
+        log: format!("config:\n{}\n", config.to_toml()),
+        config,
+        model: Model::default(),
+        anchors: Vec::new(),
+        files: 0,
+    };
+    case.anchors = case.base_times();
+    let steps = case.rng.range(1, 7);
+    for _ in 0..steps {
+        match case.rng.below(100) {
+            0..=49 => case.import(),
+            50..=64 => case.put(),
+            65..=79 => case.delete(),
+            _ => case.defrag(),
+        }
+        case.check_all();
+    }
+    case.check_export_reimport();
+}
+
+/// Random settings that `Config::parse` accepts (a retry until one does).
+fn random_config(rng: &mut Rng, layout: Layout) -> Config {
+    const GRANULARITIES: &[&str] = &[
+        "1ns", "100ns", "1us", "1ms", "5ms", "250ms", "1s", "15s", "1m", "1h", "1d",
+    ];
+    loop {
+        let granularity = rng.pick(GRANULARITIES);
+        let g = xs::db::time::parse_duration(granularity).expect("duration");
+        let depth = match layout {
+            Layout::Bucket => 1,
+            Layout::Grid => match rng.below(10) {
+                0..=3 => 1,
+                4..=5 => rng.range(2, 4) as u32,
+                6..=7 => rng.range(5, 100) as u32,
+                _ => rng.pick(&[500u32, 1000, 3000]),
+            },
+        };
+        let mut columns = Vec::new();
+        let extra = rng.range(0, 4);
+        if rng.chance(85) {
+            columns.push("f:f64".to_string());
+        }
+        if rng.chance(85) {
+            columns.push("n:i64".to_string());
+        }
+        for i in 0..extra {
+            let ty = match rng.below(12) {
+                0 => "i8".to_string(),
+                1 => "i16".to_string(),
+                2 => "i32".to_string(),
+                3 => "i64".to_string(),
+                4 => "u8".to_string(),
+                5 => "u64".to_string(),
+                6 => "f32".to_string(),
+                7 => "f64".to_string(),
+                8 => "bool".to_string(),
+                _ => format!("str({})", rng.pick(&[1u16, 3, 16, 200, 300])),
+            };
+            columns.push(format!("c{i}:{ty}"));
+        }
+        if columns.is_empty() {
+            columns.push("b:bool".to_string());
+        }
+        // Shuffle so that the summed and priced columns move around the row.
+        for i in (1..columns.len()).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            columns.swap(i, j);
+        }
+        let schema = Schema::parse_spec(&columns.join(",")).expect("schema");
+        let period = rng.pick(&["year", "month", "day"]);
+        let bucket = match layout {
+            Layout::Grid => String::new(),
+            Layout::Bucket => {
+                let k = rng.pick(&[1i64, 2, 10, 1000, 60_000]);
+                let width = g.saturating_mul(k);
+                if width <= 0 || DAY_NS % width != 0 {
+                    continue;
+                }
+                format!("bucket = \"{}\"\n", xs::db::time::format_duration(width))
+            }
+        };
+        let mut toml = format!(
+            "format = 1\nlayout = \"{}\"\n{bucket}granularity = \"{granularity}\"\npartition = \"{period}\"\n\
+             depth = {depth}\ntime_column = \"time\"\nrow_len = {}\n",
+            layout.name(),
+            schema.row_len()
+        );
+        for c in schema.columns() {
+            let _ = write!(toml, "[[columns]]\nname = \"{}\"\ntype = \"{}\"\n", c.name, c.ty);
+        }
+        if let Ok(config) = Config::parse(&toml) {
+            return config;
+        }
+    }
+}
+
+impl Case {
+    fn g(&self) -> i64 {
+        self.config.granularity.ns()
+    }
+
+    fn schema(&self) -> &Schema {
+        &self.config.schema
+    }
+
+    fn fail(&self, what: &str) -> ! {
+        panic!(
+            "model test failed (replay: XS_MODEL_SEED={} cargo test --test model model_{}):\n{what}\n\n{}",
+            self.seed,
+            self.config.layout.name(),
+            self.log
+        );
+    }
+
+    /// Partition and day edges near a few dates, block edges of the first slots, the ends of
+    /// the storable range.
+    fn base_times(&mut self) -> Vec<i64> {
+        let mut bases = vec![
+            0,
+            -DAY_NS,
+            1_704_067_200 * NS_PER_SEC,              // 2024-01-01
+            1_709_164_800 * NS_PER_SEC,              // 2024-02-29
+            1_709_251_200 * NS_PER_SEC - NS_PER_SEC, // 2024-02-29T23:59:59
+            951_868_800 * NS_PER_SEC,                // 2000-03-01
+            MIN_TIME_NS,
+            END_TIME_NS - self.g(),
+        ];
+        let chosen = self.rng.range(1, 2);
+        let mut out = Vec::new();
+        for _ in 0..chosen {
+            let b = self.rng.pick(&bases);
+            out.push(b - b.rem_euclid(self.g()));
+        }
+        bases.clear();
+        out
+    }
+
+    /// A time near this case's anchors: aligned unless `misaligned`.
+    fn random_time(&mut self, misaligned: bool) -> i64 {
+        let g = self.g();
+        let anchor = self.rng.pick(&self.anchors);
+        let slab = self.config.slab_len().max(1) as i64;
+        let slots: i64 = match self.rng.below(6) {
+            0 => self.rng.range(-3, 3),
+            1 => self.rng.range(0, 40),
+            // A slot whose bytes straddle a 4 KiB block edge.
+            2 => {
+                let block = self.rng.range(1, 8);
+                (block * 4096) / slab + self.rng.range(-1, 1)
+            }
+            3 => self.rng.range(-2000, 2000),
+            4 => {
+                // A day or a month away (crosses day and month partitions).
+                let days = self.rng.pick(&[1i64, 31, 400]);
+                (days * DAY_NS / g).saturating_add(self.rng.range(-2, 2))
+            }
+            _ => self.rng.range(0, 3),
+        };
+        let mut t = anchor.saturating_add(slots.saturating_mul(g));
+        if misaligned && g > 1 {
+            t = t.saturating_add(self.rng.range(1, g - 1));
+        }
+        t
+    }
+
+    /// A value for column `col` as CSV text ("" is null) and `put` text.
+    fn random_value(&mut self, col: usize) -> String {
+        let ty = self.schema().columns()[col].ty;
+        let name = self.schema().columns()[col].name.clone();
+        if self.rng.chance(8) {
+            return String::new();
+        }
+        let r = &mut self.rng;
+        match ty {
+            // The summed column stays small enough that no bucket's sum overflows.
+            ColumnType::I64 if name == "n" => r.range(-1_000_000_000_000, 1_000_000_000_000).to_string(),
+            ColumnType::I8 => r.pick(&["-128", "127", "0", "-1", "5"]).to_string(),
+            ColumnType::I16 => r.range(-32768, 32767).to_string(),
+            ColumnType::I32 => r.pick(&["-2147483648", "2147483647", "0", "42"]).to_string(),
+            ColumnType::I64 => r
+                .pick(&[
+                    "-9223372036854775808",
+                    "9223372036854775807",
+                    "0",
+                    "-7",
+                    "123456789012",
+                ])
+                .to_string(),
+            ColumnType::U8 => r.range(0, 255).to_string(),
+            ColumnType::U16 => r.range(0, 65535).to_string(),
+            ColumnType::U32 => r.pick(&["0", "4294967295", "7"]).to_string(),
+            ColumnType::U64 => r.pick(&["0", "18446744073709551615", "1"]).to_string(),
+            ColumnType::F32 => r
+                .pick(&["1.5", "-0", "3.4028235e38", "NaN", "-inf", "0.1"])
+                .to_string(),
+            ColumnType::F64 => match r.below(10) {
+                0 => "NaN".to_string(),
+                1 => "-0".to_string(),
+                2 => "inf".to_string(),
+                3 => "1e300".to_string(),
+                4 => "-2.5e-310".to_string(),
+                _ => {
+                    let v = (r.next() % 2_000_000) as f64 / 100.0 - 10_000.0;
+                    ryu::Buffer::new().format(v).to_string()
+                }
+            },
+            ColumnType::Bool => r.pick(&["true", "false"]).to_string(),
+            ColumnType::Str(n) => {
+                const PIECES: &[&str] = &["a", "Z", ",", "\"", " x", "é", "€", ";", "\t", "\n", "9"];
+                let mut s = String::new();
+                let want = r.range(1, i64::from(n).min(12));
+                while (s.len() as i64) < want {
+                    let p = r.pick(PIECES);
+                    if s.len() + p.len() > usize::from(n) {
+                        break;
+                    }
+                    s.push_str(p);
+                }
+                if s.is_empty() || s.starts_with(' ') || s.ends_with(' ') {
+                    s = "a".into();
+                }
+                s
+            }
+        }
+    }
+
+    fn random_row(&mut self) -> Vec<String> {
+        (0..self.schema().columns().len())
+            .map(|c| self.random_value(c))
+            .collect()
+    }
+
+    /// The stored bytes of a row given as text, as `put` encodes it.
+    fn encode(&self, values: &[String]) -> Vec<u8> {
+        let schema = self.schema();
+        let mut row = schema.new_row();
+        for (col, text) in values.iter().enumerate() {
+            schema
+                .set_field(&mut row, col, text)
+                .unwrap_or_else(|e| self.fail(&format!("the model made a bad value `{text}`: {e}")));
+        }
+        row
+    }
+
+    fn open_write(&self) -> Database {
+        Database::open(&self.dir, Access::Write(LockWait::No), &mut |_| {})
+            .unwrap_or_else(|e| self.fail(&format!("open for writing: {e}")))
+    }
+
+    fn open_read(&self) -> Database {
+        Database::open(&self.dir, Access::Read, &mut |_| {})
+            .unwrap_or_else(|e| self.fail(&format!("open for reading: {e}")))
+    }
+
+    fn is_storable(&self, t: i64) -> bool {
+        (MIN_TIME_NS..END_TIME_NS).contains(&t)
+    }
+
+    /// An import of 1-3 files of random rows; the model applies the upsert of docs/IMPORT.md.
+    fn import(&mut self) {
+        let files = self.rng.range(1, 3);
+        let floor = self.rng.chance(30);
+        let columns = self.schema().columns().len();
+        // Input column order: the schema's, or shuffled (columns are matched by name).
+        let mut order: Vec<usize> = (0..columns).collect();
+        if self.rng.chance(30) {
+            for i in (1..order.len()).rev() {
+                let j = self.rng.below(i as u64 + 1) as usize;
+                order.swap(i, j);
+            }
+        }
+        let mut inputs: Vec<PathBuf> = Vec::new();
+        let mut all_rows: Vec<(i64, Vec<String>)> = Vec::new();
+        let mut described = String::new();
+        for _ in 0..files {
+            let n = match self.rng.below(10) {
+                0 => 0,
+                1..=6 => self.rng.range(1, 30),
+                _ => self.rng.range(30, 400),
+            };
+            let mut text = String::from("time");
+            for &c in &order {
+                text.push(',');
+                text.push_str(&self.schema().columns()[c].name);
+            }
+            text.push('\n');
+            // Times: a few distinct ones, repeated (several rows at one timestamp), in any order.
+            let distinct: Vec<i64> = (0..self.rng.range(1, 12))
+                .map(|_| {
+                    let misaligned = self.rng.chance(5);
+                    self.random_time(misaligned)
+                })
+                .collect();
+            let sorted = self.rng.chance(40);
+            let mut times: Vec<i64> = (0..n).map(|_| self.rng.pick(&distinct)).collect();
+            if sorted {
+                times.sort();
+            }
+            for t in times {
+                let values = self.random_row();
+                let _ = write!(text, "{}", format_iso_exact(t));
+                for &c in &order {
+                    text.push(',');
+                    text.push_str(&csv_field(&values[c]));
+                }
+                text.push('\n');
+                all_rows.push((t, values));
+            }
+            self.files += 1;
+            let path = self.tmp.path().join(format!("in{}.csv", self.files));
+            std::fs::write(&path, &text).expect("write input");
+            let _ = write!(
+                described,
+                " {}:{}rows",
+                path.file_name().unwrap().to_string_lossy(),
+                n
+            );
+            inputs.push(path);
+        }
+        let chunk_bytes = self.rng.pick(&[1usize, 64, 1000, 1 << 20]);
+        let threads = self.rng.range(1, 3) as usize;
+        let sync = self.rng.chance(20);
+        let _ = writeln!(
+            self.log,
+            "import{described} floor={floor} chunk_bytes={chunk_bytes} threads={threads}"
+        );
+
+        // The model: every row stored or rejected; a timestamp's first touch clears it.
+        let g = self.g();
+        let depth = match self.config.layout {
+            Layout::Grid => self.config.depth as usize,
+            Layout::Bucket => usize::MAX,
+        };
+        let mut touched = std::collections::HashSet::new();
+        let (mut stored, mut rejected) = (0u64, 0u64);
+        let mut next = self.model.clone();
+        for (t, values) in &all_rows {
+            let mut t = *t;
+            if !self.is_storable(t) {
+                rejected += 1;
+                continue;
+            }
+            if t.rem_euclid(g) != 0 {
+                if !floor {
+                    rejected += 1;
+                    continue;
+                }
+                t -= t.rem_euclid(g);
+            }
+            let rows = next.rows.entry(t).or_default();
+            if touched.insert(t) {
+                rows.clear();
+            }
+            if rows.len() >= depth {
+                rejected += 1;
+                continue;
+            }
+            rows.push(self.encode(values));
+            stored += 1;
+            self.anchors.push(t);
+        }
+        next.remove_empty();
+
+        let db = self.open_write();
+        let csv = CsvOptions {
+            delimiter: b',',
+            has_header: true,
+            column_names: None,
+            chunk_bytes,
+        };
+        let prepared =
+            xs::import::prepare(&inputs, &csv).unwrap_or_else(|e| self.fail(&format!("prepare: {e}")));
+        let opts = Options {
+            csv,
+            time_column: None,
+            time_format: InputTimeFormat::Iso,
+            ignore_unknown_columns: false,
+            floor_time: floor,
+            rejects_path: self.tmp.path().join("rejects.csv"),
+            sync,
+            threads: Some(threads),
+            rerun_command: "xs import (model test)".into(),
+        };
+        let summary = xs::import::run(&db, prepared, &opts, &|_| {})
+            .unwrap_or_else(|e| self.fail(&format!("import failed: {e}")));
+        drop(db);
+        if summary.rows_read != all_rows.len() as u64
+            || summary.rows_stored != stored
+            || summary.rows_rejected != rejected
+        {
+            self.fail(&format!(
+                "import counts: read {} stored {} rejected {}, want read {} stored {stored} rejected {rejected}",
+                summary.rows_read,
+                summary.rows_stored,
+                summary.rows_rejected,
+                all_rows.len()
+            ));
+        }
+        self.model = next;
+    }
+
+    fn put(&mut self) {
+        let t = self.random_time(false);
+        let values = self.random_row();
+        let append = self.rng.chance(50);
+        let _ = writeln!(self.log, "put {} append={append} {values:?}", format_iso_exact(t));
+        let row = self.encode(&values);
+        let db = self.open_write();
+        let mode = if append { PutMode::Append } else { PutMode::Replace };
+        let result = db.put(t, &row, mode).and_then(|()| db.sync());
+        drop(db);
+        let full = append
+            && self.config.layout == Layout::Grid
+            && self.model.rows.get(&t).map_or(0, Vec::len) >= self.config.depth as usize;
+        match result {
+            Err(_) if !self.is_storable(t) || full => {}
+            Err(e) => self.fail(&format!("put failed: {e}")),
+            Ok(()) if !self.is_storable(t) || full => self.fail("put succeeded where it must fail"),
+            Ok(()) => {
+                let rows = self.model.rows.entry(t).or_default();
+                if !append {
+                    rows.clear();
+                }
+                rows.push(row);
+                self.anchors.push(t);
+            }
+        }
+    }
+
+    /// A window that starts and ends anywhere, mid-slot included.
+    fn random_window(&mut self) -> (i64, i64) {
+        let g = self.g();
+        let mut a = self.random_time(false);
+        let mut b = self.random_time(false);
+        if self.rng.chance(50) && g > 1 {
+            a = a.saturating_add(self.rng.range(-(g - 1), g - 1));
+            b = b.saturating_add(self.rng.range(-(g - 1), g - 1));
+        }
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        if self.rng.chance(10) {
+            (i64::MIN, i64::MAX)
+        } else {
+            (a, b)
+        }
+    }
+
+    fn delete(&mut self) {
+        let (from, to) = if self.rng.chance(30) {
+            let t = self.random_time(false);
+            (t, t.saturating_add(self.g()))
+        } else {
+            self.random_window()
+        };
+        let _ = writeln!(
+            self.log,
+            "delete {} {}",
+            format_iso_exact(from),
+            format_iso_exact(to)
+        );
+        let want = self.model.flat(from, to).len() as u64;
+        let db = self.open_write();
+        let deleted = db
+            .delete(from, to)
+            .and_then(|n| db.sync().map(|()| n))
+            .unwrap_or_else(|e| self.fail(&format!("delete failed: {e}")));
+        drop(db);
+        if deleted != want {
+            self.fail(&format!("delete counted {deleted} rows, want {want}"));
+        }
+        if from < to {
+            let keys: Vec<i64> = self.model.rows.range(from..to).map(|(&t, _)| t).collect();
+            for t in keys {
+                self.model.rows.remove(&t);
+            }
+        }
+    }
+
+    fn defrag(&mut self) {
+        let min = self.rng.pick(&[0u64, 1]);
+        let _ = writeln!(self.log, "defrag --min-extents {min}");
+        let db = self.open_write();
+        let options = DefragOptions {
+            min_fragmented_extents: min,
+            dry_run: false,
+            assume_free_bytes: None,
+        };
+        defrag(&db, &[], options, &mut |_| {}).unwrap_or_else(|e| self.fail(&format!("defrag failed: {e}")));
+    }
+
+    // ---- reads ----
+
+    fn check_all(&mut self) {
+        let db = self.open_read();
+        self.check_scan(&db, i64::MIN, i64::MAX);
+        self.check_range_output(&db, i64::MIN, i64::MAX, u64::MAX);
+        for _ in 0..3 {
+            let (from, to) = self.random_window();
+            self.check_scan(&db, from, to);
+            let limit = if self.rng.chance(30) {
+                self.rng.range(0, 5) as u64
+            } else {
+                u64::MAX
+            };
+            self.check_range_output(&db, from, to, limit);
+        }
+        self.check_get(&db);
+        self.check_asof(&db);
+        for _ in 0..2 {
+            self.check_agg(&db);
+        }
+        self.check_stat(&db);
+        if self.rng.chance(25) {
+            self.check_export_reimport();
+        }
+    }
+
+    fn check_scan(&self, db: &Database, from: i64, to: i64) {
+        let mut got: Vec<(i64, Vec<u8>)> = Vec::new();
+        db.scan(from, to, |t, row| -> xs::Result<bool> {
+            got.push((t, row.to_vec()));
+            Ok(true)
+        })
+        .unwrap_or_else(|e| self.fail(&format!("scan failed: {e}")));
+        let want = self.model.flat(from, to);
+        if got != want {
+            self.fail(&format!(
+                "scan {}..{}: {}",
+                format_iso_exact(from),
+                format_iso_exact(to),
+                self.diff(&got, &want)
+            ));
+        }
+    }
+
+    /// Describes the first difference between two row lists.
+    fn diff(&self, got: &[(i64, Vec<u8>)], want: &[(i64, Vec<u8>)]) -> String {
+        let at = got
+            .iter()
+            .zip(want)
+            .position(|(a, b)| a != b)
+            .unwrap_or(got.len().min(want.len()));
+        let show = |r: Option<&(i64, Vec<u8>)>| match r {
+            Some((t, row)) => format!("{} {:?}", format_iso_exact(*t), self.values(row)),
+            None => "(none)".into(),
+        };
+        format!(
+            "{} rows, want {}; first difference at row {at}: got {}, want {}",
+            got.len(),
+            want.len(),
+            show(got.get(at)),
+            show(want.get(at))
+        )
+    }
+
+    fn values(&self, row: &[u8]) -> Vec<Value> {
+        (0..self.schema().columns().len())
+            .map(|c| self.schema().value(row, c))
+            .collect()
+    }
+
+    fn formatter(&self, config: &Config) -> RowFormatter {
+        let options = OutputOptions {
+            format: Format::Csv,
+            time_format: TimeFormat::Epoch(EpochUnit::Ns),
+            columns: None,
+            header: false,
+        };
+        RowFormatter::new(config, &options).expect("formatter")
+    }
+
+    /// `range`'s writer (parallel formatting, ordered output, limit) against the model's rows
+    /// formatted one by one.
+    fn check_range_output(&self, db: &Database, from: i64, to: i64, limit: u64) {
+        let formatter = self.formatter(&self.config);
+        let mut got = Vec::new();
+        write_range(
+            db,
+            from,
+            to,
+            &formatter,
+            limit,
+            Compression::None,
+            &mut |b: &[u8]| -> xs::Result<()> {
+                got.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| self.fail(&format!("range failed: {e}")));
+        let mut want = Vec::new();
+        for (t, row) in self
+            .model
+            .flat(from, to)
+            .iter()
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        {
+            formatter.row(&mut want, *t, row);
+        }
+        if got != want {
+            let (g, w) = (String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
+            let at = g.lines().zip(w.lines()).position(|(a, b)| a != b);
+            self.fail(&format!(
+                "range {}..{} limit {limit}: {} lines, want {}; first difference at line {at:?}:\n got {:?}\nwant {:?}",
+                format_iso_exact(from),
+                format_iso_exact(to),
+                g.lines().count(),
+                w.lines().count(),
+                at.and_then(|i| g.lines().nth(i)),
+                at.and_then(|i| w.lines().nth(i)),
+            ));
+        }
+    }
+
+    fn check_get(&mut self, db: &Database) {
+        let mut times: Vec<i64> = self.model.rows.keys().copied().take(50).collect();
+        for _ in 0..5 {
+            times.push(self.random_time(false));
+        }
+        for t in times {
+            if !self.is_storable(t) {
+                continue;
+            }
+            let got = db
+                .get(t)
+                .unwrap_or_else(|e| self.fail(&format!("get failed: {e}")));
+            let want = self.model.rows.get(&t).cloned().unwrap_or_default();
+            if got != want {
+                self.fail(&format!(
+                    "get {}: {} rows, want {}",
+                    format_iso_exact(t),
+                    got.len(),
+                    want.len()
+                ));
+            }
+        }
+    }
+
+    fn check_asof(&mut self, db: &Database) {
+        let asof = AsOf::new(db).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
+        for _ in 0..8 {
+            let misaligned = self.rng.chance(30);
+            let at = self.random_time(misaligned);
+            let within = match self.rng.below(3) {
+                0 => None,
+                1 => Some(self.g().saturating_mul(self.rng.range(0, 5))),
+                _ => Some(self.rng.range(0, DAY_NS)),
+            };
+            let not_before = within.map_or(i64::MIN, |w| at.saturating_sub(w));
+            let got = asof
+                .latest(at, not_before)
+                .unwrap_or_else(|e| self.fail(&format!("as-of failed: {e}")));
+            let want = self
+                .model
+                .rows
+                .range(..=at)
+                .next_back()
+                .map(|(&t, _)| t)
+                .filter(|&t| t >= not_before);
+            if got != want {
+                self.fail(&format!(
+                    "as-of {} within {within:?}: {:?}, want {:?}",
+                    format_iso_exact(at),
+                    got.map(format_iso_exact),
+                    want.map(format_iso_exact)
+                ));
+            }
+        }
+    }
+
+    /// Aggregates over a random window and `--every`, against sums computed from the model.
+    fn check_agg(&mut self, db: &Database) {
+        let schema = self.schema().clone();
+        let numeric: Vec<usize> = (0..schema.columns().len())
+            .filter(|&c| !matches!(schema.columns()[c].ty, ColumnType::Bool | ColumnType::Str(_)))
+            .collect();
+        let mut spec = vec!["count".to_string()];
+        for &c in &numeric {
+            let name = &schema.columns()[c].name;
+            spec.push(format!("min({name})"));
+            spec.push(format!("max({name})"));
+            spec.push(format!("first({name})"));
+            spec.push(format!("last({name})"));
+        }
+        if schema.column_index("n").is_some() {
+            spec.push("sum(n)".into());
+        }
+        let use_ohlcv =
+            schema.column_index("f").is_some() && schema.column_index("n").is_some() && self.rng.chance(30);
+        let aggs = if use_ohlcv {
+            ohlcv(&schema, "f", "n").expect("ohlcv")
+        } else {
+            parse_aggs(&schema, &spec.join(",")).expect("aggs")
+        };
+        let g = self.g();
+        let every = match self.rng.below(4) {
+            0 => None,
+            1 => Some(g),
+            2 => Some(g.saturating_mul(self.rng.pick(&[2i64, 3, 7, 1000]))),
+            _ => Some(DAY_NS - DAY_NS % g),
+        }
+        .filter(|&e| e > 0 && e % g == 0);
+        let (from, to) = self.random_window();
+        let fill = false;
+        let _ = writeln!(
+            self.log,
+            "  check agg {} every={every:?} window {}..{}",
+            if use_ohlcv {
+                "ohlcv(f,n)".to_string()
+            } else {
+                spec.join(",")
+            },
+            format_iso_exact(from),
+            format_iso_exact(to)
+        );
+        let plan = Plan::new(&self.config, aggs, every, None).expect("plan");
+        let formatter = self.formatter(plan.output_config());
+        let mut got = Vec::new();
+        write_buckets(
+            db,
+            &plan,
+            from,
+            to,
+            fill,
+            &formatter,
+            u64::MAX,
+            &mut |b: &[u8]| -> xs::Result<()> {
+                got.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| self.fail(&format!("aggregate failed: {e}")));
+        let got = String::from_utf8(got).expect("utf-8");
+
+        // The model's buckets: epoch-aligned, or one bucket timed FROM.
+        let from_c = from.max(MIN_TIME_NS);
+        let to_c = to.min(END_TIME_NS);
+        let mut buckets: BTreeMap<i64, Vec<&Vec<u8>>> = BTreeMap::new();
+        if from_c < to_c {
+            for (&t, rows) in self.model.rows.range(from_c..to_c) {
+                let b = match every {
+                    Some(e) => t - t.rem_euclid(e),
+                    None => from_c,
+                };
+                buckets.entry(b).or_default().extend(rows.iter());
+            }
+        }
+        let got_lines: Vec<&str> = got.lines().collect();
+        if got_lines.len() != buckets.len() {
+            self.fail(&format!(
+                "aggregate: {} buckets, want {}:\n{got}",
+                got_lines.len(),
+                buckets.len()
+            ));
+        }
+        let col_of = |name: &str| schema.column_index(name).expect("column");
+        for (line, (b, rows)) in got_lines.iter().zip(&buckets) {
+            let fields = split_csv_line(line);
+            let mut want: Vec<Cell> = vec![Cell::Int(i128::from(*b))];
+            if use_ohlcv {
+                let f = col_of("f");
+                let n = col_of("n");
+                want.push(first(&schema, rows, f));
+                want.push(extreme(&schema, rows, f, true));
+                want.push(extreme(&schema, rows, f, false));
+                want.push(last(&schema, rows, f));
+                want.push(sum(&schema, rows, n));
+                want.push(Cell::Int(rows.len() as i128));
+            } else {
+                want.push(Cell::Int(rows.len() as i128));
+                for &c in &numeric {
+                    want.push(extreme(&schema, rows, c, false));
+                    want.push(extreme(&schema, rows, c, true));
+                    want.push(first(&schema, rows, c));
+                    want.push(last(&schema, rows, c));
+                }
+                if schema.column_index("n").is_some() {
+                    want.push(sum(&schema, rows, col_of("n")));
+                }
+            }
+            let same =
+                fields.len() == want.len() && fields.iter().zip(&want).all(|(text, cell)| cell.matches(text));
+            if !same {
+                self.fail(&format!(
+                    "aggregate bucket {}: got {line:?}, want {want:?}\nall output:\n{got}",
+                    format_iso_exact(*b)
+                ));
+            }
+        }
+    }
+
+    fn check_stat(&self, db: &Database) {
+        let s = stat(db, &[], StatOptions { count_rows: true })
+            .unwrap_or_else(|e| self.fail(&format!("stat failed: {e}")));
+        let rows = s.total_rows.map_or(0, |r| r.rows);
+        if rows != self.model.count() as u64 {
+            self.fail(&format!("stat counts {rows} rows, want {}", self.model.count()));
+        }
+        for p in &s.partitions {
+            let want = self.model.flat(p.key.start_ns(), p.key.end_ns()).len() as u64;
+            let got = p.rows.map_or(0, |r| r.rows);
+            if got != want {
+                self.fail(&format!(
+                    "stat partition {}: {got} rows, want {want}",
+                    partition_name(p.key)
+                ));
+            }
+        }
+    }
+
+    /// `export` (ISO times, CSV with a header) re-imported into a fresh database with the same
+    /// settings stores the same bytes.
+    fn check_export_reimport(&mut self) {
+        let db = self.open_read();
+        let options = OutputOptions::default();
+        let formatter = RowFormatter::new(&self.config, &options).expect("formatter");
+        let mut text = Vec::new();
+        formatter.header(&mut text);
+        write_range(
+            &db,
+            MIN_TIME_NS,
+            END_TIME_NS,
+            &formatter,
+            u64::MAX,
+            Compression::None,
+            &mut |b: &[u8]| -> xs::Result<()> {
+                text.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| self.fail(&format!("export failed: {e}")));
+        drop(db);
+        let path = self.tmp.path().join("export.csv");
+        std::fs::write(&path, &text).expect("write export");
+        let copy_dir = self.tmp.path().join("copy");
+        let _ = std::fs::remove_dir_all(&copy_dir);
+        let copy = Database::create(&copy_dir, &self.config)
+            .unwrap_or_else(|e| self.fail(&format!("create copy: {e}")));
+        let csv = CsvOptions {
+            delimiter: b',',
+            has_header: true,
+            column_names: None,
+            chunk_bytes: 1 << 20,
+        };
+        let prepared = xs::import::prepare(std::slice::from_ref(&path), &csv).expect("prepare export");
+        let opts = Options {
+            csv,
+            time_column: None,
+            time_format: InputTimeFormat::Iso,
+            ignore_unknown_columns: false,
+            floor_time: false,
+            rejects_path: self.tmp.path().join("rejects-copy.csv"),
+            sync: false,
+            threads: Some(2),
+            rerun_command: "xs import (model test)".into(),
+        };
+        let summary = xs::import::run(&copy, prepared, &opts, &|_| {})
+            .unwrap_or_else(|e| self.fail(&format!("re-import of the export failed: {e}")));
+        if summary.rows_rejected != 0 {
+            let rejects =
+                std::fs::read_to_string(self.tmp.path().join("rejects-copy.csv")).unwrap_or_default();
+            self.fail(&format!(
+                "re-import of the export rejected {} rows:\n{rejects}",
+                summary.rows_rejected
+            ));
+        }
+        let mut got = Vec::new();
+        copy.scan(i64::MIN, i64::MAX, |t, row| -> xs::Result<bool> {
+            got.push((t, row.to_vec()));
+            Ok(true)
+        })
+        .expect("scan copy");
+        let want = self.model.flat(i64::MIN, i64::MAX);
+        if got != want {
+            self.fail(&format!("export → import: {}", self.diff(&got, &want)));
+        }
+    }
+}
+
+fn partition_name(key: PartitionKey) -> String {
+    key.file_name()
+}
+
+/// A CSV field as an input file holds it: quoted when it has a delimiter, quote or line end.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// Splits one line of numeric CSV (aggregate output has no quoted fields).
+fn split_csv_line(line: &str) -> Vec<&str> {
+    line.split(',').collect()
+}
+
+/// An expected aggregate field.
+#[derive(Debug)]
+enum Cell {
+    Null,
+    Int(i128),
+    Float(f64),
+    /// An `f32` column's value: printed as the shortest `f32`, so compared as one.
+    Float32(f32),
+}
+
+impl Cell {
+    fn matches(&self, text: &str) -> bool {
+        match self {
+            Cell::Null => text.is_empty(),
+            Cell::Int(v) => text.parse::<i128>().is_ok_and(|x| x == *v),
+            // -0 and 0 compare equal (min and max may keep either); NaN matches NaN.
+            Cell::Float(v) => text
+                .parse::<f64>()
+                .is_ok_and(|x| x == *v || (x.is_nan() && v.is_nan())),
+            Cell::Float32(v) => text
+                .parse::<f32>()
+                .is_ok_and(|x| x == *v || (x.is_nan() && v.is_nan())),
+        }
+    }
+}
+
+fn cell(v: Value, ty: ColumnType) -> Cell {
+    match v {
+        Value::Null => Cell::Null,
+        Value::Int(i) => Cell::Int(i128::from(i)),
+        Value::UInt(u) => Cell::Int(i128::from(u)),
+        // Widened exactly from f32, so narrowing back is exact too.
+        Value::Float(f) if ty == ColumnType::F32 => Cell::Float32(f as f32),
+        Value::Float(f) => Cell::Float(f),
+        Value::Bool(_) | Value::Str(_) => Cell::Null,
+    }
+}
+
+fn non_null(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Vec<Cell> {
+    let ty = schema.columns()[col].ty;
+    rows.iter()
+        .map(|r| schema.value(r, col))
+        .filter(|v| *v != Value::Null)
+        .map(|v| cell(v, ty))
+        .collect()
+}
+
+fn first(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Cell {
+    non_null(schema, rows, col)
+        .into_iter()
+        .next()
+        .unwrap_or(Cell::Null)
+}
+
+fn last(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Cell {
+    non_null(schema, rows, col)
+        .into_iter()
+        .last()
+        .unwrap_or(Cell::Null)
+}
+
+/// The min (or max) of the non-null values; NaN wins.
+fn extreme(schema: &Schema, rows: &[&Vec<u8>], col: usize, max: bool) -> Cell {
+    let values = non_null(schema, rows, col);
+    let mut best: Option<Cell> = None;
+    for c in values {
+        best = Some(match (best, c) {
+            (None, c) => c,
+            (Some(Cell::Float(a)), _) if a.is_nan() => Cell::Float(a),
+            (Some(_), Cell::Float(b)) if b.is_nan() => Cell::Float(b),
+            (Some(Cell::Float32(a)), _) if a.is_nan() => Cell::Float32(a),
+            (Some(_), Cell::Float32(b)) if b.is_nan() => Cell::Float32(b),
+            (Some(Cell::Float(a)), Cell::Float(b)) => {
+                Cell::Float(if (b > a) == max && b != a { b } else { a })
+            }
+            (Some(Cell::Float32(a)), Cell::Float32(b)) => {
+                Cell::Float32(if (b > a) == max && b != a { b } else { a })
+            }
+            (Some(Cell::Int(a)), Cell::Int(b)) => Cell::Int(if max { a.max(b) } else { a.min(b) }),
+            (Some(a), _) => a,
+        });
+    }
+    best.unwrap_or(Cell::Null)
+}
+
+fn sum(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Cell {
+    let values = non_null(schema, rows, col);
+    if values.is_empty() {
+        return Cell::Null;
+    }
+    let mut total = 0i128;
+    for c in values {
+        if let Cell::Int(i) = c {
+            total += i;
+        }
+    }
+    Cell::Int(total)
+}
