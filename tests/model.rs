@@ -898,7 +898,8 @@ impl Case {
         if from_c < to_c {
             for (&t, rows) in self.model.rows.range(from_c..to_c) {
                 let b = match every {
-                    Some(e) => t - t.rem_euclid(e),
+                    // A wide bucket near 1678 starts before i64's range: the engine clamps.
+                    Some(e) => i64::try_from(i128::from(t) - i128::from(t.rem_euclid(e))).unwrap_or(i64::MIN),
                     None => from_c,
                 };
                 buckets.entry(b).or_default().extend(rows.iter());
