@@ -15,6 +15,8 @@ pub enum Error {
     },
     /// `path` holds no `xs.toml`.
     NotADatabase { path: PathBuf },
+    /// A symbolic link where the database keeps one of its files: xs never follows one.
+    Symlink { path: PathBuf },
     /// `create` found something at `path` already.
     AlreadyExists { path: PathBuf },
     /// `xs.toml` is unreadable, of an unknown version, or inconsistent.
@@ -49,6 +51,12 @@ impl std::fmt::Display for Error {
             Error::NotADatabase { path } => write!(
                 f,
                 "{} is not an xs database (no xs.toml); create one with `xs create` or `xs import`",
+                path.display()
+            ),
+            Error::Symlink { path } => write!(
+                f,
+                "{} is a symbolic link; xs never follows links inside a database: \
+                 replace it with the file itself, or remove it",
                 path.display()
             ),
             Error::AlreadyExists { path } => write!(

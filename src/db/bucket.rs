@@ -6,12 +6,13 @@
 //! garbage. Data is appended and fdatasynced before any entry points to it, so a crash leaves
 //! at most unreferenced bytes at the end of the data file. See docs/FORMAT.md.
 
-use std::fs::{self, File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::fs::{self, File};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::config::{sync_dir, Config};
+use super::files::{self, Mode};
 use super::partition::{
     create_file_atomically, data_segments, punch_hole, read_full_at, Header, HEADER_ENCODED_LEN,
     HEADER_FIELDS_LEN, HEADER_LEN, PARTITION_VERSION,
@@ -303,11 +304,8 @@ impl BucketPartition {
         let data_path = dir.join(data_file_name(key));
         // Either version is read; anything else is compared with the newest and refused.
         let open = |path: &Path| -> Result<(File, u32)> {
-            let file = OpenOptions::new()
-                .read(true)
-                .write(writable)
-                .open(path)
-                .map_err(|e| Error::io("open", path, e))?;
+            let mode = if writable { Mode::ReadWrite } else { Mode::Read };
+            let file = files::open(path, mode, "open")?;
             let mut block = [0u8; HEADER_ENCODED_LEN];
             read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", path, e))?;
             let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
@@ -339,7 +337,7 @@ impl BucketPartition {
             // A defrag renamed its new data file into place and stopped before its new
             // directory followed: finish it (writers only), or refuse to misread.
             let pending = dir.join(defrag_names(key).1);
-            if !writable || !pending.exists() {
+            if !writable || !files::exists(&pending)? {
                 return Err(Error::ForeignPartition {
                     path: dir_path,
                     reason: format!(
@@ -985,14 +983,7 @@ impl BucketPartition {
         let version = newest_version(config, self.key);
         let header = header_of(config, self.key, version).encode();
         let make = |path: &Path, len: u64| -> Result<File> {
-            let _ = fs::remove_file(path);
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .mode(0o644)
-                .open(path)
-                .map_err(|e| Error::io("create", path, e))?;
+            let file = files::create_temp(path, 0o644)?;
             file.write_all_at(&header, 0)
                 .map_err(|e| Error::io("write", path, e))?;
             file.set_len(len).map_err(|e| Error::io("size", path, e))?;
@@ -1557,7 +1548,7 @@ mod tests {
         };
         let clean_len = fs::metadata(&data).unwrap().len();
         // A crash after appending, before any entry pointed there.
-        let f = OpenOptions::new().append(true).open(&data).unwrap();
+        let f = fs::OpenOptions::new().append(true).open(&data).unwrap();
         f.write_all_at(&[0xAB; 100], clean_len).unwrap();
         drop(f);
         assert_eq!(fs::metadata(&data).unwrap().len(), clean_len + 100);

@@ -88,14 +88,10 @@ impl Config {
     /// Reads and validates `dir/xs.toml`.
     pub fn load(dir: &Path) -> Result<Config> {
         let path = dir.join(CONFIG_FILE);
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::NotADatabase {
-                    path: dir.to_path_buf(),
-                })
-            }
-            Err(e) => return Err(Error::io("read", path, e)),
+        let Some(text) = super::files::read_to_string(&path)? else {
+            return Err(Error::NotADatabase {
+                path: dir.to_path_buf(),
+            });
         };
         Config::parse(&text).map_err(|reason| Error::BadConfig { path, reason })
     }
@@ -250,7 +246,7 @@ impl Config {
     pub fn save(&self, dir: &Path) -> Result<()> {
         let tmp = dir.join(".xs.toml.tmp");
         let path = dir.join(CONFIG_FILE);
-        let mut file = File::create(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
+        let mut file = super::files::create_temp(&tmp, 0o644)?;
         file.write_all(self.to_toml().as_bytes())
             .map_err(|e| Error::io("write", &tmp, e))?;
         file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;

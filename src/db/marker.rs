@@ -7,20 +7,22 @@ use std::io::Write;
 use std::path::Path;
 
 use super::config::sync_dir;
+use super::files::{self, Mode};
 use crate::error::{Error, Result};
 
 pub const IMPORT_MARKER: &str = ".import-unfinished";
 
 /// The command recorded by an import that did not finish, if any.
+/// A link in place of the marker is not read (it is reported when an import writes it).
 pub fn unfinished_import(dir: &Path) -> Option<String> {
-    let text = fs::read_to_string(dir.join(IMPORT_MARKER)).ok()?;
+    let text = files::read_to_string(&dir.join(IMPORT_MARKER)).ok()??;
     Some(text.trim().to_string())
 }
 
 /// Records that an import is under way; `rerun` is the command that completes it.
 pub fn mark_import_started(dir: &Path, rerun: &str) -> Result<()> {
     let path = dir.join(IMPORT_MARKER);
-    let mut file = fs::File::create(&path).map_err(|e| Error::io("create", &path, e))?;
+    let mut file = files::open(&path, Mode::Replace, "create")?;
     writeln!(file, "{rerun}").map_err(|e| Error::io("write", &path, e))?;
     file.sync_all().map_err(|e| Error::io("sync", &path, e))?;
     sync_dir(dir)

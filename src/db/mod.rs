@@ -3,6 +3,7 @@
 
 pub mod bucket;
 pub mod config;
+pub mod files;
 pub mod lock;
 pub mod marker;
 pub mod partition;
@@ -18,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use bucket::{BucketPartition, Rows};
 use config::{sync_dir, Config, Layout, CONFIG_FILE};
+use files::exists;
 use lock::{LockWait, WriteLock};
 use partition::Partition;
 use schema::Schema;
@@ -115,7 +117,7 @@ impl Database {
             Err(e) => return Err(Error::io("read directory", dir, e)),
         }
         let lock = WriteLock::acquire(dir, LockWait::No, &mut |_| {})?;
-        if dir.join(CONFIG_FILE).exists() {
+        if exists(&dir.join(CONFIG_FILE))? {
             return Err(Error::AlreadyExists {
                 path: dir.to_path_buf(),
             });
@@ -261,7 +263,8 @@ impl Database {
         if let Some(p) = cache.get(&key) {
             return Ok(Some(Arc::clone(p)));
         }
-        let partition = if self.dir.join(key.file_name()).exists() {
+        // A link in place of the file is refused (never followed, nor replaced by a new file).
+        let partition = if exists(&self.dir.join(key.file_name()))? {
             open_file()?
         } else if create && self.writable {
             create_file()?

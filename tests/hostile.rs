@@ -1,0 +1,217 @@
+//! Hostile and damaged database directories (issue 19): links planted in the directory are
+//! never followed, and nothing outside the database is written through them.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use common::{run, xs, TestDb};
+
+const LINK_MESSAGE: &str = "is a symbolic link; xs never follows links inside a database";
+
+/// A file outside the database (next to it), with known content.
+fn outside_file(db: &TestDb, name: &str) -> PathBuf {
+    let path = db.path.parent().expect("the db has a parent").join(name);
+    fs::write(&path, "precious, not xs's\n").expect("write the outside file");
+    path
+}
+
+fn assert_untouched(path: &Path) {
+    let meta = fs::symlink_metadata(path).expect("the outside file is still there");
+    assert!(
+        meta.file_type().is_file(),
+        "{} is no longer a plain file",
+        path.display()
+    );
+    assert_eq!(
+        fs::read_to_string(path).expect("read the outside file"),
+        "precious, not xs's\n",
+        "{} was written through a link",
+        path.display()
+    );
+}
+
+/// Runs `xs -d DB ARGS…` and asserts that it fails with exit 3 naming the link `name`.
+fn assert_refuses_link(db: &TestDb, args: &[&str], name: &str) {
+    let (code, stdout, stderr) = run(db.xs(args));
+    assert_eq!(code, 3, "xs {args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    let link = db.file(name);
+    assert!(
+        stderr.contains(&format!("{} {LINK_MESSAGE}", link.display())),
+        "xs {args:?}: {stderr}"
+    );
+    assert!(!stderr.contains("os error"), "{stderr}");
+}
+
+fn grid_db() -> TestDb {
+    let db = TestDb::create("1s", "v:i64", &["--layout", "grid"]);
+    db.ok(&["put", "2024-01-01T00:00:00Z", "1"]);
+    db
+}
+
+fn bucket_db() -> TestDb {
+    let db = TestDb::create("1s", "v:i64", &["--layout", "bucket", "--bucket", "1m"]);
+    db.ok(&["put", "2024-01-01T00:00:00Z", "1"]);
+    db
+}
+
+#[test]
+fn a_lock_file_link_is_refused_and_its_target_not_truncated() {
+    for db in [grid_db(), bucket_db()] {
+        let target = outside_file(&db, "target");
+        fs::remove_file(db.file(".lock")).unwrap();
+        symlink(&target, db.file(".lock")).unwrap();
+        assert_refuses_link(&db, &["put", "2024-01-01T00:00:01Z", "2"], ".lock");
+        assert_refuses_link(&db, &["delete", "2024-01-01T00:00:00Z"], ".lock");
+        assert_untouched(&target);
+        // Readers take no lock: they still read.
+        assert_eq!(
+            db.ok(&["get", "2024-01-01T00:00:00Z"]),
+            "time,v\n2024-01-01T00:00:00Z,1\n"
+        );
+        // A dangling link is refused too, and its target is not created.
+        let nowhere = db.path.parent().unwrap().join("nowhere");
+        fs::remove_file(db.file(".lock")).unwrap();
+        symlink(&nowhere, db.file(".lock")).unwrap();
+        assert_refuses_link(&db, &["put", "2024-01-01T00:00:01Z", "2"], ".lock");
+        assert!(!nowhere.exists());
+    }
+}
+
+#[test]
+fn an_import_marker_link_is_refused_and_its_target_not_overwritten() {
+    for db in [grid_db(), bucket_db()] {
+        let target = outside_file(&db, "target");
+        symlink(&target, db.file(".import-unfinished")).unwrap();
+        let csv = db.path.parent().unwrap().join("in.csv");
+        fs::write(&csv, "time,v\n2024-01-01T00:00:02Z,3\n").unwrap();
+        let csv = csv.to_str().unwrap().to_string();
+        assert_refuses_link(&db, &["import", &csv], ".import-unfinished");
+        assert_untouched(&target);
+        // Nothing was imported: the marker is written before the first row.
+        let (code, _, _) = run(db.xs(&["get", "2024-01-01T00:00:02Z"]));
+        assert_eq!(code, 1);
+    }
+}
+
+#[test]
+fn a_stale_temporary_link_is_replaced_and_its_target_untouched() {
+    let db = grid_db();
+    let target = outside_file(&db, "target");
+    symlink(&target, db.file(".2025.xs.tmp")).unwrap();
+    db.ok(&["put", "2025-01-01T00:00:00Z", "5"]);
+    assert_untouched(&target);
+    assert!(fs::symlink_metadata(db.file("2025.xs"))
+        .unwrap()
+        .file_type()
+        .is_file());
+    assert!(!db.file(".2025.xs.tmp").exists());
+    assert_eq!(
+        db.ok(&["get", "2025-01-01T00:00:00Z"]),
+        "time,v\n2025-01-01T00:00:00Z,5\n"
+    );
+
+    let db = bucket_db();
+    let target = outside_file(&db, "target");
+    let data_target = outside_file(&db, "data-target");
+    symlink(&target, db.file(".2025.xs.tmp")).unwrap();
+    symlink(&data_target, db.file(".2025.xs.data.tmp")).unwrap();
+    db.ok(&["put", "2025-01-01T00:00:00Z", "5"]);
+    assert_untouched(&target);
+    assert_untouched(&data_target);
+    for name in ["2025.xs", "2025.xs.data"] {
+        assert!(
+            fs::symlink_metadata(db.file(name)).unwrap().file_type().is_file(),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        db.ok(&["get", "2025-01-01T00:00:00Z"]),
+        "time,v\n2025-01-01T00:00:00Z,5\n"
+    );
+}
+
+#[test]
+fn a_partition_link_is_refused_by_readers_and_writers() {
+    for (other, name) in [(grid_db(), "2024.xs"), (bucket_db(), "2024.xs.data")] {
+        // Another database whose partition the link points into.
+        let layout = if name.ends_with(".data") { "bucket" } else { "grid" };
+        let db = if layout == "bucket" {
+            TestDb::create("1s", "v:i64", &["--layout", "bucket", "--bucket", "1m"])
+        } else {
+            TestDb::create("1s", "v:i64", &["--layout", "grid"])
+        };
+        if layout == "bucket" {
+            // Both files exist; only the data file is a link.
+            db.ok(&["put", "2024-01-01T00:00:00Z", "9"]);
+            fs::remove_file(db.file(name)).unwrap();
+        }
+        let victim = other.file(name);
+        let before = fs::read(&victim).unwrap();
+        symlink(&victim, db.file(name)).unwrap();
+        assert_refuses_link(&db, &["put", "2024-01-01T00:00:05Z", "7"], name);
+        assert_refuses_link(
+            &db,
+            &["delete", "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z"],
+            name,
+        );
+        assert_refuses_link(&db, &["get", "2024-01-01T00:00:00Z"], name);
+        assert_refuses_link(
+            &db,
+            &["range", "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z"],
+            name,
+        );
+        assert_refuses_link(&db, &["stat"], name);
+        assert_eq!(
+            fs::read(&victim).unwrap(),
+            before,
+            "{layout}: written through a link"
+        );
+        assert_eq!(
+            other.ok(&["get", "2024-01-01T00:00:00Z"]),
+            "time,v\n2024-01-01T00:00:00Z,1\n"
+        );
+    }
+}
+
+#[test]
+fn a_dangling_partition_link_is_refused_not_created_through() {
+    let db = grid_db();
+    let nowhere = db.path.parent().unwrap().join("nowhere.xs");
+    symlink(&nowhere, db.file("2025.xs")).unwrap();
+    assert_refuses_link(&db, &["put", "2025-01-01T00:00:00Z", "5"], "2025.xs");
+    assert!(!nowhere.exists());
+    assert!(fs::symlink_metadata(db.file("2025.xs"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+#[test]
+fn a_config_link_is_refused() {
+    let db = grid_db();
+    let other = grid_db();
+    fs::remove_file(db.file("xs.toml")).unwrap();
+    symlink(other.file("xs.toml"), db.file("xs.toml")).unwrap();
+    assert_refuses_link(&db, &["get", "2024-01-01T00:00:00Z"], "xs.toml");
+    assert_refuses_link(&db, &["put", "2024-01-01T00:00:00Z", "2"], "xs.toml");
+}
+
+#[test]
+fn the_database_path_itself_may_be_a_link() {
+    let db = grid_db();
+    let link = db.path.parent().unwrap().join("alias");
+    symlink(&db.path, &link).unwrap();
+    let mut cmd = xs();
+    cmd.arg("-d")
+        .arg(&link)
+        .args(["put", "2024-01-01T00:00:03Z", "4"]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        db.ok(&["get", "2024-01-01T00:00:03Z"]),
+        "time,v\n2024-01-01T00:00:03Z,4\n"
+    );
+}
