@@ -215,3 +215,72 @@ fn the_database_path_itself_may_be_a_link() {
         "time,v\n2024-01-01T00:00:03Z,4\n"
     );
 }
+
+/// `n` columns of `str(4096)`.
+fn wide_columns(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("c{i}:str(4096)"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[test]
+fn create_refuses_a_slot_past_the_memory_bound_with_the_arithmetic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    // The issue's config: put and get died with "memory allocation of 268439617410 bytes failed".
+    for (columns, needle) in [
+        (
+            wide_columns(1000),
+            "rows of 4096126 bytes (1000 columns) are past the bound of 1048576 bytes",
+        ),
+        (
+            wide_columns(100),
+            "a slot of depth 65535 × rows of 409613 bytes = 26843987955 bytes (25.0 GiB) is past the \
+             bound of 16777216 bytes (16.0 MiB)",
+        ),
+    ] {
+        let mut cmd = xs();
+        cmd.arg("create").arg(&dir).args([
+            "--layout",
+            "grid",
+            "--granularity",
+            "1d",
+            "--depth",
+            "65535",
+            "--columns",
+            &columns,
+        ]);
+        let (code, _, stderr) = run(cmd);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(needle), "{stderr}");
+        assert!(!dir.join("xs.toml").exists());
+    }
+    // The largest depth that fits is named, and it is accepted.
+    let mut cmd = xs();
+    cmd.arg("create").arg(&dir).args([
+        "--layout",
+        "grid",
+        "--granularity",
+        "1d",
+        "--depth",
+        "40",
+        "--columns",
+        &wide_columns(100),
+    ]);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn an_edited_config_past_the_memory_bound_is_refused_not_aborted_on() {
+    let db = TestDb::create("1d", &wide_columns(100), &["--layout", "grid", "--depth", "2"]);
+    let config = fs::read_to_string(db.file("xs.toml")).unwrap();
+    fs::write(db.file("xs.toml"), config.replace("depth = 2", "depth = 65535")).unwrap();
+    for args in [&["get", "2024-01-01"][..], &["put", "2024-01-01", "x"]] {
+        let (code, _, stderr) = run(db.xs(args));
+        assert_eq!(code, 3, "{args:?}: {stderr}");
+        assert!(stderr.contains("xs.toml: a slot of depth 65535"), "{stderr}");
+        assert!(stderr.contains("past the bound of 16777216 bytes"), "{stderr}");
+    }
+}

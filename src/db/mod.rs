@@ -95,6 +95,9 @@ impl Database {
     /// Creates a database directory with `config`. Refuses to touch anything that exists,
     /// except an empty directory.
     pub fn create(dir: &Path, config: &Config) -> Result<Database> {
+        config
+            .check_memory_bounds()
+            .map_err(|reason| Error::Invalid(format!("cannot create {}: {reason}", dir.display())))?;
         match fs::read_dir(dir) {
             Ok(mut entries) => {
                 if entries.next().is_some() {
