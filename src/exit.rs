@@ -58,7 +58,7 @@ impl From<Error> for Failure {
             Error::Invalid(_) | Error::DepthFull { .. } | Error::AlreadyExists { .. } => USAGE,
             Error::NotADatabase { .. } => USAGE,
             Error::Io { .. } | Error::BadConfig { .. } | Error::ForeignPartition { .. } => ERROR,
-            Error::Defrag { .. } | Error::Symlink { .. } => ERROR,
+            Error::Defrag { .. } | Error::Symlink { .. } | Error::MissingFile { .. } => ERROR,
         };
         Failure::new(code, e.to_string())
     }

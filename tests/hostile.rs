@@ -284,3 +284,123 @@ fn an_edited_config_past_the_memory_bound_is_refused_not_aborted_on() {
         assert!(stderr.contains("past the bound of 16777216 bytes"), "{stderr}");
     }
 }
+
+/// Runs `xs -d DB ARGS…` and asserts exit 3 with `needle` in the message and no raw OS error.
+fn assert_fails_with(db: &TestDb, args: &[&str], needle: &str) {
+    let (code, stdout, stderr) = run(db.xs(args));
+    assert_eq!(code, 3, "xs {args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(stderr.contains(needle), "xs {args:?}: {stderr}");
+    assert!(!stderr.contains("os error"), "{stderr}");
+}
+
+const READS: [&[&str]; 4] = [
+    &["get", "2024-01-01T00:00:00Z"],
+    &["range", "2020-01-01", "2030-01-01"],
+    &["stat"],
+    &["export", "-o", "-"],
+];
+
+#[test]
+fn a_partition_period_edited_into_the_config_is_an_error_not_an_empty_answer() {
+    for db in [grid_db(), bucket_db()] {
+        let config = fs::read_to_string(db.file("xs.toml")).unwrap();
+        fs::write(
+            db.file("xs.toml"),
+            config.replace("partition = \"year\"", "partition = \"month\""),
+        )
+        .unwrap();
+        let needle = format!(
+            "{} is the file of a year partition, but xs.toml says partition = \"month\"; restore partition = \"year\"",
+            db.file("2024.xs").display()
+        );
+        for args in READS
+            .iter()
+            .chain([&["put", "2024-01-01T00:00:01Z", "2"][..]].iter())
+        {
+            assert_fails_with(&db, args, &needle);
+        }
+    }
+}
+
+#[test]
+fn a_header_that_does_not_match_the_config_is_an_error_even_for_other_partitions() {
+    for db in [grid_db(), bucket_db()] {
+        let config = fs::read_to_string(db.file("xs.toml")).unwrap();
+        fs::write(
+            db.file("xs.toml"),
+            config.replace("granularity = \"1s\"", "granularity = \"2s\""),
+        )
+        .unwrap();
+        // 2025 has no file: before, this read as "nothing there" (exit 1 / an empty range).
+        for args in [
+            &["get", "2025-01-01T00:00:00Z"][..],
+            &["range", "2025-01-01", "2026-01-01"],
+        ] {
+            assert_fails_with(
+                &db,
+                args,
+                "its granularity (ns) is 1000000000, this database has 2000000000",
+            );
+        }
+        assert_fails_with(
+            &db,
+            &["get", "2025-01-01T00:00:00Z"],
+            "if xs.toml was edited, restore it",
+        );
+    }
+}
+
+#[test]
+fn a_missing_bucket_file_is_an_error() {
+    let db = bucket_db();
+    fs::remove_file(db.file("2024.xs.data")).unwrap();
+    let needle = format!("{} is missing", db.file("2024.xs.data").display());
+    for args in READS
+        .iter()
+        .chain([&["put", "2025-01-01T00:00:01Z", "2"][..]].iter())
+    {
+        assert_fails_with(&db, args, &needle);
+    }
+
+    let db = bucket_db();
+    fs::remove_file(db.file("2024.xs")).unwrap();
+    let needle = format!("{} is missing", db.file("2024.xs").display());
+    for args in READS {
+        assert_fails_with(&db, args, &needle);
+    }
+}
+
+#[test]
+fn a_partition_that_cannot_be_opened_is_an_error() {
+    let db = grid_db();
+    db.ok(&["put", "2025-01-01T00:00:00Z", "2"]);
+    fs::remove_file(db.file("2025.xs")).unwrap();
+    fs::create_dir(db.file("2025.xs")).unwrap();
+    for args in [
+        &["get", "2025-01-01T00:00:00Z"][..],
+        &["range", "2020-01-01", "2030-01-01"],
+    ] {
+        assert_fails_with(&db, args, &db.file("2025.xs").display().to_string());
+    }
+}
+
+#[test]
+fn empty_databases_and_creation_leftovers_still_read_as_empty() {
+    for layout in ["grid", "bucket"] {
+        let db = TestDb::create("1s", "v:i64", &["--layout", layout]);
+        let (code, _, stderr) = run(db.xs(&["get", "2024-01-01T00:00:00Z"]));
+        assert_eq!(code, 1, "{stderr}");
+        assert_eq!(db.ok(&["range", "2020-01-01", "2030-01-01"]), "time,v\n");
+        db.ok(&["stat"]);
+    }
+    // A bucket partition's data file is created before its directory: a crash between the
+    // two leaves a data file of only its header, which the next write replaces.
+    let db = bucket_db();
+    fs::write(db.file("2025.xs.data"), vec![0u8; 4096]).unwrap();
+    assert_eq!(db.ok(&["range", "2025-01-01", "2026-01-01"]), "time,v\n");
+    db.ok(&["put", "2025-01-01T00:00:00Z", "5"]);
+    assert_eq!(
+        db.ok(&["get", "2025-01-01T00:00:00Z"]),
+        "time,v\n2025-01-01T00:00:00Z,5\n"
+    );
+}

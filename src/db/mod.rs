@@ -23,7 +23,7 @@ use files::exists;
 use lock::{LockWait, WriteLock};
 use partition::Partition;
 use schema::Schema;
-use time::{in_storable_range, PartitionKey, END_TIME_NS, MIN_TIME_NS};
+use time::{in_storable_range, PartitionKey, Period, END_TIME_NS, MIN_TIME_NS};
 
 /// How a database is opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,7 +136,106 @@ impl Database {
             Access::Read => None,
             Access::Write(wait) => Some(WriteLock::acquire(dir, wait, on_wait)?),
         };
-        Ok(Database::new(dir, config, lock))
+        let db = Database::new(dir, config, lock);
+        db.check_partition_files()?;
+        Ok(db)
+    }
+
+    /// Refuses a directory whose files contradict the config, so that an edited config or a
+    /// lost file is an error instead of an empty answer: a partition file named for another
+    /// period (the config's `partition` was edited), a data file in a grid database, a bucket
+    /// partition missing one of its two files, or a first partition whose header does not
+    /// match the config (a config edit changes every partition alike, so one is checked:
+    /// one `pread`). A database with no partition files yet is fine.
+    fn check_partition_files(&self) -> Result<()> {
+        let period = self.config.period;
+        let entries = fs::read_dir(&self.dir).map_err(|e| Error::io("read directory", &self.dir, e))?;
+        let (mut dirs, mut datas) = (Vec::new(), Vec::new());
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read directory", &self.dir, e))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            let (base, is_data) = match name.strip_suffix(bucket::DATA_SUFFIX) {
+                Some(base) => (base, true),
+                None => (name.as_str(), false),
+            };
+            if let Some(key) = PartitionKey::parse_file_name(period, base) {
+                if is_data && self.config.layout == Layout::Grid {
+                    return Err(self.edited_config(
+                        &entry.path(),
+                        "is the data file of a bucket-layout partition, but xs.toml says layout = \"grid\"; \
+                         restore layout = \"bucket\" and its `bucket` width"
+                            .into(),
+                    ));
+                }
+                if is_data { &mut datas } else { &mut dirs }.push(key);
+                continue;
+            }
+            let other = [Period::Year, Period::Month, Period::Day]
+                .into_iter()
+                .find(|&p| p != period && PartitionKey::parse_file_name(p, base).is_some());
+            if let Some(other) = other {
+                return Err(self.edited_config(
+                    &entry.path(),
+                    format!(
+                        "is the file of a {other} partition, but xs.toml says partition = \"{period}\"; \
+                         restore partition = \"{other}\" (a database's period cannot change: to \
+                         repartition, export and import into a new database)"
+                    ),
+                ));
+            }
+        }
+        dirs.sort();
+        datas.sort();
+        if self.config.layout == Layout::Bucket {
+            for key in &dirs {
+                if datas.binary_search(key).is_err() {
+                    let missing = self.dir.join(bucket::data_file_name(*key));
+                    return Err(Error::MissingFile {
+                        path: missing,
+                        reason: format!(
+                            "the data file of partition {key}, whose directory {} is here, is missing \
+                             or unreadable; restore it from a backup (its rows cannot be read without it)",
+                            self.dir.join(key.file_name()).display()
+                        ),
+                    });
+                }
+            }
+            for key in &datas {
+                let orphan = self.dir.join(bucket::data_file_name(*key));
+                // The data file is created first: a crash before the directory followed leaves
+                // a data file of only its header, which the next writer replaces.
+                let len_bytes = fs::symlink_metadata(&orphan)
+                    .map_err(|e| Error::io("look up", &orphan, e))?
+                    .len();
+                if dirs.binary_search(key).is_err() && len_bytes > partition::HEADER_LEN {
+                    return Err(Error::MissingFile {
+                        path: self.dir.join(key.file_name()),
+                        reason: format!(
+                            "the directory file of partition {key}, whose data file {} holds {len_bytes} \
+                             bytes, is missing or unreadable; restore it from a backup",
+                            orphan.display()
+                        ),
+                    });
+                }
+            }
+        }
+        if let Some(&first) = dirs.first() {
+            match self.config.layout {
+                Layout::Grid => drop(self.partition(first, false)?),
+                Layout::Bucket => drop(self.bucket_partition(first, false)?),
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for a partition file at `path` that contradicts the config.
+    fn edited_config(&self, path: &Path, what: String) -> Error {
+        Error::BadConfig {
+            path: self.dir.join(CONFIG_FILE),
+            reason: format!("{} {what}", path.display()),
+        }
     }
 
     fn new(dir: &Path, config: Config, lock: Option<WriteLock>) -> Database {
