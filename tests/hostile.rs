@@ -404,3 +404,133 @@ fn empty_databases_and_creation_leftovers_still_read_as_empty() {
         "time,v\n2025-01-01T00:00:00Z,5\n"
     );
 }
+#[test]
+fn a_stale_config_temporary_link_is_replaced_at_create() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("target");
+    fs::write(&target, "precious, not xs's\n").unwrap();
+    let dir = tmp.path().join("db");
+    fs::create_dir(&dir).unwrap();
+    // An import killed while creating leaves these; the re-run must not write through them.
+    fs::write(dir.join(".lock"), "").unwrap();
+    symlink(&target, dir.join(".xs.toml.tmp")).unwrap();
+    let csv = tmp.path().join("in.csv");
+    fs::write(&csv, "time,v\n2024-01-01T00:00:00Z,1\n2024-01-01T00:00:01Z,2\n").unwrap();
+    let out = xs().arg("-d").arg(&dir).arg("import").arg(&csv).output().unwrap();
+    common::assert_success(&out, &["import"]);
+    assert_untouched(&target);
+    assert!(fs::symlink_metadata(dir.join("xs.toml"))
+        .unwrap()
+        .file_type()
+        .is_file());
+}
+
+/// A temp dir with `db` (not created) and a CSV `in.csv` of `rows` rows from 2024-01-01.
+fn csv_input(tmp: &Path, name: &str, first_s: u32, rows: u32) -> PathBuf {
+    let mut text = String::from("time,v\n");
+    for i in first_s..first_s + rows {
+        text.push_str(&format!("2024-01-01T00:{:02}:{:02}Z,{i}\n", i / 60, i % 60));
+    }
+    let path = tmp.join(name);
+    fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn an_import_killed_while_creating_the_database_is_completed_by_a_rerun() {
+    for layout in ["grid", "bucket"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let csv = csv_input(tmp.path(), "in.csv", 0, 30);
+        // What a kill before the rename of xs.toml leaves: the lock and a partial temp config.
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join(".lock"), "pid 999999").unwrap();
+        fs::write(dir.join(".xs.toml.tmp"), "# xs database config\nformat = 1\nlayo").unwrap();
+        let mut cmd = xs();
+        cmd.env("XS_LAYOUT", layout)
+            .arg("-d")
+            .arg(&dir)
+            .arg("import")
+            .arg(&csv);
+        let (code, _, stderr) = run(cmd);
+        assert_eq!(code, 0, "{layout}: {stderr}");
+        assert!(!dir.join(".xs.toml.tmp").exists());
+        let mut cmd = xs();
+        cmd.arg("-d")
+            .arg(&dir)
+            .args(["range", "2024-01-01", "2024-01-02", "--no-header"]);
+        let (code, stdout, stderr) = run(cmd);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(stdout.lines().count(), 30, "{layout}: {stdout}");
+
+        // `xs create` completes such a leftover too; anything else in the directory is refused.
+        let dir = tmp.path().join("made");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join(".lock"), "").unwrap();
+        fs::write(dir.join(".xs.toml.tmp"), "").unwrap();
+        let create = |dir: &Path| {
+            let mut cmd = xs();
+            cmd.arg("create").arg(dir).args([
+                "--layout",
+                layout,
+                "--granularity",
+                "1s",
+                "--columns",
+                "v:i64",
+            ]);
+            run(cmd)
+        };
+        let (code, _, stderr) = create(&dir);
+        assert_eq!(code, 0, "{stderr}");
+        let (code, _, stderr) = create(&dir);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("already exists"), "{stderr}");
+        let other = tmp.path().join("other");
+        fs::create_dir(&other).unwrap();
+        fs::write(other.join("notes.txt"), "mine").unwrap();
+        let (code, _, stderr) = create(&other);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("already exists"), "{stderr}");
+    }
+}
+
+#[test]
+fn two_waiting_imports_into_a_database_that_does_not_exist_yet_both_succeed() {
+    let bin = assert_cmd::cargo::cargo_bin("xs");
+    for round in 0..20 {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let a = csv_input(tmp.path(), "a.csv", 0, 40);
+        let b = csv_input(tmp.path(), "b.csv", 100, 40);
+        let spawn = |csv: &Path| {
+            std::process::Command::new(&bin)
+                .env_remove("XS_DB")
+                .env_remove("XS_LAYOUT")
+                .arg("-d")
+                .arg(&dir)
+                .args(["--wait", "import"])
+                .arg(csv)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (spawn(&a), spawn(&b));
+        for child in [first, second] {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: exit {:?}\n{}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let mut cmd = xs();
+        cmd.arg("-d")
+            .arg(&dir)
+            .args(["range", "2024-01-01", "2024-01-02", "--no-header"]);
+        let (code, stdout, stderr) = run(cmd);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(stdout.lines().count(), 80, "round {round}: {stdout}");
+    }
+}

@@ -14,6 +14,8 @@ use crate::error::{Error, Result};
 /// The on-disk format this build reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
 pub const CONFIG_FILE: &str = "xs.toml";
+/// The temporary name `xs.toml` is written under before its rename.
+pub const CONFIG_TEMP_FILE: &str = ".xs.toml.tmp";
 
 /// The storage layout of a database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -288,7 +290,7 @@ impl Config {
 
     /// Writes `dir/xs.toml` atomically: temp file, fsync, rename, fsync of the directory.
     pub fn save(&self, dir: &Path) -> Result<()> {
-        let tmp = dir.join(".xs.toml.tmp");
+        let tmp = dir.join(CONFIG_TEMP_FILE);
         let path = dir.join(CONFIG_FILE);
         let mut file = super::files::create_temp(&tmp, 0o644)?;
         file.write_all(self.to_toml().as_bytes())

@@ -25,6 +25,17 @@ use partition::Partition;
 use schema::Schema;
 use time::{in_storable_range, PartitionKey, Period, END_TIME_NS, MIN_TIME_NS};
 
+/// What `Database::create_or_open` did.
+pub enum Creation {
+    /// The database was created with the given config.
+    Created(Database),
+    /// It existed, or another process created it meanwhile: opened with its own config.
+    Opened(Database),
+}
+
+/// What a creation killed before `xs.toml` was in place can leave in the directory.
+const CREATION_LEFTOVERS: [&str; 2] = [lock::LOCK_FILE, config::CONFIG_TEMP_FILE];
+
 /// How a database is opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -93,31 +104,14 @@ pub enum Scanned<'a> {
 
 impl Database {
     /// Creates a database directory with `config`. Refuses to touch anything that exists,
-    /// except an empty directory.
+    /// except an empty directory or what a creation killed before writing `xs.toml` leaves
+    /// (`.lock`, `.xs.toml.tmp`): creating again completes it.
     pub fn create(dir: &Path, config: &Config) -> Result<Database> {
-        config
-            .check_memory_bounds()
-            .map_err(|reason| Error::Invalid(format!("cannot create {}: {reason}", dir.display())))?;
-        match fs::read_dir(dir) {
-            Ok(mut entries) => {
-                if entries.next().is_some() {
-                    return Err(Error::AlreadyExists {
-                        path: dir.to_path_buf(),
-                    });
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
-                if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    sync_dir(parent)?;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-                return Err(Error::AlreadyExists {
-                    path: dir.to_path_buf(),
-                })
-            }
-            Err(e) => return Err(Error::io("read directory", dir, e)),
+        Database::check_creatable(dir, config)?;
+        if Database::prepare_dir(dir)? {
+            return Err(Error::AlreadyExists {
+                path: dir.to_path_buf(),
+            });
         }
         let lock = WriteLock::acquire(dir, LockWait::No, &mut |_| {})?;
         if exists(&dir.join(CONFIG_FILE))? {
@@ -129,6 +123,71 @@ impl Database {
         Ok(Database::new(dir, config.clone(), Some(lock)))
     }
 
+    /// Import's way in: creates the database with `config` as `create` does, unless it exists
+    /// or another process creates it meanwhile; then opens it for writing with its own config.
+    /// The writer lock is taken with `wait`, so a second `--wait` creator waits for the first
+    /// and then writes into what it created.
+    pub fn create_or_open(
+        dir: &Path,
+        config: &Config,
+        wait: LockWait,
+        on_wait: &mut dyn FnMut(Option<&str>),
+    ) -> Result<Creation> {
+        if !exists(&dir.join(CONFIG_FILE))? {
+            Database::check_creatable(dir, config)?;
+        }
+        let has_config = Database::prepare_dir(dir)?;
+        let lock = WriteLock::acquire(dir, wait, on_wait)?;
+        if !has_config && !exists(&dir.join(CONFIG_FILE))? {
+            config.save(dir)?;
+            return Ok(Creation::Created(Database::new(dir, config.clone(), Some(lock))));
+        }
+        let config = Config::load(dir)?;
+        Database::checked(dir, config, Some(lock)).map(Creation::Opened)
+    }
+
+    fn check_creatable(dir: &Path, config: &Config) -> Result<()> {
+        config
+            .check_memory_bounds()
+            .map_err(|reason| Error::Invalid(format!("cannot create {}: {reason}", dir.display())))
+    }
+
+    /// Makes `dir` if it is missing. `Ok(true)` when it holds `xs.toml`; `Ok(false)` when it
+    /// is empty but for what a killed creation leaves; else `AlreadyExists`.
+    fn prepare_dir(dir: &Path) -> Result<bool> {
+        match fs::read_dir(dir) {
+            Ok(entries) => {
+                let mut foreign = false;
+                for entry in entries {
+                    let entry = entry.map_err(|e| Error::io("read directory", dir, e))?;
+                    let name = entry.file_name();
+                    if name == CONFIG_FILE {
+                        return Ok(true);
+                    }
+                    foreign |= !CREATION_LEFTOVERS.iter().any(|left| name == *left);
+                }
+                if foreign {
+                    return Err(Error::AlreadyExists {
+                        path: dir.to_path_buf(),
+                    });
+                }
+                Ok(false)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // Another creator may make it first: that is fine.
+                fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
+                if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    sync_dir(parent)?;
+                }
+                Ok(false)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Err(Error::AlreadyExists {
+                path: dir.to_path_buf(),
+            }),
+            Err(e) => Err(Error::io("read directory", dir, e)),
+        }
+    }
+
     /// Opens an existing database. `on_wait` is told the holder when a writer has to wait.
     pub fn open(dir: &Path, access: Access, on_wait: &mut dyn FnMut(Option<&str>)) -> Result<Database> {
         let config = Config::load(dir)?;
@@ -136,6 +195,10 @@ impl Database {
             Access::Read => None,
             Access::Write(wait) => Some(WriteLock::acquire(dir, wait, on_wait)?),
         };
+        Database::checked(dir, config, lock)
+    }
+
+    fn checked(dir: &Path, config: Config, lock: Option<WriteLock>) -> Result<Database> {
         let db = Database::new(dir, config, lock);
         db.check_partition_files()?;
         Ok(db)
