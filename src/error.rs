@@ -23,6 +23,8 @@ pub enum Error {
     BadConfig { path: PathBuf, reason: String },
     /// A file the database needs is missing; `reason` names it and says what to do.
     MissingFile { path: PathBuf, reason: String },
+    /// A partition file that is damaged or mid-repair; `reason` says what and what to do.
+    Damaged { path: PathBuf, reason: String },
     /// A partition file whose header does not belong to this database.
     ForeignPartition { path: PathBuf, reason: String },
     /// Another process holds the writer lock.
@@ -71,6 +73,7 @@ impl std::fmt::Display for Error {
             Error::BadConfig { path, reason } => {
                 write!(f, "bad database config {}: {reason}", path.display())
             }
+            Error::Damaged { path, reason } => write!(f, "{}: {reason}", path.display()),
             Error::MissingFile { path, reason } => write!(f, "{} is missing: {reason}", path.display()),
             Error::ForeignPartition { path, reason } => write!(
                 f,

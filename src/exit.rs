@@ -59,6 +59,7 @@ impl From<Error> for Failure {
             Error::NotADatabase { .. } => USAGE,
             Error::Io { .. } | Error::BadConfig { .. } | Error::ForeignPartition { .. } => ERROR,
             Error::Defrag { .. } | Error::Symlink { .. } | Error::MissingFile { .. } => ERROR,
+            Error::Damaged { .. } => ERROR,
         };
         Failure::new(code, e.to_string())
     }

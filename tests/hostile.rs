@@ -534,3 +534,38 @@ fn two_waiting_imports_into_a_database_that_does_not_exist_yet_both_succeed() {
         assert_eq!(stdout.lines().count(), 80, "round {round}: {stdout}");
     }
 }
+
+#[test]
+fn a_defrag_interrupted_between_its_renames_is_reported_without_advice_that_hides_data() {
+    let db = bucket_db();
+    // A second write to the same bucket leaves garbage, so that defrag rewrites the files.
+    db.ok(&["put", "2024-01-01T00:00:01Z", "2"]);
+    let copy = db.path.with_file_name("copy");
+    fs::create_dir(&copy).unwrap();
+    for name in ["xs.toml", "2024.xs", "2024.xs.data"] {
+        common::sparse_copy(&db.file(name), &copy.join(name));
+    }
+    let mut cmd = xs();
+    cmd.arg("-d").arg(&copy).arg("defrag");
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    // The state after the first of defrag's two renames.
+    common::sparse_copy(&copy.join("2024.xs.data"), &db.file("2024.xs.data"));
+    common::sparse_copy(&copy.join("2024.xs"), &db.file(".2024.xs.dir.defrag"));
+    let (code, _, stderr) = run(db.xs(&["range", "2024-01-01", "2025-01-01"]));
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("nothing is lost") && stderr.contains("xs defrag"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("move it out"), "{stderr}");
+    // Without the pending directory nothing can finish it: never advise moving a file out.
+    fs::remove_file(db.file(".2024.xs.dir.defrag")).unwrap();
+    let (code, _, stderr) = run(db.xs(&["get", "2024-01-01T00:00:00Z"]));
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("restore this partition from a backup"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("move it out"), "{stderr}");
+}

@@ -337,23 +337,42 @@ impl BucketPartition {
             // A defrag renamed its new data file into place and stopped before its new
             // directory followed: finish it (writers only), or refuse to misread.
             let pending = dir.join(defrag_names(key).1);
-            if !writable || !files::exists(&pending)? {
-                return Err(Error::ForeignPartition {
+            let pending_here = files::exists(&pending)?;
+            if !writable || !pending_here {
+                // Say only what is safe: both files are needed as they are, so the advice is
+                // never to move one out (that would hide the partition's rows).
+                let reason = if pending_here {
+                    format!(
+                        "a defrag was interrupted between its two renames: {} is the new data file \
+                         and {} the new directory waiting to replace this one; nothing is lost. \
+                         Run `xs defrag` (or any write) to finish it, and leave these files in place",
+                        data_path.display(),
+                        pending.display()
+                    )
+                } else {
+                    format!(
+                        "it indexes another generation of {} than the one on disk, and no pending \
+                         directory {} is here to finish an interrupted defrag; leave both files in \
+                         place and restore this partition from a backup",
+                        data_path.display(),
+                        pending.display()
+                    )
+                };
+                return Err(Error::Damaged {
                     path: dir_path,
-                    reason: format!(
-                        "it indexes another generation of {} than the one on disk: a defrag was \
-                         interrupted; run `xs defrag` to finish it",
-                        data_path.display()
-                    ),
+                    reason,
                 });
             }
             fs::rename(&pending, &dir_path).map_err(|e| Error::io("rename", &pending, e))?;
             sync_dir(dir)?;
             (dir_file, version) = open(&dir_path)?;
             if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
-                return Err(Error::ForeignPartition {
+                return Err(Error::Damaged {
                     path: dir_path,
-                    reason: "its data file belongs to another directory; restore from a backup".into(),
+                    reason: format!(
+                        "its data file {} belongs to another directory; restore this partition from a backup",
+                        data_path.display()
+                    ),
                 });
             }
         }
@@ -361,7 +380,7 @@ impl BucketPartition {
             Ok(file.metadata().map_err(|e| Error::io("stat", path, e))?.len())
         };
         if data_version != version {
-            return Err(Error::ForeignPartition {
+            return Err(Error::Damaged {
                 path: data_path,
                 reason: format!(
                     "its header version is {data_version} and its directory's {version}: they do not \
@@ -552,7 +571,7 @@ impl BucketPartition {
     /// directory), before anything is allocated for it.
     fn check_entry(&self, b: u64, entry: Entry) -> Result<()> {
         if entry.len == 0 || entry.offset < HEADER_LEN || entry.end() > self.data_len() {
-            return Err(Error::ForeignPartition {
+            return Err(Error::Damaged {
                 path: self.dir_path.clone(),
                 reason: format!(
                     "the entry of bucket {b} points to bytes {}..{} of a {}-byte data file (corrupt); \
@@ -593,7 +612,7 @@ impl BucketPartition {
     ) -> Result<&'b [u8]> {
         units.clear();
         let corrupt = |why: &str| {
-            Error::ForeignPartition {
+            Error::Damaged {
             path: self.data_path.clone(),
             reason: format!(
                 "the record of bucket {b} at offset {} is corrupt ({why}); restore the database from a backup or export what still reads",
