@@ -569,3 +569,48 @@ fn a_defrag_interrupted_between_its_renames_is_reported_without_advice_that_hide
     );
     assert!(!stderr.contains("move it out"), "{stderr}");
 }
+
+#[test]
+fn a_delete_that_stops_halfway_leaves_a_marker_with_the_command_that_completes_it() {
+    let db = bucket_db();
+    db.ok(&["put", "2024-06-01T00:00:00Z", "2"]);
+    db.ok(&["put", "2025-01-01T00:00:00Z", "3"]);
+    // A clean delete leaves no marker.
+    db.ok(&["delete", "2024-06-01T00:00:00Z"]);
+    assert!(!db.file(".delete-unfinished").exists());
+    db.ok(&["put", "2024-06-01T00:00:00Z", "2"]);
+    // Make the 2025 partition fail to open for writing: the delete stops after 2024, as a
+    // kill there would stop it.
+    let saved = db.path.with_file_name("2025.xs.saved");
+    fs::rename(db.file("2025.xs"), &saved).unwrap();
+    fs::create_dir(db.file("2025.xs")).unwrap();
+    let (code, _, stderr) = run(db.xs(&["delete", "2024-01-01", "2026-01-01"]));
+    assert_eq!(code, 3, "{stderr}");
+    let marker = fs::read_to_string(db.file(".delete-unfinished")).unwrap();
+    let rerun = marker.lines().next().unwrap().to_string();
+    assert!(
+        rerun.ends_with(" delete 2024-01-01T00:00:00Z 2026-01-01T00:00:00Z"),
+        "{marker}"
+    );
+    fs::remove_dir(db.file("2025.xs")).unwrap();
+    fs::rename(&saved, db.file("2025.xs")).unwrap();
+    // Every command says so, with the command to run.
+    let (code, stdout, stderr) = run(db.xs(&["range", "2024-01-01", "2026-01-01", "--no-header"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout, "2025-01-01T00:00:00Z,3\n",
+        "2024 was deleted, 2025 not yet"
+    );
+    assert!(
+        stderr.contains("a delete in") && stderr.contains("did not finish") && stderr.contains(&rerun),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&db.ok(&["stat", "--json"])).unwrap();
+    assert_eq!(report["unfinished_deletes"][0], rerun.as_str());
+    // Running it again completes it and removes the marker.
+    let words: Vec<&str> = rerun.split(' ').collect();
+    let n = words.len();
+    db.ok(&["delete", words[n - 2], words[n - 1]]);
+    assert!(!db.file(".delete-unfinished").exists());
+    assert_eq!(db.ok(&["range", "2024-01-01", "2026-01-01", "--no-header"]), "");
+}

@@ -319,6 +319,7 @@ fn waiting_on(dir: &Path) -> impl FnMut(Option<&str>) + '_ {
 }
 
 fn warn_unfinished(dir: &Path) {
+    super::warn_unfinished_deletes(dir);
     if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
         eprintln!(
             "xs: warning: an earlier import into {} did not finish ({rerun}); this import completes \

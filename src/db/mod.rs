@@ -781,15 +781,33 @@ impl Database {
     }
 
     /// Deletes every row with `from <= t < to` and punches holes where whole blocks become
-    /// empty, so the physical size shrinks. Returns the number of rows deleted.
-    /// Not durable until `sync` is called.
+    /// empty, so the physical size shrinks. Returns the number of rows deleted. Durable when
+    /// it returns; while it runs, `.delete-unfinished` holds the command that completes it.
     pub fn delete(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
         if !self.writable {
             return Err(Error::Invalid("database was opened read-only".into()));
         }
-        if self.config.layout == Layout::Bucket {
-            return self.delete_buckets(from_ns, to_ns);
-        }
+        // Recorded before the first change and dropped once the changes are durable, so a
+        // delete killed halfway leaves a trace that every command reports (with the command
+        // that completes it), not a silently half-deleted window.
+        let rerun = marker::delete_command(
+            &self.dir,
+            from_ns.max(MIN_TIME_NS),
+            to_ns.min(END_TIME_NS).max(from_ns.max(MIN_TIME_NS)),
+        );
+        marker::mark_delete_started(&self.dir, &rerun)?;
+        let deleted = if self.config.layout == Layout::Bucket {
+            self.delete_buckets(from_ns, to_ns)?
+        } else {
+            self.delete_slots(from_ns, to_ns)?
+        };
+        sync_dir(&self.dir)?;
+        marker::clear_delete(&self.dir, &rerun)?;
+        Ok(deleted)
+    }
+
+    /// Grid delete: the slots of the range are zeroed, whole blocks punched out.
+    fn delete_slots(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
         let mut deleted = 0u64;
         self.scan(from_ns, to_ns, |_, _| -> Result<bool> {
             deleted += 1;
