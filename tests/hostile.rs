@@ -614,3 +614,23 @@ fn a_delete_that_stops_halfway_leaves_a_marker_with_the_command_that_completes_i
     assert!(!db.file(".delete-unfinished").exists());
     assert_eq!(db.ok(&["range", "2024-01-01", "2026-01-01", "--no-header"]), "");
 }
+
+#[test]
+fn a_rejects_file_link_inside_the_database_is_refused() {
+    let db = grid_db();
+    let target = outside_file(&db, "target");
+    symlink(&target, db.file("rejects.csv")).unwrap();
+    let csv = db.path.parent().unwrap().join("in.csv");
+    fs::write(
+        &csv,
+        "time,v\n2024-01-01T00:00:02Z,3\n2024-01-01T00:00:03Z,oops\n",
+    )
+    .unwrap();
+    let rejects = db.file("rejects.csv").display().to_string();
+    assert_refuses_link(
+        &db,
+        &["import", csv.to_str().unwrap(), "--rejects", &rejects],
+        "rejects.csv",
+    );
+    assert_untouched(&target);
+}
