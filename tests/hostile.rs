@@ -634,3 +634,29 @@ fn a_rejects_file_link_inside_the_database_is_refused() {
     );
     assert_untouched(&target);
 }
+
+#[test]
+fn import_refuses_to_create_a_slot_past_the_memory_bound() {
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("wide.csv");
+    let long = "x".repeat(300);
+    fs::write(
+        &csv,
+        format!("time,name,v\n2024-01-01T00:00:00Z,{long},1\n2024-01-01T00:00:01Z,y,2\n"),
+    )
+    .unwrap();
+    let dir = tmp.path().join("db");
+    let mut cmd = xs();
+    cmd.arg("-d")
+        .arg(&dir)
+        .args(["import", "--layout", "grid", "--depth", "65535"])
+        .arg(&csv);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("a slot of depth 65535 × rows of")
+            && stderr.contains("past the bound of 16777216 bytes"),
+        "{stderr}"
+    );
+    assert!(!dir.exists(), "nothing is created");
+}
