@@ -660,3 +660,40 @@ fn import_refuses_to_create_a_slot_past_the_memory_bound() {
     );
     assert!(!dir.exists(), "nothing is created");
 }
+
+#[test]
+fn an_import_killed_at_any_early_moment_is_completed_by_a_rerun() {
+    let bin = assert_cmd::cargo::cargo_bin("xs");
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = csv_input(tmp.path(), "in.csv", 0, 200);
+    for round in 0..20u64 {
+        let dir = tmp.path().join(format!("db{round}"));
+        let mut child = std::process::Command::new(&bin)
+            .env_remove("XS_DB")
+            .env_remove("XS_LAYOUT")
+            .arg("-d")
+            .arg(&dir)
+            .arg("import")
+            .arg(&csv)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Spread the kills over the first ~20 ms, where the database is being created.
+        std::thread::sleep(std::time::Duration::from_micros(round * 1000));
+        let _ = child.kill();
+        let _ = child.wait();
+        let mut cmd = xs();
+        cmd.arg("-d").arg(&dir).arg("import").arg(&csv);
+        let (code, _, stderr) = run(cmd);
+        assert_eq!(code, 0, "round {round}: {stderr}");
+        let mut cmd = xs();
+        cmd.arg("-d")
+            .arg(&dir)
+            .args(["range", "2024-01-01", "2024-01-02", "--no-header"]);
+        let (code, stdout, stderr) = run(cmd);
+        assert_eq!(code, 0, "round {round}: {stderr}");
+        assert_eq!(stdout.lines().count(), 200, "round {round}");
+        assert!(!dir.join(".import-unfinished").exists(), "round {round}");
+    }
+}
