@@ -697,3 +697,80 @@ fn an_import_killed_at_any_early_moment_is_completed_by_a_rerun() {
         assert!(!dir.join(".import-unfinished").exists(), "round {round}");
     }
 }
+
+#[test]
+fn a_killed_delete_is_either_whole_untouched_or_marked() {
+    let bin = assert_cmd::cargo::cargo_bin("xs");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = String::from("time,v\n");
+    for year in 1990..2030 {
+        for month in 1..=12 {
+            text.push_str(&format!("{year}-{month:02}-01T00:00:00Z,{month}\n"));
+        }
+    }
+    let csv = tmp.path().join("in.csv");
+    fs::write(&csv, text).unwrap();
+    let mut marked = 0;
+    for round in 0..20u64 {
+        let dir = tmp.path().join(format!("db{round}"));
+        let mut cmd = xs();
+        cmd.arg("-d")
+            .arg(&dir)
+            .args([
+                "import",
+                "--no-sync",
+                "--layout",
+                if round % 2 == 0 { "grid" } else { "bucket" },
+            ])
+            .arg(&csv);
+        let (code, _, stderr) = run(cmd);
+        assert_eq!(code, 0, "{stderr}");
+        let mut child = std::process::Command::new(&bin)
+            .env_remove("XS_DB")
+            .arg("-d")
+            .arg(&dir)
+            .args(["delete", "1990-01-01", "2030-01-01"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(round * 1500));
+        let _ = child.kill();
+        let _ = child.wait();
+        let range = || {
+            let mut cmd = xs();
+            cmd.arg("-d")
+                .arg(&dir)
+                .args(["range", "1990-01-01", "2030-01-01", "--no-header"]);
+            let (code, stdout, stderr) = run(cmd);
+            assert_eq!(code, 0, "round {round}: {stderr}");
+            stdout.lines().count()
+        };
+        let left = range();
+        let marker = db_marker(&dir);
+        if marker.is_empty() {
+            assert!(
+                left == 0 || left == 480,
+                "round {round}: {left} rows left and no marker"
+            );
+            continue;
+        }
+        marked += 1;
+        let words: Vec<&str> = marker[0].split(' ').collect();
+        let mut cmd = xs();
+        cmd.arg("-d")
+            .arg(&dir)
+            .args(["delete", words[words.len() - 2], words[words.len() - 1]]);
+        let (code, _, stderr) = run(cmd);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(range(), 0, "round {round}: the re-run deletes the rest");
+        assert!(db_marker(&dir).is_empty());
+    }
+    eprintln!("{marked} of 20 kills left a marker");
+}
+
+fn db_marker(dir: &Path) -> Vec<String> {
+    fs::read_to_string(dir.join(".delete-unfinished"))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
