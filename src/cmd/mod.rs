@@ -46,7 +46,7 @@ impl Context {
     pub fn open_read(&self) -> CliResult<Database> {
         let dir = self.db_dir()?;
         let db = Database::open(&dir, Access::Read, &mut |_| {})?;
-        warn_unfinished_import(&dir);
+        warn_unfinished_operations(&dir);
         Ok(db)
     }
 
@@ -59,14 +59,14 @@ impl Context {
             eprintln!("xs: waiting for the writer lock on {}{holder}…", dir.display());
         };
         let db = Database::open(&dir, Access::Write(wait), &mut on_wait)?;
-        warn_unfinished_import(&dir);
+        warn_unfinished_operations(&dir);
         Ok(db)
     }
 }
 
 /// Every command but import itself says on stderr when an import was interrupted (and every
 /// command, when a delete was).
-pub fn warn_unfinished_import(dir: &Path) {
+pub fn warn_unfinished_operations(dir: &Path) {
     warn_unfinished_deletes(dir);
     if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
         eprintln!(
