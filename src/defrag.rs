@@ -6,9 +6,9 @@
 //! over it, fsync the directory. Until the rename the original is never written; after it the
 //! new file holds the same bytes. The caller holds the writer lock.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -374,13 +374,7 @@ fn rewrite(
         .metadata()
         .map_err(|e| Error::io("stat", &source.path, e))?;
     let mode = meta.permissions().mode() & 0o7777;
-    let temp = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(&temp_path)
-        .map_err(|e| Error::io("create", &temp_path, e))?;
+    let temp = crate::db::files::create_temp(&temp_path, mode)?;
     // Keep the owner too when allowed (root rewriting another user's database); otherwise the
     // copy belongs to whoever runs defrag, as any file they create would.
     let _ = std::os::unix::fs::fchown(&temp, Some(meta.uid()), Some(meta.gid()));

@@ -15,10 +15,16 @@ pub enum Error {
     },
     /// `path` holds no `xs.toml`.
     NotADatabase { path: PathBuf },
+    /// A symbolic link where the database keeps one of its files: xs never follows one.
+    Symlink { path: PathBuf },
     /// `create` found something at `path` already.
     AlreadyExists { path: PathBuf },
     /// `xs.toml` is unreadable, of an unknown version, or inconsistent.
     BadConfig { path: PathBuf, reason: String },
+    /// A file the database needs is missing; `reason` names it and says what to do.
+    MissingFile { path: PathBuf, reason: String },
+    /// A partition file that is damaged or mid-repair; `reason` says what and what to do.
+    Damaged { path: PathBuf, reason: String },
     /// A partition file whose header does not belong to this database.
     ForeignPartition { path: PathBuf, reason: String },
     /// Another process holds the writer lock.
@@ -45,10 +51,18 @@ impl Error {
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::Io { op, path, source } => write!(f, "cannot {op} {}: {source}", path.display()),
+            Error::Io { op, path, source } => {
+                write!(f, "cannot {op} {}: {}", path.display(), describe_io(source))
+            }
             Error::NotADatabase { path } => write!(
                 f,
                 "{} is not an xs database (no xs.toml); create one with `xs create` or `xs import`",
+                path.display()
+            ),
+            Error::Symlink { path } => write!(
+                f,
+                "{} is a symbolic link; xs never follows links inside a database: \
+                 replace it with the file itself, or remove it",
                 path.display()
             ),
             Error::AlreadyExists { path } => write!(
@@ -59,9 +73,12 @@ impl std::fmt::Display for Error {
             Error::BadConfig { path, reason } => {
                 write!(f, "bad database config {}: {reason}", path.display())
             }
+            Error::Damaged { path, reason } => write!(f, "{}: {reason}", path.display()),
+            Error::MissingFile { path, reason } => write!(f, "{} is missing: {reason}", path.display()),
             Error::ForeignPartition { path, reason } => write!(
                 f,
-                "partition file {} does not belong to this database: {reason}; move it out of the directory",
+                "partition file {} does not belong to this database: {reason}; if xs.toml was edited, \
+                 restore it; if the file was copied in from another database, move it out of the directory",
                 path.display()
             ),
             Error::Locked { path, holder } => {
@@ -80,6 +97,15 @@ impl std::fmt::Display for Error {
             ),
             Error::Defrag { path, reason } => write!(f, "cannot defrag {}: {reason}", path.display()),
         }
+    }
+}
+
+/// An I/O error as a person reads it: the system's text without its "(os error N)" suffix.
+fn describe_io(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_string(),
+        _ => text,
     }
 }
 

@@ -58,7 +58,8 @@ impl From<Error> for Failure {
             Error::Invalid(_) | Error::DepthFull { .. } | Error::AlreadyExists { .. } => USAGE,
             Error::NotADatabase { .. } => USAGE,
             Error::Io { .. } | Error::BadConfig { .. } | Error::ForeignPartition { .. } => ERROR,
-            Error::Defrag { .. } => ERROR,
+            Error::Defrag { .. } | Error::Symlink { .. } | Error::MissingFile { .. } => ERROR,
+            Error::Damaged { .. } => ERROR,
         };
         Failure::new(code, e.to_string())
     }

@@ -8,6 +8,7 @@ use xs::db::config::{human_bytes, Layout, CONFIG_FILE};
 use xs::db::lock::LockWait;
 use xs::db::schema::ColumnType;
 use xs::db::time::{parse_duration, Granularity, Period};
+use xs::db::Creation;
 use xs::import::infer::{self, shell_word, Overrides};
 use xs::import::timeparse::TimeFormat;
 use xs::import::{CsvOptions, Options, Progress, Summary};
@@ -210,8 +211,19 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             };
         let inference = infer::infer(&prepared.sample, &overrides)?;
         report_inference(&dir, &prepared.sample, &inference);
-        let db = Database::create(&dir, &inference.config)?;
-        (db, inference.time_format)
+        let wait = if ctx.wait { LockWait::Yes } else { LockWait::No };
+        match Database::create_or_open(&dir, &inference.config, wait, &mut waiting_on(&dir))? {
+            Creation::Created(db) => (db, inference.time_format),
+            Creation::Opened(db) => {
+                eprintln!(
+                    "xs: {} was created meanwhile (by another import); importing into it with its settings",
+                    dir.display()
+                );
+                warn_unfinished(&dir);
+                let time_format = existing_time_format(&db, &prepared.sample, &args, time_unit);
+                (db, time_format)
+            }
+        }
     };
 
     let opts = Options {
@@ -293,11 +305,21 @@ fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
 
 fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {
     let wait = if ctx.wait { LockWait::Yes } else { LockWait::No };
-    let mut on_wait = |holder: Option<&str>| {
+    let db = Database::open(dir, Access::Write(wait), &mut waiting_on(dir))?;
+    warn_unfinished(dir);
+    Ok(db)
+}
+
+/// Says on stderr that this process waits for the writer lock of `dir`.
+fn waiting_on(dir: &Path) -> impl FnMut(Option<&str>) + '_ {
+    move |holder: Option<&str>| {
         let holder = holder.map(|h| format!(" ({h})")).unwrap_or_default();
         eprintln!("xs: waiting for the writer lock on {}{holder}…", dir.display());
-    };
-    let db = Database::open(dir, Access::Write(wait), &mut on_wait)?;
+    }
+}
+
+fn warn_unfinished(dir: &Path) {
+    super::warn_unfinished_deletes(dir);
     if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
         eprintln!(
             "xs: warning: an earlier import into {} did not finish ({rerun}); this import completes \
@@ -305,7 +327,6 @@ fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {
             dir.display()
         );
     }
-    Ok(db)
 }
 
 /// The time format for an existing database: as given, else detected on the sample.

@@ -46,7 +46,7 @@ impl Context {
     pub fn open_read(&self) -> CliResult<Database> {
         let dir = self.db_dir()?;
         let db = Database::open(&dir, Access::Read, &mut |_| {})?;
-        warn_unfinished_import(&dir);
+        warn_unfinished_operations(&dir);
         Ok(db)
     }
 
@@ -59,13 +59,15 @@ impl Context {
             eprintln!("xs: waiting for the writer lock on {}{holder}…", dir.display());
         };
         let db = Database::open(&dir, Access::Write(wait), &mut on_wait)?;
-        warn_unfinished_import(&dir);
+        warn_unfinished_operations(&dir);
         Ok(db)
     }
 }
 
-/// Every command but import itself says on stderr when an import was interrupted.
-pub fn warn_unfinished_import(dir: &Path) {
+/// Every command but import itself says on stderr when an import was interrupted (and every
+/// command, when a delete was).
+pub fn warn_unfinished_operations(dir: &Path) {
+    warn_unfinished_deletes(dir);
     if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
         eprintln!(
             "xs: warning: an import into {} did not finish; complete it by running again: {rerun}",
@@ -168,5 +170,16 @@ impl Output {
         lock.write_all(&self.buf).map_err(Failure::output)?;
         self.buf.clear();
         lock.flush().map_err(Failure::output)
+    }
+}
+
+/// Says on stderr when a delete was interrupted: its window may be partly deleted.
+pub fn warn_unfinished_deletes(dir: &Path) {
+    for rerun in xs::db::marker::unfinished_deletes(dir) {
+        eprintln!(
+            "xs: warning: a delete in {} did not finish, so its window may be partly deleted; \
+             complete it by running again: {rerun}",
+            dir.display()
+        );
     }
 }

@@ -159,6 +159,7 @@ fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
         "rows_counted": report.total_rows.is_some(),
         "fiemap_supported": report.fiemap_supported,
         "unfinished_import": report.unfinished_import,
+        "unfinished_deletes": report.unfinished_deletes,
         "defrag_leftovers": leftovers,
         "partitions": partitions,
         "total": Value::Object(total),
@@ -268,6 +269,11 @@ fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
     if let Some(rerun) = &report.unfinished_import {
         text.push_str(&format!(
             "unfinished import: the data may be partial; complete it by running again: {rerun}\n"
+        ));
+    }
+    for rerun in &report.unfinished_deletes {
+        text.push_str(&format!(
+            "unfinished delete: its window may be partly deleted; complete it by running again: {rerun}\n"
         ));
     }
     text

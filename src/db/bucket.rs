@@ -6,12 +6,13 @@
 //! garbage. Data is appended and fdatasynced before any entry points to it, so a crash leaves
 //! at most unreferenced bytes at the end of the data file. See docs/FORMAT.md.
 
-use std::fs::{self, File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::fs::{self, File};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::config::{sync_dir, Config};
+use super::files::{self, Mode};
 use super::partition::{
     create_file_atomically, data_segments, next_data, punch_hole, read_full_at, Header, HEADER_ENCODED_LEN,
     HEADER_FIELDS_LEN, HEADER_LEN, PARTITION_VERSION,
@@ -303,11 +304,8 @@ impl BucketPartition {
         let data_path = dir.join(data_file_name(key));
         // Either version is read; anything else is compared with the newest and refused.
         let open = |path: &Path| -> Result<(File, u32)> {
-            let file = OpenOptions::new()
-                .read(true)
-                .write(writable)
-                .open(path)
-                .map_err(|e| Error::io("open", path, e))?;
+            let mode = if writable { Mode::ReadWrite } else { Mode::Read };
+            let file = files::open(path, mode, "open")?;
             let mut block = [0u8; HEADER_ENCODED_LEN];
             read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", path, e))?;
             let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
@@ -339,23 +337,42 @@ impl BucketPartition {
             // A defrag renamed its new data file into place and stopped before its new
             // directory followed: finish it (writers only), or refuse to misread.
             let pending = dir.join(defrag_names(key).1);
-            if !writable || !pending.exists() {
-                return Err(Error::ForeignPartition {
+            let pending_here = files::exists(&pending)?;
+            if !writable || !pending_here {
+                // Say only what is safe: both files are needed as they are, so the advice is
+                // never to move one out (that would hide the partition's rows).
+                let reason = if pending_here {
+                    format!(
+                        "a defrag was interrupted between its two renames: {} is the new data file \
+                         and {} the new directory waiting to replace this one; nothing is lost. \
+                         Run `xs defrag` (or any write) to finish it, and leave these files in place",
+                        data_path.display(),
+                        pending.display()
+                    )
+                } else {
+                    format!(
+                        "it indexes another generation of {} than the one on disk, and no pending \
+                         directory {} is here to finish an interrupted defrag; leave both files in \
+                         place and restore this partition from a backup",
+                        data_path.display(),
+                        pending.display()
+                    )
+                };
+                return Err(Error::Damaged {
                     path: dir_path,
-                    reason: format!(
-                        "it indexes another generation of {} than the one on disk: a defrag was \
-                         interrupted; run `xs defrag` to finish it",
-                        data_path.display()
-                    ),
+                    reason,
                 });
             }
             fs::rename(&pending, &dir_path).map_err(|e| Error::io("rename", &pending, e))?;
             sync_dir(dir)?;
             (dir_file, version) = open(&dir_path)?;
             if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
-                return Err(Error::ForeignPartition {
+                return Err(Error::Damaged {
                     path: dir_path,
-                    reason: "its data file belongs to another directory; restore from a backup".into(),
+                    reason: format!(
+                        "its data file {} belongs to another directory; restore this partition from a backup",
+                        data_path.display()
+                    ),
                 });
             }
         }
@@ -363,7 +380,7 @@ impl BucketPartition {
             Ok(file.metadata().map_err(|e| Error::io("stat", path, e))?.len())
         };
         if data_version != version {
-            return Err(Error::ForeignPartition {
+            return Err(Error::Damaged {
                 path: data_path,
                 reason: format!(
                     "its header version is {data_version} and its directory's {version}: they do not \
@@ -569,7 +586,7 @@ impl BucketPartition {
     /// directory), before anything is allocated for it.
     fn check_entry(&self, b: u64, entry: Entry) -> Result<()> {
         if entry.len == 0 || entry.offset < HEADER_LEN || entry.end() > self.data_len() {
-            return Err(Error::ForeignPartition {
+            return Err(Error::Damaged {
                 path: self.dir_path.clone(),
                 reason: format!(
                     "the entry of bucket {b} points to bytes {}..{} of a {}-byte data file (corrupt); \
@@ -610,7 +627,7 @@ impl BucketPartition {
     ) -> Result<&'b [u8]> {
         units.clear();
         let corrupt = |why: &str| {
-            Error::ForeignPartition {
+            Error::Damaged {
             path: self.data_path.clone(),
             reason: format!(
                 "the record of bucket {b} at offset {} is corrupt ({why}); restore the database from a backup or export what still reads",
@@ -1000,14 +1017,7 @@ impl BucketPartition {
         let version = newest_version(config, self.key);
         let header = header_of(config, self.key, version).encode();
         let make = |path: &Path, len: u64| -> Result<File> {
-            let _ = fs::remove_file(path);
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .mode(0o644)
-                .open(path)
-                .map_err(|e| Error::io("create", path, e))?;
+            let file = files::create_temp(path, 0o644)?;
             file.write_all_at(&header, 0)
                 .map_err(|e| Error::io("write", path, e))?;
             file.set_len(len).map_err(|e| Error::io("size", path, e))?;
@@ -1577,7 +1587,7 @@ mod tests {
         };
         let clean_len = fs::metadata(&data).unwrap().len();
         // A crash after appending, before any entry pointed there.
-        let f = OpenOptions::new().append(true).open(&data).unwrap();
+        let f = fs::OpenOptions::new().append(true).open(&data).unwrap();
         f.write_all_at(&[0xAB; 100], clean_len).unwrap();
         drop(f);
         assert_eq!(fs::metadata(&data).unwrap().len(), clean_len + 100);

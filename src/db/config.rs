@@ -14,6 +14,8 @@ use crate::error::{Error, Result};
 /// The on-disk format this build reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
 pub const CONFIG_FILE: &str = "xs.toml";
+/// The temporary name `xs.toml` is written under before its rename.
+pub const CONFIG_TEMP_FILE: &str = ".xs.toml.tmp";
 
 /// The storage layout of a database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,18 +86,23 @@ struct RawConfig {
 /// Largest depth accepted: a slot of 65,535 rows is already far past any sane tick burst.
 pub const MAX_DEPTH: u32 = 65_535;
 
+/// Largest row accepted, in bytes: xs holds whole rows in memory (a put, a parsed batch).
+pub const MAX_ROW_BYTES: u64 = 1 << 20;
+/// Largest slot accepted (grid): `depth × row_len` bytes. A point read, a put and an import's
+/// slot merge each hold a few whole slots in memory, so this bounds what a config can make xs
+/// allocate (docs/FORMAT.md, "Memory bounds").
+pub const MAX_SLOT_BYTES: u64 = 16 << 20;
+/// Most value columns a schema may have.
+pub const MAX_COLUMNS: usize = 4096;
+
 impl Config {
     /// Reads and validates `dir/xs.toml`.
     pub fn load(dir: &Path) -> Result<Config> {
         let path = dir.join(CONFIG_FILE);
-        let text = match fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::NotADatabase {
-                    path: dir.to_path_buf(),
-                })
-            }
-            Err(e) => return Err(Error::io("read", path, e)),
+        let Some(text) = super::files::read_to_string(&path)? else {
+            return Err(Error::NotADatabase {
+                path: dir.to_path_buf(),
+            });
         };
         Config::parse(&text).map_err(|reason| Error::BadConfig { path, reason })
     }
@@ -176,8 +183,43 @@ impl Config {
             time_column: raw.time_column,
             schema,
         };
+        config.check_memory_bounds()?;
         config.check_partition_size()?;
         Ok(config)
+    }
+
+    /// Refuses a config whose rows or slots xs could not hold in bounded memory, with the
+    /// arithmetic: at most `MAX_COLUMNS` columns, rows of at most `MAX_ROW_BYTES` and (grid)
+    /// slots of at most `MAX_SLOT_BYTES`. The bucket layout keeps no slots (its depth is
+    /// recorded but unused).
+    pub fn check_memory_bounds(&self) -> std::result::Result<(), String> {
+        let columns = self.schema.columns().len();
+        if columns > MAX_COLUMNS {
+            return Err(format!(
+                "{columns} columns is more than the {MAX_COLUMNS} a database can have"
+            ));
+        }
+        let row_len = self.schema.row_len() as u64;
+        if row_len > MAX_ROW_BYTES {
+            return Err(format!(
+                "rows of {row_len} bytes ({columns} columns) are past the bound of {MAX_ROW_BYTES} \
+                 bytes ({}) that xs holds in memory per row; use fewer or narrower columns",
+                human_bytes(MAX_ROW_BYTES)
+            ));
+        }
+        let slot_bytes = u64::from(self.depth) * row_len;
+        if self.layout == Layout::Grid && slot_bytes > MAX_SLOT_BYTES {
+            return Err(format!(
+                "a slot of depth {} × rows of {row_len} bytes = {slot_bytes} bytes ({}) is past \
+                 the bound of {MAX_SLOT_BYTES} bytes ({}) that xs holds in memory per slot; use a \
+                 depth of at most {}, fewer or narrower columns, or the bucket layout (no depth)",
+                self.depth,
+                human_bytes(slot_bytes),
+                human_bytes(MAX_SLOT_BYTES),
+                MAX_SLOT_BYTES / row_len.max(1)
+            ));
+        }
+        Ok(())
     }
 
     pub fn to_toml(&self) -> String {
@@ -248,9 +290,9 @@ impl Config {
 
     /// Writes `dir/xs.toml` atomically: temp file, fsync, rename, fsync of the directory.
     pub fn save(&self, dir: &Path) -> Result<()> {
-        let tmp = dir.join(".xs.toml.tmp");
+        let tmp = dir.join(CONFIG_TEMP_FILE);
         let path = dir.join(CONFIG_FILE);
-        let mut file = File::create(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
+        let mut file = super::files::create_temp(&tmp, 0o644)?;
         file.write_all(self.to_toml().as_bytes())
             .map_err(|e| Error::io("write", &tmp, e))?;
         file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
@@ -351,6 +393,32 @@ mod tests {
     fn toml_round_trips() {
         let c = config();
         assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn configs_past_the_memory_bounds_are_refused_with_the_arithmetic() {
+        let mut c = config();
+        c.depth = MAX_DEPTH;
+        c.schema = Schema::parse_spec("a:str(4096),b:str(4096),c:str(4096),d:str(4096)").unwrap();
+        let err = c.check_memory_bounds().unwrap_err();
+        assert!(
+            err.contains("depth 65535 × rows of 16385 bytes = 1073790975 bytes"),
+            "{err}"
+        );
+        assert!(err.contains("16777216"), "{err}");
+        assert!(Config::parse(&c.to_toml()).unwrap_err().contains("per slot"));
+        c.layout = Layout::Bucket;
+        c.bucket_ns = 1_000_000_000;
+        assert_eq!(c.check_memory_bounds(), Ok(()));
+        let wide: Vec<String> = (0..300).map(|i| format!("c{i}:str(4096)")).collect();
+        c.schema = Schema::parse_spec(&wide.join(",")).unwrap();
+        assert!(c.check_memory_bounds().unwrap_err().contains("per row"));
+        c.depth = 1;
+        c.layout = Layout::Grid;
+        c.bucket_ns = 0;
+        let many: Vec<String> = (0..=MAX_COLUMNS).map(|i| format!("c{i}:u8")).collect();
+        c.schema = Schema::parse_spec(&many.join(",")).unwrap();
+        assert!(c.check_memory_bounds().unwrap_err().contains("4097 columns"));
     }
 
     #[test]

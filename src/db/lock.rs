@@ -1,10 +1,11 @@
 //! The writer lock: an exclusive `flock` on `DB/.lock`, held for the life of the handle.
 //! Readers take no lock, so they never block writers.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
+use super::files::{self, Mode};
 use crate::error::{Error, Result};
 
 pub const LOCK_FILE: &str = ".lock";
@@ -27,13 +28,7 @@ impl WriteLock {
     /// Takes the lock; with `LockWait::Yes`, calls `on_wait(holder)` once before blocking.
     pub fn acquire(dir: &Path, wait: LockWait, on_wait: &mut dyn FnMut(Option<&str>)) -> Result<WriteLock> {
         let path = dir.join(LOCK_FILE);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| Error::io("open lock file", &path, e))?;
+        let mut file = files::open(&path, Mode::Create, "open lock file")?;
         match file.try_lock() {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {

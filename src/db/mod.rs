@@ -3,6 +3,7 @@
 
 pub mod bucket;
 pub mod config;
+pub mod files;
 pub mod lock;
 pub mod marker;
 pub mod partition;
@@ -18,10 +19,22 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use bucket::{BucketPartition, Rows};
 use config::{sync_dir, Config, Layout, CONFIG_FILE};
+use files::exists;
 use lock::{LockWait, WriteLock};
 use partition::Partition;
 use schema::Schema;
-use time::{in_storable_range, PartitionKey, END_TIME_NS, MIN_TIME_NS};
+use time::{in_storable_range, PartitionKey, Period, END_TIME_NS, MIN_TIME_NS};
+
+/// What `Database::create_or_open` did.
+pub enum Creation {
+    /// The database was created with the given config.
+    Created(Database),
+    /// It existed, or another process created it meanwhile: opened with its own config.
+    Opened(Database),
+}
+
+/// What a creation killed before `xs.toml` was in place can leave in the directory.
+const CREATION_LEFTOVERS: [&str; 2] = [lock::LOCK_FILE, config::CONFIG_TEMP_FILE];
 
 /// How a database is opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,37 +104,88 @@ pub enum Scanned<'a> {
 
 impl Database {
     /// Creates a database directory with `config`. Refuses to touch anything that exists,
-    /// except an empty directory.
+    /// except an empty directory or what a creation killed before writing `xs.toml` leaves
+    /// (`.lock`, `.xs.toml.tmp`): creating again completes it.
     pub fn create(dir: &Path, config: &Config) -> Result<Database> {
-        match fs::read_dir(dir) {
-            Ok(mut entries) => {
-                if entries.next().is_some() {
-                    return Err(Error::AlreadyExists {
-                        path: dir.to_path_buf(),
-                    });
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
-                if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    sync_dir(parent)?;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-                return Err(Error::AlreadyExists {
-                    path: dir.to_path_buf(),
-                })
-            }
-            Err(e) => return Err(Error::io("read directory", dir, e)),
+        Database::check_creatable(dir, config)?;
+        if Database::prepare_dir(dir)? {
+            return Err(Error::AlreadyExists {
+                path: dir.to_path_buf(),
+            });
         }
         let lock = WriteLock::acquire(dir, LockWait::No, &mut |_| {})?;
-        if dir.join(CONFIG_FILE).exists() {
+        if exists(&dir.join(CONFIG_FILE))? {
             return Err(Error::AlreadyExists {
                 path: dir.to_path_buf(),
             });
         }
         config.save(dir)?;
         Ok(Database::new(dir, config.clone(), Some(lock)))
+    }
+
+    /// Import's way in: creates the database with `config` as `create` does, unless it exists
+    /// or another process creates it meanwhile; then opens it for writing with its own config.
+    /// The writer lock is taken with `wait`, so a second `--wait` creator waits for the first
+    /// and then writes into what it created.
+    pub fn create_or_open(
+        dir: &Path,
+        config: &Config,
+        wait: LockWait,
+        on_wait: &mut dyn FnMut(Option<&str>),
+    ) -> Result<Creation> {
+        if !exists(&dir.join(CONFIG_FILE))? {
+            Database::check_creatable(dir, config)?;
+        }
+        let has_config = Database::prepare_dir(dir)?;
+        let lock = WriteLock::acquire(dir, wait, on_wait)?;
+        if !has_config && !exists(&dir.join(CONFIG_FILE))? {
+            config.save(dir)?;
+            return Ok(Creation::Created(Database::new(dir, config.clone(), Some(lock))));
+        }
+        let config = Config::load(dir)?;
+        Database::checked(dir, config, Some(lock)).map(Creation::Opened)
+    }
+
+    fn check_creatable(dir: &Path, config: &Config) -> Result<()> {
+        config
+            .check_memory_bounds()
+            .map_err(|reason| Error::Invalid(format!("cannot create {}: {reason}", dir.display())))
+    }
+
+    /// Makes `dir` if it is missing. `Ok(true)` when it holds `xs.toml`; `Ok(false)` when it
+    /// is empty but for what a killed creation leaves; else `AlreadyExists`.
+    fn prepare_dir(dir: &Path) -> Result<bool> {
+        match fs::read_dir(dir) {
+            Ok(entries) => {
+                let mut foreign = false;
+                for entry in entries {
+                    let entry = entry.map_err(|e| Error::io("read directory", dir, e))?;
+                    let name = entry.file_name();
+                    if name == CONFIG_FILE {
+                        return Ok(true);
+                    }
+                    foreign |= !CREATION_LEFTOVERS.iter().any(|left| name == *left);
+                }
+                if foreign {
+                    return Err(Error::AlreadyExists {
+                        path: dir.to_path_buf(),
+                    });
+                }
+                Ok(false)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // Another creator may make it first: that is fine.
+                fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
+                if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    sync_dir(parent)?;
+                }
+                Ok(false)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Err(Error::AlreadyExists {
+                path: dir.to_path_buf(),
+            }),
+            Err(e) => Err(Error::io("read directory", dir, e)),
+        }
     }
 
     /// Opens an existing database. `on_wait` is told the holder when a writer has to wait.
@@ -131,7 +195,110 @@ impl Database {
             Access::Read => None,
             Access::Write(wait) => Some(WriteLock::acquire(dir, wait, on_wait)?),
         };
-        Ok(Database::new(dir, config, lock))
+        Database::checked(dir, config, lock)
+    }
+
+    fn checked(dir: &Path, config: Config, lock: Option<WriteLock>) -> Result<Database> {
+        let db = Database::new(dir, config, lock);
+        db.check_partition_files()?;
+        Ok(db)
+    }
+
+    /// Refuses a directory whose files contradict the config, so that an edited config or a
+    /// lost file is an error instead of an empty answer: a partition file named for another
+    /// period (the config's `partition` was edited), a data file in a grid database, a bucket
+    /// partition missing one of its two files, or a first partition whose header does not
+    /// match the config (a config edit changes every partition alike, so one is checked:
+    /// one `pread`). A database with no partition files yet is fine.
+    fn check_partition_files(&self) -> Result<()> {
+        let period = self.config.period;
+        let entries = fs::read_dir(&self.dir).map_err(|e| Error::io("read directory", &self.dir, e))?;
+        let (mut dirs, mut datas) = (Vec::new(), Vec::new());
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read directory", &self.dir, e))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            let (base, is_data) = match name.strip_suffix(bucket::DATA_SUFFIX) {
+                Some(base) => (base, true),
+                None => (name.as_str(), false),
+            };
+            if let Some(key) = PartitionKey::parse_file_name(period, base) {
+                if is_data && self.config.layout == Layout::Grid {
+                    return Err(self.edited_config(
+                        &entry.path(),
+                        "is the data file of a bucket-layout partition, but xs.toml says layout = \"grid\"; \
+                         restore layout = \"bucket\" and its `bucket` width"
+                            .into(),
+                    ));
+                }
+                if is_data { &mut datas } else { &mut dirs }.push(key);
+                continue;
+            }
+            let other = [Period::Year, Period::Month, Period::Day]
+                .into_iter()
+                .find(|&p| p != period && PartitionKey::parse_file_name(p, base).is_some());
+            if let Some(other) = other {
+                return Err(self.edited_config(
+                    &entry.path(),
+                    format!(
+                        "is the file of a {other} partition, but xs.toml says partition = \"{period}\"; \
+                         restore partition = \"{other}\" (a database's period cannot change: to \
+                         repartition, export and import into a new database)"
+                    ),
+                ));
+            }
+        }
+        dirs.sort();
+        datas.sort();
+        if self.config.layout == Layout::Bucket {
+            for key in &dirs {
+                if datas.binary_search(key).is_err() {
+                    let missing = self.dir.join(bucket::data_file_name(*key));
+                    return Err(Error::MissingFile {
+                        path: missing,
+                        reason: format!(
+                            "the data file of partition {key}, whose directory {} is here, is missing \
+                             or unreadable; restore it from a backup (its rows cannot be read without it)",
+                            self.dir.join(key.file_name()).display()
+                        ),
+                    });
+                }
+            }
+            for key in &datas {
+                let orphan = self.dir.join(bucket::data_file_name(*key));
+                // The data file is created first: a crash before the directory followed leaves
+                // a data file of only its header, which the next writer replaces.
+                let len_bytes = fs::symlink_metadata(&orphan)
+                    .map_err(|e| Error::io("look up", &orphan, e))?
+                    .len();
+                if dirs.binary_search(key).is_err() && len_bytes > partition::HEADER_LEN {
+                    return Err(Error::MissingFile {
+                        path: self.dir.join(key.file_name()),
+                        reason: format!(
+                            "the directory file of partition {key}, whose data file {} holds {len_bytes} \
+                             bytes, is missing or unreadable; restore it from a backup",
+                            orphan.display()
+                        ),
+                    });
+                }
+            }
+        }
+        if let Some(&first) = dirs.first() {
+            match self.config.layout {
+                Layout::Grid => drop(self.partition(first, false)?),
+                Layout::Bucket => drop(self.bucket_partition(first, false)?),
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for a partition file at `path` that contradicts the config.
+    fn edited_config(&self, path: &Path, what: String) -> Error {
+        Error::BadConfig {
+            path: self.dir.join(CONFIG_FILE),
+            reason: format!("{} {what}", path.display()),
+        }
     }
 
     fn new(dir: &Path, config: Config, lock: Option<WriteLock>) -> Database {
@@ -261,7 +428,8 @@ impl Database {
         if let Some(p) = cache.get(&key) {
             return Ok(Some(Arc::clone(p)));
         }
-        let partition = if self.dir.join(key.file_name()).exists() {
+        // A link in place of the file is refused (never followed, nor replaced by a new file).
+        let partition = if exists(&self.dir.join(key.file_name()))? {
             open_file()?
         } else if create && self.writable {
             create_file()?
@@ -665,15 +833,33 @@ impl Database {
     }
 
     /// Deletes every row with `from <= t < to` and punches holes where whole blocks become
-    /// empty, so the physical size shrinks. Returns the number of rows deleted.
-    /// Not durable until `sync` is called.
+    /// empty, so the physical size shrinks. Returns the number of rows deleted. Durable when
+    /// it returns; while it runs, `.delete-unfinished` holds the command that completes it.
     pub fn delete(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
         if !self.writable {
             return Err(Error::Invalid("database was opened read-only".into()));
         }
-        if self.config.layout == Layout::Bucket {
-            return self.delete_buckets(from_ns, to_ns);
-        }
+        // Recorded before the first change and dropped once the changes are durable, so a
+        // delete killed halfway leaves a trace that every command reports (with the command
+        // that completes it), not a silently half-deleted window.
+        let rerun = marker::delete_command(
+            &self.dir,
+            from_ns.max(MIN_TIME_NS),
+            to_ns.min(END_TIME_NS).max(from_ns.max(MIN_TIME_NS)),
+        );
+        marker::mark_delete_started(&self.dir, &rerun)?;
+        let deleted = if self.config.layout == Layout::Bucket {
+            self.delete_buckets(from_ns, to_ns)?
+        } else {
+            self.delete_slots(from_ns, to_ns)?
+        };
+        sync_dir(&self.dir)?;
+        marker::clear_delete(&self.dir, &rerun)?;
+        Ok(deleted)
+    }
+
+    /// Grid delete: the slots of the range are zeroed, whole blocks punched out.
+    fn delete_slots(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
         let mut deleted = 0u64;
         self.scan(from_ns, to_ns, |_, _| -> Result<bool> {
             deleted += 1;

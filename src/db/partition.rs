@@ -2,13 +2,14 @@
 //! computed from the timestamp. Created sparse at its full logical size; read and written with
 //! positioned I/O only (`pread`/`pwrite`), so one handle is shared by all threads.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use super::config::{sync_dir, Config};
+use super::files::{self, Mode};
 use super::time::PartitionKey;
 use crate::error::{Error, Result};
 
@@ -182,11 +183,8 @@ impl Partition {
     /// Opens an existing partition file and checks its header against the config.
     pub fn open(dir: &Path, config: &Config, key: PartitionKey, writable: bool) -> Result<Partition> {
         let path = dir.join(key.file_name());
-        let file = OpenOptions::new()
-            .read(true)
-            .write(writable)
-            .open(&path)
-            .map_err(|e| Error::io("open", &path, e))?;
+        let mode = if writable { Mode::ReadWrite } else { Mode::Read };
+        let file = files::open(&path, mode, "open")?;
         let mut block = [0u8; HEADER_ENCODED_LEN];
         read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", &path, e))?;
         let expected = Header::for_partition(config, key);
@@ -295,14 +293,7 @@ impl Partition {
 pub fn create_file_atomically(dir: &Path, name: &str, header: &[u8], len_bytes: u64) -> Result<File> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o644)
-        .open(&tmp)
-        .map_err(|e| Error::io("create", &tmp, e))?;
+    let file = files::create_temp(&tmp, 0o644)?;
     file.write_all_at(header, 0)
         .map_err(|e| Error::io("write", &tmp, e))?;
     file.set_len(len_bytes).map_err(|e| Error::io("size", &tmp, e))?;

@@ -748,7 +748,8 @@ struct Rejects {
 impl Rejects {
     fn write(&mut self, file: usize, line: u64, offset: u64, reason: &str, text: &[u8]) -> Result<()> {
         if self.out.is_none() {
-            let f = File::create(&self.path).map_err(|e| Error::io("create", &self.path, e))?;
+            // Not through a link: the default path is inside the database.
+            let f = crate::db::files::open(&self.path, crate::db::files::Mode::Replace, "create")?;
             let mut w = BufWriter::new(f);
             w.write_all(b"file,line,byte_offset,reason,record\n")
                 .map_err(|e| Error::io("write", &self.path, e))?;

@@ -144,6 +144,8 @@ pub struct DatabaseStat {
     pub fiemap_supported: bool,
     /// The command that completes an interrupted import, when one is recorded.
     pub unfinished_import: Option<String>,
+    /// The commands that complete interrupted deletes, when any are recorded.
+    pub unfinished_deletes: Vec<String>,
     /// Temporary files left by an interrupted `defrag`, with their physical bytes.
     pub defrag_leftovers: Vec<(PathBuf, u64)>,
 }
@@ -236,6 +238,7 @@ pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Resul
         total_rows,
         fiemap_supported,
         unfinished_import: crate::db::marker::unfinished_import(db.dir()),
+        unfinished_deletes: crate::db::marker::unfinished_deletes(db.dir()),
         defrag_leftovers,
     })
 }
@@ -280,6 +283,7 @@ fn stat_buckets(db: &Database, keys: &[PartitionKey]) -> Result<DatabaseStat> {
         total_rows: Some(total_rows),
         fiemap_supported,
         unfinished_import: crate::db::marker::unfinished_import(db.dir()),
+        unfinished_deletes: crate::db::marker::unfinished_deletes(db.dir()),
         defrag_leftovers: defrag_leftovers(db)?,
     })
 }

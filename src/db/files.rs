@@ -1,0 +1,129 @@
+//! Opening files inside a database directory without following symbolic links.
+//!
+//! Every file xs opens or creates in a database (`xs.toml`, `.lock`, the import marker,
+//! partition files, their temporary and defrag copies) goes through here: it is opened with
+//! `O_NOFOLLOW`, so a link planted in the directory can neither redirect a write outside the
+//! database nor feed it another database's file. Temporary files are also created with
+//! `O_EXCL` after the stale one is unlinked (`unlink` removes a link, never its target). The
+//! database path itself may be a symbolic link: only the last component is checked.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// What a file is opened for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Read only; the file must exist.
+    Read,
+    /// Read and write; the file must exist.
+    ReadWrite,
+    /// Read and write, created (mode 0644 before the umask) when missing, never truncated.
+    Create,
+    /// Write only, created when missing, truncated.
+    Replace,
+}
+
+/// Opens `path` (inside a database) without following a symbolic link in its last component:
+/// a link is `Error::Symlink`; other failures are `Error::Io` with the verb `op`.
+pub fn open(path: &Path, mode: Mode, op: &'static str) -> Result<File> {
+    let mut options = OpenOptions::new();
+    match mode {
+        Mode::Read => options.read(true),
+        Mode::ReadWrite => options.read(true).write(true),
+        Mode::Create => options.read(true).write(true).create(true).truncate(false),
+        Mode::Replace => options.write(true).create(true).truncate(true),
+    };
+    options
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| classify(op, path, e))
+}
+
+/// Creates the temporary file `path` afresh: whatever is there (a stale copy, or a link) is
+/// unlinked first, then the file is created with `O_CREAT | O_EXCL | O_NOFOLLOW`, so it is a
+/// new inode that nobody else can have pointed anywhere. `mode` is the permission bits (before
+/// the umask).
+pub fn create_temp(path: &Path, mode: u32) -> Result<File> {
+    match fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io("remove the stale temporary file", path, e)),
+    }
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| classify("create", path, e))
+}
+
+/// Whether `path` exists, without following a link: `Ok(false)` when nothing is there, and
+/// `Error::Symlink` when a link is.
+pub fn exists(path: &Path) -> Result<bool> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(Error::Symlink {
+            path: path.to_path_buf(),
+        }),
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io("look up", path, e)),
+    }
+}
+
+/// Reads the whole text file `path` without following a link. `Ok(None)` when it is missing.
+pub fn read_to_string(path: &Path) -> Result<Option<String>> {
+    use std::io::Read;
+    let mut file = match open(path, Mode::Read, "open") {
+        Ok(file) => file,
+        Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .map_err(|e| Error::io("read", path, e))?;
+    Ok(Some(text))
+}
+
+/// `ELOOP` from `O_NOFOLLOW` (or `EEXIST` from `O_EXCL`) on a link becomes `Error::Symlink`.
+fn classify(op: &'static str, path: &Path, e: io::Error) -> Error {
+    let maybe_link = matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::EEXIST));
+    if maybe_link && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Error::Symlink {
+            path: path.to_path_buf(),
+        };
+    }
+    Error::io(op, path, e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_are_refused_and_temp_files_replace_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        fs::write(&outside, "keep").unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        for mode in [Mode::Read, Mode::ReadWrite, Mode::Create, Mode::Replace] {
+            let err = open(&link, mode, "open").unwrap_err();
+            assert!(matches!(err, Error::Symlink { .. }), "{mode:?}: {err}");
+        }
+        assert!(matches!(exists(&link), Err(Error::Symlink { .. })));
+        assert!(matches!(read_to_string(&link), Err(Error::Symlink { .. })));
+        let file = create_temp(&link, 0o644).unwrap();
+        drop(file);
+        assert!(!fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "keep");
+        assert!(!exists(&tmp.path().join("none")).unwrap());
+        assert_eq!(read_to_string(&tmp.path().join("none")).unwrap(), None);
+    }
+}
