@@ -143,9 +143,14 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;import' {
-            [CompletionResult]::new('--delimiter', '--delimiter', [CompletionResultType]::ParameterName, 'Field delimiter: one character, or `tab`')
+            [CompletionResult]::new('--delimiter', '--delimiter', [CompletionResultType]::ParameterName, 'Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`)')
+            [CompletionResult]::new('--skip-lines', '--skip-lines', [CompletionResultType]::ParameterName, 'Skip N lines (a preamble) at the start of every input before the header (default: lines before a header whose field count differs from the rows'' are skipped)')
+            [CompletionResult]::new('--null', '--null', [CompletionResultType]::ParameterName, 'More values to read as null, comma-separated (`--null -200,-999`). `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A` and empty fields are null in numeric and time columns anyway')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Without a header: the input''s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)')
-            [CompletionResult]::new('--time-column', '--time-column', [CompletionResultType]::ParameterName, 'The input column holding the time (default: the database''s time column, or a guess)')
+            [CompletionResult]::new('--time-column', '--time-column', [CompletionResultType]::ParameterName, 'The input column holding the time, or several joined with a space in the order given (`Date,Time`) (default: the database''s time column, or a guess). Header text or its alias')
+            [CompletionResult]::new('--date', '--date', [CompletionResultType]::ParameterName, 'The date of times that carry none (`09:30:00`, or a number since midnight with --time-unit) (default: a date in the file name, such as `20131007_…`)')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'Time zone of times written without one: an IANA name (`America/New_York`) or an offset (`-05:00`) (default: UTC)')
+            [CompletionResult]::new('--dst', '--dst', [CompletionResultType]::ParameterName, 'With --timezone: place local times that a daylight-saving change makes ambiguous or skips at the earlier or the later instant (default: reject them)')
             [CompletionResult]::new('--time-unit', '--time-unit', [CompletionResultType]::ParameterName, 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)')
             [CompletionResult]::new('--time-format', '--time-format', [CompletionResultType]::ParameterName, 'strftime pattern of the times, e.g. ''%d/%m/%Y %H:%M:%S'' (default: ISO-8601 or epoch)')
             [CompletionResult]::new('--granularity', '--granularity', [CompletionResultType]::ParameterName, 'New database only: time step between slots (default: inferred)')
@@ -159,7 +164,9 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--chunk-bytes', '--chunk-bytes', [CompletionResultType]::ParameterName, 'Bytes of input per chunk (testing and tuning; default 1 MiB)')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
-            [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header line; name its columns with --columns (default: the time column, then the database''s columns in order)')
+            [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'The first line is a header (default: detected — a first line that does not type like the rows below it is a header)')
+            [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)')
+            [CompletionResult]::new('--decimal-comma', '--decimal-comma', [CompletionResultType]::ParameterName, 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)')
             [CompletionResult]::new('--ignore-columns', '--ignore-columns', [CompletionResultType]::ParameterName, 'Skip input columns the database does not have (default: refuse them)')
             [CompletionResult]::new('--floor-time', '--floor-time', [CompletionResultType]::ParameterName, 'Round times down to the granularity instead of rejecting misaligned ones')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no summary (errors and warnings still go to stderr)')

@@ -180,6 +180,11 @@ pub struct ChunkReader {
 }
 
 impl ChunkReader {
+    /// The delimiter that quoted fields are recognised after (once the dialect is known).
+    pub fn set_delimiter(&mut self, delimiter: u8) {
+        self.delimiter = delimiter;
+    }
+
     /// Takes buffers to reuse from `spare`.
     pub fn recycle_from(&mut self, spare: Option<std::sync::mpsc::Receiver<Vec<u8>>>) {
         self.spare = spare;
