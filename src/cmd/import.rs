@@ -63,7 +63,7 @@ pub struct Args {
 
     /// More values to read as null, comma-separated (`--null -200,-999`). `NA`, `N/A`, `null`,
     /// `NULL`, `None`, `#N/A` and empty fields are null in numeric and time columns anyway.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", allow_hyphen_values = true)]
     pub null: Vec<String>,
 
     /// Without a header: the input's column names in order, each optionally with a type for a
@@ -88,7 +88,7 @@ pub struct Args {
 
     /// Time zone of times written without one: an IANA name (`America/New_York`) or an offset
     /// (`-05:00`) (default: UTC).
-    #[arg(long, value_name = "ZONE")]
+    #[arg(long, value_name = "ZONE", allow_hyphen_values = true)]
     pub timezone: Option<String>,
 
     /// With --timezone: place local times that a daylight-saving change makes ambiguous or
