@@ -443,3 +443,52 @@ fn day_month_order_is_decided_or_refused() {
         "time,v\n2011-07-31T22:00:00.123Z,1\n2011-07-31T22:00:01.500Z,2\n"
     );
 }
+
+#[test]
+fn the_sample_spans_the_whole_file() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // A regular 5-minute series whose one repeated hour comes late (as in NAB's file): with a
+    // small first chunk, only a sample across the file sees it and gives the depth for it.
+    let mut text = String::from("timestamp,value\n");
+    let start = 1_385_942_400; // 2013-12-02T00:00:00Z
+    for i in 0..20_000 {
+        text.push_str(&format!("{},{i}\n", start + i * 300));
+    }
+    for i in 19_988..20_000 {
+        text.push_str(&format!("{},{}\n", start + i * 300, 100_000 + i));
+    }
+    fs::write(d.join("late.csv"), &text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "late", "import", "late.csv", "--chunk-bytes", "2000"]));
+    assert!(err.contains("rows sampled across the file"), "{err}");
+    assert!(err.contains("20012 rows read, 20012 stored, 0 rejected"), "{err}");
+    // The last timestamp holds both of its rows, in input order.
+    let last = ok(xs(d).args(["-d", "late", "get", "2014-02-09T10:35:00Z"])).0;
+    assert_eq!(
+        last,
+        "timestamp,value\n2014-02-09T10:35:00Z,19999\n2014-02-09T10:35:00Z,119999\n"
+    );
+    // A stream is sampled at its head only, and says so; the late repeats are then rejected
+    // with their reason, not lost.
+    let (code, _, err) = run(xs(d)
+        .args(["-d", "stream", "import", "-", "--chunk-bytes", "2000"])
+        .write_stdin(text.clone()));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("only the head"), "{err}");
+    assert!(err.contains("12 rejected"), "{err}");
+    // Past a few MiB the sample takes evenly spaced windows, the last one at the end: a longer
+    // text value in the last row is seen, so its column is wide enough.
+    let mut big = String::from("time,v,name\n");
+    for i in 0..150_000 {
+        big.push_str(&format!("{},{i},ab\n", 1_600_000_000 + i));
+    }
+    big.push_str("1600150000,0,a-much-longer-name\n");
+    fs::write(d.join("big.csv"), &big).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "big", "import", "big.csv"]));
+    assert!(
+        err.contains("150001 rows read, 150001 stored, 0 rejected"),
+        "{err}"
+    );
+    let last = ok(xs(d).args(["-d", "big", "get", "2020-09-15T06:06:40Z"])).0;
+    assert_eq!(last, "time,v,name\n2020-09-15T06:06:40Z,0,a-much-longer-name\n");
+}

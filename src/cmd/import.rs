@@ -428,9 +428,14 @@ fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {
 
 fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::Inference) {
     let from = if sample.head_only {
-        format!("the first {} rows", sample.rows.len())
-    } else {
+        format!(
+            "the first {} rows (only the head of a stream or a compressed file is sampled)",
+            sample.rows.len()
+        )
+    } else if sample.spread {
         format!("{} rows sampled across the file", sample.rows.len())
+    } else {
+        format!("all {} rows", sample.rows.len())
     };
     eprintln!(
         "xs: {} does not exist; creating it from {from} of {}:",

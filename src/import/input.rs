@@ -185,6 +185,11 @@ impl ChunkReader {
         self.delimiter = delimiter;
     }
 
+    /// Whether the whole stream has been handed out in chunks.
+    pub fn at_end(&self) -> bool {
+        self.eof && self.buf.is_empty()
+    }
+
     /// Takes buffers to reuse from `spare`.
     pub fn recycle_from(&mut self, spare: Option<std::sync::mpsc::Receiver<Vec<u8>>>) {
         self.spare = spare;

@@ -52,7 +52,7 @@ pub const CHUNK_BYTES: usize = 1 << 20;
 pub const BATCH_CHUNKS: usize = 8;
 /// Longest record accepted; longer ones are rejected and skipped in a streaming way.
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
-/// Records the inference sample holds at most.
+/// Records the inference sample holds at most from a stream (only its head can be read).
 pub const SAMPLE_ROWS: usize = 10_000;
 /// Bytes of consecutive slots collected before one `pwrite`.
 const RUN_BYTES: usize = 4 << 20;
@@ -123,6 +123,8 @@ pub struct Sample {
     pub notes: Vec<String>,
     /// Only the head of the input was sampled (a stream, or a compressed file).
     pub head_only: bool,
+    /// Besides the head, records from across the rest of the file were sampled.
+    pub spread: bool,
 }
 
 impl Sample {
@@ -164,6 +166,91 @@ fn skip_lines(data: &[u8], n: usize) -> usize {
     memchr::memchr_iter(b'\n', data)
         .nth(n - 1)
         .map_or(data.len(), |p| p + 1)
+}
+
+/// Rest of a file read whole into the sample when it is at most this long; longer files
+/// contribute `SPREAD_WINDOWS` windows of `WINDOW_BYTES`, evenly spaced.
+const WHOLE_REST_BYTES: u64 = 4 << 20;
+const SPREAD_WINDOWS: u64 = 32;
+const WINDOW_BYTES: u64 = 64 << 10;
+/// Records the whole sample holds at most.
+const MAX_SAMPLE_ROWS: usize = 100_000;
+
+/// Adds records from the rest of a seekable file (after its first chunk) to the sample, so that
+/// later duplicates, wider values and a changing step are seen: the whole rest when it is short,
+/// else evenly spaced windows, each starting after its first line end.
+fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mut Sample) -> Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+    let rest = len.saturating_sub(from);
+    // Rows the rest holds, at the head's bytes per row: read whole only if they fit the budget.
+    let per_row = (sample.bytes / sample.rows.len().max(1) as u64).max(1);
+    let fits = (sample.rows.len() as u64).saturating_add(rest / per_row) <= MAX_SAMPLE_ROWS as u64;
+    let windows: Vec<(u64, u64, bool)> = if rest <= WHOLE_REST_BYTES && fits {
+        vec![(from, rest, false)]
+    } else {
+        // Windows no larger than their share of the rows still allowed; the first starts right
+        // after the head, the last one ends at the end of the file.
+        let share_rows = MAX_SAMPLE_ROWS.saturating_sub(sample.rows.len()) as u64 / SPREAD_WINDOWS;
+        let want = WINDOW_BYTES.min(share_rows * per_row).max(per_row * 4);
+        let span = rest.saturating_sub(want);
+        (0..SPREAD_WINDOWS)
+            .map(|k| (from + span * k / (SPREAD_WINDOWS - 1), want, k > 0))
+            .collect()
+    };
+    let width = sample.names.len();
+    let mut buf = Vec::new();
+    let count = windows.len();
+    for (k, (offset, want, mid_record)) in windows.into_iter().enumerate() {
+        // Every window gets its share of the rows still allowed.
+        let budget = (MAX_SAMPLE_ROWS.saturating_sub(sample.rows.len()) / (count - k)).max(8);
+        let cap = sample.rows.len() + budget;
+        buf.clear();
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| Error::io("read", path, e))?;
+        (&mut file)
+            .take(want)
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io("read", path, e))?;
+        let mut at = if mid_record {
+            match memchr::memchr(b'\n', &buf) {
+                Some(p) => p + 1,
+                None => continue,
+            }
+        } else {
+            0
+        };
+        // A window that stops inside a record ends at its last line end.
+        let end = if offset + (buf.len() as u64) < len {
+            memchr::memrchr(b'\n', &buf).map_or(0, |p| p + 1)
+        } else {
+            buf.len()
+        };
+        let data = &buf[..end.max(at)];
+        let mut fields = Vec::new();
+        let mut scratch = Vec::new();
+        while at < data.len() && sample.rows.len() < cap {
+            let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
+            sample.bytes += (span.next - at) as u64;
+            at = span.next;
+            if is_blank(&fields) || (width > 0 && fields.len() != width) {
+                continue;
+            }
+            sample.rows.push(
+                fields
+                    .iter()
+                    .map(|f| {
+                        let mut v = f.bytes(data, &scratch).to_vec();
+                        if csv.decimal_comma {
+                            dialect::fix_decimal_comma(&mut v);
+                        }
+                        v
+                    })
+                    .collect(),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Preamble lines: leading records whose width differs from the rows', before a header of
@@ -215,7 +302,10 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         let mut fields = Vec::new();
         let mut scratch = Vec::new();
         let start = at;
-        while at < chunk.data.len() && sample.rows.len() < SAMPLE_ROWS {
+        // A file can be sampled across; a stream only at its head.
+        let seekable = first_source.path.is_some() && compression == input::Compression::None;
+        let limit = if seekable { MAX_SAMPLE_ROWS } else { SAMPLE_ROWS };
+        while at < chunk.data.len() && sample.rows.len() < limit {
             let span = split_record(&chunk.data, at, csv.delimiter, &mut fields, &mut scratch);
             at = span.next;
             if is_blank(&fields) {
@@ -235,7 +325,19 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             );
         }
         sample.bytes = (at - start) as u64;
-        sample.head_only = at < chunk.data.len() || chunk.data.len() as u64 + 3 < first_source.len_bytes;
+        let rest_from = chunk.offset + chunk.data.len() as u64;
+        let covered = at >= chunk.data.len()
+            && if seekable {
+                rest_from >= first_source.len_bytes
+            } else {
+                reader.at_end()
+            };
+        sample.head_only = !covered;
+        if let (Some(path), true, false) = (&first_source.path, seekable, covered) {
+            sample_across(path, rest_from, first_source.len_bytes, &csv, &mut sample)?;
+            sample.head_only = false;
+            sample.spread = true;
+        }
     }
     csv.sniff = Sniff::default();
     Ok(Prepared {
