@@ -492,3 +492,35 @@ fn the_sample_spans_the_whole_file() {
     let last = ok(xs(d).args(["-d", "big", "get", "2020-09-15T06:06:40Z"])).0;
     assert_eq!(last, "time,v,name\n2020-09-15T06:06:40Z,0,a-much-longer-name\n");
 }
+
+#[test]
+fn quiet_means_quiet() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // A new database inferred from a headerless `;` file with nulls: every note is held back.
+    let mut text = String::new();
+    for i in 0..100 {
+        text.push_str(&format!("{};{};NA\n", 1_700_000_000 + i, i));
+    }
+    fs::write(d.join("q.csv"), &text).unwrap();
+    let (out, err) = ok(xs(d).args(["-d", "q", "import", "-q", "q.csv"]));
+    assert_eq!((out.as_str(), err.as_str()), ("", ""));
+    assert_eq!(range(d, "q").lines().nth(1), Some("2023-11-14T22:13:20Z,0,"));
+    // Into the existing database too.
+    let (out, err) = ok(xs(d).args(["-d", "q", "import", "--quiet", "q.csv"]));
+    assert_eq!((out.as_str(), err.as_str()), ("", ""));
+    // What needs action still shows: rejected rows, and refusals.
+    fs::write(
+        d.join("bad.csv"),
+        "1700000200;1;NA\n1700000201;x;NA\n1700000202;2;NA\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "q", "import", "-q", "bad.csv"]));
+    assert_eq!(code, 4);
+    assert!(err.contains("1 row(s) rejected"), "{err}");
+    let (code, _, err) = run(xs(d)
+        .args(["-d", "tod", "import", "-q"])
+        .arg(fixture(d, "eurusd_quote.csv")));
+    assert_eq!(code, 2);
+    assert!(err.contains("--date"), "{err}");
+}

@@ -141,7 +141,8 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
-    /// Print no summary (errors and warnings still go to stderr).
+    /// Print nothing on success: no inference notes, no summary (errors, and warnings that
+    /// call for action, still go to stderr).
     #[arg(short, long)]
     pub quiet: bool,
 
@@ -320,9 +321,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             None => None,
         };
         let inference = infer::infer(&prepared.sample, &overrides)?;
-        if !args.quiet {
-            report_inference(&dir, &prepared.sample, &inference);
-        }
+        report_inference(&dir, &prepared.sample, &inference, args.quiet);
         let db = Database::create(&dir, &inference.config)?;
         (db, inference.time_format, inference.time_columns, inference.date)
     };
@@ -426,7 +425,18 @@ fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {
     Ok(db)
 }
 
-fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::Inference) {
+/// Prints what was inferred (unless `quiet`) and any warning that calls for action (always).
+fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::Inference, quiet: bool) {
+    if quiet {
+        if let Some(f) = inference
+            .footprint
+            .as_ref()
+            .filter(|_| inference.config.layout == Layout::Grid)
+        {
+            warn_footprint(f, inference);
+        }
+        return;
+    }
     let from = if sample.head_only {
         format!(
             "the first {} rows (only the head of a stream or a compressed file is sampled)",
@@ -476,20 +486,25 @@ fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::
             f.disk_bytes_per_row,
             f.ratio()
         );
-        if f.ratio() >= 4.0 {
-            eprintln!(
-                "xs: warning: this grid will take about {:.0}× the input's size on disk: the rows are \
-                 sparse on a {} grid. A coarser --granularity with --floor-time (which rounds the times \
-                 down) packs them tighter; the planned bucket layout is made for such data",
-                f.ratio(),
-                inference.config.granularity
-            );
-        }
+        warn_footprint(f, inference);
     }
     eprintln!(
         "  same as: {}",
         inference.create_command(&dir.display().to_string())
     );
+}
+
+/// The warning for a grid that takes many times its input on disk.
+fn warn_footprint(f: &infer::Footprint, inference: &infer::Inference) {
+    if f.ratio() >= 4.0 {
+        eprintln!(
+            "xs: warning: this grid will take about {:.0}× the input's size on disk: the rows are \
+             sparse on a {} grid. A coarser --granularity with --floor-time (which rounds the times \
+             down) packs them tighter, or --layout bucket stores each row with its exact time",
+            f.ratio(),
+            inference.config.granularity
+        );
+    }
 }
 
 fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
