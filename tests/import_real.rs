@@ -524,3 +524,54 @@ fn quiet_means_quiet() {
     assert_eq!(code, 2);
     assert!(err.contains("--date"), "{err}");
 }
+
+#[test]
+fn decimal_commas_forced_and_tabs_sniffed() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Tabs and decimal commas, both detected.
+    fs::write(
+        d.join("tabs.tsv"),
+        "time\tv\n2024-01-01T00:00:00Z\t1,5\n2024-01-01T00:00:01Z\t-0,25\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "tabs", "import", "tabs.tsv"]));
+    assert!(
+        err.contains("delimiter tab") && err.contains("decimal comma"),
+        "{err}"
+    );
+    assert_eq!(
+        range(d, "tabs"),
+        "time,v\n2024-01-01T00:00:00Z,1.5\n2024-01-01T00:00:01Z,-0.25\n"
+    );
+    // In a comma-separated file a decimal comma can only be quoted: --decimal-comma reads it.
+    fs::write(
+        d.join("q.csv"),
+        "time,v\n2024-01-01T00:00:00Z,\"1,5\"\n2024-01-01T00:00:01Z,2\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["create", "q", "--granularity", "1s", "--columns", "v:f64"]));
+    let (code, _, _) = run(xs(d).args(["-d", "q", "import", "q.csv"]));
+    assert_eq!(code, 4, "without it `1,5` is no number");
+    ok(xs(d).args(["-d", "q", "import", "q.csv", "--decimal-comma"]));
+    assert_eq!(
+        range(d, "q"),
+        "time,v\n2024-01-01T00:00:00Z,1.5\n2024-01-01T00:00:01Z,2\n"
+    );
+}
+
+#[test]
+fn into_an_existing_database_a_header_is_known_by_its_names() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    ok(xs(d).args(["create", "e", "--granularity", "1s", "--columns", "v:i64"]));
+    // A headerless file whose first row has a bad value: still data, rejected with its reason.
+    fs::write(d.join("a.csv"), "1700000000,x\n1700000001,1\n").unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "e", "import", "a.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert_eq!(range(d, "e"), "time,v\n2023-11-14T22:13:21Z,1\n");
+    // A header in another order is a header.
+    fs::write(d.join("b.csv"), "v,time\n2,1700000002\n").unwrap();
+    ok(xs(d).args(["-d", "e", "import", "b.csv"]));
+    assert!(range(d, "e").ends_with("2023-11-14T22:13:22Z,2\n"));
+}

@@ -212,6 +212,20 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     if time_columns.iter().any(String::is_empty) {
         return Err(Failure::usage("--time-column has an empty name"));
     }
+    let dir = database_dir(ctx, &args.files)?;
+    let exists = dir.join(CONFIG_FILE).exists();
+    // Into an existing database, a header is recognised by the names it shares with it.
+    let known_names: Vec<String> = if exists {
+        match xs::db::config::Config::load(&dir) {
+            Ok(config) => std::iter::once(config.time_column.clone())
+                .chain(config.schema.columns().iter().map(|c| c.name.clone()))
+                .chain(time_columns.iter().cloned())
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    } else {
+        Vec::new()
+    };
     let csv = CsvOptions {
         delimiter: delimiter.unwrap_or(b','),
         has_header: !args.no_header,
@@ -226,12 +240,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             header: !args.header && !args.no_header,
             preamble: args.skip_lines.is_none() && !args.no_header,
             decimal_comma: !args.decimal_comma,
+            known_names,
         },
     };
     let mut prepared = xs::import::prepare(&args.files, &csv)?;
 
-    let dir = database_dir(ctx, &args.files)?;
-    let exists = dir.join(CONFIG_FILE).exists();
     let mut overrides = Overrides {
         time_columns: time_columns.clone(),
         date_ns,

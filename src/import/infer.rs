@@ -226,7 +226,14 @@ pub fn detect_time_format(
         TimeFormat::Flex(DateOrder::Mdy),
         TimeFormat::Flex(DateOrder::None),
     ];
-    let counts: Vec<usize> = candidates.iter().map(good).collect();
+    // ISO first: when it reads every value (the common case) nothing else is tried.
+    let iso = good(&candidates[0]);
+    if iso == values.len() {
+        return Ok(Some((TimeFormat::Iso, "ISO-8601 times".into())));
+    }
+    let counts: Vec<usize> = std::iter::once(iso)
+        .chain(candidates[1..].iter().map(good))
+        .collect();
     let best = counts.iter().copied().max().unwrap_or(0);
     if !enough(best) {
         return Ok(None);
@@ -680,14 +687,14 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 times,
                 granularity,
                 g_note,
-                date,
-                date_note,
+                (date, date_ns, date_note),
                 joined_note,
             ));
             break;
         }
     }
-    let Some((time_idx, format, how, times, granularity, g_note, date, date_note, joined_note)) = chosen
+    let Some((time_idx, format, how, times, granularity, g_note, (date, date_ns, date_note), joined_note)) =
+        chosen
     else {
         if let Some(refusal) = refusal {
             return Err(Error::Invalid(refusal));
@@ -759,6 +766,13 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     let g = granularity.ns();
     let mut floored: Vec<i64> = times.iter().map(|t| t - t.rem_euclid(g)).collect();
     floored.sort_unstable();
+    let time_spec = spec(format.clone());
+    let stretches = segments(
+        sample,
+        &time_values(sample, &time_idx),
+        &mut TimeParser::new(&time_spec, date_ns),
+        g,
+    );
     let mut max_per_time = 0usize;
     let mut run = 0usize;
     for (k, t) in floored.iter().enumerate() {
@@ -878,12 +892,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 ));
                 Layout::Bucket
             }
-            (Some(f), Some(_)) if floored.len() >= MIN_ROWS_TO_JUDGE && slot_density(&floored, g) < 0.5 => {
+            (Some(f), Some(_)) if floored.len() >= MIN_ROWS_TO_JUDGE && slot_density(&stretches, g) < 0.5 => {
                 notes.push(format!(
                     "layout bucket: the sample's times are irregular, {:.1}% of the {granularity} steps they \
                      span hold a row; a grid would take about {:.1}× the input on disk, buckets store each \
                      row with its exact time instead. Pass --layout grid to choose the grid",
-                    100.0 * slot_density(&floored, g),
+                    100.0 * slot_density(&stretches, g),
                     f.ratio()
                 ));
                 Layout::Bucket
@@ -927,12 +941,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             ns
         }
         None => {
-            let ns = choose_bucket(&floored, row_len, granularity.ns());
+            let ns = choose_bucket(&stretches, row_len, granularity.ns());
             notes.push(format!(
                 "bucket {}: about {} KiB of rows per bucket at the sample's rate (a point read reads one \
                  bucket); pass --bucket to choose",
                 format_duration(ns),
-                bucket_bytes(&floored, row_len, ns).div_ceil(1024).max(1)
+                bucket_bytes(&stretches, row_len, ns).div_ceil(1024).max(1)
             ));
             ns
         }
@@ -963,13 +977,42 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
 
 /// Share of the granularity steps between the first and last sorted time that hold a row:
 /// about 1 for a regular series, the grid's fill for sparse ones.
-fn slot_density(sorted_times: &[i64], g: i64) -> f64 {
-    let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) else {
+/// Over a sample of several stretches of the file, the steps inside each stretch count.
+fn slot_density(segments: &[Vec<i64>], g: i64) -> f64 {
+    let (mut steps, mut distinct) = (0.0, 0usize);
+    for sorted_times in segments {
+        let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) else {
+            continue;
+        };
+        steps += ((last - first) / g.max(1)) as f64 + 1.0;
+        distinct += 1 + sorted_times.windows(2).filter(|w| w[0] != w[1]).count();
+    }
+    if steps == 0.0 {
         return 1.0;
-    };
-    let steps = ((last - first) / g.max(1)) as f64 + 1.0;
-    let distinct = 1 + sorted_times.windows(2).filter(|w| w[0] != w[1]).count();
+    }
     distinct as f64 / steps
+}
+
+/// The sample's times cut into the stretches of the file they were read from (the head, and
+/// each window of a sample across the file), each floored to `g` and sorted.
+fn segments(sample: &Sample, values: &[Vec<u8>], parser: &mut TimeParser, g: i64) -> Vec<Vec<i64>> {
+    let mut bounds = sample.segment_starts.clone();
+    if bounds.first() != Some(&0) {
+        bounds.insert(0, 0);
+    }
+    bounds.push(values.len());
+    bounds
+        .windows(2)
+        .map(|w| {
+            let mut t: Vec<i64> = values[w[0].min(values.len())..w[1].min(values.len())]
+                .iter()
+                .filter_map(|v| parser.parse(v).ok().map(|(t, _)| t - t.rem_euclid(g)))
+                .collect();
+            t.sort_unstable();
+            t
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// Sample rows needed before irregular times choose the bucket layout: a handful of rows
@@ -1003,20 +1046,26 @@ const NICE_BUCKETS_NS: [i64; 22] = [
 ];
 
 /// Bytes of rows (time offset included) per bucket of `bucket_ns` at the sample's rate.
-fn bucket_bytes(sorted_times: &[i64], row_len: usize, bucket_ns: i64) -> u64 {
-    let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) else {
+fn bucket_bytes(segments: &[Vec<i64>], row_len: usize, bucket_ns: i64) -> u64 {
+    let (mut rows, mut span_ns) = (0usize, 0i64);
+    for sorted_times in segments {
+        if let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) {
+            rows += sorted_times.len();
+            span_ns += last - first;
+        }
+    }
+    if rows == 0 {
         return 0;
-    };
-    let span_ns = (last - first).max(1) as f64;
-    let per_ns = sorted_times.len() as f64 * (row_len + 2) as f64 / span_ns;
+    }
+    let per_ns = rows as f64 * (row_len + 2) as f64 / span_ns.max(1) as f64;
     (per_ns * bucket_ns as f64) as u64
 }
 
 /// The bucket width nearest (on a log scale) to ~2 KiB of rows per bucket, a multiple of the
 /// granularity; the granularity itself when no round width fits.
-fn choose_bucket(sorted_times: &[i64], row_len: usize, granularity_ns: i64) -> i64 {
+fn choose_bucket(segments: &[Vec<i64>], row_len: usize, granularity_ns: i64) -> i64 {
     const TARGET_BYTES: f64 = 2048.0;
-    let per_bucket = |ns: i64| bucket_bytes(sorted_times, row_len, ns).max(1) as f64;
+    let per_bucket = |ns: i64| bucket_bytes(segments, row_len, ns).max(1) as f64;
     NICE_BUCKETS_NS
         .iter()
         .copied()

@@ -79,12 +79,15 @@ pub struct CsvOptions {
 }
 
 /// Settings of `CsvOptions` to detect from the first input.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Sniff {
     pub delimiter: bool,
     pub header: bool,
     pub preamble: bool,
     pub decimal_comma: bool,
+    /// Column names of an existing database (its time column first): with them, the first
+    /// line is a header when it names one of them, whatever its values look like.
+    pub known_names: Vec<String>,
 }
 
 impl CsvOptions {
@@ -125,6 +128,9 @@ pub struct Sample {
     pub head_only: bool,
     /// Besides the head, records from across the rest of the file were sampled.
     pub spread: bool,
+    /// Indices in `rows` where a stretch read from another place in the file starts (the
+    /// head is the stretch from 0): times are contiguous only inside a stretch.
+    pub segment_starts: Vec<usize>,
 }
 
 impl Sample {
@@ -174,7 +180,7 @@ const WHOLE_REST_BYTES: u64 = 4 << 20;
 const SPREAD_WINDOWS: u64 = 32;
 const WINDOW_BYTES: u64 = 64 << 10;
 /// Records the whole sample holds at most.
-const MAX_SAMPLE_ROWS: usize = 100_000;
+const MAX_SAMPLE_ROWS: usize = 60_000;
 
 /// Adds records from the rest of a seekable file (after its first chunk) to the sample, so that
 /// later duplicates, wider values and a changing step are seen: the whole rest when it is short,
@@ -227,6 +233,9 @@ fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mu
             buf.len()
         };
         let data = &buf[..end.max(at)];
+        if mid_record {
+            sample.segment_starts.push(sample.rows.len());
+        }
         let mut fields = Vec::new();
         let mut scratch = Vec::new();
         while at < data.len() && sample.rows.len() < cap {
@@ -352,7 +361,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
 /// Fills in the delimiter, the preamble, the header and the decimal comma that `csv.sniff`
 /// asks for, from the first chunk of the first input, and says what it found.
 fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
-    let sniff = csv.sniff;
+    let sniff = csv.sniff.clone();
     let at = skip_lines(data, csv.skip_lines);
     if sniff.delimiter {
         csv.delimiter = dialect::sniff_delimiter(data, at);
@@ -395,6 +404,16 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
     }
     if sniff.header {
         csv.has_header = match head.get(first) {
+            Some((_, r)) if !sniff.known_names.is_empty() => {
+                // Into an existing database: a header names some of its columns; a first row
+                // with an odd value is still data.
+                let text: Vec<String> = r
+                    .iter()
+                    .map(|v| String::from_utf8_lossy(v).trim().to_string())
+                    .collect();
+                let (names, _) = dialect::column_names(&text);
+                names.iter().chain(&text).any(|n| sniff.known_names.contains(n))
+            }
             Some((_, r)) => {
                 let below: Vec<&[Vec<u8>]> = head[first + 1..].iter().map(|(_, r)| r.as_slice()).collect();
                 dialect::looks_like_header(r, &below, csv.decimal_comma)
@@ -402,10 +421,12 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
             None => true,
         };
         if !csv.has_header {
-            notes.push(
-                "no header: the first line types like the rows below it (pass --header to read it as one)"
-                    .into(),
-            );
+            notes.push(if sniff.known_names.is_empty() {
+                "no header: the first line types like the rows below it (pass --header to read it as one)".into()
+            } else {
+                "no header: the first line names none of the database's columns (pass --header to read it as one)"
+                    .into()
+            });
         }
     }
 }
@@ -809,27 +830,28 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             match *target {
                 Target::Skip => {}
                 Target::Time(k) if joined_time => parts[usize::from(k)] = Some(i),
-                Target::Time(_) => {
-                    if bytes.is_empty() || dialect::is_default_null(bytes) || nulls.iter().any(|n| n == bytes)
-                    {
-                        failure = Some(format!(
-                            "column `{}`: the time is missing: `{}`",
-                            plan.time_name,
-                            show(bytes)
-                        ));
+                Target::Time(_) => match times.parse(bytes) {
+                    Ok((t, naive)) => {
+                        p.naive |= naive;
+                        t_ns = Some(t);
+                    }
+                    Err(e) => {
+                        // A null token in the time: say it is missing (checked only on failure).
+                        let missing = bytes.is_empty()
+                            || dialect::is_default_null(bytes)
+                            || nulls.iter().any(|n| n == bytes);
+                        failure = Some(if missing {
+                            format!(
+                                "column `{}`: the time is missing: `{}`",
+                                plan.time_name,
+                                show(bytes)
+                            )
+                        } else {
+                            format!("column `{}`: {e}: `{}`", plan.time_name, show(bytes))
+                        });
                         break;
                     }
-                    match times.parse(bytes) {
-                        Ok((t, naive)) => {
-                            p.naive |= naive;
-                            t_ns = Some(t);
-                        }
-                        Err(e) => {
-                            failure = Some(format!("column `{}`: {e}: `{}`", plan.time_name, show(bytes)));
-                            break;
-                        }
-                    }
-                }
+                },
                 Target::Column(col) => {
                     if !nulls.is_empty() && nulls.iter().any(|n| n == bytes) {
                         p.nulls += 1;
@@ -1270,12 +1292,20 @@ pub fn run(
         .num_threads(opts.threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
-    let sources = prepared.sources.clone();
     let raw_bytes = prepared.raw_bytes();
+    // The sample has served its purpose; its memory is not kept through the import.
+    let Prepared {
+        sources: prepared_sources,
+        first,
+        sample,
+        ..
+    } = prepared;
+    drop(sample);
+    let sources = prepared_sources.clone();
     let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(2 * BATCH_CHUNKS);
     let (rx, reader) = spawn_reader(
-        prepared.sources,
-        prepared.first,
+        prepared_sources,
+        first,
         Arc::clone(&raw_bytes),
         &opts.csv,
         spare_rx,

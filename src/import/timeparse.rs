@@ -241,6 +241,8 @@ pub struct TimeParser<'a> {
     date_ns: i64,
     date: [u8; 10],
     day_ns: Option<i64>,
+    /// ISO times read as UTC: the fast path's result is final.
+    iso_utc: bool,
 }
 
 impl<'a> TimeParser<'a> {
@@ -252,12 +254,18 @@ impl<'a> TimeParser<'a> {
             date_ns: date_ns.unwrap_or(0),
             date: [0; 10],
             day_ns: None,
+            iso_utc: spec.format == TimeFormat::Iso && spec.zone == Zone::Utc,
         }
     }
 
     /// The time in UTC ns and whether it was naive (then placed in the spec's zone).
     #[inline]
     pub fn parse(&mut self, b: &[u8]) -> Result<(i64, bool), TimeError> {
+        if self.iso_utc {
+            if let Some(t) = self.fast_iso(b) {
+                return Ok(t);
+            }
+        }
         let (t, naive) = match self.format {
             TimeFormat::Iso => match self.fast_iso(b) {
                 Some(t) => t,
