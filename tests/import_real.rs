@@ -575,3 +575,29 @@ fn into_an_existing_database_a_header_is_known_by_its_names() {
     ok(xs(d).args(["-d", "e", "import", "b.csv"]));
     assert!(range(d, "e").ends_with("2023-11-14T22:13:22Z,2\n"));
 }
+
+#[test]
+fn a_time_of_day_pattern_takes_the_date() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(d.join("t.csv"), "time,v\n9h30m05s,1\n16h00m00s,2\n").unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "p", "import", "t.csv", "--time-format", "%Hh%Mm%Ss"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--date"), "{err}");
+    ok(xs(d)
+        .args([
+            "-d",
+            "p",
+            "import",
+            "t.csv",
+            "--time-format",
+            "%Hh%Mm%Ss",
+            "--date",
+            "2024-07-01",
+        ])
+        .args(["--timezone", "America/New_York"]));
+    assert_eq!(
+        range(d, "p"),
+        "time,v\n2024-07-01T13:30:05Z,1\n2024-07-01T20:00:00Z,2\n"
+    );
+}

@@ -313,7 +313,12 @@ pub fn date_in_name(path: &str) -> Option<(i64, String)> {
             let text = &name[i..i + 8];
             let n: u64 = text.parse().unwrap_or(0);
             date = valid_date(n / 10_000, n / 100 % 100, n % 100).map(|d| (d, text.to_string()));
-        } else if run == 4 && b.len() >= i + 10 && matches!(b[i + 4], b'-' | b'_') && b[i + 7] == b[i + 4] {
+        } else if run == 4
+            && b.len() >= i + 10
+            && b[i..i + 10].is_ascii()
+            && matches!(b[i + 4], b'-' | b'_')
+            && b[i + 7] == b[i + 4]
+        {
             let text = &name[i..i + 10];
             let part = |r: std::ops::Range<usize>| text[r].parse::<u64>().ok();
             let after_ok = b.get(i + 10).is_none_or(|c| !c.is_ascii_digit());
@@ -433,5 +438,6 @@ mod tests {
         assert_eq!(d("20140501_20140502.csv"), None, "two dates: none");
         assert_eq!(d("id_123456789.csv"), None);
         assert_eq!(d("20141399.csv"), None);
+        assert_eq!(d("2014-é-01.csv"), None, "not a date, and no panic on UTF-8");
     }
 }

@@ -183,7 +183,11 @@ impl TimeFormat {
 
     /// Times that carry no date: they need one from `--date` or the file name.
     pub fn is_time_of_day(&self) -> bool {
-        matches!(self, TimeFormat::Flex(DateOrder::None) | TimeFormat::DayEpoch(_))
+        match self {
+            TimeFormat::Flex(DateOrder::None) | TimeFormat::DayEpoch(_) => true,
+            TimeFormat::Strftime(p) => !pattern_has_date(p),
+            _ => false,
+        }
     }
 }
 
@@ -435,8 +439,26 @@ fn iso_is_naive(b: &[u8]) -> bool {
         .any(|&c| c == b'Z' || c == b'z' || c == b'+' || c == b'-')
 }
 
+/// Whether a strftime pattern holds a date (or a whole epoch time), not only a time of day.
+fn pattern_has_date(pattern: &str) -> bool {
+    const DATE: [&str; 21] = [
+        "%Y", "%y", "%C", "%m", "%b", "%B", "%h", "%d", "%e", "%j", "%D", "%F", "%x", "%c", "%+", "%s", "%G",
+        "%g", "%U", "%W", "%V",
+    ];
+    DATE.iter().any(|d| pattern.contains(d))
+}
+
 fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
     let text = std::str::from_utf8(b).map_err(|_| TimeError::Unparsable)?;
+    if !pattern_has_date(pattern) {
+        // A time of day: ns since midnight, placed on a date by `TimeParser`.
+        let t = chrono::NaiveTime::parse_from_str(text, pattern).map_err(|_| TimeError::Unparsable)?;
+        let since_midnight = t - chrono::NaiveTime::MIN;
+        let ns = since_midnight
+            .num_nanoseconds()
+            .ok_or(TimeError::OutOfRange { year: None })?;
+        return Ok((ns, true));
+    }
     let zoned = pattern.contains("%z") || pattern.contains("%:z") || pattern.contains("%#z");
     if zoned {
         let t = chrono::DateTime::parse_from_str(text, pattern).map_err(|_| TimeError::Unparsable)?;
