@@ -21,7 +21,7 @@ const EXAMPLES: &str = "Examples:
   xs import trades.csv                      # creates ./trades with an inferred schema
   xs -d trades import 2024/ --threads 2     # every .csv/.csv.gz/.csv.zst in 2024/, into trades
   zcat day.csv.gz | xs -d trades import - --max-rejects 10
-  xs import AirQualityUCI.csv --null -200 --timezone Europe/Rome   # ';', decimal commas, Date+Time
+  xs import AirQualityUCI.csv --null -200     # ';', decimal commas, Date+Time joined, -200 = null
   xs -d fx import quotes_20140501.csv --timezone -05:00   # times of day: the date is in the name";
 
 /// Import CSV rows into a database: an upsert by timestamp.
