@@ -43,7 +43,7 @@ pub struct Args {
     pub delimiter: Option<String>,
 
     /// The first line is a header (default: detected — a first line that does not type like
-    /// the rows below it is a header).
+    /// the rows below it is a header; into an existing database, one that names its columns).
     #[arg(long, conflicts_with = "no_header")]
     pub header: bool,
 
@@ -62,8 +62,9 @@ pub struct Args {
     #[arg(long)]
     pub decimal_comma: bool,
 
-    /// More values to read as null, comma-separated (`--null -200,-999`). `NA`, `N/A`, `null`,
-    /// `NULL`, `None`, `#N/A` and empty fields are null in numeric and time columns anyway.
+    /// More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in
+    /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, are null anyway
+    /// (a row whose time is null is rejected).
     #[arg(long, value_name = "TOKENS", allow_hyphen_values = true)]
     pub null: Vec<String>,
 
@@ -101,7 +102,9 @@ pub struct Args {
     #[arg(long, value_name = "UNIT")]
     pub time_unit: Option<String>,
 
-    /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S' (default: ISO-8601 or epoch).
+    /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S'; without a date it reads times of
+    /// day (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year
+    /// or month/day/year order with a time).
     #[arg(long, value_name = "PATTERN")]
     pub time_format: Option<String>,
 
