@@ -601,3 +601,33 @@ fn a_time_of_day_pattern_takes_the_date() {
         "time,v\n2024-07-01T13:30:05Z,1\n2024-07-01T20:00:00Z,2\n"
     );
 }
+
+#[test]
+fn spaces_after_delimiters_and_a_twelve_hour_clock() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Spaces around numbers do not make them text; text keeps its spaces.
+    fs::write(
+        d.join("sp.csv"),
+        "time, v, s\n2024-01-01T00:00:00Z, 1.5, a\n 2024-01-01T00:00:01Z , 2 , b\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "sp", "import", "sp.csv"]));
+    assert!(err.contains("columns: v:f64,s:str(4)"), "{err}");
+    assert_eq!(
+        range(d, "sp"),
+        "time,v,s\n2024-01-01T00:00:00Z,1.5, a\n2024-01-01T00:00:01Z,2, b\n"
+    );
+    // US spreadsheet exports: M/D/YYYY with AM/PM.
+    fs::write(
+        d.join("us.csv"),
+        "date,v\n1/2/2020 1:05:00 PM,1\n1/13/2020 12:05:00 AM,2\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "us", "import", "us.csv"]));
+    assert!(err.contains("month/day/year"), "{err}");
+    assert_eq!(
+        range(d, "us"),
+        "date,v\n2020-01-02T13:05:00Z,1\n2020-01-13T00:05:00Z,2\n"
+    );
+}

@@ -133,7 +133,20 @@ pub fn parse(b: &[u8], order: DateOrder) -> Option<Flex> {
     } else {
         at = 0;
     }
-    let (tod_ns, end) = time_of_day(b, at, order != DateOrder::None)?;
+    let (mut tod_ns, mut end) = time_of_day(b, at, order != DateOrder::None)?;
+    if let Some((pm, after)) = meridiem(&b[end..]) {
+        // 12-hour clock: 12:xx AM is just after midnight, 1-11 PM add twelve hours.
+        let hour = tod_ns / NS_PER_HOUR;
+        if !(1..=12).contains(&hour) {
+            return None;
+        }
+        if pm && hour != 12 {
+            tod_ns += 12 * NS_PER_HOUR;
+        } else if !pm && hour == 12 {
+            tod_ns -= 12 * NS_PER_HOUR;
+        }
+        end += after;
+    }
     let (offset_ns, zoned) = zone(&b[end..])?;
     let t_ns = day_ns.checked_add(tod_ns)?.checked_sub(offset_ns)?;
     Some(Flex { t_ns, zoned })
@@ -221,6 +234,25 @@ fn time_of_day(b: &[u8], at: usize, with_date: bool) -> Option<(i64, usize)> {
     Some((ns, i))
 }
 
+/// `AM`/`PM` (any case, `a.m.`/`p.m.` too, one space before it allowed) at the start of `b`:
+/// whether it is PM, and the bytes it takes.
+fn meridiem(b: &[u8]) -> Option<(bool, usize)> {
+    let skip = usize::from(b.first() == Some(&b' '));
+    let rest = &b[skip..];
+    let lower: Vec<u8> = rest.iter().take(4).map(u8::to_ascii_lowercase).collect();
+    for (text, pm) in [
+        (&b"a.m."[..], false),
+        (b"p.m.", true),
+        (b"am", false),
+        (b"pm", true),
+    ] {
+        if lower.starts_with(text) {
+            return Some((pm, skip + text.len()));
+        }
+    }
+    None
+}
+
 /// An optional zone after the time: nothing, `Z`, or `±HH`, `±HHMM`, `±HH:MM` (one space
 /// before it allowed). Returns the offset (local − UTC) in ns and whether a zone was given.
 fn zone(b: &[u8]) -> Option<(i64, bool)> {
@@ -282,6 +314,17 @@ mod tests {
         assert_eq!(at("2011/02/29", DateOrder::Ymd), None);
         assert_eq!(at("11/07/31", DateOrder::Ymd), None);
         assert_eq!(at("2011/07/31x", DateOrder::Ymd), None);
+        // A 12-hour clock.
+        assert_eq!(at("07/31/2011 10:00:00 PM", DateOrder::Mdy), Some(t));
+        assert_eq!(
+            at("07/31/2011 12:30 am", DateOrder::Mdy),
+            Some(DAY_2011_07_31 + 30 * NS_PER_MIN)
+        );
+        assert_eq!(
+            at("07/31/2011 12:00PM", DateOrder::Mdy),
+            Some(DAY_2011_07_31 + 12 * NS_PER_HOUR)
+        );
+        assert_eq!(at("07/31/2011 13:00 PM", DateOrder::Mdy), None);
     }
 
     #[test]

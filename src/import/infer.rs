@@ -498,14 +498,16 @@ fn infer_granularity(times: &[i64], precision_ns: Option<i64>) -> (i64, String) 
 
 /// A column's type from its sample values.
 fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
-    let values: Vec<&str> = values
+    let raw: Vec<&str> = values
         .iter()
-        .filter(|v| !v.is_empty())
+        .filter(|v| !v.trim_ascii().is_empty())
         .filter_map(|v| std::str::from_utf8(v).ok())
         .collect();
-    if values.is_empty() {
+    if raw.is_empty() {
         return (ColumnType::F64, "no values in the sample");
     }
+    // Numbers and booleans are read without spaces around them; text keeps them.
+    let values: Vec<&str> = raw.iter().map(|v| v.trim_ascii()).collect();
     let is_bool = |v: &&str| matches!(*v, "true" | "false" | "TRUE" | "FALSE" | "True" | "False");
     if values.iter().all(is_bool) {
         return (ColumnType::Bool, "");
@@ -525,6 +527,7 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
     if values.iter().all(|v| v.parse::<f64>().is_ok()) {
         return (ColumnType::F64, "");
     }
+    let values = raw;
     let longest = values.iter().map(|v| v.len()).max().unwrap_or(1);
     let distinct: std::collections::HashSet<&str> = values.iter().copied().collect();
     if values.len() >= MIN_ROWS_TO_JUDGE && distinct.len() <= CATEGORICAL_MAX_VALUES {
@@ -631,7 +634,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 .map(|v| epoch_magnitude(v))
                 .collect();
             let whole = refs.iter().all(|v| !v.contains(&b'.'));
-            if !named && (!whole || nums.windows(2).any(|w| w[1] < w[0])) {
+            // and in the first column, where such files (Lean, AlgoSeek) keep them.
+            if !named && (idx[..] != [0] || !whole || nums.windows(2).any(|w| w[1] < w[0])) {
                 continue;
             }
         }

@@ -830,7 +830,14 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             match *target {
                 Target::Skip => {}
                 Target::Time(k) if joined_time => parts[usize::from(k)] = Some(i),
-                Target::Time(_) => match times.parse(bytes) {
+                Target::Time(_) => match times.parse(bytes).or_else(|e| {
+                    let trimmed = bytes.trim_ascii();
+                    if trimmed.len() == bytes.len() {
+                        Err(e)
+                    } else {
+                        times.parse(trimmed)
+                    }
+                }) {
                     Ok((t, naive)) => {
                         p.naive |= naive;
                         t_ns = Some(t);
@@ -864,7 +871,19 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                         bytes = &number;
                     }
                     if let Err(e) = ctx.encoder.set(schema, row, col, bytes) {
-                        if dialect::is_default_null(bytes) && ctx.encoder.is_nullable_token_column(col) {
+                        // Spaces around a number or a boolean (`1, 2.5`): read without them;
+                        // only a failed field pays for the second try.
+                        let trimmed = bytes.trim_ascii();
+                        if trimmed.len() != bytes.len()
+                            && ctx.encoder.is_nullable_token_column(col)
+                            && ctx.encoder.set(schema, row, col, trimmed).is_ok()
+                        {
+                            continue;
+                        }
+                        let bytes = trimmed;
+                        if (bytes.is_empty() || dialect::is_default_null(bytes))
+                            && ctx.encoder.is_nullable_token_column(col)
+                        {
                             ctx.encoder.set_null(row, col);
                             p.nulls += 1;
                             continue;
