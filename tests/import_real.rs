@@ -631,3 +631,19 @@ fn spaces_after_delimiters_and_a_twelve_hour_clock() {
         "date,v\n2020-01-02T13:05:00Z,1\n2020-01-13T00:05:00Z,2\n"
     );
 }
+
+#[test]
+fn a_pandas_index_is_not_the_time() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // An unnamed index column of 0, 1, 2… first, a date in the file name: the time is `when`.
+    let mut text = String::from(",when,v\n");
+    for i in 0..10 {
+        text.push_str(&format!("{i},2024-01-01T00:00:{i:02}Z,{i}\n"));
+    }
+    fs::write(d.join("export_20240101.csv"), &text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "p", "import", "export_20240101.csv"]));
+    assert!(err.contains("column \"\" is called `column_1`"), "{err}");
+    assert!(err.contains("time column `when`"), "{err}");
+    assert!(range(d, "p").starts_with("when,column_1,v\n2024-01-01T00:00:00Z,0,0\n"));
+}

@@ -606,7 +606,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     // so before anything else; others only when no column reads as times at all.
     let mut refusal = None;
     let mut weak_refusal = None;
-    for idx in &candidates {
+    // Unnamed numbers since midnight (pass 1) only when no other column reads as times
+    // (pass 0): a pandas index in the first column is not the time.
+    for (pass, idx) in (0..2).flat_map(|pass| candidates.iter().map(move |idx| (pass, idx))) {
+        if chosen.is_some() {
+            break;
+        }
         let label = idx
             .iter()
             .map(|&i| names[i].as_str())
@@ -626,18 +631,20 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         };
         let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
         if let TimeFormat::DayEpoch(_) = format {
-            // A counter or a price below 86,400,000 is not a time of day: unnamed columns must
-            // at least be whole numbers in order.
+            // A counter or a price below 86,400,000 is not a time of day: an unnamed column must
+            // be the first one (where Lean and AlgoSeek files keep it), hold whole numbers in
+            // order, and no other column may read as times.
             let nums: Vec<u64> = refs
                 .iter()
                 .filter(|v| !v.is_empty())
                 .map(|v| epoch_magnitude(v))
                 .collect();
             let whole = refs.iter().all(|v| !v.contains(&b'.'));
-            // and in the first column, where such files (Lean, AlgoSeek) keep them.
-            if !named && (idx[..] != [0] || !whole || nums.windows(2).any(|w| w[1] < w[0])) {
+            if !named && (pass == 0 || idx[..] != [0] || !whole || nums.windows(2).any(|w| w[1] < w[0])) {
                 continue;
             }
+        } else if pass == 1 {
+            continue;
         }
         let (date, date_ns, date_note) = if format.is_time_of_day() {
             match date_for_times_of_day(sample, o, &label) {
