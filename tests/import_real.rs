@@ -647,3 +647,30 @@ fn a_pandas_index_is_not_the_time() {
     assert!(err.contains("time column `when`"), "{err}");
     assert!(range(d, "p").starts_with("when,column_1,v\n2024-01-01T00:00:00Z,0,0\n"));
 }
+
+#[test]
+fn month_names_and_compact_dates_beside_a_time() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(
+        d.join("m.csv"),
+        "Date,Time,Close\n02-Jan-2020,09:30,1\n02-Jan-2020,09:31,2\n03-Jan-2020,09:30,3\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "m", "import", "m.csv"]));
+    assert!(err.contains("time from columns `Date`+`Time` joined"), "{err}");
+    assert_eq!(
+        range(d, "m"),
+        "Date_Time,Close\n2020-01-02T09:30:00Z,1\n2020-01-02T09:31:00Z,2\n2020-01-03T09:30:00Z,3\n"
+    );
+    fs::write(
+        d.join("c.csv"),
+        "20130101,22:00:00,1.5\n20130101,22:01:00,1.6\n20130102,00:00:00,1.7\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "c", "import", "c.csv"]));
+    assert_eq!(
+        range(d, "c"),
+        "column_1_column_2,column_3\n2013-01-01T22:00:00Z,1.5\n2013-01-01T22:01:00Z,1.6\n2013-01-02T00:00:00Z,1.7\n"
+    );
+}

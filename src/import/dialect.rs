@@ -144,13 +144,14 @@ pub fn is_time_like(v: &[u8]) -> bool {
             .any(|o| flextime::parse(v, o).is_some())
 }
 
-/// A date only (no time): `2006-01-02`, `10/03/2004`, `20060102` is not counted (a number).
+/// A date only (no time): `2006-01-02`, `10/03/2004`, `02-Jan-2006`, `20060102`.
 pub fn is_date_only(v: &[u8]) -> bool {
     let v = trim(v);
-    flextime::date_fields(v).is_some_and(|(_, _, end)| end == v.len())
+    !v.contains(&b':')
+        && (!is_epoch_number(v) || v.len() == 8)
         && [DateOrder::Ymd, DateOrder::Dmy, DateOrder::Mdy]
             .into_iter()
-            .any(|o| flextime::parse(v, o).is_some())
+            .any(|o| flextime::parse(v, o).is_some_and(|f| f.t_ns % crate::db::time::NS_PER_DAY == 0))
 }
 
 /// A time of day only: `09:01:00`, `18.00.00`, `24:00`.

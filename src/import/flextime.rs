@@ -95,6 +95,75 @@ pub fn date_fields(b: &[u8]) -> Option<([u64; 3], [usize; 3], usize)> {
     Some(([a, m, c], [na, nm, nc], at + nc))
 }
 
+/// The month a name starts with (`Jan`, `january`, any case), and the letters it takes.
+fn month_name(b: &[u8]) -> Option<(u64, usize)> {
+    const MONTHS: [&[u8]; 12] = [
+        b"january",
+        b"february",
+        b"march",
+        b"april",
+        b"may",
+        b"june",
+        b"july",
+        b"august",
+        b"september",
+        b"october",
+        b"november",
+        b"december",
+    ];
+    let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    if n < 3 {
+        return None;
+    }
+    let word: Vec<u8> = b[..n].iter().map(u8::to_ascii_lowercase).collect();
+    let month = MONTHS
+        .iter()
+        .position(|m| m.starts_with(&word) || (word.len() == 4 && word == b"sept"))?;
+    Some((month as u64 + 1, n))
+}
+
+/// A date with the month as a word, which needs no field order: `02-Jan-2020`, `2 Jan 2020`,
+/// `2020-Jan-02`, `Jan 2, 2020`, `January 2 2020`. Days since 1970 and where it ends.
+fn named_month_date(b: &[u8]) -> Option<(i64, usize)> {
+    let sep = |c: u8| matches!(c, b'-' | b'/' | b'.' | b' ');
+    if let Some((month, n)) = month_name(b) {
+        // Mon D[,] YYYY
+        let mut at = n;
+        at += usize::from(b.get(at).is_some_and(|&c| sep(c)));
+        let (day, nd) = digits(b, at);
+        if nd == 0 || nd > 2 {
+            return None;
+        }
+        at += nd;
+        at += usize::from(b.get(at) == Some(&b','));
+        if !b.get(at).is_some_and(|&c| sep(c)) {
+            return None;
+        }
+        at += 1;
+        let (year, ny) = digits(b, at);
+        if ny != 4 {
+            return None;
+        }
+        return Some((civil_days(year, month, day)?, at + ny));
+    }
+    let (first, n1) = digits(b, 0);
+    if n1 == 0 || n1 > 4 || !b.get(n1).is_some_and(|&c| sep(c)) {
+        return None;
+    }
+    let (month, nm) = month_name(&b[n1 + 1..])?;
+    let at = n1 + 1 + nm;
+    if !b.get(at).is_some_and(|&c| sep(c)) {
+        return None;
+    }
+    let (last, n3) = digits(b, at + 1);
+    let (year, day) = match (n1, n3) {
+        (4, 1 | 2) => (first, last),
+        (1 | 2, 4) => (last, first),
+        _ => return None,
+    };
+    Some((civil_days(year, month, day)?, at + 1 + n3))
+}
+
 /// Parses `b` as a date in `order` (absent for `DateOrder::None`), then an optional time and
 /// zone. `None` when it does not have that shape or names an impossible date or time.
 pub fn parse(b: &[u8], order: DateOrder) -> Option<Flex> {
@@ -102,7 +171,15 @@ pub fn parse(b: &[u8], order: DateOrder) -> Option<Flex> {
     let mut day_ns = 0i64;
     if order != DateOrder::None {
         let (compact, n) = digits(b, 0);
-        let days = if n == 8 && order == DateOrder::Ymd {
+        let named = if order == DateOrder::Ymd {
+            named_month_date(b)
+        } else {
+            None
+        };
+        let days = if let Some((days, end)) = named {
+            at = end;
+            days
+        } else if n == 8 && order == DateOrder::Ymd {
             at = 8;
             civil_days(compact / 10_000, compact / 100 % 100, compact % 100)?
         } else {
@@ -325,6 +402,17 @@ mod tests {
             Some(DAY_2011_07_31 + 12 * NS_PER_HOUR)
         );
         assert_eq!(at("07/31/2011 13:00 PM", DateOrder::Mdy), None);
+        // Month names.
+        for text in [
+            "31-Jul-2011 22:00",
+            "31 Jul 2011 22:00:00",
+            "2011-Jul-31 22:00",
+            "Jul 31, 2011 22:00",
+            "July 31 2011 10:00 PM",
+        ] {
+            assert_eq!(at(text, DateOrder::Ymd), Some(t), "{text}");
+        }
+        assert_eq!(at("31-Jux-2011", DateOrder::Ymd), None);
     }
 
     #[test]

@@ -246,7 +246,7 @@ pub fn detect_time_format(
             if i == 0 {
                 "ISO-8601 times".into()
             } else {
-                "year-month-day dates".into()
+                "dates with the year first or the month as a word".into()
             },
         );
     }
