@@ -674,3 +674,38 @@ fn month_names_and_compact_dates_beside_a_time() {
         "column_1_column_2,column_3\n2013-01-01T22:00:00Z,1.5\n2013-01-01T22:01:00Z,1.6\n2013-01-02T00:00:00Z,1.7\n"
     );
 }
+
+#[test]
+fn every_input_must_date_its_times_of_day_before_anything_is_written() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::create_dir(d.join("days")).unwrap();
+    fs::copy(
+        Path::new(REAL).join("oanda_20140501_eurusd_quote.csv"),
+        d.join("days/a_20140501.csv"),
+    )
+    .unwrap();
+    fs::copy(
+        Path::new(REAL).join("eurusd_quote.csv"),
+        d.join("days/b_nodate.csv"),
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "q", "import", "days"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("b_nodate.csv") && err.contains("--date"), "{err}");
+    assert!(!d.join("q").exists(), "nothing is created");
+    // One file per day, each dated by its name.
+    fs::remove_file(d.join("days/b_nodate.csv")).unwrap();
+    fs::copy(
+        Path::new(REAL).join("eurusd_quote.csv"),
+        d.join("days/c_20140502.csv"),
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "q2", "import", "days"]));
+    let rows = range(d, "q2");
+    assert!(
+        rows.contains("2014-05-01T23:59:59.999Z") && rows.contains("2014-05-02T00:00:00.292Z"),
+        "{rows}"
+    );
+    assert_eq!(rows.lines().count(), 11);
+}

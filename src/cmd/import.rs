@@ -10,7 +10,7 @@ use xs::db::schema::ColumnType;
 use xs::db::time::{parse_duration, Granularity, Period};
 use xs::import::infer::{self, shell_word, Overrides};
 use xs::import::timeparse::{Dst, TimeSpec, Zone};
-use xs::import::{CsvOptions, Options, Progress, Sniff, Summary};
+use xs::import::{CsvOptions, DateSource, Options, Progress, Sniff, Summary};
 use xs::io::timefmt::EpochUnit;
 use xs::{Access, Database};
 
@@ -293,6 +293,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         .unwrap_or_default();
         let (format, date, note) =
             infer::existing_time_format(&sample, &idx, &overrides, args.time_format.as_deref())?;
+        check_dated(prepared.sources(), &date)?;
         if !args.quiet {
             for n in sample.notes.iter().chain(note.iter()) {
                 eprintln!("xs: {n}");
@@ -338,6 +339,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             None => None,
         };
         let inference = infer::infer(&prepared.sample, &overrides)?;
+        check_dated(prepared.sources(), &inference.date)?;
         report_inference(&dir, &prepared.sample, &inference, args.quiet);
         let db = Database::create(&dir, &inference.config)?;
         (db, inference.time_format, inference.time_columns, inference.date)
@@ -392,6 +394,25 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         ));
     }
     Ok(())
+}
+
+/// With times of day dated by file names, every input's name must hold a date: checked before
+/// anything is created or written, not at the first input without one.
+fn check_dated(sources: &[xs::import::input::Source], date: &DateSource) -> CliResult {
+    if *date != DateSource::FileName {
+        return Ok(());
+    }
+    match sources
+        .iter()
+        .find(|s| xs::import::dialect::date_in_name(&s.name).is_none())
+    {
+        Some(source) => Err(Failure::usage(format!(
+            "{}: the times are times of day and this file name holds no date; pass --date \
+             YYYY-MM-DD (the day they fall on), or import it on its own",
+            source.name
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// `-d`, else the current directory if it is a database, else `./<stem of the first file>`.
