@@ -473,6 +473,20 @@ fn infer_granularity(times: &[i64], precision_ns: Option<i64>) -> (i64, String) 
             ),
         );
     }
+    // Many distinct times that all fall on a step coarser than the text's precision: a series
+    // on that grid whose sample does not show consecutive steps (30,000 hosts every 5 minutes
+    // fill a whole sample window with one timestamp).
+    if let Some(p) = precision_ns {
+        if distinct.len() >= 16 && g > p && g % p == 0 {
+            return (
+                g,
+                format!(
+                    "granularity {}: every time in the sample falls on that step; pass --granularity to choose",
+                    format_duration(g)
+                ),
+            );
+        }
+    }
     let p = precision_ns.filter(|p| g % p == 0).unwrap_or_else(|| {
         [
             NS_PER_DAY,
@@ -1223,6 +1237,20 @@ mod tests {
         let inf = infer(&sample(&text), &Overrides::default()).unwrap();
         assert_eq!(inf.config.granularity.ns(), 10 * NS_PER_SEC);
         assert_eq!(inf.config.depth, 1);
+    }
+
+    #[test]
+    fn times_that_all_fall_on_a_coarse_step_get_it() {
+        // Stretches of a 5-minute series far apart (a sample across the file): no two
+        // consecutive steps, yet every time is on the 5-minute grid.
+        let mut text = String::from("time,host,v\n");
+        for k in 0..20 {
+            for host in 0..50 {
+                text.push_str(&format!("{},h{host},1\n", 1_700_000_100 + k * 7 * 300));
+            }
+        }
+        let inf = infer(&sample(&text), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.granularity.ns(), 300 * NS_PER_SEC, "{:?}", inf.notes);
     }
 
     #[test]
