@@ -90,22 +90,6 @@ pub struct Sniff {
     pub known_names: Vec<String>,
 }
 
-impl CsvOptions {
-    /// Comma-separated with a header, nothing detected.
-    pub fn plain() -> CsvOptions {
-        CsvOptions {
-            delimiter: b',',
-            has_header: true,
-            skip_lines: 0,
-            column_names: None,
-            decimal_comma: false,
-            nulls: Vec::new(),
-            chunk_bytes: CHUNK_BYTES,
-            sniff: Sniff::default(),
-        }
-    }
-}
-
 /// Records of the first input, for inference and time-format detection.
 #[derive(Clone, Debug, Default)]
 pub struct Sample {
