@@ -317,7 +317,11 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
             .filter_map(|r| r.get(i))
             .filter(|v| !v.is_empty())
             .collect();
-        !vals.is_empty() && vals.iter().filter(|v| test(v)).count() * 10 >= vals.len() * 9
+        // The first values decide most columns at once; the whole sample only the likely ones.
+        let head = &vals[..vals.len().min(20)];
+        !vals.is_empty()
+            && head.iter().filter(|v| test(v)).count() * 10 >= head.len() * 9
+            && vals.iter().filter(|v| test(v)).count() * 10 >= vals.len() * 9
     };
     (0..sample.names.len().saturating_sub(1))
         .find(|&i| mostly(i, dialect::is_date_only) && mostly(i + 1, dialect::is_time_only))
