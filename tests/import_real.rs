@@ -709,3 +709,39 @@ fn every_input_must_date_its_times_of_day_before_anything_is_written() {
     );
     assert_eq!(rows.lines().count(), 11);
 }
+
+#[test]
+fn new_flags_are_documented_and_checked() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let help = ok(xs(d).args(["import", "--help"])).0;
+    for flag in [
+        "--header",
+        "--skip-lines",
+        "--decimal-comma",
+        "--null",
+        "--date",
+        "--timezone",
+        "--dst",
+        "--time-column <NAME[,NAME]>",
+    ] {
+        assert!(help.contains(flag), "{flag} not in\n{help}");
+    }
+    let input = fixture(d, "stocks.csv");
+    for (args, needle) in [
+        (&["--dst", "both"][..], "bad --dst `both`"),
+        (&["--date", "01/05/2014"], "bad --date"),
+        (&["--timezone", "+25:00"], "bad --timezone"),
+        (&["--time-column", "Date,"], "--time-column has an empty name"),
+        (
+            &["--time-column", "When"],
+            "--time-column `When` is not among the input columns",
+        ),
+        (&["--skip-lines", "x"], "invalid value 'x'"),
+    ] {
+        let (code, _, err) = run(xs(d).args(["-d", "s", "import"]).arg(&input).args(args));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!d.join("s").exists(), "{args:?} created the database");
+    }
+}
