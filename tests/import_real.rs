@@ -745,3 +745,36 @@ fn new_flags_are_documented_and_checked() {
         assert!(!d.join("s").exists(), "{args:?} created the database");
     }
 }
+
+#[test]
+fn seconds_since_midnight_with_a_fraction_dated_inside_the_name() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // LOBSTER message files: no header, seconds after midnight (New York) to the ns.
+    let input = fixture(d, "AAPL_2012-06-21_34200000_57600000_message_1.csv");
+    let (_, err) = ok(xs(d)
+        .args(["-d", "lob", "import", "--timezone", "America/New_York"])
+        .arg(&input));
+    assert!(err.contains("seconds since midnight"), "{err}");
+    assert!(err.contains("from the file name (`2012-06-21`)"), "{err}");
+    let rows = ok(xs(d).args(["-d", "lob", "range", "2012-06-21", "2012-06-22"])).0;
+    assert!(
+        rows.starts_with("column_1,column_2,column_3,column_4,column_5,column_6\n2012-06-21T13:30:00.004241176Z,1,16113575,18,5853300,1\n"),
+        "{rows}"
+    );
+    assert!(
+        rows.ends_with("2012-06-21T19:59:59.999000000Z,3,16113575,18,5853300,1\n"),
+        "{rows}"
+    );
+    // kdb+ times with a `D` between date and time.
+    fs::write(
+        d.join("kdb.csv"),
+        "timestamp,size\n2019.10.01D00:00:02.584432000,10\n2019.10.01D00:00:02.600000000,20\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "kdb", "import", "kdb.csv"]));
+    assert_eq!(
+        range(d, "kdb"),
+        "timestamp,size\n2019-10-01T00:00:02.584432Z,10\n2019-10-01T00:00:02.600000Z,20\n"
+    );
+}

@@ -204,7 +204,8 @@ pub fn parse(b: &[u8], order: DateOrder) -> Option<Flex> {
                     zoned: false,
                 })
             }
-            Some(b' ' | b'T' | b't') => at += 1,
+            // `D` as kdb+ writes it: 2019.10.01D00:00:02.584432000.
+            Some(b' ' | b'T' | b't' | b'D') => at += 1,
             Some(_) => return None,
         }
     } else {
@@ -402,6 +403,7 @@ mod tests {
             Some(DAY_2011_07_31 + 12 * NS_PER_HOUR)
         );
         assert_eq!(at("07/31/2011 13:00 PM", DateOrder::Mdy), None);
+        assert_eq!(at("2011.07.31D22:00:00.000000000", DateOrder::Ymd), Some(t));
         // Month names.
         for text in [
             "31-Jul-2011 22:00",

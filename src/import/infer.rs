@@ -650,15 +650,14 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
         if let TimeFormat::DayEpoch(_) = format {
             // A counter or a price below 86,400,000 is not a time of day: an unnamed column must
-            // be the first one (where Lean and AlgoSeek files keep it), hold whole numbers in
+            // be the first one (where Lean, AlgoSeek and LOBSTER files keep it), hold numbers in
             // order, and no other column may read as times.
             let nums: Vec<u64> = refs
                 .iter()
                 .filter(|v| !v.is_empty())
                 .map(|v| epoch_magnitude(v))
                 .collect();
-            let whole = refs.iter().all(|v| !v.contains(&b'.'));
-            if !named && (pass == 0 || idx[..] != [0] || !whole || nums.windows(2).any(|w| w[1] < w[0])) {
+            if !named && (pass == 0 || idx[..] != [0] || nums.windows(2).any(|w| w[1] < w[0])) {
                 continue;
             }
         } else if pass == 1 {
