@@ -212,6 +212,8 @@ pub fn alias(text: &str, index: usize) -> String {
     for c in text.chars() {
         if c.is_ascii_alphanumeric() {
             out.push(c.to_ascii_lowercase());
+        } else if let Some(ascii) = latin_letter(c) {
+            out.push_str(ascii);
         } else if !out.ends_with('_') {
             out.push('_');
         }
@@ -222,6 +224,32 @@ pub fn alias(text: &str, index: usize) -> String {
         out = format!("column_{}", index + 1);
     }
     out
+}
+
+/// The plain letters of an accented Latin letter (`é` → `e`, `ß` → `ss`, `µ` → `u`), so that
+/// `Température` becomes `temperature`, not `temp_rature`.
+fn latin_letter(c: char) -> Option<&'static str> {
+    let lower = c.to_lowercase().next().unwrap_or(c);
+    Some(match lower {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ą' => "a",
+        'æ' => "ae",
+        'ç' | 'ć' | 'č' => "c",
+        'ď' | 'đ' => "d",
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ę' | 'ě' => "e",
+        'ì' | 'í' | 'î' | 'ï' | 'ī' => "i",
+        'ł' => "l",
+        'ñ' | 'ń' | 'ň' => "n",
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => "o",
+        'œ' => "oe",
+        'ř' => "r",
+        'ś' | 'š' => "s",
+        'ß' => "ss",
+        'ť' => "t",
+        'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' | 'µ' | 'μ' => "u",
+        'ý' | 'ÿ' => "y",
+        'ź' | 'ż' | 'ž' => "z",
+        _ => return None,
+    })
 }
 
 /// Column names for header text: valid names as they are, others by `alias`, duplicates with
@@ -410,6 +438,8 @@ mod tests {
             ]
         );
         assert_eq!(changed.len(), 6);
+        assert_eq!(alias("Température (°C)", 0), "temperature_c");
+        assert_eq!(alias("Δt µs", 2), "t_us");
     }
 
     #[test]
