@@ -168,15 +168,17 @@ const MAX_SAMPLE_ROWS: usize = 60_000;
 
 /// Adds records from the rest of a seekable file (after its first chunk) to the sample, so that
 /// later duplicates, wider values and a changing step are seen: the whole rest when it is short,
-/// else evenly spaced windows, each starting after its first line end.
-fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mut Sample) -> Result<()> {
+/// else evenly spaced windows, each starting after its first line end. Returns whether every
+/// record of the file is now in the sample.
+fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mut Sample) -> Result<bool> {
     use std::io::{Read, Seek, SeekFrom};
     let mut file = File::open(path).map_err(|e| Error::io("open", path, e))?;
     let rest = len.saturating_sub(from);
     // Rows the rest holds, at the head's bytes per row: read whole only if they fit the budget.
     let per_row = (sample.bytes / sample.rows.len().max(1) as u64).max(1);
     let fits = (sample.rows.len() as u64).saturating_add(rest / per_row) <= MAX_SAMPLE_ROWS as u64;
-    let windows: Vec<(u64, u64, bool)> = if rest <= WHOLE_REST_BYTES && fits {
+    let whole = rest <= WHOLE_REST_BYTES && fits;
+    let windows: Vec<(u64, u64, bool)> = if whole {
         vec![(from, rest, false)]
     } else {
         // Windows no larger than their share of the rows still allowed; the first starts right
@@ -243,7 +245,7 @@ fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mu
             );
         }
     }
-    Ok(())
+    Ok(whole && sample.rows.len() < MAX_SAMPLE_ROWS)
 }
 
 /// Preamble lines: leading records whose width differs from the rows', before a header of
@@ -327,9 +329,9 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             };
         sample.head_only = !covered;
         if let (Some(path), true, false) = (&first_source.path, seekable, covered) {
-            sample_across(path, rest_from, first_source.len_bytes, &csv, &mut sample)?;
+            let whole = sample_across(path, rest_from, first_source.len_bytes, &csv, &mut sample)?;
             sample.head_only = false;
-            sample.spread = true;
+            sample.spread = !whole;
         }
     }
     csv.sniff = Sniff::default();
