@@ -519,7 +519,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__import)
-            opts="-q -d -h -V --delimiter --no-header --columns --ignore-columns --time-column --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
+            opts="-q -d -h -V --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -529,11 +529,31 @@ _xs() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --skip-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --null)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --columns)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --time-column)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --date)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dst)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

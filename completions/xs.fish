@@ -101,11 +101,16 @@ complete -c xs -n "__fish_xs_using_subcommand export" -l no-header -d 'Leave out
 complete -c xs -n "__fish_xs_using_subcommand export" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand export" -s V -l version -d 'Print version'
-complete -c xs -n "__fish_xs_using_subcommand import" -l delimiter -d 'Field delimiter: one character, or `tab`' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l delimiter -d 'Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l skip-lines -d 'Skip N lines (a preamble) at the start of every input before the header (default: lines before a header whose field count differs from the rows\' are skipped)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l null -d 'More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, are null anyway (a row whose time is null is rejected)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l columns -d 'Without a header: the input\'s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l time-column -d 'The input column holding the time (default: the database\'s time column, or a guess)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-column -d 'The input column holding the time, or several joined with a space in the order given (`Date,Time`) (default: the database\'s time column, or a guess). Header text or its alias' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l date -d 'The date of times that carry none (`09:30:00`, or a number since midnight with --time-unit) (default: a date in the file name, such as `20131007_…`)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l timezone -d 'Time zone of times written without one: an IANA name (`America/New_York`) or an offset (`-05:00`) (default: UTC)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l dst -d 'With --timezone: place local times that a daylight-saving change makes ambiguous or skips at the earlier or the later instant (default: reject them)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l time-unit -d 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\' (default: ISO-8601 or epoch)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\'; without a date it reads times of day (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l granularity -d 'New database only: time step between slots (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l depth -d 'New database only: rows one timestamp can hold (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)' -r
@@ -116,10 +121,12 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l max-rejects -d 'Rejecte
 complete -c xs -n "__fish_xs_using_subcommand import" -l threads -d 'Worker threads (default: one per core)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l chunk-bytes -d 'Bytes of input per chunk (testing and tuning; default 1 MiB)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand import" -l no-header -d 'The input has no header line; name its columns with --columns (default: the time column, then the database\'s columns in order)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l header -d 'The first line is a header (default: detected — a first line that does not type like the rows below it is a header; into an existing database, one that names its columns)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l no-header -d 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l decimal-comma -d 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l ignore-columns -d 'Skip input columns the database does not have (default: refuse them)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l floor-time -d 'Round times down to the granularity instead of rejecting misaligned ones'
-complete -c xs -n "__fish_xs_using_subcommand import" -s q -l quiet -d 'Print no summary (errors and warnings still go to stderr)'
+complete -c xs -n "__fish_xs_using_subcommand import" -s q -l quiet -d 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-sync -d 'Skip the final fsync of the written files (faster; not durable across a power loss)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -44,7 +44,7 @@ pub enum Command {
     Range(cmd::range::Args),
     Delete(cmd::delete::Args),
     Export(cmd::export::Args),
-    Import(cmd::import::Args),
+    Import(Box<cmd::import::Args>),
     Stat(cmd::stat::Args),
     Defrag(cmd::defrag::Args),
     #[command(hide = true)]

@@ -32,8 +32,8 @@ use xs::db::lock::LockWait;
 use xs::db::schema::{ColumnType, Schema, Value};
 use xs::db::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
 use xs::defrag::{defrag, DefragOptions};
-use xs::import::timeparse::TimeFormat as InputTimeFormat;
-use xs::import::{CsvOptions, Options};
+use xs::import::timeparse::{TimeFormat as InputTimeFormat, TimeSpec};
+use xs::import::{CsvOptions, DateSource, Options, Sniff};
 use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
 use xs::io::stream::{write_range, Compression};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
@@ -524,15 +524,20 @@ impl Case {
         let csv = CsvOptions {
             delimiter: b',',
             has_header: true,
+            skip_lines: 0,
             column_names: None,
+            decimal_comma: false,
+            nulls: Vec::new(),
             chunk_bytes,
+            sniff: Sniff::default(),
         };
         let prepared =
             xs::import::prepare(&inputs, &csv).unwrap_or_else(|e| self.fail(&format!("prepare: {e}")));
         let opts = Options {
             csv,
-            time_column: None,
-            time_format: InputTimeFormat::Iso,
+            time_columns: Vec::new(),
+            time: TimeSpec::utc(InputTimeFormat::Iso),
+            date: DateSource::None,
             ignore_unknown_columns: false,
             floor_time: floor,
             rejects_path: self.tmp.path().join("rejects.csv"),
@@ -999,14 +1004,19 @@ impl Case {
         let csv = CsvOptions {
             delimiter: b',',
             has_header: true,
+            skip_lines: 0,
             column_names: None,
+            decimal_comma: false,
+            nulls: Vec::new(),
             chunk_bytes: 1 << 20,
+            sniff: Sniff::default(),
         };
         let prepared = xs::import::prepare(std::slice::from_ref(&path), &csv).expect("prepare export");
         let opts = Options {
             csv,
-            time_column: None,
-            time_format: InputTimeFormat::Iso,
+            time_columns: Vec::new(),
+            time: TimeSpec::utc(InputTimeFormat::Iso),
+            date: DateSource::None,
             ignore_unknown_columns: false,
             floor_time: false,
             rejects_path: self.tmp.path().join("rejects-copy.csv"),

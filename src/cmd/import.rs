@@ -10,8 +10,8 @@ use xs::db::schema::ColumnType;
 use xs::db::time::{parse_duration, Granularity, Period};
 use xs::db::Creation;
 use xs::import::infer::{self, shell_word, Overrides};
-use xs::import::timeparse::TimeFormat;
-use xs::import::{CsvOptions, Options, Progress, Summary};
+use xs::import::timeparse::{Dst, TimeSpec, Zone};
+use xs::import::{CsvOptions, DateSource, Options, Progress, Sniff, Summary};
 use xs::io::timefmt::EpochUnit;
 use xs::{Access, Database};
 
@@ -22,7 +22,8 @@ const EXAMPLES: &str = "Examples:
   xs import trades.csv                      # creates ./trades with an inferred schema
   xs -d trades import 2024/ --threads 2     # every .csv/.csv.gz/.csv.zst in 2024/, into trades
   zcat day.csv.gz | xs -d trades import - --max-rejects 10
-  xs -d ticks import raw.csv --time-column trade_time_ms --columns 'symbol:str(8)'";
+  xs import AirQualityUCI.csv --null -200     # ';', decimal commas, Date+Time joined, -200 = null
+  xs -d fx import quotes_20140501.csv --timezone -05:00   # times of day: the date is in the name";
 
 /// Import CSV rows into a database: an upsert by timestamp.
 ///
@@ -38,14 +39,35 @@ pub struct Args {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
-    /// Field delimiter: one character, or `tab`.
-    #[arg(long, default_value = ",", value_name = "CHAR")]
-    pub delimiter: String,
+    /// Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`).
+    #[arg(long, value_name = "CHAR")]
+    pub delimiter: Option<String>,
 
-    /// The input has no header line; name its columns with --columns (default: the time
-    /// column, then the database's columns in order).
+    /// The first line is a header (default: detected — a first line that does not type like
+    /// the rows below it is a header; into an existing database, one that names its columns).
+    #[arg(long, conflicts_with = "no_header")]
+    pub header: bool,
+
+    /// The input has no header line; name its columns with --columns (default for an existing
+    /// database: the time column, then its columns in order; for a new one: column_1, column_2…).
     #[arg(long)]
     pub no_header: bool,
+
+    /// Skip N lines (a preamble) at the start of every input before the header (default: lines
+    /// before a header whose field count differs from the rows' are skipped).
+    #[arg(long, value_name = "N")]
+    pub skip_lines: Option<usize>,
+
+    /// Numbers are written with a decimal comma (`2,6`) (default: detected in files not
+    /// separated by commas).
+    #[arg(long)]
+    pub decimal_comma: bool,
+
+    /// More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in
+    /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, are null anyway
+    /// (a row whose time is null is rejected).
+    #[arg(long, value_name = "TOKENS", allow_hyphen_values = true)]
+    pub null: Vec<String>,
 
     /// Without a header: the input's column names in order, each optionally with a type for a
     /// new database (`time,price:f64,side:str(4)`). With a header: types for a new database
@@ -57,15 +79,33 @@ pub struct Args {
     #[arg(long)]
     pub ignore_columns: bool,
 
-    /// The input column holding the time (default: the database's time column, or a guess).
-    #[arg(long, value_name = "NAME")]
+    /// The input column holding the time, or several joined with a space in the order given
+    /// (`Date,Time`) (default: the database's time column, or a guess). Header text or its alias.
+    #[arg(long, value_name = "NAME[,NAME]")]
     pub time_column: Option<String>,
+
+    /// The date of times that carry none (`09:30:00`, or a number since midnight with
+    /// --time-unit) (default: a date in the file name, such as `20131007_…`).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub date: Option<String>,
+
+    /// Time zone of times written without one: an IANA name (`America/New_York`) or an offset
+    /// (`-05:00`) (default: UTC).
+    #[arg(long, value_name = "ZONE", allow_hyphen_values = true)]
+    pub timezone: Option<String>,
+
+    /// With --timezone: place local times that a daylight-saving change makes ambiguous or
+    /// skips at the earlier or the later instant (default: reject them).
+    #[arg(long, value_name = "earlier|later")]
+    pub dst: Option<String>,
 
     /// Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude).
     #[arg(long, value_name = "UNIT")]
     pub time_unit: Option<String>,
 
-    /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S' (default: ISO-8601 or epoch).
+    /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S'; without a date it reads times of
+    /// day (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year
+    /// or month/day/year order with a time).
     #[arg(long, value_name = "PATTERN")]
     pub time_format: Option<String>,
 
@@ -106,7 +146,8 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
-    /// Print no summary (errors and warnings still go to stderr).
+    /// Print nothing on success: no inference notes, no summary (errors, and warnings that
+    /// call for action, still go to stderr).
     #[arg(short, long)]
     pub quiet: bool,
 
@@ -120,16 +161,14 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let delimiter = parse_delimiter(&args.delimiter)?;
+    let delimiter = match &args.delimiter {
+        Some(d) => Some(parse_delimiter(d)?),
+        None => None,
+    };
     let (column_names, column_types) = match &args.columns {
         Some(list) => parse_column_list(list)?,
         None => (None, Vec::new()),
     };
-    if args.no_header && column_names.is_none() && ctx.db.is_none() && !Path::new(CONFIG_FILE).exists() {
-        return Err(Failure::usage(
-            "--no-header needs --columns to name the columns of a new database",
-        ));
-    }
     let time_unit = match &args.time_unit {
         Some(u) => Some(
             EpochUnit::parse(u)
@@ -146,18 +185,83 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
              columns of a headerless input, add --no-header",
         ));
     }
-    let csv = CsvOptions {
-        delimiter,
-        has_header: !args.no_header,
-        column_names: if args.no_header { column_names } else { None },
-        // Offsets inside a chunk are u32: keep chunks far below 4 GiB.
-        chunk_bytes: args.chunk_bytes.clamp(1, 256 << 20),
+    let date_ns = match &args.date {
+        Some(text) => Some(parse_date(text)?),
+        None => None,
     };
-    let prepared = xs::import::prepare(&args.files, &csv)?;
-
+    let zone = match &args.timezone {
+        Some(text) => Zone::parse(text).ok_or_else(|| {
+            Failure::usage(format!(
+                "bad --timezone `{text}`: an IANA zone name such as America/New_York, or an offset such as -05:00"
+            ))
+        })?,
+        None => Zone::Utc,
+    };
+    let dst = match args.dst.as_deref() {
+        None => Dst::Refuse,
+        Some("earlier") => Dst::Earlier,
+        Some("later") => Dst::Later,
+        Some(other) => return Err(Failure::usage(format!("bad --dst `{other}`: earlier or later"))),
+    };
+    let nulls: Vec<Vec<u8>> = args
+        .null
+        .iter()
+        .flat_map(|list| list.split(','))
+        .filter(|t| !t.is_empty())
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+    let time_columns: Vec<String> = match &args.time_column {
+        Some(list) => list.split(',').map(|n| n.trim().to_string()).collect(),
+        None => Vec::new(),
+    };
+    if time_columns.iter().any(String::is_empty) {
+        return Err(Failure::usage("--time-column has an empty name"));
+    }
     let dir = database_dir(ctx, &args.files)?;
     let exists = dir.join(CONFIG_FILE).exists();
-    let (db, time_format) = if exists {
+    // Into an existing database, a header is recognised by the names it shares with it.
+    let known_names: Vec<String> = if exists {
+        match xs::db::config::Config::load(&dir) {
+            Ok(config) => std::iter::once(config.time_column.clone())
+                .chain(config.schema.columns().iter().map(|c| c.name.clone()))
+                .chain(time_columns.iter().cloned())
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    } else {
+        Vec::new()
+    };
+    let csv = CsvOptions {
+        delimiter: delimiter.unwrap_or(b','),
+        has_header: !args.no_header,
+        skip_lines: args.skip_lines.unwrap_or(0),
+        column_names: if args.no_header { column_names } else { None },
+        decimal_comma: args.decimal_comma,
+        nulls: nulls.clone(),
+        // Offsets inside a chunk are u32: keep chunks far below 4 GiB.
+        chunk_bytes: args.chunk_bytes.clamp(1, 256 << 20),
+        sniff: Sniff {
+            delimiter: delimiter.is_none(),
+            header: !args.header && !args.no_header,
+            preamble: args.skip_lines.is_none() && !args.no_header,
+            decimal_comma: !args.decimal_comma,
+            known_names,
+        },
+    };
+    let mut prepared = xs::import::prepare(&args.files, &csv)?;
+
+    let mut overrides = Overrides {
+        time_columns: time_columns.clone(),
+        date_ns,
+        zone: zone.clone(),
+        dst,
+        nulls,
+        time_unit,
+        time_format: args.time_format.clone(),
+        types: column_types,
+        ..Overrides::default()
+    };
+    let (db, time_format, time_columns, date) = if exists {
         for (given, name) in [
             (args.granularity.is_some(), "--granularity"),
             (args.depth.is_some(), "--depth"),
@@ -172,64 +276,74 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         let db = open_write(ctx, &dir)?;
-        let time_format = existing_time_format(&db, &prepared.sample, &args, time_unit);
-        (db, time_format)
+        let (format, date) = existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
+        (db, format, time_columns, date)
     } else {
-        let overrides =
-            Overrides {
-                time_column: args.time_column.clone(),
-                time_unit,
-                time_format: args.time_format.clone(),
-                granularity: match &args.granularity {
-                    Some(text) => Some(parse_granularity(text)?),
-                    None => None,
-                },
-                depth: args.depth,
-                layout: match args.layout.as_deref() {
-                    None => None,
-                    Some("grid") => Some(Layout::Grid),
-                    Some("bucket") => Some(Layout::Bucket),
-                    Some(other) => {
-                        return Err(Failure::usage(format!(
-                            "bad --layout `{other}`: grid (regular series) or bucket (ticks)"
-                        )))
-                    }
-                },
-                bucket_ns: match &args.bucket {
-                    Some(text) => Some(parse_duration(text).ok_or_else(|| {
-                        Failure::usage(format!("bad --bucket `{text}`: write e.g. 100ms, 1s, 1m"))
-                    })?),
-                    None => None,
-                },
-                period: match &args.partition {
-                    Some(p) => Some(Period::parse(p).ok_or_else(|| {
-                        Failure::usage(format!("bad --partition `{p}`: year, month or day"))
-                    })?),
-                    None => None,
-                },
-                types: column_types,
+        if prepared.sample.names.is_empty() {
+            // A headerless input without names: column_1, column_2…, used by the import too.
+            let width = prepared.sample.rows.iter().map(Vec::len).max().unwrap_or(0);
+            let names: Vec<String> = (1..=width).map(|i| format!("column_{i}")).collect();
+            prepared.sample.header_text = vec![String::new(); names.len()];
+            prepared.sample.names = names.clone();
+            prepared.csv.column_names = Some(names);
+        }
+        overrides.granularity = match &args.granularity {
+            Some(text) => Some(parse_granularity(text)?),
+            None => None,
+        };
+        overrides.depth = args.depth;
+        overrides.layout = match args.layout.as_deref() {
+            None => None,
+            Some("grid") => Some(Layout::Grid),
+            Some("bucket") => Some(Layout::Bucket),
+            Some(other) => {
+                return Err(Failure::usage(format!(
+                    "bad --layout `{other}`: grid (regular series) or bucket (ticks)"
+                )))
+            }
+        };
+        overrides.bucket_ns =
+            match &args.bucket {
+                Some(text) => Some(parse_duration(text).ok_or_else(|| {
+                    Failure::usage(format!("bad --bucket `{text}`: write e.g. 100ms, 1s, 1m"))
+                })?),
+                None => None,
             };
+        overrides.period = match &args.partition {
+            Some(p) => Some(
+                Period::parse(p)
+                    .ok_or_else(|| Failure::usage(format!("bad --partition `{p}`: year, month or day")))?,
+            ),
+            None => None,
+        };
         let inference = infer::infer(&prepared.sample, &overrides)?;
-        report_inference(&dir, &prepared.sample, &inference);
+        check_dated(prepared.sources(), &inference.date)?;
+        report_inference(&dir, &prepared.sample, &inference, args.quiet);
         let wait = if ctx.wait { LockWait::Yes } else { LockWait::No };
         match Database::create_or_open(&dir, &inference.config, wait, &mut waiting_on(&dir))? {
-            Creation::Created(db) => (db, inference.time_format),
+            Creation::Created(db) => (db, inference.time_format, inference.time_columns, inference.date),
             Creation::Opened(db) => {
                 eprintln!(
                     "xs: {} was created meanwhile (by another import); importing into it with its settings",
                     dir.display()
                 );
                 warn_unfinished(&dir);
-                let time_format = existing_time_format(&db, &prepared.sample, &args, time_unit);
-                (db, time_format)
+                let (format, date) =
+                    existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
+                (db, format, time_columns, date)
             }
         }
     };
 
     let opts = Options {
-        csv,
-        time_column: args.time_column.clone(),
-        time_format,
+        csv: prepared.csv.clone(),
+        time_columns,
+        time: TimeSpec {
+            format: time_format,
+            zone,
+            dst,
+        },
+        date,
         ignore_unknown_columns: args.ignore_columns,
         floor_time: args.floor_time,
         rejects_path: args
@@ -272,6 +386,25 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     Ok(())
 }
 
+/// With times of day dated by file names, every input's name must hold a date: checked before
+/// anything is created or written, not at the first input without one.
+fn check_dated(sources: &[xs::import::input::Source], date: &DateSource) -> CliResult {
+    if *date != DateSource::FileName {
+        return Ok(());
+    }
+    match sources
+        .iter()
+        .find(|s| xs::import::dialect::date_in_name(&s.name).is_none())
+    {
+        Some(source) => Err(Failure::usage(format!(
+            "{}: the times are times of day and this file name holds no date; pass --date \
+             YYYY-MM-DD (the day they fall on), or import it on its own",
+            source.name
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// `-d`, else the current directory if it is a database, else `./<stem of the first file>`.
 fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
     if let Some(dir) = &ctx.db {
@@ -303,6 +436,41 @@ fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
     Ok(PathBuf::from(stem))
 }
 
+/// How the input's times are read into an existing database: the time columns found in the
+/// sample, the format detected from it, and where dates come from. Prints the sample's notes.
+fn existing_time_plan(
+    config: &xs::db::config::Config,
+    prepared: &xs::import::Prepared,
+    time_columns: &[String],
+    overrides: &Overrides,
+    args: &Args,
+) -> CliResult<(xs::import::timeparse::TimeFormat, DateSource)> {
+    let mut sample = prepared.sample.clone();
+    if sample.names.is_empty() {
+        // Without a header the columns are in the order `xs range` writes.
+        sample.names = std::iter::once(config.time_column.clone())
+            .chain(config.schema.columns().iter().map(|c| c.name.clone()))
+            .collect();
+        sample.header_text = vec![String::new(); sample.names.len()];
+    }
+    let idx = xs::import::time_sources(
+        &sample.names,
+        &sample.header_text,
+        time_columns,
+        &config.time_column,
+    )
+    .unwrap_or_default();
+    let (format, date, note) =
+        infer::existing_time_format(&sample, &idx, overrides, args.time_format.as_deref())?;
+    check_dated(prepared.sources(), &date)?;
+    if !args.quiet {
+        for n in sample.notes.iter().chain(note.iter()) {
+            eprintln!("xs: {n}");
+        }
+    }
+    Ok((format, date))
+}
+
 fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {
     let wait = if ctx.wait { LockWait::Yes } else { LockWait::No };
     let db = Database::open(dir, Access::Write(wait), &mut waiting_on(dir))?;
@@ -329,63 +497,36 @@ fn warn_unfinished(dir: &Path) {
     }
 }
 
-/// The time format for an existing database: as given, else detected on the sample.
-fn existing_time_format(
-    db: &Database,
-    sample: &xs::import::Sample,
-    args: &Args,
-    unit: Option<EpochUnit>,
-) -> TimeFormat {
-    if let Some(p) = &args.time_format {
-        return TimeFormat::Strftime(p.clone());
+/// Prints what was inferred (unless `quiet`) and any warning that calls for action (always).
+fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::Inference, quiet: bool) {
+    if quiet {
+        if let Some(f) = inference
+            .footprint
+            .as_ref()
+            .filter(|_| inference.config.layout == Layout::Grid)
+        {
+            warn_footprint(f, inference);
+        }
+        return;
     }
-    let time_name = args
-        .time_column
-        .clone()
-        .unwrap_or_else(|| db.config().time_column.clone());
-    // Without a header the time is the first column unless --columns says otherwise.
-    let index = if sample.names.is_empty() {
-        Some(0)
+    let from = if sample.head_only {
+        format!(
+            "the first {} rows (only the head of a stream or a compressed file is sampled)",
+            sample.rows.len()
+        )
+    } else if sample.spread {
+        format!("{} rows sampled across the file", sample.rows.len())
     } else {
-        sample.names.iter().position(|n| *n == time_name)
+        format!("all {} rows", sample.rows.len())
     };
-    let values: Vec<&[u8]> = index
-        .map(|i| {
-            sample
-                .rows
-                .iter()
-                .filter_map(|r| r.get(i).map(Vec::as_slice))
-                .filter(|v| !v.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    if let Some((format, how)) = infer::detect_time_format(&values, unit, None) {
-        if matches!(format, TimeFormat::Epoch(_)) {
-            eprintln!("xs: {how}");
-        }
-        return format;
-    }
-    // Mixed or unreadable: follow the first value; rows that do not fit are rejected.
-    match values.first() {
-        Some(v) if xs::import::timeparse::is_epoch_number(v) => {
-            TimeFormat::Epoch(unit.unwrap_or_else(|| {
-                xs::import::timeparse::unit_by_magnitude(xs::import::timeparse::epoch_magnitude(v))
-            }))
-        }
-        _ => match unit {
-            Some(u) => TimeFormat::Epoch(u),
-            None => TimeFormat::Iso,
-        },
-    }
-}
-
-fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::Inference) {
     eprintln!(
-        "xs: {} does not exist; creating it from the header and first {} rows of {}:",
+        "xs: {} does not exist; creating it from {from} of {}:",
         dir.display(),
-        sample.rows.len(),
         sample.source_name
     );
+    for note in &sample.notes {
+        eprintln!("  {note}");
+    }
     for note in &inference.notes {
         eprintln!("  {note}");
     }
@@ -417,20 +558,25 @@ fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::
             f.disk_bytes_per_row,
             f.ratio()
         );
-        if f.ratio() >= 4.0 {
-            eprintln!(
-                "xs: warning: this grid will take about {:.0}× the input's size on disk: the rows are \
-                 sparse on a {} grid. A coarser --granularity with --floor-time (which rounds the times \
-                 down) packs them tighter; the planned bucket layout is made for such data",
-                f.ratio(),
-                inference.config.granularity
-            );
-        }
+        warn_footprint(f, inference);
     }
     eprintln!(
         "  same as: {}",
         inference.create_command(&dir.display().to_string())
     );
+}
+
+/// The warning for a grid that takes many times its input on disk.
+fn warn_footprint(f: &infer::Footprint, inference: &infer::Inference) {
+    if f.ratio() >= 4.0 {
+        eprintln!(
+            "xs: warning: this grid will take about {:.0}× the input's size on disk: the rows are \
+             sparse on a {} grid. A coarser --granularity with --floor-time (which rounds the times \
+             down) packs them tighter, or --layout bucket stores each row with its exact time",
+            f.ratio(),
+            inference.config.granularity
+        );
+    }
 }
 
 fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
@@ -455,7 +601,16 @@ fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
         s.bytes_read as f64 / secs / 1e6
     );
     if s.naive_times {
-        eprintln!("  times without a zone were read as UTC");
+        eprintln!(
+            "  times without a zone were read as {}",
+            opts.time.zone.describe()
+        );
+    }
+    if s.null_tokens > 0 {
+        eprintln!(
+            "  {} field(s) held a null token (NA, null, --null…) and were stored as null",
+            s.null_tokens
+        );
     }
     if s.floored_times > 0 {
         eprintln!(
@@ -533,6 +688,15 @@ fn parse_delimiter(text: &str) -> CliResult<u8> {
         return Err(Failure::usage("the delimiter cannot be a quote or a line end"));
     }
     Ok(b)
+}
+
+/// `YYYY-MM-DD` → ns of that midnight (UTC, or local midnight with --timezone).
+fn parse_date(text: &str) -> CliResult<i64> {
+    let bad = || Failure::usage(format!("bad --date `{text}`: write it as YYYY-MM-DD"));
+    if text.len() != 10 {
+        return Err(bad());
+    }
+    xs::io::timefmt::parse_iso(text.as_bytes()).ok_or_else(bad)
 }
 
 fn parse_granularity(text: &str) -> CliResult<Granularity> {

@@ -88,7 +88,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Range(args) => range::run(&ctx, args),
         Command::Delete(args) => delete::run(&ctx, args),
         Command::Export(args) => export::run(&ctx, args),
-        Command::Import(args) => import::run(&ctx, args),
+        Command::Import(args) => import::run(&ctx, *args),
         Command::Stat(args) => stat::run(&ctx, args),
         Command::Defrag(args) => defrag::run(&ctx, args),
         Command::Generate(args) => generate::run(args),

@@ -45,6 +45,20 @@ impl Encoder {
         row.copy_from_slice(&self.template);
     }
 
+    /// Makes column `col` of `row` null again (after a failed `set`).
+    pub fn set_null(&self, row: &mut [u8], col: usize) {
+        let (_, at, width) = self.columns[col];
+        row[at..at + width].copy_from_slice(&self.template[at..at + width]);
+        let bit = 1 + col;
+        row[bit / 8] |= 1u8 << (bit % 8);
+    }
+
+    /// Whether null tokens (`NA`, `null`…) read as null in column `col`: every type but text,
+    /// where they are text.
+    pub fn is_nullable_token_column(&self, col: usize) -> bool {
+        !matches!(self.columns[col].0, ColumnType::Str(_))
+    }
+
     /// Stores `text` in column `col` of a row fresh from `init_row` (each column set once).
     #[inline]
     pub fn set(&self, schema: &Schema, row: &mut [u8], col: usize, text: &[u8]) -> Result<(), FieldError> {

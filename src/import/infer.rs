@@ -5,11 +5,16 @@
 
 use std::collections::BTreeSet;
 
-use super::timeparse::{epoch_magnitude, is_epoch_number, unit_by_magnitude, unit_word, TimeFormat};
-use super::Sample;
+use super::dialect::{self, date_in_name};
+use super::flextime::{self, DateOrder};
+use super::timeparse::{
+    epoch_magnitude, is_epoch_number, unit_by_magnitude, unit_word, Dst, TimeFormat, TimeParser, TimeSpec,
+    Zone,
+};
+use super::{DateSource, Sample};
 use crate::db::config::{choose_period, human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
 use crate::db::partition::HEADER_LEN;
-use crate::db::schema::{valid_column_name, Column, ColumnType, Schema, MAX_STR_LEN};
+use crate::db::schema::{Column, ColumnType, Schema, MAX_STR_LEN};
 use crate::db::time::{
     format_duration, Granularity, PartitionKey, Period, NS_PER_DAY, NS_PER_HOUR, NS_PER_MIN, NS_PER_MS,
     NS_PER_SEC, NS_PER_US,
@@ -21,7 +26,15 @@ use crate::io::timefmt::EpochUnit;
 /// What the user fixed; everything else is guessed.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
-    pub time_column: Option<String>,
+    /// The time column, or several joined with a space (`Date`, `Time`).
+    pub time_columns: Vec<String>,
+    /// The date of times of day (ns of that midnight).
+    pub date_ns: Option<i64>,
+    /// The zone of naive times, and what to do in daylight-saving changes.
+    pub zone: Zone,
+    pub dst: Dst,
+    /// Values read as null besides the defaults.
+    pub nulls: Vec<Vec<u8>>,
     pub time_unit: Option<EpochUnit>,
     pub time_format: Option<String>,
     pub granularity: Option<Granularity>,
@@ -62,6 +75,10 @@ impl Footprint {
 pub struct Inference {
     pub config: Config,
     pub time_format: TimeFormat,
+    /// The input columns that make the time (two when a date and a time column are joined).
+    pub time_columns: Vec<String>,
+    /// Where times of day get their date.
+    pub date: DateSource,
     /// One line per guess, to print.
     pub notes: Vec<String>,
     pub footprint: Option<Footprint>,
@@ -134,22 +151,28 @@ fn time_name_score(name: &str) -> u8 {
 
 /// The time format a column's non-empty sample values share, if any, allowing a tenth of them
 /// (at least one, in samples of three or more) to be unreadable: a corrupt row or a year 9999
-/// does not hide the format, and the import rejects those rows with their reason.
+/// does not hide the format, and the import rejects those rows with their reason. `Err` when
+/// dates read both as day/month and month/day and nothing in the sample tells which.
 pub fn detect_time_format(
     values: &[&[u8]],
     unit: Option<EpochUnit>,
     pattern: Option<&str>,
-) -> Option<(TimeFormat, String)> {
-    let values: Vec<&[u8]> = values.iter().copied().filter(|v| !v.is_empty()).collect();
+) -> std::result::Result<Option<(TimeFormat, String)>, String> {
+    let values: Vec<&[u8]> = values
+        .iter()
+        .copied()
+        .filter(|v| !v.is_empty() && !dialect::is_default_null(v))
+        .collect();
     let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
     let enough = |good: usize| good > 0 && values.len() - good <= allowed_bad;
-    let mostly = |f: &TimeFormat| enough(values.iter().filter(|v| f.parse(v).is_ok()).count());
+    let good = |f: &TimeFormat| values.iter().filter(|v| f.parse(v).is_ok()).count();
+    let mostly = |f: &TimeFormat| enough(good(f));
     if values.is_empty() {
-        return None;
+        return Ok(None);
     }
     if let Some(p) = pattern {
         let f = TimeFormat::Strftime(p.to_string());
-        return mostly(&f).then(|| (f, format!("times read with the pattern `{p}`")));
+        return Ok(mostly(&f).then(|| (f, format!("times read with the pattern `{p}`"))));
     }
     let mut epoch_magnitudes: Vec<u64> = values
         .iter()
@@ -157,6 +180,30 @@ pub fn detect_time_format(
         .map(|v| epoch_magnitude(v))
         .collect();
     if enough(epoch_magnitudes.len()) {
+        // `20240131`: a date, not epoch seconds of 1970.
+        let compact = TimeFormat::Flex(DateOrder::Ymd);
+        if unit.is_none() && values.iter().all(|v| v.len() == 8) && mostly(&compact) {
+            return Ok(Some((compact, "dates written YYYYMMDD".into())));
+        }
+        let negative = values.iter().any(|v| v.starts_with(b"-"));
+        let max = epoch_magnitudes.iter().copied().max().unwrap_or(0);
+        let day_in = |u: EpochUnit| (NS_PER_DAY / u.ns()) as u64;
+        // Below one day: a time of day, not a time in 1970.
+        let time_of_day_unit = match unit {
+            Some(u) if !negative && max <= day_in(u) => Some((u, "as given by --time-unit")),
+            None if !negative && max < day_in(EpochUnit::Ms) => Some(if max >= day_in(EpochUnit::S) {
+                (EpochUnit::Ms, "by their magnitude; pass --time-unit to choose")
+            } else {
+                (EpochUnit::S, "by their magnitude; pass --time-unit to choose")
+            }),
+            _ => None,
+        };
+        if let Some((u, how)) = time_of_day_unit {
+            let f = TimeFormat::DayEpoch(u);
+            if mostly(&f) {
+                return Ok(Some((f, format!("{} since midnight ({how})", unit_word(u)))));
+            }
+        }
         let (unit, how) = match unit {
             Some(u) => (u, "as given by --time-unit"),
             None => {
@@ -170,10 +217,190 @@ pub fn detect_time_format(
             }
         };
         let f = TimeFormat::Epoch(unit);
-        return mostly(&f).then(|| (f, format!("epoch numbers read as {} ({how})", unit_word(unit))));
+        return Ok(mostly(&f).then(|| (f, format!("epoch numbers read as {} ({how})", unit_word(unit)))));
     }
-    let f = TimeFormat::Iso;
-    mostly(&f).then(|| (f, "ISO-8601 times".to_string()))
+    let candidates = [
+        TimeFormat::Iso,
+        TimeFormat::Flex(DateOrder::Ymd),
+        TimeFormat::Flex(DateOrder::Dmy),
+        TimeFormat::Flex(DateOrder::Mdy),
+        TimeFormat::Flex(DateOrder::None),
+    ];
+    // ISO first: when it reads every value (the common case) nothing else is tried.
+    let iso = good(&candidates[0]);
+    if iso == values.len() {
+        return Ok(Some((TimeFormat::Iso, "ISO-8601 times".into())));
+    }
+    let counts: Vec<usize> = std::iter::once(iso)
+        .chain(candidates[1..].iter().map(good))
+        .collect();
+    let best = counts.iter().copied().max().unwrap_or(0);
+    if !enough(best) {
+        return Ok(None);
+    }
+    let (dmy, mdy) = (counts[2], counts[3]);
+    let pick = |i: usize, how: String| Ok(Some((candidates[i].clone(), how)));
+    if let Some(i) = (0..2).find(|&i| counts[i] == best) {
+        return pick(
+            i,
+            if i == 0 {
+                "ISO-8601 times".into()
+            } else {
+                "dates with the year first or the month as a word".into()
+            },
+        );
+    }
+    if dmy == best && mdy == best {
+        // Every date reads both ways: the order that keeps the rows in time order wins.
+        let backward = |order: DateOrder| {
+            let times: Vec<i64> = values
+                .iter()
+                .filter_map(|v| flextime::parse(v, order).map(|f| f.t_ns))
+                .collect();
+            times.windows(2).filter(|w| w[1] < w[0]).count()
+        };
+        let (bd, bm) = (backward(DateOrder::Dmy), backward(DateOrder::Mdy));
+        if bd == bm {
+            return Err(format!(
+                "dates such as `{}` read both as day/month/year and month/day/year, and the sample does \
+                 not tell which; pass --time-format, e.g. '%d/%m/%Y %H:%M:%S' or '%m/%d/%Y %H:%M:%S'",
+                String::from_utf8_lossy(values[0])
+            ));
+        }
+        let i = if bd < bm { 2 } else { 3 };
+        return pick(
+            i,
+            format!(
+                "dates read as {} (every day is 12 or less; this order keeps the rows in time order; \
+                 pass --time-format to choose)",
+                candidates[i].describe()
+            ),
+        );
+    }
+    let i = counts.iter().position(|&c| c == best).unwrap_or(0);
+    let how = match i {
+        2 => "dates read as day/month/year (days above 12 were seen first; pass --time-format to choose)"
+            .into(),
+        3 => "dates read as month/day/year (days above 12 were seen second; pass --time-format to choose)"
+            .into(),
+        _ => "times of day".into(),
+    };
+    pick(i, how)
+}
+
+/// The sample values of the columns `idx`, joined with a space when several.
+pub fn time_values(sample: &Sample, idx: &[usize]) -> Vec<Vec<u8>> {
+    sample
+        .rows
+        .iter()
+        .map(|r| {
+            let mut v = Vec::new();
+            for (k, &i) in idx.iter().enumerate() {
+                if k > 0 {
+                    v.push(b' ');
+                }
+                if let Some(f) = r.get(i) {
+                    v.extend_from_slice(f.trim_ascii());
+                }
+            }
+            v
+        })
+        .collect()
+}
+
+/// An adjacent date-only and time-only pair of columns (`Date`, `Time`), if the sample has one.
+fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
+    let mostly = |i: usize, test: fn(&[u8]) -> bool| {
+        let vals: Vec<&Vec<u8>> = sample
+            .rows
+            .iter()
+            .filter_map(|r| r.get(i))
+            .filter(|v| !v.is_empty())
+            .collect();
+        // The first values decide most columns at once; the whole sample only the likely ones.
+        let head = &vals[..vals.len().min(20)];
+        !vals.is_empty()
+            && head.iter().filter(|v| test(v)).count() * 10 >= head.len() * 9
+            && vals.iter().filter(|v| test(v)).count() * 10 >= vals.len() * 9
+    };
+    (0..sample.names.len().saturating_sub(1))
+        .find(|&i| mostly(i, dialect::is_date_only) && mostly(i + 1, dialect::is_time_only))
+        .map(|i| (i, i + 1))
+}
+
+/// The date for times of day: `--date`, else the file name's, else an error naming `--date`.
+fn date_for_times_of_day(
+    sample: &Sample,
+    o: &Overrides,
+    column: &str,
+) -> Result<(DateSource, Option<i64>, String)> {
+    if let Some(ns) = o.date_ns {
+        return Ok((DateSource::Given(ns), Some(ns), "date as given by --date".into()));
+    }
+    match date_in_name(&sample.source_name) {
+        Some((days, text)) => Ok((
+            DateSource::FileName,
+            Some(days * NS_PER_DAY),
+            format!(
+                "column `{column}` holds times of day: the date is taken from the file name (`{text}`); \
+                 pass --date to choose"
+            ),
+        )),
+        None => Err(Error::Invalid(format!(
+            "{}: column `{column}` holds times of day without a date, and the file name holds none; \
+             pass --date YYYY-MM-DD (the day they fall on) so that they are not stored in 1970",
+            sample.source_name
+        ))),
+    }
+}
+
+/// The time format for importing `sample` into an existing database whose time column is
+/// `time_idx` of the input: as given, else detected. Returns it with where times of day get
+/// their date, and a note to print when the guess matters.
+pub fn existing_time_format(
+    sample: &Sample,
+    time_idx: &[usize],
+    o: &Overrides,
+    pattern: Option<&str>,
+) -> Result<(TimeFormat, DateSource, Option<String>)> {
+    let values = time_values(sample, time_idx);
+    let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+    let detected = detect_time_format(&refs, o.time_unit, pattern).map_err(Error::Invalid)?;
+    let (format, note) = match detected {
+        Some((format, how)) => {
+            let note = matches!(
+                format,
+                TimeFormat::Epoch(_) | TimeFormat::DayEpoch(_) | TimeFormat::Flex(_)
+            )
+            .then_some(how);
+            (format, note)
+        }
+        // Mixed or unreadable: follow the first value; rows that do not fit are rejected.
+        None => match refs.iter().find(|v| !v.is_empty()) {
+            Some(v) if is_epoch_number(v) => (
+                TimeFormat::Epoch(
+                    o.time_unit
+                        .unwrap_or_else(|| unit_by_magnitude(epoch_magnitude(v))),
+                ),
+                None,
+            ),
+            _ => match o.time_unit {
+                Some(u) => (TimeFormat::Epoch(u), None),
+                None => (TimeFormat::Iso, None),
+            },
+        },
+    };
+    if format.is_time_of_day() {
+        let column = time_idx
+            .iter()
+            .filter_map(|&i| sample.names.get(i).map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("+");
+        let (date, _, how) = date_for_times_of_day(sample, o, &column)?;
+        let note = note.map_or(how.clone(), |n| format!("{n}; {how}"));
+        return Ok((format, date, Some(note)));
+    }
+    Ok((format, DateSource::None, note))
 }
 
 /// The finest step the text of the times can express: the epoch unit, or the ISO fraction.
@@ -215,7 +442,7 @@ fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
             }
             Some(finest)
         }
-        TimeFormat::Strftime(_) => None,
+        TimeFormat::Strftime(_) | TimeFormat::Flex(_) | TimeFormat::DayEpoch(_) => None,
     }
 }
 
@@ -250,6 +477,20 @@ fn infer_granularity(times: &[i64], precision_ns: Option<i64>) -> (i64, String) 
             ),
         );
     }
+    // Many distinct times that all fall on a step coarser than the text's precision: a series
+    // on that grid whose sample does not show consecutive steps (30,000 hosts every 5 minutes
+    // fill a whole sample window with one timestamp).
+    if let Some(p) = precision_ns {
+        if distinct.len() >= 16 && g > p && g % p == 0 {
+            return (
+                g,
+                format!(
+                    "granularity {}: every time in the sample falls on that step; pass --granularity to choose",
+                    format_duration(g)
+                ),
+            );
+        }
+    }
     let p = precision_ns.filter(|p| g % p == 0).unwrap_or_else(|| {
         [
             NS_PER_DAY,
@@ -275,14 +516,16 @@ fn infer_granularity(times: &[i64], precision_ns: Option<i64>) -> (i64, String) 
 
 /// A column's type from its sample values.
 fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
-    let values: Vec<&str> = values
+    let raw: Vec<&str> = values
         .iter()
-        .filter(|v| !v.is_empty())
+        .filter(|v| !v.trim_ascii().is_empty())
         .filter_map(|v| std::str::from_utf8(v).ok())
         .collect();
-    if values.is_empty() {
+    if raw.is_empty() {
         return (ColumnType::F64, "no values in the sample");
     }
+    // Numbers and booleans are read without spaces around them; text keeps them.
+    let values: Vec<&str> = raw.iter().map(|v| v.trim_ascii()).collect();
     let is_bool = |v: &&str| matches!(*v, "true" | "false" | "TRUE" | "FALSE" | "True" | "False");
     if values.iter().all(is_bool) {
         return (ColumnType::Bool, "");
@@ -302,6 +545,7 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
     if values.iter().all(|v| v.parse::<f64>().is_ok()) {
         return (ColumnType::F64, "");
     }
+    let values = raw;
     let longest = values.iter().map(|v| v.len()).max().unwrap_or(1);
     let distinct: std::collections::HashSet<&str> = values.iter().copied().collect();
     if values.len() >= MIN_ROWS_TO_JUDGE && distinct.len() <= CATEGORICAL_MAX_VALUES {
@@ -339,86 +583,163 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             sample.source_name
         )));
     }
-    for name in names {
-        if !valid_column_name(name) {
-            let shown: String = name.chars().take(40).collect();
-            return Err(Error::Invalid(format!(
-                "column name \"{}\"{} cannot be used (1-64 letters, digits, `_`, `-`, `.`); \
-                 name the columns with --no-header --columns a,b,c (the header line is then rejected)",
-                shown.escape_debug(),
-                if name.chars().count() > 40 { "…" } else { "" }
-            )));
-        }
-    }
-    let column_values = |i: usize| -> Vec<&[u8]> {
-        sample
-            .rows
-            .iter()
-            .filter_map(|r| r.get(i).map(Vec::as_slice))
-            .collect()
-    };
     let mut notes = Vec::new();
-
-    // The time column: the named one, else the best-named column whose values read as times
-    // and fit a grid, else the first that reads as times.
-    let mut candidates: Vec<usize> = match &o.time_column {
-        Some(name) => vec![names.iter().position(|n| n == name).ok_or_else(|| {
-            Error::Invalid(format!(
-                "--time-column `{name}` is not among the input columns: {}",
-                names.join(",")
-            ))
-        })?],
-        None => (0..names.len()).collect(),
+    let spec = |format: TimeFormat| TimeSpec {
+        format,
+        zone: o.zone.clone(),
+        dst: o.dst,
     };
-    candidates.sort_by_key(|&i| std::cmp::Reverse(time_name_score(&names[i])));
+
+    // The time: the named column(s), else a date column joined with the time-of-day column
+    // beside it, else the best-named column whose values read as times and fit a grid, else
+    // the first that reads as times.
+    let mut candidates: Vec<Vec<usize>> = if o.time_columns.is_empty() {
+        let mut singles: Vec<usize> = (0..names.len()).collect();
+        singles.sort_by_key(|&i| std::cmp::Reverse(time_name_score(&names[i])));
+        let mut c: Vec<Vec<usize>> = Vec::new();
+        if let Some((d, t)) = date_time_pair(sample) {
+            c.push(vec![d, t]);
+        }
+        c.extend(singles.into_iter().map(|i| vec![i]));
+        c
+    } else {
+        let idx = o
+            .time_columns
+            .iter()
+            .map(|name| {
+                sample.column_index(name).ok_or_else(|| {
+                    Error::Invalid(format!(
+                        "--time-column `{name}` is not among the input columns: {}",
+                        names.join(",")
+                    ))
+                })
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        vec![idx]
+    };
+    candidates.dedup();
     let mut readable = Vec::new();
     let mut chosen = None;
-    for &i in &candidates {
-        let values = column_values(i);
-        let Some((format, how)) = detect_time_format(&values, o.time_unit, o.time_format.as_deref()) else {
-            continue;
-        };
-        let times: Vec<i64> = values
+    // Why a column that holds times could not be used: one named like a time (or given) says
+    // so before anything else; others only when no column reads as times at all.
+    let mut refusal = None;
+    let mut weak_refusal = None;
+    // Unnamed numbers since midnight (pass 1) only when no other column reads as times
+    // (pass 0): a pandas index in the first column is not the time.
+    for (pass, idx) in (0..2).flat_map(|pass| candidates.iter().map(move |idx| (pass, idx))) {
+        if chosen.is_some() {
+            break;
+        }
+        let label = idx
             .iter()
-            .filter_map(|v| format.parse(v).ok().map(|(t, _)| t))
+            .map(|&i| names[i].as_str())
+            .collect::<Vec<_>>()
+            .join("`+`");
+        let values = time_values(sample, idx);
+        let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+        let (format, how) = match detect_time_format(&refs, o.time_unit, o.time_format.as_deref()) {
+            Ok(Some(found)) => found,
+            Ok(None) => continue,
+            Err(e) => {
+                if !o.time_columns.is_empty() || time_name_score(&names[idx[0]]) > 0 || idx.len() > 1 {
+                    refusal.get_or_insert(format!("column `{label}`: {e}"));
+                }
+                continue;
+            }
+        };
+        let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
+        if let TimeFormat::DayEpoch(_) = format {
+            // A counter or a price below 86,400,000 is not a time of day: an unnamed column must
+            // be the first one (where Lean, AlgoSeek and LOBSTER files keep it), hold numbers in
+            // order, and no other column may read as times.
+            let nums: Vec<u64> = refs
+                .iter()
+                .filter(|v| !v.is_empty())
+                .map(|v| epoch_magnitude(v))
+                .collect();
+            if !named && (pass == 0 || idx[..] != [0] || nums.windows(2).any(|w| w[1] < w[0])) {
+                continue;
+            }
+        } else if pass == 1 {
+            continue;
+        }
+        let (date, date_ns, date_note) = if format.is_time_of_day() {
+            match date_for_times_of_day(sample, o, &label) {
+                Ok(d) => (d.0, d.1, Some(d.2)),
+                Err(e) => {
+                    if named {
+                        refusal.get_or_insert(e.to_string());
+                    } else {
+                        weak_refusal.get_or_insert(e.to_string());
+                    }
+                    continue;
+                }
+            }
+        } else {
+            (DateSource::None, None, None)
+        };
+        let time_spec = spec(format.clone());
+        let mut parser = TimeParser::new(&time_spec, date_ns);
+        let times: Vec<i64> = refs
+            .iter()
+            .filter_map(|v| parser.parse(v).ok().map(|(t, _)| t))
             .collect();
         // A column not named like a time must at least hold plausible times (after 1980),
         // so that ids and counters are not taken for epoch seconds.
         const PLAUSIBLE_NS: i64 = 315_532_800 * NS_PER_SEC;
-        if o.time_column.is_none()
-            && time_name_score(&names[i]) == 0
-            && times.iter().any(|&t| t < PLAUSIBLE_NS)
-        {
+        if !named && times.iter().any(|&t| t < PLAUSIBLE_NS) {
             continue;
         }
-        let precision = text_precision_ns(&values, &format);
+        let precision = text_precision_ns(&refs, &format);
         let (g, g_note) = match o.granularity {
             Some(g) => (g.ns(), format!("granularity {g} as given")),
             None => infer_granularity(&times, precision),
         };
-        readable.push((i, g));
+        readable.push((idx.clone(), g));
         let Some(granularity) = Granularity::from_ns(g) else {
             continue;
         };
         // The bucket layout stores any granularity; only a grid can be too large.
         let fits = o.layout != Some(Layout::Grid) || choose_period(granularity, 1 + 8, None).is_some();
         if fits {
-            chosen = Some((i, format, how, times, granularity, g_note));
+            let joined_note = (idx.len() > 1 && o.time_columns.is_empty()).then(|| {
+                format!(
+                    "time from columns `{label}` joined: a date column and a time-of-day column side by side \
+                     (pass --time-column to choose)"
+                )
+            });
+            chosen = Some((
+                idx.clone(),
+                format,
+                how,
+                times,
+                granularity,
+                g_note,
+                (date, date_ns, date_note),
+                joined_note,
+            ));
             break;
         }
     }
-    let Some((time_idx, format, how, times, granularity, g_note)) = chosen else {
+    let Some((time_idx, format, how, times, granularity, g_note, (date, date_ns, date_note), joined_note)) =
+        chosen
+    else {
+        if let Some(refusal) = refusal {
+            return Err(Error::Invalid(refusal));
+        }
         return Err(match readable.first() {
+            None if weak_refusal.is_some() => Error::Invalid(weak_refusal.unwrap_or_default()),
             None => Error::Invalid(format!(
                 "found no column whose values read as times (columns: {}); name it with \
                  --time-column, and give --time-format or --time-unit if needed",
                 names.join(",")
             )),
-            Some(&(i, g)) => {
+            Some((idx, g)) => {
+                let g = *g;
                 let others: Vec<&str> = names
                     .iter()
                     .enumerate()
-                    .filter(|(j, n)| *j != i && time_name_score(n) > 0)
+                    .filter(|(j, n)| !idx.contains(j) && time_name_score(n) > 0)
                     .map(|(_, n)| n.as_str())
                     .collect();
                 let hint = if others.is_empty() {
@@ -432,7 +753,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                      time column with --time-column{hint}, or round the times down onto a coarser grid \
                      with e.g. --granularity 1us --floor-time (rows that then share a time are kept up \
                      to --depth)",
-                    names[i],
+                    names[idx[0]],
                     format_duration(g),
                     NS_PER_DAY / g.max(1),
                     human_bytes(MAX_PARTITION_BYTES)
@@ -440,19 +761,46 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             }
         });
     };
-    let time_name = names[time_idx].clone();
-    let guessed = if o.time_column.is_some() {
+    let time_columns: Vec<String> = time_idx.iter().map(|&i| names[i].clone()).collect();
+    let time_name = if time_idx.len() == 1 {
+        names[time_idx[0]].clone()
+    } else {
+        let base = time_columns.join("_");
+        let mut name = base.clone();
+        let mut n = 2;
+        while names.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        name
+    };
+    let guessed = if !o.time_columns.is_empty() {
         "as given"
     } else {
         "guessed; pass --time-column to choose"
     };
+    notes.extend(joined_note);
     notes.push(format!("time column `{time_name}` ({guessed}): {how}"));
+    notes.extend(date_note);
+    if o.date_ns.is_some() && !format.is_time_of_day() {
+        notes.push("--date is not used: the times carry their date".into());
+    }
+    if o.zone != Zone::Utc {
+        notes.push(format!("times without a zone are read in {}", o.zone.describe()));
+    }
     notes.push(g_note);
 
     // Depth: the most rows at one (floored) time in the sample, with headroom.
     let g = granularity.ns();
     let mut floored: Vec<i64> = times.iter().map(|t| t - t.rem_euclid(g)).collect();
     floored.sort_unstable();
+    let time_spec = spec(format.clone());
+    let stretches = segments(
+        sample,
+        &time_values(sample, &time_idx),
+        &mut TimeParser::new(&time_spec, date_ns),
+        g,
+    );
     let mut max_per_time = 0usize;
     let mut run = 0usize;
     for (k, t) in floored.iter().enumerate() {
@@ -480,34 +828,71 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     };
 
     // Column types.
+    let column_values = |i: usize| -> Vec<&[u8]> {
+        sample
+            .rows
+            .iter()
+            .filter_map(|r| r.get(i).map(Vec::as_slice))
+            .collect()
+    };
+    let mut types = Vec::with_capacity(o.types.len());
+    for (name, ty) in &o.types {
+        match sample.column_index(name) {
+            Some(i) => types.push((i, *ty)),
+            None => {
+                return Err(Error::Invalid(format!(
+                    "--columns names `{name}`, which is not an input column ({})",
+                    names.join(",")
+                )))
+            }
+        }
+    }
     let mut columns = Vec::new();
     for (i, name) in names.iter().enumerate() {
-        if i == time_idx {
+        if time_idx.contains(&i) {
             continue;
         }
-        let given = o.types.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+        let given = types.iter().find(|(n, _)| *n == i).map(|(_, t)| *t);
+        let values = column_values(i);
+        let is_null = |v: &&[u8]| dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v);
         let ty = match given {
             Some(t) => t,
             None => {
-                let (t, why) = infer_type(&column_values(i));
+                let present: Vec<&[u8]> = values.iter().copied().filter(|v| !is_null(v)).collect();
+                let (t, why) = infer_type(&present);
                 if !why.is_empty() {
                     notes.push(format!("column `{name}`: {t} ({why})"));
                 }
                 t
             }
         };
+        if !matches!(ty, ColumnType::Str(_)) {
+            let mut seen: Vec<&str> = values
+                .iter()
+                .filter(|v| is_null(v))
+                .filter_map(|v| std::str::from_utf8(v).ok())
+                .collect();
+            seen.sort_unstable();
+            seen.dedup();
+            if !seen.is_empty() {
+                notes.push(format!(
+                    "column `{name}`: {} read as null{}",
+                    seen.iter()
+                        .map(|v| format!("`{v}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if o.nulls.is_empty() {
+                        " (pass --null to add tokens)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
         columns.push(Column {
             name: name.clone(),
             ty,
         });
-    }
-    for (name, _) in &o.types {
-        if !names.contains(name) {
-            return Err(Error::Invalid(format!(
-                "--columns names `{name}`, which is not an input column ({})",
-                names.join(",")
-            )));
-        }
     }
     let schema = Schema::new(columns).map_err(Error::Invalid)?;
     let row_len = schema.row_len();
@@ -535,12 +920,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 ));
                 Layout::Bucket
             }
-            (Some(f), Some(_)) if floored.len() >= MIN_ROWS_TO_JUDGE && slot_density(&floored, g) < 0.5 => {
+            (Some(f), Some(_)) if floored.len() >= MIN_ROWS_TO_JUDGE && slot_density(&stretches, g) < 0.5 => {
                 notes.push(format!(
                     "layout bucket: the sample's times are irregular, {:.1}% of the {granularity} steps they \
                      span hold a row; a grid would take about {:.1}× the input on disk, buckets store each \
                      row with its exact time instead. Pass --layout grid to choose the grid",
-                    100.0 * slot_density(&floored, g),
+                    100.0 * slot_density(&stretches, g),
                     f.ratio()
                 ));
                 Layout::Bucket
@@ -566,6 +951,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         return Ok(Inference {
             config: grid,
             time_format: format,
+            time_columns,
+            date,
             notes,
             footprint: grid_footprint,
         });
@@ -582,12 +969,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             ns
         }
         None => {
-            let ns = choose_bucket(&floored, row_len, granularity.ns());
+            let ns = choose_bucket(&stretches, row_len, granularity.ns());
             notes.push(format!(
                 "bucket {}: about {} KiB of rows per bucket at the sample's rate (a point read reads one \
                  bucket); pass --bucket to choose",
                 format_duration(ns),
-                bucket_bytes(&floored, row_len, ns).div_ceil(1024).max(1)
+                bucket_bytes(&stretches, row_len, ns).div_ceil(1024).max(1)
             ));
             ns
         }
@@ -609,6 +996,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     Ok(Inference {
         config,
         time_format: format,
+        time_columns,
+        date,
         notes,
         footprint,
     })
@@ -616,13 +1005,42 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
 
 /// Share of the granularity steps between the first and last sorted time that hold a row:
 /// about 1 for a regular series, the grid's fill for sparse ones.
-fn slot_density(sorted_times: &[i64], g: i64) -> f64 {
-    let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) else {
+/// Over a sample of several stretches of the file, the steps inside each stretch count.
+fn slot_density(segments: &[Vec<i64>], g: i64) -> f64 {
+    let (mut steps, mut distinct) = (0.0, 0usize);
+    for sorted_times in segments {
+        let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) else {
+            continue;
+        };
+        steps += ((last - first) / g.max(1)) as f64 + 1.0;
+        distinct += 1 + sorted_times.windows(2).filter(|w| w[0] != w[1]).count();
+    }
+    if steps == 0.0 {
         return 1.0;
-    };
-    let steps = ((last - first) / g.max(1)) as f64 + 1.0;
-    let distinct = 1 + sorted_times.windows(2).filter(|w| w[0] != w[1]).count();
+    }
     distinct as f64 / steps
+}
+
+/// The sample's times cut into the stretches of the file they were read from (the head, and
+/// each window of a sample across the file), each floored to `g` and sorted.
+fn segments(sample: &Sample, values: &[Vec<u8>], parser: &mut TimeParser, g: i64) -> Vec<Vec<i64>> {
+    let mut bounds = sample.segment_starts.clone();
+    if bounds.first() != Some(&0) {
+        bounds.insert(0, 0);
+    }
+    bounds.push(values.len());
+    bounds
+        .windows(2)
+        .map(|w| {
+            let mut t: Vec<i64> = values[w[0].min(values.len())..w[1].min(values.len())]
+                .iter()
+                .filter_map(|v| parser.parse(v).ok().map(|(t, _)| t - t.rem_euclid(g)))
+                .collect();
+            t.sort_unstable();
+            t
+        })
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// Sample rows needed before irregular times choose the bucket layout: a handful of rows
@@ -656,20 +1074,26 @@ const NICE_BUCKETS_NS: [i64; 22] = [
 ];
 
 /// Bytes of rows (time offset included) per bucket of `bucket_ns` at the sample's rate.
-fn bucket_bytes(sorted_times: &[i64], row_len: usize, bucket_ns: i64) -> u64 {
-    let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) else {
+fn bucket_bytes(segments: &[Vec<i64>], row_len: usize, bucket_ns: i64) -> u64 {
+    let (mut rows, mut span_ns) = (0usize, 0i64);
+    for sorted_times in segments {
+        if let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) {
+            rows += sorted_times.len();
+            span_ns += last - first;
+        }
+    }
+    if rows == 0 {
         return 0;
-    };
-    let span_ns = (last - first).max(1) as f64;
-    let per_ns = sorted_times.len() as f64 * (row_len + 2) as f64 / span_ns;
+    }
+    let per_ns = rows as f64 * (row_len + 2) as f64 / span_ns.max(1) as f64;
     (per_ns * bucket_ns as f64) as u64
 }
 
 /// The bucket width nearest (on a log scale) to ~2 KiB of rows per bucket, a multiple of the
 /// granularity; the granularity itself when no round width fits.
-fn choose_bucket(sorted_times: &[i64], row_len: usize, granularity_ns: i64) -> i64 {
+fn choose_bucket(segments: &[Vec<i64>], row_len: usize, granularity_ns: i64) -> i64 {
     const TARGET_BYTES: f64 = 2048.0;
-    let per_bucket = |ns: i64| bucket_bytes(sorted_times, row_len, ns).max(1) as f64;
+    let per_bucket = |ns: i64| bucket_bytes(segments, row_len, ns).max(1) as f64;
     NICE_BUCKETS_NS
         .iter()
         .copied()
@@ -765,14 +1189,14 @@ mod tests {
         let iso: Vec<&[u8]> = vec![b"2020-01-01", b"2020-01-02", b"9999-01-01", b"2020-01-03"];
         assert!(matches!(
             detect_time_format(&iso, None, None),
-            Some((TimeFormat::Iso, _))
+            Ok(Some((TimeFormat::Iso, _)))
         ));
         let epoch: Vec<&[u8]> = vec![b"1600000000000", b"1600000000001", b"x", b"1600000000002"];
-        let (format, _) = detect_time_format(&epoch, None, None).expect("epoch ms");
+        let (format, _) = detect_time_format(&epoch, None, None).unwrap().expect("epoch ms");
         assert!(matches!(format, TimeFormat::Epoch(EpochUnit::Ms)));
         let mixed: Vec<&[u8]> = vec![b"2020-01-01", b"a", b"b", b"2020-01-03"];
         assert!(
-            detect_time_format(&mixed, None, None).is_none(),
+            detect_time_format(&mixed, None, None).unwrap().is_none(),
             "half unreadable is not a time column"
         );
     }
@@ -816,6 +1240,20 @@ mod tests {
         let inf = infer(&sample(&text), &Overrides::default()).unwrap();
         assert_eq!(inf.config.granularity.ns(), 10 * NS_PER_SEC);
         assert_eq!(inf.config.depth, 1);
+    }
+
+    #[test]
+    fn times_that_all_fall_on_a_coarse_step_get_it() {
+        // Stretches of a 5-minute series far apart (a sample across the file): no two
+        // consecutive steps, yet every time is on the 5-minute grid.
+        let mut text = String::from("time,host,v\n");
+        for k in 0..20 {
+            for host in 0..50 {
+                text.push_str(&format!("{},h{host},1\n", 1_700_000_100 + k * 7 * 300));
+            }
+        }
+        let inf = infer(&sample(&text), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.granularity.ns(), 300 * NS_PER_SEC, "{:?}", inf.notes);
     }
 
     #[test]

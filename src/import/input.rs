@@ -180,6 +180,16 @@ pub struct ChunkReader {
 }
 
 impl ChunkReader {
+    /// The delimiter that quoted fields are recognised after (once the dialect is known).
+    pub fn set_delimiter(&mut self, delimiter: u8) {
+        self.delimiter = delimiter;
+    }
+
+    /// Whether the whole stream has been handed out in chunks.
+    pub fn at_end(&self) -> bool {
+        self.eof && self.buf.is_empty()
+    }
+
     /// Takes buffers to reuse from `spare`.
     pub fn recycle_from(&mut self, spare: Option<std::sync::mpsc::Receiver<Vec<u8>>>) {
         self.spare = spare;

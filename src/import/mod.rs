@@ -15,7 +15,9 @@
 //! than `MAX_RECORD_BYTES` is rejected without being held in memory.
 
 mod bucket;
+pub mod dialect;
 pub mod encode;
+pub mod flextime;
 pub mod infer;
 pub mod input;
 pub mod scan;
@@ -42,7 +44,7 @@ use crate::error::{Error, Result};
 use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
 use scan::{split_record, Field, PlainSplitter, RecordSpan};
-use timeparse::TimeFormat;
+use timeparse::TimeSpec;
 
 /// Target size of one chunk of input, in bytes.
 pub const CHUNK_BYTES: usize = 1 << 20;
@@ -50,29 +52,52 @@ pub const CHUNK_BYTES: usize = 1 << 20;
 pub const BATCH_CHUNKS: usize = 8;
 /// Longest record accepted; longer ones are rejected and skipped in a streaming way.
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
-/// Records the inference sample holds at most.
+/// Records the inference sample holds at most from a stream (only its head can be read).
 pub const SAMPLE_ROWS: usize = 10_000;
 /// Bytes of consecutive slots collected before one `pwrite`.
 const RUN_BYTES: usize = 4 << 20;
 
-/// How the CSV text is laid out.
+/// How the CSV text is laid out. `prepare` fills in what `sniff` asks it to detect.
 #[derive(Clone, Debug)]
 pub struct CsvOptions {
     pub delimiter: u8,
-    /// The first record of every input is a header.
+    /// The first record of every input (after `skip_lines`) is a header.
     pub has_header: bool,
+    /// Physical lines skipped at the start of every input (a preamble before the header).
+    pub skip_lines: usize,
     /// Input column names: with `has_header`, they replace the header's names.
     pub column_names: Option<Vec<String>>,
+    /// Numbers are written with a decimal comma (`2,6`).
+    pub decimal_comma: bool,
+    /// Field values read as null besides the empty field (and, in numeric columns, the
+    /// default tokens `NA`, `null`…).
+    pub nulls: Vec<Vec<u8>>,
     /// Target chunk size in bytes (`CHUNK_BYTES`; tests make it tiny to cross boundaries).
     pub chunk_bytes: usize,
+    /// What `prepare` should detect from the first input instead of taking as given.
+    pub sniff: Sniff,
 }
 
-/// The first records of the first input, for inference and time-format detection.
+/// Settings of `CsvOptions` to detect from the first input.
+#[derive(Clone, Debug, Default)]
+pub struct Sniff {
+    pub delimiter: bool,
+    pub header: bool,
+    pub preamble: bool,
+    pub decimal_comma: bool,
+    /// Column names of an existing database (its time column first): with them, the first
+    /// line is a header when it names one of them, whatever its values look like.
+    pub known_names: Vec<String>,
+}
+
+/// Records of the first input, for inference and time-format detection.
 #[derive(Clone, Debug, Default)]
 pub struct Sample {
-    /// Input column names (from the header or the options); empty without either.
+    /// Input column names (from the header, made usable, or the options); empty without either.
     pub names: Vec<String>,
-    /// Fields of the first records (at most `SAMPLE_ROWS`).
+    /// The header text of each column (empty without a header).
+    pub header_text: Vec<String>,
+    /// Fields of the sampled records (decimal commas already made points).
     pub rows: Vec<Vec<Vec<u8>>>,
     /// Bytes of text those records take.
     pub bytes: u64,
@@ -81,6 +106,25 @@ pub struct Sample {
     pub compressed: bool,
     /// Name of the first input.
     pub source_name: String,
+    /// What was detected about the text (delimiter, header, preamble, names), to print.
+    pub notes: Vec<String>,
+    /// Only the head of the input was sampled (a stream, or a compressed file).
+    pub head_only: bool,
+    /// Besides the head, records from across the rest of the file were sampled.
+    pub spread: bool,
+    /// Indices in `rows` where a stretch read from another place in the file starts (the
+    /// head is the stretch from 0): times are contiguous only inside a stretch.
+    pub segment_starts: Vec<usize>,
+}
+
+impl Sample {
+    /// The index of the column called `name`, by its name or its header text.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .or_else(|| self.header_text.iter().position(|n| n == name))
+    }
 }
 
 /// Inputs opened, with the first chunk of the first one read ahead for the sample.
@@ -89,6 +133,8 @@ pub struct Prepared {
     first: Option<(ChunkReader, Option<Chunk>)>,
     raw_bytes: Arc<AtomicU64>,
     pub sample: Sample,
+    /// The CSV options with everything detected filled in.
+    pub csv: CsvOptions,
 }
 
 impl Prepared {
@@ -102,12 +148,117 @@ impl Prepared {
     }
 }
 
-/// Opens the inputs and reads the sample from the first one.
+/// Index just past the first `n` line ends of `data` (its end if it has fewer).
+fn skip_lines(data: &[u8], n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    memchr::memchr_iter(b'\n', data)
+        .nth(n - 1)
+        .map_or(data.len(), |p| p + 1)
+}
+
+/// Rest of a file read whole into the sample when it is at most this long; longer files
+/// contribute `SPREAD_WINDOWS` windows of `WINDOW_BYTES`, evenly spaced.
+const WHOLE_REST_BYTES: u64 = 4 << 20;
+const SPREAD_WINDOWS: u64 = 32;
+const WINDOW_BYTES: u64 = 64 << 10;
+/// Records the whole sample holds at most.
+const MAX_SAMPLE_ROWS: usize = 60_000;
+
+/// Adds records from the rest of a seekable file (after its first chunk) to the sample, so that
+/// later duplicates, wider values and a changing step are seen: the whole rest when it is short,
+/// else evenly spaced windows, each starting after its first line end. Returns whether every
+/// record of the file is now in the sample.
+fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mut Sample) -> Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+    let rest = len.saturating_sub(from);
+    // Rows the rest holds, at the head's bytes per row: read whole only if they fit the budget.
+    let per_row = (sample.bytes / sample.rows.len().max(1) as u64).max(1);
+    let fits = (sample.rows.len() as u64).saturating_add(rest / per_row) <= MAX_SAMPLE_ROWS as u64;
+    let whole = rest <= WHOLE_REST_BYTES && fits;
+    let windows: Vec<(u64, u64, bool)> = if whole {
+        vec![(from, rest, false)]
+    } else {
+        // Windows no larger than their share of the rows still allowed; the first starts right
+        // after the head, the last one ends at the end of the file.
+        let share_rows = MAX_SAMPLE_ROWS.saturating_sub(sample.rows.len()) as u64 / SPREAD_WINDOWS;
+        let want = WINDOW_BYTES.min(share_rows * per_row).max(per_row * 4);
+        let span = rest.saturating_sub(want);
+        (0..SPREAD_WINDOWS)
+            .map(|k| (from + span * k / (SPREAD_WINDOWS - 1), want, k > 0))
+            .collect()
+    };
+    let width = sample.names.len();
+    let mut buf = Vec::new();
+    let count = windows.len();
+    for (k, (offset, want, mid_record)) in windows.into_iter().enumerate() {
+        // Every window gets its share of the rows still allowed.
+        let budget = (MAX_SAMPLE_ROWS.saturating_sub(sample.rows.len()) / (count - k)).max(8);
+        let cap = sample.rows.len() + budget;
+        buf.clear();
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| Error::io("read", path, e))?;
+        (&mut file)
+            .take(want)
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::io("read", path, e))?;
+        let mut at = if mid_record {
+            match memchr::memchr(b'\n', &buf) {
+                Some(p) => p + 1,
+                None => continue,
+            }
+        } else {
+            0
+        };
+        // A window that stops inside a record ends at its last line end.
+        let end = if offset + (buf.len() as u64) < len {
+            memchr::memrchr(b'\n', &buf).map_or(0, |p| p + 1)
+        } else {
+            buf.len()
+        };
+        let data = &buf[..end.max(at)];
+        if mid_record {
+            sample.segment_starts.push(sample.rows.len());
+        }
+        let mut fields = Vec::new();
+        let mut scratch = Vec::new();
+        while at < data.len() && sample.rows.len() < cap {
+            let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
+            sample.bytes += (span.next - at) as u64;
+            at = span.next;
+            if is_blank(&fields) || (width > 0 && fields.len() != width) {
+                continue;
+            }
+            sample.rows.push(
+                fields
+                    .iter()
+                    .map(|f| {
+                        let mut v = f.bytes(data, &scratch).to_vec();
+                        if csv.decimal_comma {
+                            dialect::fix_decimal_comma(&mut v);
+                        }
+                        v
+                    })
+                    .collect(),
+            );
+        }
+    }
+    Ok(whole && sample.rows.len() < MAX_SAMPLE_ROWS)
+}
+
+/// Preamble lines: leading records whose width differs from the rows', before a header of
+/// the rows' width. At most this many are skipped without `--skip-lines`.
+const MAX_PREAMBLE_RECORDS: usize = 20;
+
+/// Opens the inputs, detects the CSV dialect asked for and reads the sample from the first one.
 pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
     let sources = input::sources(inputs)?;
     let Some(first_source) = sources.first() else {
         return Err(Error::Invalid("no input given".into()));
     };
+    let mut csv = csv.clone();
     let raw_bytes = Arc::new(AtomicU64::new(0));
     let (stream, compression) = input::open(first_source, Arc::clone(&raw_bytes))?;
     let mut reader = ChunkReader::new(
@@ -131,12 +282,25 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
                 first_source.name
             )));
         }
-        let (names, mut at) = header_names(&chunk.data, csv)?;
-        sample.names = names;
+        detect_dialect(&chunk.data, &mut csv, &mut sample.notes);
+        reader.set_delimiter(csv.delimiter);
+        let header = header_names(&chunk.data, &csv)?;
+        for (text, name) in &header.renamed {
+            sample
+                .notes
+                .push(format!("column \"{}\" is called `{name}`", text.escape_debug()));
+        }
+        sample.notes.extend(header.note.clone());
+        sample.names = header.names;
+        sample.header_text = header.text;
+        let mut at = header.data_start;
         let mut fields = Vec::new();
         let mut scratch = Vec::new();
         let start = at;
-        while at < chunk.data.len() && sample.rows.len() < SAMPLE_ROWS {
+        // A file can be sampled across; a stream only at its head.
+        let seekable = first_source.path.is_some() && compression == input::Compression::None;
+        let limit = if seekable { MAX_SAMPLE_ROWS } else { SAMPLE_ROWS };
+        while at < chunk.data.len() && sample.rows.len() < limit {
             let span = split_record(&chunk.data, at, csv.delimiter, &mut fields, &mut scratch);
             at = span.next;
             if is_blank(&fields) {
@@ -145,33 +309,140 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             sample.rows.push(
                 fields
                     .iter()
-                    .map(|f| f.bytes(&chunk.data, &scratch).to_vec())
+                    .map(|f| {
+                        let mut v = f.bytes(&chunk.data, &scratch).to_vec();
+                        if csv.decimal_comma {
+                            dialect::fix_decimal_comma(&mut v);
+                        }
+                        v
+                    })
                     .collect(),
             );
         }
         sample.bytes = (at - start) as u64;
+        let rest_from = chunk.offset + chunk.data.len() as u64;
+        let covered = at >= chunk.data.len()
+            && if seekable {
+                rest_from >= first_source.len_bytes
+            } else {
+                reader.at_end()
+            };
+        sample.head_only = !covered;
+        if let (Some(path), true, false) = (&first_source.path, seekable, covered) {
+            let whole = sample_across(path, rest_from, first_source.len_bytes, &csv, &mut sample)?;
+            sample.head_only = false;
+            sample.spread = !whole;
+        }
     }
+    csv.sniff = Sniff::default();
     Ok(Prepared {
         sources,
         first: Some((reader, chunk)),
         raw_bytes,
         sample,
+        csv,
     })
 }
 
+/// Fills in the delimiter, the preamble, the header and the decimal comma that `csv.sniff`
+/// asks for, from the first chunk of the first input, and says what it found.
+fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
+    let sniff = csv.sniff.clone();
+    let at = skip_lines(data, csv.skip_lines);
+    if sniff.delimiter {
+        csv.delimiter = dialect::sniff_delimiter(data, at);
+        if csv.delimiter != b',' {
+            notes.push(format!(
+                "delimiter {} (detected; pass --delimiter to choose)",
+                dialect::delimiter_name(csv.delimiter)
+            ));
+        }
+    }
+    let head = dialect::records(data, at, csv.delimiter, 1000);
+    if sniff.decimal_comma && csv.delimiter != b',' {
+        let commas = head
+            .iter()
+            .skip(1)
+            .any(|(_, r)| r.iter().any(|v| dialect::is_decimal_comma(v)));
+        if commas {
+            csv.decimal_comma = true;
+            notes.push("numbers with a decimal comma (detected; pass --decimal-comma to force it)".into());
+        }
+    }
+    let (width, _) = dialect::modal_width(&head);
+    let mut first = 0;
+    if sniff.preamble {
+        if let Some(h) = head.iter().position(|(_, r)| r.len() == width) {
+            let below: Vec<&[Vec<u8>]> = head[h + 1..].iter().map(|(_, r)| r.as_slice()).collect();
+            if h > 0
+                && h <= MAX_PREAMBLE_RECORDS
+                && dialect::looks_like_header(&head[h].1, &below, csv.decimal_comma)
+            {
+                let lines = memchr::memchr_iter(b'\n', &data[at..head[h].0]).count();
+                csv.skip_lines += lines;
+                first = h;
+                notes.push(format!(
+                    "skipped {lines} line(s) before the header: their field count differs from the rows' \
+                     (pass --skip-lines to choose)"
+                ));
+            }
+        }
+    }
+    if sniff.header {
+        csv.has_header = match head.get(first) {
+            Some((_, r)) if !sniff.known_names.is_empty() => {
+                // Into an existing database: a header names some of its columns; a first row
+                // with an odd value is still data.
+                let text: Vec<String> = r
+                    .iter()
+                    .map(|v| String::from_utf8_lossy(v).trim().to_string())
+                    .collect();
+                let (names, _) = dialect::column_names(&text);
+                names.iter().chain(&text).any(|n| sniff.known_names.contains(n))
+            }
+            Some((_, r)) => {
+                let below: Vec<&[Vec<u8>]> = head[first + 1..].iter().map(|(_, r)| r.as_slice()).collect();
+                dialect::looks_like_header(r, &below, csv.decimal_comma)
+            }
+            None => true,
+        };
+        if !csv.has_header {
+            notes.push(if sniff.known_names.is_empty() {
+                "no header: the first line types like the rows below it (pass --header to read it as one)".into()
+            } else {
+                "no header: the first line names none of the database's columns (pass --header to read it as one)"
+                    .into()
+            });
+        }
+    }
+}
+
+/// An input's column names and where its data starts in its first chunk.
+struct Header {
+    /// Usable names (header text as it is when valid, else an alias; or given, or generated).
+    names: Vec<String>,
+    /// The header text per column; empty strings without a header.
+    text: Vec<String>,
+    /// (header text, name) for the names that differ from their text.
+    renamed: Vec<(String, String)>,
+    /// What was done when the header and the rows differ in width.
+    note: Option<String>,
+    data_start: usize,
+}
+
 /// The column names of an input and where its data starts in its first chunk.
-fn header_names(data: &[u8], csv: &CsvOptions) -> Result<(Vec<String>, usize)> {
-    let mut at = 0;
-    let mut names = Vec::new();
+fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
+    let mut at = skip_lines(data, csv.skip_lines);
+    let mut text = Vec::new();
+    let mut fields = Vec::new();
+    let mut scratch = Vec::new();
     if csv.has_header {
-        let mut fields = Vec::new();
-        let mut scratch = Vec::new();
         // Skip blank lines before the header.
         while at < data.len() {
             let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
             at = span.next;
             if !is_blank(&fields) {
-                names = fields
+                text = fields
                     .iter()
                     .map(|f| {
                         String::from_utf8_lossy(f.bytes(data, &scratch))
@@ -183,23 +454,56 @@ fn header_names(data: &[u8], csv: &CsvOptions) -> Result<(Vec<String>, usize)> {
             }
         }
     }
+    let (mut names, renamed) = dialect::column_names(&text);
+    let mut note = None;
+    // The first data record, for its width.
+    let first_row = dialect::records(data, at, csv.delimiter, 1)
+        .into_iter()
+        .next()
+        .map(|(_, r)| r);
     if let Some(given) = &csv.column_names {
         names = given.clone();
+    } else if let (Some(row), true) = (&first_row, csv.has_header) {
+        note = dialect::pad_header(&mut names, row);
     }
-    Ok((names, at))
+    text.resize(names.len(), String::new());
+    Ok(Header {
+        names,
+        text,
+        renamed,
+        note,
+        data_start: at,
+    })
 }
 
+/// A record without data: a blank line, or only delimiters (`;;;;`).
+#[inline]
 fn is_blank(fields: &[Field]) -> bool {
-    fields.len() == 1 && fields[0].start == fields[0].end
+    fields[0].start == fields[0].end && fields.iter().all(|f| f.start == f.end)
+}
+
+/// Where times of day (a time column without a date) get their date.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DateSource {
+    /// The times carry their date.
+    #[default]
+    None,
+    /// `--date`: ns of that midnight.
+    Given(i64),
+    /// From each input's file name.
+    FileName,
 }
 
 /// How rows are read and stored.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub csv: CsvOptions,
-    /// The input column holding the time; default: the database's time column.
-    pub time_column: Option<String>,
-    pub time_format: TimeFormat,
+    /// The input column(s) holding the time, joined with a space when several; default: the
+    /// database's time column.
+    pub time_columns: Vec<String>,
+    pub time: TimeSpec,
+    /// Where times of day get their date.
+    pub date: DateSource,
     /// Input columns the database lacks are skipped instead of refused.
     pub ignore_unknown_columns: bool,
     /// Round misaligned times down to the granularity instead of rejecting them.
@@ -235,8 +539,10 @@ pub struct Summary {
     /// Uncompressed bytes read.
     pub bytes_read: u64,
     pub elapsed: Duration,
-    /// Some times had no zone and were read as UTC.
+    /// Some times had no zone and were read in the import's zone (`Options::time`).
     pub naive_times: bool,
+    /// Fields read as null because they held a null token (`NA`, `--null` values…).
+    pub null_tokens: u64,
     /// Some times were rounded down to the granularity (`floor_time`).
     pub floored_times: u64,
     pub rejects_path: Option<PathBuf>,
@@ -245,7 +551,8 @@ pub struct Summary {
 /// An input column's destination.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
-    Time,
+    /// The time, or the k-th of the time columns joined.
+    Time(u8),
     Column(usize),
     Skip,
 }
@@ -256,23 +563,69 @@ struct Plan {
     file: usize,
     targets: Vec<Target>,
     time_name: String,
+    /// How many input columns make the time (joined with a space in the order given).
+    time_parts: usize,
+    /// Ns of the midnight that times of day fall on.
+    date_ns: Option<i64>,
+}
+
+/// Time columns joined at most.
+const MAX_TIME_PARTS: usize = 4;
+
+/// The input columns that make the time: the names given, else the database's time column,
+/// else two adjacent columns whose names joined with `_` make it (`Date`,`Time` → `Date_Time`).
+pub fn time_sources(
+    names: &[String],
+    text: &[String],
+    given: &[String],
+    db_time: &str,
+) -> Option<Vec<usize>> {
+    let find = |name: &str| {
+        names
+            .iter()
+            .position(|n| n == name)
+            .or_else(|| text.iter().position(|n| n == name))
+    };
+    if !given.is_empty() {
+        return given.iter().map(|g| find(g)).collect();
+    }
+    if let Some(i) = find(db_time) {
+        return Some(vec![i]);
+    }
+    (0..names.len().saturating_sub(1))
+        .find(|&i| format!("{}_{}", names[i], names[i + 1]) == db_time)
+        .map(|i| vec![i, i + 1])
 }
 
 /// Matches an input's column names to the database by name.
-fn plan_for(file: usize, source: &Source, names: &[String], config: &Config, opts: &Options) -> Result<Plan> {
+fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts: &Options) -> Result<Plan> {
     let schema = &config.schema;
-    let time_name = opts
-        .time_column
-        .clone()
-        .unwrap_or_else(|| config.time_column.clone());
-    let names: Vec<String> = if names.is_empty() {
+    let names: Vec<String> = if header.names.is_empty() {
         // No header and no names: the order `xs range` writes.
         std::iter::once(config.time_column.clone())
             .chain(schema.columns().iter().map(|c| c.name.clone()))
             .collect()
     } else {
-        names.to_vec()
+        header.names.clone()
     };
+    let time_name = if opts.time_columns.is_empty() {
+        config.time_column.clone()
+    } else {
+        opts.time_columns.join(",")
+    };
+    let Some(time_idx) = time_sources(&names, &header.text, &opts.time_columns, &config.time_column) else {
+        return Err(Error::Invalid(format!(
+            "{}: the input has no time column `{time_name}` (its columns: {}); name the input column \
+             that holds the time with --time-column",
+            source.name,
+            names.join(",")
+        )));
+    };
+    if time_idx.len() > MAX_TIME_PARTS {
+        return Err(Error::Invalid(format!(
+            "--time-column joins at most {MAX_TIME_PARTS} columns"
+        )));
+    }
     let mut targets = Vec::with_capacity(names.len());
     let mut unknown = Vec::new();
     for (i, name) in names.iter().enumerate() {
@@ -282,8 +635,8 @@ fn plan_for(file: usize, source: &Source, names: &[String], config: &Config, opt
                 source.name
             )));
         }
-        let target = if *name == time_name {
-            Target::Time
+        let target = if let Some(k) = time_idx.iter().position(|&t| t == i) {
+            Target::Time(k as u8)
         } else if let Some(col) = schema.column_index(name) {
             Target::Column(col)
         } else {
@@ -291,14 +644,6 @@ fn plan_for(file: usize, source: &Source, names: &[String], config: &Config, opt
             Target::Skip
         };
         targets.push(target);
-    }
-    if !targets.contains(&Target::Time) {
-        return Err(Error::Invalid(format!(
-            "{}: the input has no time column `{time_name}` (its columns: {}); name the input column \
-             that holds the time with --time-column",
-            source.name,
-            names.join(",")
-        )));
     }
     if !unknown.is_empty() && !opts.ignore_unknown_columns {
         let db_columns: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
@@ -311,10 +656,30 @@ fn plan_for(file: usize, source: &Source, names: &[String], config: &Config, opt
             config.time_column
         )));
     }
+    let date_ns = match &opts.date {
+        DateSource::None => None,
+        DateSource::Given(ns) => Some(*ns),
+        DateSource::FileName => match dialect::date_in_name(&source.name) {
+            Some((days, _)) => Some(days * crate::db::time::NS_PER_DAY),
+            None => {
+                return Err(Error::Invalid(format!(
+                    "{}: the times are times of day and this file name holds no date; pass --date \
+                     YYYY-MM-DD (the day they fall on)",
+                    source.name
+                )))
+            }
+        },
+    };
     Ok(Plan {
         file,
         targets,
-        time_name,
+        time_name: time_idx
+            .iter()
+            .map(|&i| names[i].as_str())
+            .collect::<Vec<_>>()
+            .join("`+`"),
+        time_parts: time_idx.len(),
+        date_ns,
     })
 }
 
@@ -356,6 +721,7 @@ struct Parsed {
     newlines: u64,
     naive: bool,
     floored: u64,
+    nulls: u64,
 }
 
 /// What stays fixed while parsing.
@@ -393,6 +759,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         newlines: memchr::memchr_iter(b'\n', data).count() as u64,
         naive: false,
         floored: 0,
+        nulls: 0,
         work: Work {
             plan: Arc::clone(&plan),
             chunk: Chunk::default(),
@@ -407,7 +774,13 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let mut plain = memchr::memchr(b'"', &data[at..])
         .is_none()
         .then(|| PlainSplitter::new(data, at, delimiter));
-    let mut times = timeparse::TimeParser::new(&ctx.opts.time_format);
+    let mut times = timeparse::TimeParser::new(&ctx.opts.time, plan.date_ns);
+    let nulls = &ctx.opts.csv.nulls;
+    let decimal_comma = ctx.opts.csv.decimal_comma;
+    let joined_time = plan.time_parts > 1;
+    let mut parts: [Option<usize>; MAX_TIME_PARTS] = [None; MAX_TIME_PARTS];
+    let mut joined: Vec<u8> = Vec::new();
+    let mut number: Vec<u8> = Vec::new();
     while at < data.len() {
         let span: RecordSpan = match plain.as_mut() {
             Some(splitter) => splitter.next_record(at, &mut fields),
@@ -438,22 +811,69 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         let row = &mut p.rows[row_at..];
         let mut t_ns = None;
         let mut failure = None;
-        for (field, target) in fields.iter().zip(&plan.targets) {
-            let bytes = field.bytes(data, &scratch);
+        for (i, (field, target)) in fields.iter().zip(&plan.targets).enumerate() {
+            let mut bytes = field.bytes(data, &scratch);
             match *target {
                 Target::Skip => {}
-                Target::Time => match times.parse(bytes) {
+                Target::Time(k) if joined_time => parts[usize::from(k)] = Some(i),
+                Target::Time(_) => match times.parse(bytes).or_else(|e| {
+                    let trimmed = bytes.trim_ascii();
+                    if trimmed.len() == bytes.len() {
+                        Err(e)
+                    } else {
+                        times.parse(trimmed)
+                    }
+                }) {
                     Ok((t, naive)) => {
                         p.naive |= naive;
                         t_ns = Some(t);
                     }
                     Err(e) => {
-                        failure = Some(format!("column `{}`: {e}: `{}`", plan.time_name, show(bytes)));
+                        // A null token in the time: say it is missing (checked only on failure).
+                        let missing = bytes.is_empty()
+                            || dialect::is_default_null(bytes)
+                            || nulls.iter().any(|n| n == bytes);
+                        failure = Some(if missing {
+                            format!(
+                                "column `{}`: the time is missing: `{}`",
+                                plan.time_name,
+                                show(bytes)
+                            )
+                        } else {
+                            format!("column `{}`: {e}: `{}`", plan.time_name, show(bytes))
+                        });
                         break;
                     }
                 },
                 Target::Column(col) => {
+                    if !nulls.is_empty() && nulls.iter().any(|n| n == bytes) {
+                        p.nulls += 1;
+                        continue;
+                    }
+                    if decimal_comma && dialect::is_decimal_comma(bytes) {
+                        number.clear();
+                        number.extend_from_slice(bytes);
+                        dialect::fix_decimal_comma(&mut number);
+                        bytes = &number;
+                    }
                     if let Err(e) = ctx.encoder.set(schema, row, col, bytes) {
+                        // Spaces around a number or a boolean (`1, 2.5`): read without them;
+                        // only a failed field pays for the second try.
+                        let trimmed = bytes.trim_ascii();
+                        if trimmed.len() != bytes.len()
+                            && ctx.encoder.is_nullable_token_column(col)
+                            && ctx.encoder.set(schema, row, col, trimmed).is_ok()
+                        {
+                            continue;
+                        }
+                        let bytes = trimmed;
+                        if (bytes.is_empty() || dialect::is_default_null(bytes))
+                            && ctx.encoder.is_nullable_token_column(col)
+                        {
+                            ctx.encoder.set_null(row, col);
+                            p.nulls += 1;
+                            continue;
+                        }
                         failure = Some(format!(
                             "column `{}`: {e}: `{}`",
                             schema.columns()[col].name,
@@ -462,6 +882,24 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                         break;
                     }
                 }
+            }
+        }
+        if joined_time && failure.is_none() {
+            joined.clear();
+            for (k, part) in parts[..plan.time_parts].iter_mut().enumerate() {
+                if k > 0 {
+                    joined.push(b' ');
+                }
+                if let Some(i) = part.take() {
+                    joined.extend_from_slice(fields[i].bytes(data, &scratch).trim_ascii());
+                }
+            }
+            match times.parse(&joined) {
+                Ok((t, naive)) => {
+                    p.naive |= naive;
+                    t_ns = Some(t);
+                }
+                Err(e) => failure = Some(format!("columns `{}`: {e}: `{}`", plan.time_name, show(&joined))),
             }
         }
         let t = match (failure, t_ns) {
@@ -860,12 +1298,20 @@ pub fn run(
         .num_threads(opts.threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
-    let sources = prepared.sources.clone();
     let raw_bytes = prepared.raw_bytes();
+    // The sample has served its purpose; its memory is not kept through the import.
+    let Prepared {
+        sources: prepared_sources,
+        first,
+        sample,
+        ..
+    } = prepared;
+    drop(sample);
+    let sources = prepared_sources.clone();
     let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(2 * BATCH_CHUNKS);
     let (rx, reader) = spawn_reader(
-        prepared.sources,
-        prepared.first,
+        prepared_sources,
+        first,
         Arc::clone(&raw_bytes),
         &opts.csv,
         spare_rx,
@@ -991,9 +1437,9 @@ impl Pipeline<'_> {
                         source.name
                     )));
                 }
-                let (names, at) = header_names(&chunk.data, &self.opts.csv)?;
-                start = at;
-                self.plan = Some(Arc::new(plan_for(file, source, &names, self.config, self.opts)?));
+                let header = header_names(&chunk.data, &self.opts.csv)?;
+                start = header.data_start;
+                self.plan = Some(Arc::new(plan_for(file, source, &header, self.config, self.opts)?));
                 self.current_file = Some(file);
             }
             let Some(plan) = self.plan.clone() else {
@@ -1052,6 +1498,7 @@ impl Pipeline<'_> {
         for (i, p) in batch.iter().enumerate() {
             self.summary.rows_read += p.records;
             self.summary.naive_times |= p.naive;
+            self.summary.null_tokens += p.nulls;
             self.summary.floored_times += p.floored;
             let data = &p.work.chunk.data;
             let mut all: Vec<(u32, u32, &str)> = p

@@ -2,7 +2,8 @@
 //! `io::timefmt`), or a strftime pattern (chrono). The format is fixed once per import from
 //! the options or a sample, so each row pays for one parser only.
 
-use crate::db::time::{in_storable_range, MAX_YEAR, MIN_YEAR};
+use super::flextime::{self, DateOrder};
+use crate::db::time::{in_storable_range, MAX_YEAR, MIN_YEAR, NS_PER_DAY};
 use crate::io::timefmt::{parse_iso, EpochUnit};
 
 /// How the time column is written.
@@ -14,6 +15,90 @@ pub enum TimeFormat {
     Iso,
     /// A chrono strftime pattern; with `%z`-style zones when the pattern has one, else UTC.
     Strftime(String),
+    /// A date in this field order, optionally a time and a zone (`flextime`); with
+    /// `DateOrder::None`, a time of day (`09:30:00`, `18.00.00`).
+    Flex(DateOrder),
+    /// A time of day as a number of this unit since midnight (`0` … one day).
+    DayEpoch(EpochUnit),
+}
+
+/// How naive times (without a zone in the text) are placed.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Zone {
+    #[default]
+    Utc,
+    /// A fixed offset, local − UTC, in ns.
+    Fixed(i64),
+    /// An IANA zone, with its daylight-saving changes.
+    Named(chrono_tz::Tz),
+}
+
+impl Zone {
+    /// `UTC`, `±HH:MM` (or `±HH`, `±HHMM`), or an IANA name such as `America/New_York`.
+    pub fn parse(text: &str) -> Option<Zone> {
+        if text.eq_ignore_ascii_case("utc") || text == "Z" {
+            return Some(Zone::Utc);
+        }
+        if let [sign @ (b'+' | b'-'), rest @ ..] = text.as_bytes() {
+            let two = |x: &[u8]| std::str::from_utf8(x).ok()?.parse::<i64>().ok();
+            let (h, m) = match rest {
+                [_, _] => (two(rest)?, 0),
+                [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => (two(&[*h1, *h2])?, two(&[*m1, *m2])?),
+                _ => return None,
+            };
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let ns = (h * 3600 + m * 60) * 1_000_000_000;
+            return Some(Zone::Fixed(if *sign == b'-' { -ns } else { ns }));
+        }
+        text.parse::<chrono_tz::Tz>().ok().map(Zone::Named)
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Zone::Utc => "UTC".into(),
+            Zone::Fixed(ns) => {
+                let minutes = ns.abs() / 60_000_000_000;
+                format!(
+                    "UTC{}{:02}:{:02}",
+                    if *ns < 0 { '-' } else { '+' },
+                    minutes / 60,
+                    minutes % 60
+                )
+            }
+            Zone::Named(tz) => tz.name().to_string(),
+        }
+    }
+}
+
+/// Which instant a local time means when a daylight-saving change makes it ambiguous (it occurs
+/// twice) or skips it; `Refuse` rejects such rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Dst {
+    #[default]
+    Refuse,
+    Earlier,
+    Later,
+}
+
+/// Everything needed to turn the time field(s) of a row into UTC ns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeSpec {
+    pub format: TimeFormat,
+    /// The zone of times written without one.
+    pub zone: Zone,
+    pub dst: Dst,
+}
+
+impl TimeSpec {
+    pub fn utc(format: TimeFormat) -> TimeSpec {
+        TimeSpec {
+            format,
+            zone: Zone::Utc,
+            dst: Dst::Refuse,
+        }
+    }
 }
 
 /// Why a time field could not be read.
@@ -24,6 +109,12 @@ pub enum TimeError {
     OutOfRange {
         year: Option<i64>,
     },
+    /// A time of day past 24:00.
+    BeyondDay,
+    /// A local time that a daylight-saving change skips in this zone.
+    DstGap(String),
+    /// A local time that occurs twice in this zone.
+    DstOverlap(String),
 }
 
 impl std::fmt::Display for TimeError {
@@ -36,6 +127,17 @@ impl std::fmt::Display for TimeError {
             TimeError::OutOfRange { year: None } => {
                 write!(f, "time is outside the storable range {MIN_YEAR}-{MAX_YEAR}")
             }
+            TimeError::BeyondDay => f.write_str("a time of day past 24:00"),
+            TimeError::DstGap(zone) => write!(
+                f,
+                "this local time does not exist in {zone} (skipped by a daylight-saving change); \
+                 pass --dst earlier or --dst later to place it"
+            ),
+            TimeError::DstOverlap(zone) => write!(
+                f,
+                "this local time occurs twice in {zone} (a daylight-saving change); pass --dst \
+                 earlier or --dst later to choose"
+            ),
         }
     }
 }
@@ -50,6 +152,17 @@ impl TimeFormat {
                 None => return Err(iso_failure(b)),
             },
             TimeFormat::Strftime(pattern) => parse_strftime(b, pattern)?,
+            TimeFormat::Flex(order) => match flextime::parse(b, *order) {
+                Some(f) => (f.t_ns, !f.zoned),
+                None => return Err(TimeError::Unparsable),
+            },
+            TimeFormat::DayEpoch(unit) => {
+                let t = parse_epoch_bytes(b, *unit)?;
+                if !(0..=NS_PER_DAY).contains(&t) {
+                    return Err(TimeError::BeyondDay);
+                }
+                return Ok((t, true));
+            }
         };
         if !in_storable_range(t_ns) {
             return Err(TimeError::OutOfRange { year: None });
@@ -62,6 +175,18 @@ impl TimeFormat {
             TimeFormat::Epoch(unit) => format!("epoch {}", unit_word(*unit)),
             TimeFormat::Iso => "ISO-8601".into(),
             TimeFormat::Strftime(p) => format!("the pattern `{p}`"),
+            TimeFormat::Flex(DateOrder::None) => "times of day".into(),
+            TimeFormat::Flex(order) => format!("dates {}", order.describe()),
+            TimeFormat::DayEpoch(unit) => format!("{} since midnight", unit_word(*unit)),
+        }
+    }
+
+    /// Times that carry no date: they need one from `--date` or the file name.
+    pub fn is_time_of_day(&self) -> bool {
+        match self {
+            TimeFormat::Flex(DateOrder::None) | TimeFormat::DayEpoch(_) => true,
+            TimeFormat::Strftime(p) => !pattern_has_date(p),
+            _ => false,
         }
     }
 }
@@ -115,28 +240,58 @@ pub fn epoch_magnitude(b: &[u8]) -> u64 {
 /// `YYYY-MM-DD[T ]HH:MM:SS[.f…][Z]` reuse the day of the previous row when the date repeats.
 pub struct TimeParser<'a> {
     format: &'a TimeFormat,
+    spec: &'a TimeSpec,
+    /// Local midnight (as naive ns) of the day that times of day fall on.
+    date_ns: i64,
     date: [u8; 10],
     day_ns: Option<i64>,
+    /// ISO times read as UTC: the fast path's result is final.
+    iso_utc: bool,
 }
 
 impl<'a> TimeParser<'a> {
-    pub fn new(format: &'a TimeFormat) -> TimeParser<'a> {
+    /// A parser of `spec`; `date_ns` (ns of a midnight) places times of day.
+    pub fn new(spec: &'a TimeSpec, date_ns: Option<i64>) -> TimeParser<'a> {
         TimeParser {
-            format,
+            format: &spec.format,
+            spec,
+            date_ns: date_ns.unwrap_or(0),
             date: [0; 10],
             day_ns: None,
+            iso_utc: spec.format == TimeFormat::Iso && spec.zone == Zone::Utc,
         }
     }
 
-    /// As `TimeFormat::parse`, with the same results.
+    /// The time in UTC ns and whether it was naive (then placed in the spec's zone).
     #[inline]
     pub fn parse(&mut self, b: &[u8]) -> Result<(i64, bool), TimeError> {
-        if *self.format == TimeFormat::Iso {
+        if self.iso_utc {
             if let Some(t) = self.fast_iso(b) {
                 return Ok(t);
             }
         }
-        self.format.parse(b)
+        let (t, naive) = match self.format {
+            TimeFormat::Iso => match self.fast_iso(b) {
+                Some(t) => t,
+                None => self.format.parse(b)?,
+            },
+            f if f.is_time_of_day() => {
+                let (tod, _) = f.parse(b)?;
+                (self.date_ns + tod, true)
+            }
+            f => f.parse(b)?,
+        };
+        if !naive || self.spec.zone == Zone::Utc {
+            if !in_storable_range(t) {
+                return Err(TimeError::OutOfRange { year: None });
+            }
+            return Ok((t, naive));
+        }
+        let utc = local_to_utc(t, &self.spec.zone, self.spec.dst)?;
+        if !in_storable_range(utc) {
+            return Err(TimeError::OutOfRange { year: None });
+        }
+        Ok((utc, true))
     }
 
     fn fast_iso(&mut self, b: &[u8]) -> Option<(i64, bool)> {
@@ -180,6 +335,41 @@ impl<'a> TimeParser<'a> {
         };
         let t = day_ns.checked_add((hour * 3600 + minute * 60 + second) * 1_000_000_000 + frac_ns)?;
         in_storable_range(t).then_some((t, naive))
+    }
+}
+
+/// A naive local time (ns as if UTC) in `zone` → UTC ns.
+pub fn local_to_utc(local_ns: i64, zone: &Zone, dst: Dst) -> Result<i64, TimeError> {
+    use chrono::{LocalResult, Offset, TimeZone};
+    match zone {
+        Zone::Utc => Ok(local_ns),
+        Zone::Fixed(offset) => local_ns
+            .checked_sub(*offset)
+            .ok_or(TimeError::OutOfRange { year: None }),
+        Zone::Named(tz) => {
+            let naive = chrono::DateTime::from_timestamp_nanos(local_ns).naive_utc();
+            let offset_ns = |o: &chrono_tz::TzOffset| i64::from(o.fix().local_minus_utc()) * 1_000_000_000;
+            let pick = |earlier: i64, later: i64| match dst {
+                Dst::Earlier => Ok(earlier),
+                Dst::Later => Ok(later),
+                Dst::Refuse => Err(()),
+            };
+            match tz.offset_from_local_datetime(&naive) {
+                LocalResult::Single(o) => Ok(local_ns - offset_ns(&o)),
+                LocalResult::Ambiguous(a, b) => {
+                    let (x, y) = (local_ns - offset_ns(&a), local_ns - offset_ns(&b));
+                    pick(x.min(y), x.max(y)).map_err(|()| TimeError::DstOverlap(tz.name().into()))
+                }
+                LocalResult::None => {
+                    // Read with the offset in force before the gap (earlier) or after it (later).
+                    let day = chrono::Duration::hours(12);
+                    let before = tz.offset_from_utc_datetime(&(naive - day));
+                    let after = tz.offset_from_utc_datetime(&(naive + day));
+                    pick(local_ns - offset_ns(&before), local_ns - offset_ns(&after))
+                        .map_err(|()| TimeError::DstGap(tz.name().into()))
+                }
+            }
+        }
     }
 }
 
@@ -249,8 +439,26 @@ fn iso_is_naive(b: &[u8]) -> bool {
         .any(|&c| c == b'Z' || c == b'z' || c == b'+' || c == b'-')
 }
 
+/// Whether a strftime pattern holds a date (or a whole epoch time), not only a time of day.
+fn pattern_has_date(pattern: &str) -> bool {
+    const DATE: [&str; 21] = [
+        "%Y", "%y", "%C", "%m", "%b", "%B", "%h", "%d", "%e", "%j", "%D", "%F", "%x", "%c", "%+", "%s", "%G",
+        "%g", "%U", "%W", "%V",
+    ];
+    DATE.iter().any(|d| pattern.contains(d))
+}
+
 fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
     let text = std::str::from_utf8(b).map_err(|_| TimeError::Unparsable)?;
+    if !pattern_has_date(pattern) {
+        // A time of day: ns since midnight, placed on a date by `TimeParser`.
+        let t = chrono::NaiveTime::parse_from_str(text, pattern).map_err(|_| TimeError::Unparsable)?;
+        let since_midnight = t - chrono::NaiveTime::MIN;
+        let ns = since_midnight
+            .num_nanoseconds()
+            .ok_or(TimeError::OutOfRange { year: None })?;
+        return Ok((ns, true));
+    }
     let zoned = pattern.contains("%z") || pattern.contains("%:z") || pattern.contains("%#z");
     if zoned {
         let t = chrono::DateTime::parse_from_str(text, pattern).map_err(|_| TimeError::Unparsable)?;
@@ -299,7 +507,8 @@ mod tests {
     #[test]
     fn the_fast_iso_path_agrees_with_the_full_parser() {
         let iso = TimeFormat::Iso;
-        let mut p = TimeParser::new(&iso);
+        let spec = TimeSpec::utc(TimeFormat::Iso);
+        let mut p = TimeParser::new(&spec, None);
         for text in [
             "2024-08-08T23:54:15Z",
             "2024-08-08T23:54:15.5Z",

@@ -1,0 +1,474 @@
+//! How a CSV file is written, read off its first records: the delimiter, whether the first line
+//! is a header (does it type like the rows below it?), a preamble before the header, a decimal
+//! comma, column names that specs can use (aliases for the others), and a date in the file name.
+
+use super::flextime::{self, DateOrder};
+use super::scan::split_record;
+use super::timeparse::is_epoch_number;
+use crate::db::schema::valid_column_name;
+use crate::db::time::days_from_civil;
+use crate::io::timefmt::parse_iso;
+
+/// Delimiters tried by the sniffer, in order of preference on a tie.
+pub const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
+
+/// Tokens read as null in numeric and time columns, besides the empty field.
+pub const DEFAULT_NULLS: [&[u8]; 6] = [b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A"];
+
+/// Whether `v` is one of the default null tokens.
+#[inline]
+pub fn is_default_null(v: &[u8]) -> bool {
+    // Cheap first test: every default token starts with one of these bytes.
+    matches!(v.first(), Some(b'N' | b'n' | b'#')) && DEFAULT_NULLS.contains(&v)
+}
+
+/// A printable name for a delimiter.
+pub fn delimiter_name(d: u8) -> String {
+    match d {
+        b'\t' => "tab".into(),
+        b' ' => "space".into(),
+        d => format!("`{}`", d as char),
+    }
+}
+
+/// Splits the records of `data` from `at` (at most `max` of them): fields as byte vectors,
+/// and each record's start offset. Blank records are skipped.
+pub fn records(data: &[u8], mut at: usize, delimiter: u8, max: usize) -> Vec<(usize, Vec<Vec<u8>>)> {
+    let mut out = Vec::new();
+    let mut fields = Vec::new();
+    let mut scratch = Vec::new();
+    while at < data.len() && out.len() < max {
+        let span = split_record(data, at, delimiter, &mut fields, &mut scratch);
+        let start = at;
+        at = span.next;
+        if fields.iter().all(|f| f.start == f.end) {
+            continue;
+        }
+        out.push((
+            start,
+            fields.iter().map(|f| f.bytes(data, &scratch).to_vec()).collect(),
+        ));
+    }
+    out
+}
+
+/// The most common field count of `rows`, and how many rows have it.
+pub fn modal_width<T>(rows: &[(usize, Vec<T>)]) -> (usize, usize) {
+    let mut counts: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
+    for (_, r) in rows {
+        *counts.entry(r.len()).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|&(width, n)| (n, width))
+        .unwrap_or((0, 0))
+}
+
+/// The delimiter whose split of the first records gives the most consistent field count
+/// (more than one field); `,` when none does.
+pub fn sniff_delimiter(data: &[u8], at: usize) -> u8 {
+    let mut best = (b',', 0usize, 0usize);
+    for d in DELIMITERS {
+        let rows = records(data, at, d, 200);
+        let (width, n) = modal_width(&rows);
+        if width < 2 {
+            continue;
+        }
+        // Share of consistent rows in thousandths, then more fields.
+        let share = n * 1000 / rows.len().max(1);
+        if (share, width) > (best.1, best.2) {
+            best = (d, share, width);
+        }
+    }
+    best.0
+}
+
+/// Whether a value is a number with a decimal comma: `-12,5`, `0,7578`.
+pub fn is_decimal_comma(v: &[u8]) -> bool {
+    let v = v.strip_prefix(b"-").unwrap_or(v);
+    match v.iter().position(|&c| c == b',') {
+        Some(p) => {
+            p > 0
+                && p + 1 < v.len()
+                && v[..p].iter().all(u8::is_ascii_digit)
+                && v[p + 1..].iter().all(u8::is_ascii_digit)
+        }
+        None => false,
+    }
+}
+
+/// `12,5` → `12.5` in place when it is a decimal-comma number.
+pub fn fix_decimal_comma(v: &mut [u8]) {
+    if is_decimal_comma(v) {
+        if let Some(p) = v.iter().position(|&c| c == b',') {
+            v[p] = b'.';
+        }
+    }
+}
+
+/// What a value looks like, for telling a header from data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Null,
+    Bool,
+    Number,
+    Time,
+    Text,
+}
+
+pub fn kind(v: &[u8], decimal_comma: bool) -> Kind {
+    let v = trim(v);
+    if v.is_empty() || is_default_null(v) {
+        return Kind::Null;
+    }
+    if matches!(v, b"true" | b"false" | b"TRUE" | b"FALSE" | b"True" | b"False") {
+        return Kind::Bool;
+    }
+    if is_epoch_number(v)
+        || (decimal_comma && is_decimal_comma(v))
+        || std::str::from_utf8(v).is_ok_and(|s| s.parse::<f64>().is_ok())
+    {
+        return Kind::Number;
+    }
+    if is_time_like(v) {
+        return Kind::Time;
+    }
+    Kind::Text
+}
+
+/// Reads as a date, a date-time or a time of day in some common shape.
+pub fn is_time_like(v: &[u8]) -> bool {
+    parse_iso(v).is_some()
+        || [DateOrder::Ymd, DateOrder::Dmy, DateOrder::Mdy, DateOrder::None]
+            .into_iter()
+            .any(|o| flextime::parse(v, o).is_some())
+}
+
+/// A date only (no time): `2006-01-02`, `10/03/2004`, `02-Jan-2006`, `20060102`.
+pub fn is_date_only(v: &[u8]) -> bool {
+    let v = trim(v);
+    !v.contains(&b':')
+        && (!is_epoch_number(v) || v.len() == 8)
+        && [DateOrder::Ymd, DateOrder::Dmy, DateOrder::Mdy]
+            .into_iter()
+            .any(|o| flextime::parse(v, o).is_some_and(|f| f.t_ns % crate::db::time::NS_PER_DAY == 0))
+}
+
+/// A time of day only: `09:01:00`, `18.00.00`, `24:00`.
+pub fn is_time_only(v: &[u8]) -> bool {
+    flextime::parse(trim(v), DateOrder::None).is_some()
+}
+
+fn trim(v: &[u8]) -> &[u8] {
+    v.trim_ascii()
+}
+
+/// The kind of a column over `rows`: the one kind its non-null values share (numbers and
+/// bools stay apart), `Text` when they differ, `Null` when all are null.
+fn column_kind(rows: &[&[Vec<u8>]], j: usize, decimal_comma: bool) -> Kind {
+    let mut found = Kind::Null;
+    for r in rows {
+        let Some(v) = r.get(j) else { continue };
+        match (found, kind(v, decimal_comma)) {
+            (_, Kind::Null) => {}
+            (Kind::Null, k) => found = k,
+            (a, b) if a == b => {}
+            // A number among times (epoch seconds?) or the reverse: not one kind.
+            _ => return Kind::Text,
+        }
+    }
+    found
+}
+
+/// Whether `first` is a header for `rows`: some column whose values all share a non-text kind
+/// (numbers, times, booleans) holds text in `first`. With only text below, a first line of
+/// distinct non-empty values is taken for a header; with nothing below, one without numbers.
+pub fn looks_like_header(first: &[Vec<u8>], rows: &[&[Vec<u8>]], decimal_comma: bool) -> bool {
+    if rows.is_empty() {
+        return first.iter().all(|v| matches!(kind(v, decimal_comma), Kind::Text));
+    }
+    let mut any_typed = false;
+    for (j, v) in first.iter().enumerate() {
+        let col = column_kind(rows, j, decimal_comma);
+        if matches!(col, Kind::Null | Kind::Text) {
+            continue;
+        }
+        any_typed = true;
+        if kind(v, decimal_comma) == Kind::Text {
+            return true;
+        }
+    }
+    if any_typed {
+        return false;
+    }
+    let mut seen = std::collections::HashSet::new();
+    first.iter().all(|v| !v.is_empty() && seen.insert(v.as_slice()))
+}
+
+/// A name usable in specs for header text that is not one: lowercase, runs of other characters
+/// as one `_`, at most 64 bytes; `column_N` (1-based) when nothing is left.
+pub fn alias(text: &str, index: usize) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if let Some(ascii) = latin_letter(c) {
+            out.push_str(ascii);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let out = out.trim_matches('_');
+    let mut out: String = out.chars().take(64).collect();
+    if out.is_empty() {
+        out = format!("column_{}", index + 1);
+    }
+    out
+}
+
+/// The plain letters of an accented Latin letter (`é` → `e`, `ß` → `ss`, `µ` → `u`), so that
+/// `Température` becomes `temperature`, not `temp_rature`.
+fn latin_letter(c: char) -> Option<&'static str> {
+    let lower = c.to_lowercase().next().unwrap_or(c);
+    Some(match lower {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ą' => "a",
+        'æ' => "ae",
+        'ç' | 'ć' | 'č' => "c",
+        'ď' | 'đ' => "d",
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ę' | 'ě' => "e",
+        'ì' | 'í' | 'î' | 'ï' | 'ī' => "i",
+        'ł' => "l",
+        'ñ' | 'ń' | 'ň' => "n",
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => "o",
+        'œ' => "oe",
+        'ř' => "r",
+        'ś' | 'š' => "s",
+        'ß' => "ss",
+        'ť' => "t",
+        'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' | 'µ' | 'μ' => "u",
+        'ý' | 'ÿ' => "y",
+        'ź' | 'ż' | 'ž' => "z",
+        _ => return None,
+    })
+}
+
+/// Column names for header text: valid names as they are, others by `alias`, duplicates with
+/// `_2`, `_3`… Returns the names and the (text, name) pairs that changed.
+pub fn column_names(header: &[String]) -> (Vec<String>, Vec<(String, String)>) {
+    let mut names: Vec<String> = Vec::with_capacity(header.len());
+    let mut changed = Vec::new();
+    for (i, text) in header.iter().enumerate() {
+        let base = if valid_column_name(text) {
+            text.clone()
+        } else {
+            alias(text, i)
+        };
+        let mut name = base.clone();
+        let mut n = 2;
+        while names.contains(&name) || (name != *text && header.contains(&name)) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        if name != *text {
+            changed.push((text.clone(), name.clone()));
+        }
+        names.push(name);
+    }
+    (names, changed)
+}
+
+/// Names for a header that has fewer names than its rows have fields. When the header is one
+/// short and a row holds a date and then a time of day where the header has one name (a date
+/// and a time written as two fields under `Date`), the time gets a name of its own right there;
+/// otherwise the extra fields are named `column_N` at the end. Returns a note saying what was done.
+pub fn pad_header(names: &mut Vec<String>, first_row: &[Vec<u8>]) -> Option<String> {
+    let width = first_row.len();
+    if names.len() >= width {
+        return None;
+    }
+    if width == names.len() + 1 {
+        for i in 0..names.len() {
+            if is_date_only(&first_row[i]) && is_time_only(&first_row[i + 1]) {
+                let mut name = "time".to_string();
+                let mut n = 2;
+                while names.contains(&name) {
+                    name = format!("time_{n}");
+                    n += 1;
+                }
+                let note = format!(
+                    "the header names {} columns but the rows have {width}: `{}` holds a date and the \
+                     next field a time of day, named `{name}`",
+                    names.len(),
+                    names[i]
+                );
+                names.insert(i + 1, name);
+                return Some(note);
+            }
+        }
+    }
+    let from = names.len();
+    for k in from..width {
+        let mut name = format!("column_{}", k + 1);
+        while names.contains(&name) {
+            name.push('_');
+        }
+        names.push(name);
+    }
+    Some(format!(
+        "the header names {from} columns but the rows have {width}: the last {} are named column_{}…",
+        width - from,
+        from + 1
+    ))
+}
+
+/// The one date a file name holds (`20131007_…`, `…_2012-06-21_…`), as days since 1970, with
+/// its text; `None` when it holds none, or several different ones.
+pub fn date_in_name(path: &str) -> Option<(i64, String)> {
+    let name = std::path::Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let b = name.as_bytes();
+    let mut found: Option<(i64, String)> = None;
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() || (i > 0 && b[i - 1].is_ascii_digit()) {
+            i += 1;
+            continue;
+        }
+        let run = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut date = None;
+        if run == 8 {
+            let text = &name[i..i + 8];
+            let n: u64 = text.parse().unwrap_or(0);
+            date = valid_date(n / 10_000, n / 100 % 100, n % 100).map(|d| (d, text.to_string()));
+        } else if run == 4
+            && b.len() >= i + 10
+            && b[i..i + 10].is_ascii()
+            && matches!(b[i + 4], b'-' | b'_')
+            && b[i + 7] == b[i + 4]
+        {
+            let text = &name[i..i + 10];
+            let part = |r: std::ops::Range<usize>| text[r].parse::<u64>().ok();
+            let after_ok = b.get(i + 10).is_none_or(|c| !c.is_ascii_digit());
+            if let (Some(y), Some(m), Some(d), true) = (part(0..4), part(5..7), part(8..10), after_ok) {
+                date = valid_date(y, m, d).map(|days| (days, text.to_string()));
+            }
+        }
+        if let Some((days, text)) = date {
+            match &found {
+                Some((d, _)) if *d != days => return None,
+                _ => found = Some((days, text)),
+            }
+        }
+        i += run;
+    }
+    found
+}
+
+fn valid_date(y: u64, m: u64, d: u64) -> Option<i64> {
+    if !(1900..=2199).contains(&y) {
+        return None;
+    }
+    let iso = format!("{y:04}-{m:02}-{d:02}");
+    parse_iso(iso.as_bytes())?;
+    Some(days_from_civil(y as i64, m as u32, d as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(text: &str, d: u8) -> Vec<Vec<Vec<u8>>> {
+        records(text.as_bytes(), 0, d, 1000)
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect()
+    }
+
+    #[test]
+    fn delimiters_are_sniffed() {
+        assert_eq!(sniff_delimiter(b"a;b;c\n1,5;2;3\n2,5;3;4\n", 0), b';');
+        assert_eq!(sniff_delimiter(b"a,b\n1.5,2\n", 0), b',');
+        assert_eq!(sniff_delimiter(b"a\tb\n1\t2\n", 0), b'\t');
+        assert_eq!(sniff_delimiter(b"a|b|c\n1|2|3\n", 0), b'|');
+        assert_eq!(sniff_delimiter(b"x\n1\n", 0), b',');
+    }
+
+    #[test]
+    fn headers_are_told_from_data() {
+        let r = rows("time,v\n2024-01-01,1\n2024-01-02,2\n", b',');
+        let below: Vec<&[Vec<u8>]> = r[1..].iter().map(Vec::as_slice).collect();
+        assert!(looks_like_header(&r[0], &below, false));
+        let r = rows("292,1.5,1.6\n920,1.5,1.7\n2870,1.4,1.8\n", b',');
+        let below: Vec<&[Vec<u8>]> = r[1..].iter().map(Vec::as_slice).collect();
+        assert!(!looks_like_header(&r[0], &below, false));
+        let r = rows("20200101 170000065,1.1,0\n20200101 170010447,1.2,0\n", b',');
+        let below: Vec<&[Vec<u8>]> = r[1..].iter().map(Vec::as_slice).collect();
+        assert!(!looks_like_header(&r[0], &below, false));
+    }
+
+    #[test]
+    fn names_get_aliases_and_suffixes() {
+        let header: Vec<String> = [
+            "Date",
+            "Adj Close",
+            "time (UTC)",
+            "",
+            "CO(GT)",
+            "v",
+            "v",
+            "asks[0].price",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let (names, changed) = column_names(&header);
+        assert_eq!(
+            names,
+            [
+                "Date",
+                "adj_close",
+                "time_utc",
+                "column_4",
+                "co_gt",
+                "v",
+                "v_2",
+                "asks_0_price"
+            ]
+        );
+        assert_eq!(changed.len(), 6);
+        assert_eq!(alias("Température (°C)", 0), "temperature_c");
+        assert_eq!(alias("Δt µs", 2), "t_us");
+    }
+
+    #[test]
+    fn a_date_and_time_under_one_name_get_two() {
+        let mut names: Vec<String> = ["Date", "Open", "Close"].iter().map(|s| s.to_string()).collect();
+        let row: Vec<Vec<u8>> = ["2006-01-02", "09:01:00", "1", "2"]
+            .iter()
+            .map(|s| s.as_bytes().to_vec())
+            .collect();
+        assert!(pad_header(&mut names, &row).is_some());
+        assert_eq!(names, ["Date", "time", "Open", "Close"]);
+    }
+
+    #[test]
+    fn dates_in_file_names() {
+        let d = |s: &str| date_in_name(s).map(|(_, t)| t);
+        assert_eq!(d("data/20131007_trade.csv").as_deref(), Some("20131007"));
+        assert_eq!(
+            d("x_2012-06-21_34200000_57600000_message_1.csv").as_deref(),
+            Some("2012-06-21")
+        );
+        assert_eq!(
+            d("lean_oanda_20140501_eurusd_tick_quote.csv").as_deref(),
+            Some("20140501")
+        );
+        assert_eq!(d("quotes.csv"), None);
+        assert_eq!(d("20140501_20140502.csv"), None, "two dates: none");
+        assert_eq!(d("id_123456789.csv"), None);
+        assert_eq!(d("20141399.csv"), None);
+        assert_eq!(d("2014-é-01.csv"), None, "not a date, and no panic on UTF-8");
+    }
+}
