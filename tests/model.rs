@@ -521,32 +521,15 @@ impl Case {
         next.remove_empty();
 
         let db = self.open_write();
-        let csv = CsvOptions {
-            delimiter: b',',
-            has_header: true,
-            skip_lines: 0,
-            column_names: None,
-            decimal_comma: false,
-            nulls: Vec::new(),
+        let setting = ImportSetting {
             chunk_bytes,
-            sniff: Sniff::default(),
-        };
-        let prepared =
-            xs::import::prepare(&inputs, &csv).unwrap_or_else(|e| self.fail(&format!("prepare: {e}")));
-        let opts = Options {
-            csv,
-            time_columns: Vec::new(),
-            time: TimeSpec::utc(InputTimeFormat::Iso),
-            date: DateSource::None,
-            ignore_unknown_columns: false,
-            floor_time: floor,
-            rejects_path: self.tmp.path().join("rejects.csv"),
+            floor,
+            threads,
             sync,
-            threads: Some(threads),
-            rerun_command: "xs import (model test)".into(),
+            rejects: self.tmp.path().join("rejects.csv"),
         };
-        let summary = xs::import::run(&db, prepared, &opts, &|_| {})
-            .unwrap_or_else(|e| self.fail(&format!("import failed: {e}")));
+        let summary =
+            run_import(&db, &inputs, &setting).unwrap_or_else(|e| self.fail(&format!("import failed: {e}")));
         drop(db);
         if summary.rows_read != all_rows.len() as u64
             || summary.rows_stored != stored
@@ -1001,30 +984,14 @@ impl Case {
         let _ = std::fs::remove_dir_all(&copy_dir);
         let copy = Database::create(&copy_dir, &self.config)
             .unwrap_or_else(|e| self.fail(&format!("create copy: {e}")));
-        let csv = CsvOptions {
-            delimiter: b',',
-            has_header: true,
-            skip_lines: 0,
-            column_names: None,
-            decimal_comma: false,
-            nulls: Vec::new(),
+        let setting = ImportSetting {
             chunk_bytes: 1 << 20,
-            sniff: Sniff::default(),
-        };
-        let prepared = xs::import::prepare(std::slice::from_ref(&path), &csv).expect("prepare export");
-        let opts = Options {
-            csv,
-            time_columns: Vec::new(),
-            time: TimeSpec::utc(InputTimeFormat::Iso),
-            date: DateSource::None,
-            ignore_unknown_columns: false,
-            floor_time: false,
-            rejects_path: self.tmp.path().join("rejects-copy.csv"),
+            floor: false,
+            threads: 2,
             sync: false,
-            threads: Some(2),
-            rerun_command: "xs import (model test)".into(),
+            rejects: self.tmp.path().join("rejects-copy.csv"),
         };
-        let summary = xs::import::run(&copy, prepared, &opts, &|_| {})
+        let summary = run_import(&copy, std::slice::from_ref(&path), &setting)
             .unwrap_or_else(|e| self.fail(&format!("re-import of the export failed: {e}")));
         if summary.rows_rejected != 0 {
             let rejects =
@@ -1045,6 +1012,43 @@ impl Case {
             self.fail(&format!("export → import: {}", self.diff(&got, &want)));
         }
     }
+}
+
+/// How one import runs: the knobs the model varies.
+struct ImportSetting {
+    chunk_bytes: usize,
+    floor: bool,
+    threads: usize,
+    sync: bool,
+    rejects: PathBuf,
+}
+
+/// `xs import FILES…` into `db` with ISO times in UTC and a header, as the subcommand runs it.
+fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs::Result<xs::import::Summary> {
+    let csv = CsvOptions {
+        delimiter: b',',
+        has_header: true,
+        skip_lines: 0,
+        column_names: None,
+        decimal_comma: false,
+        nulls: Vec::new(),
+        chunk_bytes: setting.chunk_bytes,
+        sniff: Sniff::default(),
+    };
+    let prepared = xs::import::prepare(inputs, &csv)?;
+    let opts = Options {
+        csv,
+        time_columns: Vec::new(),
+        time: TimeSpec::utc(InputTimeFormat::Iso),
+        date: DateSource::None,
+        ignore_unknown_columns: false,
+        floor_time: setting.floor,
+        rejects_path: setting.rejects.clone(),
+        sync: setting.sync,
+        threads: Some(setting.threads),
+        rerun_command: "xs import (model test)".into(),
+    };
+    xs::import::run(db, prepared, &opts, &|_| {})
 }
 
 fn partition_name(key: PartitionKey) -> String {
