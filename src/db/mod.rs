@@ -787,13 +787,14 @@ impl Database {
     /// A time at or after `t_ns` before which, from `t_ns` on, nothing is stored: the start of
     /// the first slot or bucket at or after it whose bytes are allocated (`SEEK_DATA`), or
     /// `None` when only holes follow. Lets a walk cut into many pieces (aggregation slices)
-    /// jump over empty stretches instead of visiting each piece.
-    pub fn next_data_time(&self, t_ns: i64) -> Result<Option<i64>> {
+    /// jump over empty stretches instead of visiting each piece. `keys` are the partitions to
+    /// look in (`partition_keys`, listed once by the caller rather than once per call).
+    pub fn next_data_time(&self, keys: &[PartitionKey], t_ns: i64) -> Result<Option<i64>> {
         let t_ns = t_ns.max(MIN_TIME_NS);
         if t_ns >= END_TIME_NS {
             return Ok(None);
         }
-        for key in self.partition_keys()? {
+        for &key in keys {
             if key.end_ns() <= t_ns {
                 continue;
             }

@@ -643,7 +643,7 @@ pub fn write_buckets<E: From<Error>>(
             while slices.len() < batch && at < scan_to {
                 // Skip stretches with no data: a fine --every over a long, sparse window would
                 // otherwise cut millions of slices that each find nothing.
-                match db.next_data_time(at)? {
+                match db.next_data_time(&keys, at)? {
                     Some(t) if t < scan_to => at = t,
                     _ => {
                         at = scan_to;
