@@ -648,6 +648,7 @@ mod tests {
             depth: 1,
             time_column: "time".into(),
             schema: Schema::parse_spec("v:i64").unwrap(),
+            keys: Default::default(),
         };
         drop(Database::create(&dir, &config).unwrap());
         let db = Database::open(&dir, Access::Write(crate::db::lock::LockWait::No), &mut |_| {}).unwrap();

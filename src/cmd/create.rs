@@ -157,6 +157,7 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
         depth: args.depth,
         time_column: args.time_column.clone(),
         schema,
+        keys: Default::default(),
     };
     let slab_len = config.slab_len();
     let wanted = match &args.partition {

@@ -1371,6 +1371,7 @@ mod tests {
             depth: 1,
             time_column: "time".into(),
             schema: Schema::parse_spec("v:i64").unwrap(),
+            keys: Default::default(),
         };
         drop(crate::Database::create(dir, &config).unwrap());
         crate::Database::open(
@@ -1509,6 +1510,7 @@ mod tests {
             depth: 1,
             time_column: "time".into(),
             schema: Schema::parse_spec(&columns.join(",")).unwrap(),
+            keys: Default::default(),
         };
         let key = PartitionKey::of(Period::Year, 1_704_067_200_000_000_000);
         assert_eq!(newest_version(&config, key), PARTITION_VERSION);

@@ -11,8 +11,11 @@ use super::schema::{Column, ColumnType, Schema};
 use super::time::{parse_duration, Granularity, Period};
 use crate::error::{Error, Result};
 
-/// The on-disk format this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest on-disk format this build reads and writes: 2 adds series and unique keys.
+/// A database without keys is still written as format 1, which older builds read.
+pub const FORMAT_VERSION: u32 = 2;
+/// The format of a database without series or unique keys.
+pub const PLAIN_FORMAT_VERSION: u32 = 1;
 pub const CONFIG_FILE: &str = "xs.toml";
 /// The temporary name `xs.toml` is written under before its rename.
 pub const CONFIG_TEMP_FILE: &str = ".xs.toml.tmp";
@@ -58,6 +61,25 @@ pub struct Config {
     /// Name of the time column in headers of input and output.
     pub time_column: String,
     pub schema: Schema,
+    /// Series and unique keys (format 2); empty in a plain database.
+    pub keys: Keys,
+}
+
+/// The columns that identify a row besides its time (docs/FORMAT.md, "Series and unique keys").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Keys {
+    /// Series key: each distinct value (tuple) is stored as its own series, in its own
+    /// directory of partitions; rows of different series never touch.
+    pub series: Vec<String>,
+    /// Unique key: identifies a row among the rows of one series at one timestamp; an
+    /// imported row with a stored key replaces that row, a new key is added.
+    pub unique: Vec<String>,
+}
+
+impl Keys {
+    pub fn is_empty(&self) -> bool {
+        self.series.is_empty() && self.unique.is_empty()
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -80,6 +102,10 @@ struct RawConfig {
     depth: u32,
     time_column: String,
     row_len: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    series_by: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    unique_by: Vec<String>,
     columns: Vec<RawColumn>,
 }
 
@@ -94,6 +120,8 @@ pub const MAX_ROW_BYTES: u64 = 1 << 20;
 pub const MAX_SLOT_BYTES: u64 = 16 << 20;
 /// Most value columns a schema may have.
 pub const MAX_COLUMNS: usize = 4096;
+/// Most columns in a series or unique key.
+pub const MAX_KEY_COLUMNS: usize = 8;
 
 impl Config {
     /// Reads and validates `dir/xs.toml`.
@@ -111,13 +139,13 @@ impl Config {
         // Check the version first so a future format gets a version message, not a field error.
         if let Ok(table) = text.parse::<toml::Table>() {
             match table.get("format").and_then(|v| v.as_integer()) {
-                Some(v) if v == i64::from(FORMAT_VERSION) => {}
+                Some(v) if v == i64::from(FORMAT_VERSION) || v == i64::from(PLAIN_FORMAT_VERSION) => {}
                 Some(v) => {
                     return Err(format!(
                         "format version {v} is not supported (this xs reads format {FORMAT_VERSION}); use a matching xs release"
                     ))
                 }
-                None => return Err("missing `format = 1`".into()),
+                None => return Err("missing `format = 1` (or 2)".into()),
             }
         }
         let raw: RawConfig = toml::from_str(text).map_err(|e| e.message().to_string())?;
@@ -174,6 +202,17 @@ impl Config {
                 ns
             }
         };
+        let keys = Keys {
+            series: raw.series_by,
+            unique: raw.unique_by,
+        };
+        let format_needed = if keys.is_empty() { PLAIN_FORMAT_VERSION } else { FORMAT_VERSION };
+        if raw.format < format_needed {
+            return Err(format!(
+                "series_by and unique_by need `format = {FORMAT_VERSION}`; the config says {}",
+                raw.format
+            ));
+        }
         let config = Config {
             layout,
             bucket_ns,
@@ -182,7 +221,9 @@ impl Config {
             depth: raw.depth,
             time_column: raw.time_column,
             schema,
+            keys,
         };
+        config.check_keys()?;
         config.check_memory_bounds()?;
         config.check_partition_size()?;
         Ok(config)
@@ -222,9 +263,81 @@ impl Config {
         Ok(())
     }
 
+    /// Refuses keys that name no column, name the time column, or name a column twice.
+    pub fn check_keys(&self) -> std::result::Result<(), String> {
+        let mut seen: Vec<&str> = Vec::new();
+        for (what, names) in [("series", &self.keys.series), ("unique", &self.keys.unique)] {
+            for name in names {
+                if *name == self.time_column {
+                    return Err(format!(
+                        "the {what} key names the time column `{name}`; rows are already identified by their time"
+                    ));
+                }
+                if self.schema.column_index(name).is_none() {
+                    let all: Vec<&str> = self.schema.columns().iter().map(|c| c.name.as_str()).collect();
+                    return Err(format!(
+                        "the {what} key names `{name}`, which is not a column (the columns: {})",
+                        all.join(",")
+                    ));
+                };
+                if seen.contains(&name.as_str()) {
+                    return Err(format!("column `{name}` appears twice in the series and unique keys"));
+                }
+                seen.push(name);
+            }
+        }
+        if self.keys.series.len() > MAX_KEY_COLUMNS || self.keys.unique.len() > MAX_KEY_COLUMNS {
+            return Err(format!("a key has at most {MAX_KEY_COLUMNS} columns"));
+        }
+        if let Some(&c) = self
+            .series_columns()
+            .iter()
+            .find(|&&c| matches!(self.schema.columns()[c].ty, ColumnType::F32 | ColumnType::F64))
+        {
+            return Err(format!(
+                "series column `{}` is a float; a series key is text, an integer or a bool",
+                self.schema.columns()[c].name
+            ));
+        }
+        let types: Vec<ColumnType> = self
+            .series_columns()
+            .iter()
+            .map(|&c| self.schema.columns()[c].ty)
+            .collect();
+        let longest = super::series::longest_name(&types);
+        if longest > super::series::MAX_NAME_BYTES {
+            return Err(format!(
+                "the series key's values can take {longest} bytes as a directory name, past the {} \
+                 a name may have; use narrower str(N) series columns (a str(N) value takes up to 3×N)",
+                super::series::MAX_NAME_BYTES
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether rows are split into series.
+    pub fn has_series(&self) -> bool {
+        !self.keys.series.is_empty()
+    }
+
+    /// The schema indexes of the series key's columns.
+    pub fn series_columns(&self) -> Vec<usize> {
+        self.key_columns(&self.keys.series)
+    }
+
+    /// The schema indexes of the unique key's columns.
+    pub fn unique_columns(&self) -> Vec<usize> {
+        self.key_columns(&self.keys.unique)
+    }
+
+    fn key_columns(&self, names: &[String]) -> Vec<usize> {
+        // check_keys made sure every name is a column.
+        names.iter().filter_map(|n| self.schema.column_index(n)).collect()
+    }
+
     pub fn to_toml(&self) -> String {
         let raw = RawConfig {
-            format: FORMAT_VERSION,
+            format: if self.keys.is_empty() { PLAIN_FORMAT_VERSION } else { FORMAT_VERSION },
             layout: self.layout.name().into(),
             bucket: (self.layout == Layout::Bucket).then(|| super::time::format_duration(self.bucket_ns)),
             granularity: self.granularity.to_string(),
@@ -232,6 +345,8 @@ impl Config {
             depth: self.depth,
             time_column: self.time_column.clone(),
             row_len: self.schema.row_len(),
+            series_by: self.keys.series.clone(),
+            unique_by: self.keys.unique.clone(),
             columns: self
                 .schema
                 .columns()
@@ -386,6 +501,7 @@ mod tests {
             depth: 2,
             time_column: "time".into(),
             schema: Schema::parse_spec("price:f64,side:str(4)").unwrap(),
+            keys: Default::default(),
         }
     }
 

@@ -77,6 +77,32 @@ pub fn exists(path: &Path) -> Result<bool> {
     }
 }
 
+/// Whether `path` is a directory, looked up without following a link: a link in its place
+/// (which could lead writes outside the database) is an error, and so is a file.
+pub fn is_dir(path: &Path) -> Result<bool> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(Error::Symlink {
+            path: path.to_path_buf(),
+        }),
+        Ok(meta) if meta.is_dir() => Ok(true),
+        Ok(_) => Err(Error::Invalid(format!(
+            "{} is a file where xs keeps a directory; move it out of the database",
+            path.display()
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io("look up", path, e)),
+    }
+}
+
+/// Makes the directory `path`; one made meanwhile by another process is fine.
+pub fn create_dir(path: &Path) -> Result<()> {
+    match fs::create_dir(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && is_dir(path)? => Ok(()),
+        Err(e) => Err(Error::io("create directory", path, e)),
+    }
+}
+
 /// Reads the whole text file `path` without following a link. `Ok(None)` when it is missing.
 pub fn read_to_string(path: &Path) -> Result<Option<String>> {
     use std::io::Read;

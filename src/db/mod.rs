@@ -8,6 +8,8 @@ pub mod lock;
 pub mod marker;
 pub mod partition;
 pub mod schema;
+pub mod series;
+mod series_root;
 pub mod summary;
 pub mod time;
 
@@ -66,10 +68,30 @@ pub struct Database {
     config: Config,
     writable: bool,
     _lock: Option<WriteLock>,
+    /// What this handle stores: a plain database, the top of a series database, or one series.
+    role: Role,
     /// Each partition file is opened once per process and shared.
     partitions: Mutex<HashMap<PartitionKey, Arc<Partition>>>,
     /// Bucket-layout partitions, likewise opened once and shared.
     buckets: Mutex<HashMap<PartitionKey, Arc<BucketPartition>>>,
+    /// Series root: the series opened so far, by directory name.
+    series: Mutex<HashMap<String, Arc<Database>>>,
+    /// Series root: the series reads cover (`None`: all of them).
+    selected: Option<Vec<String>>,
+    /// Read-only handles: the partitions listed once (a read walks them many times).
+    listed: Mutex<Option<Vec<PartitionKey>>>,
+}
+
+/// What a `Database` handle stores.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// No series key: the partitions are in the database directory.
+    Plain,
+    /// A series key: each series is a `Series` in `series/NAME/`; reads merge the selected
+    /// series in time order (ties in series order), writes go to each row's series.
+    SeriesRoot,
+    /// One series of a series database (its directory name).
+    Series(String),
 }
 
 /// A piece of a scan, in time order: what `Database::scan_batches` hands out.
@@ -224,6 +246,18 @@ impl Database {
                 None => (name.as_str(), false),
             };
             if let Some(key) = PartitionKey::parse_file_name(period, base) {
+                if self.role == Role::SeriesRoot {
+                    return Err(self.edited_config(
+                        &entry.path(),
+                        format!(
+                            "is a partition file at the top of a series database (series_by = {:?}), \
+                             whose partitions live in {}/NAME/; restore the config this file was \
+                             written with, or move the file out",
+                            self.config.keys.series,
+                            series::SERIES_DIR
+                        ),
+                    ));
+                }
                 if is_data && self.config.layout == Layout::Grid {
                     return Err(self.edited_config(
                         &entry.path(),
@@ -302,14 +336,33 @@ impl Database {
     }
 
     fn new(dir: &Path, config: Config, lock: Option<WriteLock>) -> Database {
+        let role = if config.has_series() {
+            Role::SeriesRoot
+        } else {
+            Role::Plain
+        };
         Database {
             dir: dir.to_path_buf(),
             config,
             writable: lock.is_some(),
             _lock: lock,
+            role,
             partitions: Mutex::new(HashMap::new()),
             buckets: Mutex::new(HashMap::new()),
+            series: Mutex::new(HashMap::new()),
+            selected: None,
+            listed: Mutex::new(None),
         }
+    }
+
+    /// What this handle stores.
+    pub fn role(&self) -> &Role {
+        &self.role
+    }
+
+    /// Whether this is the top of a series database (reads and writes go to its series).
+    pub fn is_series_root(&self) -> bool {
+        self.role == Role::SeriesRoot
     }
 
     pub fn dir(&self) -> &Path {
@@ -379,6 +432,7 @@ impl Database {
     /// The partition file for `key`: opened once and cached; with `create`, made on first use.
     /// `Ok(None)` when it does not exist and `create` is false.
     pub fn partition(&self, key: PartitionKey, create: bool) -> Result<Option<Arc<Partition>>> {
+        self.refuse_series_root()?;
         if self.config.layout != Layout::Grid {
             return Err(Error::Invalid(format!(
                 "{}: this operation reads grid partition files, and this database has the {} layout",
@@ -398,6 +452,7 @@ impl Database {
     /// The bucket partition `key` (bucket layout): opened once and cached; with `create`, made
     /// on first use. `Ok(None)` when it does not exist and `create` is false.
     pub fn bucket_partition(&self, key: PartitionKey, create: bool) -> Result<Option<Arc<BucketPartition>>> {
+        self.refuse_series_root()?;
         if self.config.layout != Layout::Bucket {
             return Err(Error::Invalid(format!(
                 "{}: this database has the {} layout, not bucket",
@@ -412,6 +467,17 @@ impl Database {
             || BucketPartition::open(&self.dir, &self.config, key, self.writable),
             || BucketPartition::create(&self.dir, &self.config, key),
         )
+    }
+
+    /// Partitions belong to a series: the top of a series database has none.
+    fn refuse_series_root(&self) -> Result<()> {
+        if self.is_series_root() {
+            return Err(Error::Invalid(format!(
+                "{}: this operation reads one series' partitions; pick a series (--series)",
+                self.dir.display()
+            )));
+        }
+        Ok(())
     }
 
     /// The partition `key` from `cache`; else opened when its file exists, or created when
@@ -451,6 +517,20 @@ impl Database {
 
     /// The partitions on disk, in time order. Files that are not partition names are ignored.
     pub fn partition_keys(&self) -> Result<Vec<PartitionKey>> {
+        if self.is_series_root() {
+            return self.series_partition_keys();
+        }
+        if !self.writable {
+            let mut listed = self.listed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if listed.is_none() {
+                *listed = Some(self.list_partitions()?);
+            }
+            return Ok(listed.clone().unwrap_or_default());
+        }
+        self.list_partitions()
+    }
+
+    fn list_partitions(&self) -> Result<Vec<PartitionKey>> {
         let entries = fs::read_dir(&self.dir).map_err(|e| Error::io("read directory", &self.dir, e))?;
         let mut keys = Vec::new();
         for entry in entries {
@@ -471,6 +551,13 @@ impl Database {
     /// Not durable until `sync` is called.
     pub fn put(&self, t_ns: i64, row: &[u8], mode: PutMode) -> Result<()> {
         debug_assert_eq!(row.len(), self.schema().row_len());
+        if self.is_series_root() {
+            let name = series::name_of_row(&self.config.schema, &self.config.series_columns(), row);
+            let db = self
+                .series_db(&name, true)?
+                .ok_or_else(|| Error::Invalid("database was opened read-only".into()))?;
+            return db.put(t_ns, row, mode);
+        }
         let slot = self.slot_of(t_ns)?;
         if self.config.layout == Layout::Bucket {
             let part = self.writable_bucket_partition(slot.key)?;
@@ -506,6 +593,9 @@ impl Database {
 
     /// Makes every write so far durable: fsyncs each open partition file and the directory.
     pub fn sync(&self) -> Result<()> {
+        if self.is_series_root() {
+            return self.series_sync();
+        }
         let open: Vec<Arc<Partition>> = {
             let cache = self
                 .partitions
@@ -551,6 +641,10 @@ impl Database {
     /// Reads the slot of `t_ns` into `slab` (resized to depth × row length, reused across calls)
     /// and returns how many rows it holds: they are the first rows of `slab`. One `pread`.
     pub fn get_into(&self, t_ns: i64, slab: &mut Vec<u8>) -> Result<usize> {
+        if self.is_series_root() {
+            self.check_time(t_ns)?;
+            return self.series_get_into(t_ns, slab);
+        }
         let slot = self.slot_of(t_ns)?;
         if self.config.layout == Layout::Bucket {
             let Some(part) = self.bucket_partition(slot.key, false)? else {
@@ -609,11 +703,57 @@ impl Database {
         })
     }
 
+    /// `scan` of the partitions in this directory (a plain database or one series).
+    fn scan_local<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let row_len = self.schema().row_len();
+        let granularity_ns = self.config.granularity.ns();
+        let slab_len = self.config.slab_len() as usize;
+        self.scan_batches_local(from_ns, to_ns, |batch| {
+            match batch {
+                Batch::Slots { start_ns, bytes } => {
+                    for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
+                        for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
+                            if !visit(start_ns + i as i64 * granularity_ns, row)? {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                }
+                Batch::Rows { times, rows } => {
+                    for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
+                        if !visit(t, row)? {
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+            Ok(true)
+        })
+    }
+
     /// Walks the rows of `[from, to)` in time order as batches, whatever the layout: grid
     /// hands out runs of whole slots (holes never read), bucket hands out the decoded rows of
     /// one record (one bucket) at a time with their times. `visit` returns `Ok(false)` to stop
     /// early.
     pub fn scan_batches<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        if self.is_series_root() {
+            return self.series_scan_batches(from_ns, to_ns, visit);
+        }
+        self.scan_batches_local(from_ns, to_ns, visit)
+    }
+
+    /// `scan_batches` of the partitions in this directory (a plain database or one series).
+    fn scan_batches_local<E: From<Error>>(
         &self,
         from_ns: i64,
         to_ns: i64,
@@ -644,10 +784,24 @@ impl Database {
         from_ns: i64,
         to_ns: i64,
         same_bucket: &dyn Fn(i64, i64) -> bool,
+        visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        if self.is_series_root() {
+            return self.series_scan_summarized(from_ns, to_ns, same_bucket, visit);
+        }
+        self.scan_summarized_local(from_ns, to_ns, same_bucket, visit)
+    }
+
+    /// `scan_summarized` of the partitions in this directory.
+    fn scan_summarized_local<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        same_bucket: &dyn Fn(i64, i64) -> bool,
         mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         match self.config.layout {
-            Layout::Grid => self.scan_batches(from_ns, to_ns, |batch| visit(Scanned::Batch(batch))),
+            Layout::Grid => self.scan_batches_local(from_ns, to_ns, |batch| visit(Scanned::Batch(batch))),
             Layout::Bucket => self.scan_buckets(from_ns, to_ns, Some(same_bucket), visit),
         }
     }
@@ -736,9 +890,9 @@ impl Database {
         to_ns: i64,
         mut visit: impl FnMut(PartitionKey, u64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
-        if self.config.layout != Layout::Grid {
+        if self.config.layout != Layout::Grid || self.is_series_root() {
             return Err(Error::Invalid(
-                "scan_chunks walks grid slots; use scan_batches for this bucket database".into(),
+                "scan_chunks walks the grid slots of one series; use scan_batches".into(),
             )
             .into());
         }
@@ -790,6 +944,10 @@ impl Database {
     /// jump over empty stretches instead of visiting each piece. `keys` are the partitions to
     /// look in (`partition_keys`, listed once by the caller rather than once per call).
     pub fn next_data_time(&self, keys: &[PartitionKey], t_ns: i64) -> Result<Option<i64>> {
+        if self.is_series_root() {
+            // Each series looks in its own partitions.
+            return self.series_next_data_time(t_ns.max(MIN_TIME_NS));
+        }
         let t_ns = t_ns.max(MIN_TIME_NS);
         if t_ns >= END_TIME_NS {
             return Ok(None);
@@ -849,13 +1007,24 @@ impl Database {
             to_ns.min(END_TIME_NS).max(from_ns.max(MIN_TIME_NS)),
         );
         marker::mark_delete_started(&self.dir, &rerun)?;
+        let deleted = if self.is_series_root() {
+            self.series_delete(from_ns, to_ns)?
+        } else {
+            self.delete_unmarked(from_ns, to_ns)?
+        };
+        sync_dir(&self.dir)?;
+        marker::clear_delete(&self.dir, &rerun)?;
+        Ok(deleted)
+    }
+
+    /// `delete` without its marker (a series database marks once, at its top).
+    fn delete_unmarked(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
         let deleted = if self.config.layout == Layout::Bucket {
             self.delete_buckets(from_ns, to_ns)?
         } else {
             self.delete_slots(from_ns, to_ns)?
         };
         sync_dir(&self.dir)?;
-        marker::clear_delete(&self.dir, &rerun)?;
         Ok(deleted)
     }
 

@@ -905,6 +905,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         depth,
         time_column: time_name,
         schema,
+        keys: Default::default(),
     };
     let grid_footprint = grid_period.and_then(|_| estimate_footprint(&grid, &floored, sample));
     let layout = match o.layout {

@@ -862,6 +862,7 @@ mod tests {
             depth: 2,
             time_column: "time".into(),
             schema: crate::db::schema::Schema::parse_spec(spec).unwrap(),
+            keys: Default::default(),
         }
     }
 

@@ -292,6 +292,7 @@ impl Plan {
             depth: 1,
             time_column: config.time_column.clone(),
             schema,
+            keys: Default::default(),
         };
         let layout = SummaryLayout::new(&config.schema);
         let summary_slots = (config.layout == Layout::Bucket && filter.is_none())

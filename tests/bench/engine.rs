@@ -44,6 +44,7 @@ fn config() -> Config {
         depth: 1,
         time_column: "time".into(),
         schema: Schema::parse_spec("price:f64,qty:f64,side:str(4),trade_id:u64").expect("valid spec"),
+        keys: Default::default(),
     }
 }
 

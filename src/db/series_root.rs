@@ -1,0 +1,298 @@
+//! The top of a series database: finds (and creates) the series' directories, and runs the
+//! reads that span several series by merging theirs in time order (ties in series order).
+
+use std::fs;
+use std::sync::{Arc, Mutex};
+
+use super::series::{self, SERIES_DIR};
+use super::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
+use super::{Batch, Database, Role, Scanned};
+use crate::error::{Error, Result};
+
+/// Rows a merged read gathers per window before handing them out, about.
+const MERGE_WINDOW_ROWS: usize = 1 << 16;
+/// Rows per batch a merged read hands out.
+const MERGE_BATCH_ROWS: usize = 4096;
+
+impl Database {
+    /// The series database `name` (a directory name from `series::name_of`): opened once and
+    /// cached; with `create` (and the writer lock), made when missing. `Ok(None)` when it
+    /// does not exist and `create` is false.
+    pub fn series_db(&self, name: &str, create: bool) -> Result<Option<Arc<Database>>> {
+        debug_assert!(self.is_series_root());
+        let mut cache = self.series.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(db) = cache.get(name) {
+            return Ok(Some(Arc::clone(db)));
+        }
+        let top = self.dir.join(SERIES_DIR);
+        let dir = top.join(name);
+        let present = super::files::is_dir(&dir)?;
+        if !present {
+            if !(create && self.writable) {
+                return Ok(None);
+            }
+            if !super::files::is_dir(&top)? {
+                super::files::create_dir(&top)?;
+            }
+            super::files::create_dir(&dir)?;
+        }
+        let db = Database {
+            dir,
+            config: self.config.clone(),
+            writable: self.writable,
+            _lock: None,
+            role: Role::Series(name.to_string()),
+            partitions: Mutex::new(Default::default()),
+            buckets: Mutex::new(Default::default()),
+            series: Mutex::new(Default::default()),
+            selected: None,
+            listed: Mutex::new(None),
+        };
+        if present {
+            db.check_partition_files()?;
+        }
+        let db = Arc::new(db);
+        cache.insert(name.to_string(), Arc::clone(&db));
+        Ok(Some(db))
+    }
+
+    /// Every series stored, by directory name, in series order (by key value).
+    pub fn series_names(&self) -> Result<Vec<String>> {
+        let top = self.dir.join(SERIES_DIR);
+        let entries = match fs::read_dir(&top) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io("read directory", &top, e)),
+        };
+        let columns = self.config.series_columns();
+        let mut named = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("read directory", &top, e))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            // Anything that is not a series directory this xs wrote is not a series.
+            let Some(values) = series::values_of(&self.config.schema, &columns, &name) else {
+                continue;
+            };
+            named.push((values, name));
+        }
+        named.sort_by(|a, b| series::compare_values(&a.0, &b.0));
+        Ok(named.into_iter().map(|(_, name)| name).collect())
+    }
+
+    /// Restricts reads to the series whose key values are `texts` (as `--series` takes them);
+    /// returns the ones that are not stored.
+    pub fn select_series(&mut self, texts: &[String]) -> Result<Vec<String>> {
+        if !self.is_series_root() {
+            return Err(Error::Invalid(format!(
+                "--series: {} has no series key; it is one series (create a database with \
+                 --series-by COLS to store several)",
+                self.dir.display()
+            )));
+        }
+        let columns = self.config.series_columns();
+        let mut names = Vec::new();
+        let mut missing = Vec::new();
+        for text in texts {
+            let name = series::name_from_text(&self.config.schema, &columns, text).map_err(Error::Invalid)?;
+            if names.contains(&name) {
+                continue;
+            }
+            if self.series_db(&name, false)?.is_none() {
+                missing.push(text.clone());
+            }
+            names.push(name);
+        }
+        self.selected = Some(names);
+        Ok(missing)
+    }
+
+    /// The series reads cover, in series order: the selected ones that exist, else all.
+    pub fn selected_series(&self) -> Result<Vec<(String, Arc<Database>)>> {
+        let names = match &self.selected {
+            Some(names) => names.clone(),
+            None => self.series_names()?,
+        };
+        let mut out = Vec::with_capacity(names.len());
+        for name in names {
+            if let Some(db) = self.series_db(&name, false)? {
+                out.push((name, db));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The partitions of every selected series, in time order, each once.
+    pub(super) fn series_partition_keys(&self) -> Result<Vec<PartitionKey>> {
+        let mut keys = Vec::new();
+        for (_, db) in self.selected_series()? {
+            keys.extend(db.partition_keys()?);
+        }
+        keys.sort();
+        keys.dedup();
+        Ok(keys)
+    }
+
+    /// The earliest time at or after `t_ns` with data in any selected series.
+    pub(super) fn series_next_data_time(&self, t_ns: i64) -> Result<Option<i64>> {
+        let mut first: Option<i64> = None;
+        for (_, db) in self.selected_series()? {
+            let keys = db.partition_keys()?;
+            if let Some(t) = db.next_data_time(&keys, t_ns)? {
+                first = Some(first.map_or(t, |f| f.min(t)));
+                if t == t_ns {
+                    break;
+                }
+            }
+        }
+        Ok(first)
+    }
+
+    /// The rows at `t_ns` of every selected series, in series order.
+    pub(super) fn series_get_into(&self, t_ns: i64, slab: &mut Vec<u8>) -> Result<usize> {
+        let row_len = self.config.schema.row_len();
+        let mut rows = 0;
+        let mut one = Vec::new();
+        let mut out = Vec::new();
+        for (_, db) in self.selected_series()? {
+            let n = db.get_into(t_ns, &mut one)?;
+            out.extend_from_slice(&one[..n * row_len]);
+            rows += n;
+        }
+        *slab = out;
+        Ok(rows)
+    }
+
+    /// The scan of several series: windows of time are read from each series and merged in
+    /// time order, ties in series order (a series' rows at one time keep their stored order).
+    /// A window is sized to hold about `MERGE_WINDOW_ROWS` rows, so memory stays bounded
+    /// whatever the number of series.
+    pub(super) fn series_scan_batches<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let kids = self.selected_series()?;
+        match kids.as_slice() {
+            [] => return Ok(()),
+            [(_, one)] => return one.scan_batches_local(from_ns, to_ns, visit),
+            _ => {}
+        }
+        let from_ns = from_ns.max(MIN_TIME_NS);
+        let to_ns = to_ns.min(END_TIME_NS);
+        let g = self.config.granularity.ns();
+        let keys: Vec<Vec<PartitionKey>> = kids
+            .iter()
+            .map(|(_, db)| db.partition_keys())
+            .collect::<Result<_>>()?;
+        let row_len = self.config.schema.row_len();
+        let mut window = g.saturating_mul((MERGE_WINDOW_ROWS / kids.len()).max(1) as i64);
+        let mut at = from_ns;
+        let mut found: Vec<(i64, u32, u32)> = Vec::new(); // time, series, row
+        let mut rows: Vec<u8> = Vec::new();
+        let (mut times_out, mut rows_out) = (Vec::new(), Vec::new());
+        let mut empty = true;
+        while at < to_ns {
+            if empty {
+                // Jump over stretches where no series has data.
+                let mut next: Option<i64> = None;
+                for ((_, db), keys) in kids.iter().zip(&keys) {
+                    if let Some(t) = db.next_data_time(keys, at)? {
+                        next = Some(next.map_or(t, |n| n.min(t)));
+                    }
+                }
+                match next {
+                    Some(t) if t < to_ns => at = at.max(t),
+                    _ => return Ok(()),
+                }
+            }
+            let end = at.saturating_add(window).min(to_ns);
+            found.clear();
+            rows.clear();
+            for (k, (_, db)) in kids.iter().enumerate() {
+                db.scan_local(at, end, |t, row| -> Result<bool> {
+                    found.push((t, k as u32, (rows.len() / row_len) as u32));
+                    rows.extend_from_slice(row);
+                    Ok(true)
+                })?;
+            }
+            // Stable: a series' rows at one time keep their order.
+            found.sort_by_key(|&(t, k, _)| (t, k));
+            for piece in found.chunks(MERGE_BATCH_ROWS) {
+                times_out.clear();
+                rows_out.clear();
+                for &(t, _, r) in piece {
+                    times_out.push(t);
+                    let r = r as usize * row_len;
+                    rows_out.extend_from_slice(&rows[r..r + row_len]);
+                }
+                if !visit(Batch::Rows {
+                    times: &times_out,
+                    rows: &rows_out,
+                })? {
+                    return Ok(());
+                }
+            }
+            empty = found.is_empty();
+            // Aim the next window at the target number of rows.
+            if found.len() > 2 * MERGE_WINDOW_ROWS {
+                window = (window / 2).max(g);
+            } else if found.len() < MERGE_WINDOW_ROWS / 4 {
+                window = window.saturating_mul(2);
+            }
+            at = end;
+        }
+        Ok(())
+    }
+
+    /// `scan_summarized` over several series: one series' own; several merged as rows.
+    pub(super) fn series_scan_summarized<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        same_bucket: &dyn Fn(i64, i64) -> bool,
+        mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let kids = self.selected_series()?;
+        if let [(_, one)] = kids.as_slice() {
+            return one.scan_summarized_local(from_ns, to_ns, same_bucket, visit);
+        }
+        self.series_scan_batches(from_ns, to_ns, |batch| visit(Scanned::Batch(batch)))
+    }
+
+    /// Deletes `[from, to)` from every selected series; the caller holds the delete marker.
+    pub(super) fn series_delete(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
+        let mut deleted = 0;
+        for (_, db) in self.selected_series()? {
+            deleted += db.delete_unmarked(from_ns, to_ns)?;
+        }
+        Ok(deleted)
+    }
+
+    /// Makes the writes to every series opened so far durable.
+    pub(super) fn series_sync(&self) -> Result<()> {
+        let open: Vec<Arc<Database>> = {
+            let cache = self.series.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            cache.values().cloned().collect()
+        };
+        for db in &open {
+            db.sync()?;
+        }
+        let top = self.dir.join(SERIES_DIR);
+        if !open.is_empty() && super::files::is_dir(&top)? {
+            super::config::sync_dir(&top)?;
+        }
+        super::config::sync_dir(&self.dir)
+    }
+
+    /// Closes the files of the series opened so far (an import touching more series than
+    /// it may hold open files for); they are opened again on next use.
+    pub fn forget_series(&self) {
+        self.series
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
+    }
+}
