@@ -14,7 +14,9 @@ const EXAMPLES: &str = "Examples:
   xs create trades --granularity 1ms --columns 'price:f64,qty:f64,side:str(4),trade_id:u64' --depth 8
   xs create sensors --granularity 1s --columns 'temp:f32,humidity:f32,status:u8'
   xs create quotes --granularity 1us --columns 'bid:f64,ask:f64' --partition day
-  xs create ticks --layout bucket --bucket 1s --granularity 1ms --columns 'price:f64,qty:f64,side:str(4)'";
+  xs create ticks --layout bucket --bucket 1s --granularity 1ms --columns 'price:f64,qty:f64,side:str(4)'
+  xs create trades --layout bucket --granularity 1ms --columns 'symbol:str(16),price:f64,qty:f64,trade_id:u64' \\
+      --series-by symbol --unique-by trade_id";
 
 /// Create an empty database directory.
 ///
@@ -54,6 +56,16 @@ pub struct Args {
     /// Bucket width for --layout bucket: a multiple of the granularity that divides one day.
     #[arg(long, value_name = "DUR")]
     pub bucket: Option<String>,
+
+    /// Columns whose values tell series apart (symbol, host): each series is stored on its
+    /// own, rows are identified by (series, time), and reads take --series.
+    #[arg(long, value_name = "COLS")]
+    pub series_by: Option<String>,
+
+    /// Columns that identify a row among one series' rows at one time (trade_id): an imported
+    /// row with a stored key replaces it, a new key is added.
+    #[arg(long, value_name = "COLS")]
+    pub unique_by: Option<String>,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
@@ -157,8 +169,12 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
         depth: args.depth,
         time_column: args.time_column.clone(),
         schema,
-        keys: Default::default(),
+        keys: xs::db::config::Keys {
+            series: key_list(args.series_by.as_deref()),
+            unique: key_list(args.unique_by.as_deref()),
+        },
     };
+    config.check_keys().map_err(Failure::usage)?;
     let slab_len = config.slab_len();
     let wanted = match &args.partition {
         Some(name) => Some(
@@ -211,4 +227,16 @@ fn too_large(config: &Config, period: Period) -> String {
         config.schema.row_len(),
         human_bytes(MAX_PARTITION_BYTES)
     )
+}
+
+/// A `--series-by`/`--unique-by` list; `none` (or empty) is no key.
+pub fn key_list(text: Option<&str>) -> Vec<String> {
+    match text.map(str::trim) {
+        None | Some("") | Some("none") => Vec::new(),
+        Some(list) => list
+            .split(',')
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect(),
+    }
 }

@@ -1,12 +1,14 @@
 //! `xs delete`: remove rows and give their blocks back to the file system.
 
+use super::series_args::SeriesArgs;
 use super::{parse_time, Context};
 use crate::exit::CliResult;
 
 const EXAMPLES: &str = "Examples:
   xs delete 2024-08-08T23:54:15.342Z                   # the rows at one timestamp
   xs delete 2024-08-01 2024-09-01                      # a month
-  xs delete 1723161255342ms 1723161255343ms";
+  xs delete 1723161255342ms 1723161255343ms
+  xs delete 2024-08-01 2024-09-01 --series ETHUSDT     # one series' month";
 
 /// Delete the rows at FROM, or every row with FROM <= time < TO.
 ///
@@ -21,10 +23,14 @@ pub struct Args {
     /// End, exclusive.
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
     pub to: Option<i64>,
+
+    #[command(flatten)]
+    pub series: SeriesArgs,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let db = ctx.open_write()?;
+    let mut db = ctx.open_write()?;
+    args.series.apply(&mut db)?;
     let to = match args.to {
         Some(to) => to,
         None => {

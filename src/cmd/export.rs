@@ -13,6 +13,7 @@ use xs::io::timefmt::format_iso_exact;
 use xs::{Database, Error};
 
 use super::output_args::FormatArgs;
+use super::series_args::SeriesArgs;
 use super::{parse_time, Context, Output};
 use crate::exit::{CliResult, Failure};
 
@@ -56,6 +57,9 @@ pub struct Args {
     pub split: Option<String>,
 
     #[command(flatten)]
+    pub series: SeriesArgs,
+
+    #[command(flatten)]
     pub format: FormatArgs,
 }
 
@@ -95,7 +99,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         Format::from_file_name(&name).unwrap_or(Format::Csv)
     };
-    let db = ctx.open_read()?;
+    let mut db = ctx.open_read()?;
+    args.series.apply(&mut db)?;
     let formatter = args.format.formatter(db.config(), default_format)?;
 
     if let Some(split) = &args.split {

@@ -5,6 +5,7 @@ use std::io::BufRead;
 use xs::io::output::Format;
 
 use super::output_args::FormatArgs;
+use super::series_args::SeriesArgs;
 use super::{parse_time, Context, Output};
 use crate::exit::{CliResult, Failure, NOT_FOUND};
 
@@ -12,12 +13,14 @@ const EXAMPLES: &str = "Examples:
   xs get 2024-08-08T23:54:15.342Z
   xs get -f ndjson 1723161255342ms 1723161255619ms
   cut -d, -f1 times.csv | xs get -       # batch: one timestamp a line on stdin
-  xs get --asof --within 1h 2024-08-08T14:03:07Z   # the last trade at or before 14:03:07";
+  xs get --asof --within 1h 2024-08-08T14:03:07Z   # the last trade at or before 14:03:07
+  xs get --asof --series ETHUSDT 2024-08-08T14:03:07Z   # per series, in a series database";
 
 /// Print the rows stored at each TIME, in time order (CSV with a header by default).
 ///
 /// With --asof, print instead the rows of the latest timestamp at or before each TIME (all rows
-/// stored at that timestamp), searching back over holes and partitions, at most --within.
+/// stored at that timestamp), searching back over holes and partitions, at most --within. In a
+/// series database each series is looked up on its own.
 ///
 /// Exit status 1 when no row was found at any TIME.
 #[derive(clap::Args, Debug)]
@@ -41,6 +44,9 @@ pub struct Args {
     pub within: Option<i64>,
 
     #[command(flatten)]
+    pub series: SeriesArgs,
+
+    #[command(flatten)]
     pub output: FormatArgs,
 }
 
@@ -50,25 +56,45 @@ fn parse_within(text: &str) -> Result<i64, String> {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let db = ctx.open_read()?;
+    let mut db = ctx.open_read()?;
+    args.series.apply(&mut db)?;
     let formatter = args.output.formatter(db.config(), Format::Csv)?;
-    let mut times = if args.times == ["-"] {
+    let times = if args.times == ["-"] {
         read_times_from_stdin()?
     } else {
         parse_times(&args.times)?
     };
-    if args.asof {
-        times = asof_times(&db, &times, args.within)?;
+    // (time, series) pairs to read; one store without a series key.
+    let stores: Vec<std::sync::Arc<xs::Database>> = if db.is_series_root() {
+        db.selected_series()?.into_iter().map(|(_, s)| s).collect()
+    } else {
+        Vec::new()
+    };
+    let mut reads: Vec<(i64, usize)> = Vec::new();
+    let count = stores.len().max(1);
+    for k in 0..count {
+        let store = stores.get(k).map_or(&db, |s| s.as_ref());
+        if args.asof {
+            reads.extend(
+                asof_times(store, &times, args.within)?
+                    .into_iter()
+                    .map(|t| (t, k)),
+            );
+        } else {
+            reads.extend(times.iter().map(|&t| (t, k)));
+        }
     }
-    // Sorting groups the reads by partition and walks each file forward.
-    times.sort_unstable();
-    times.dedup();
+    // Sorting groups the reads by partition and walks each file forward; ties in series order.
+    reads.sort_unstable();
+    reads.dedup();
     let mut out = Output::new();
     formatter.header(&mut out.buf);
     let mut left = args.limit.unwrap_or(u64::MAX);
     let mut found = 0usize;
-    'times: for t in times {
-        for row in db.get(t)? {
+    'times: for (t, k) in reads {
+        let store = stores.get(k).map_or(&db, |s| s.as_ref());
+        store.check_time(t)?;
+        for row in store.get(t)? {
             if left == 0 {
                 break 'times;
             }

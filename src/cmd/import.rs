@@ -138,6 +138,16 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     pub rejects: Option<PathBuf>,
 
+    /// New database: the columns that tell series apart (symbol, host); each series is stored
+    /// on its own and rows are identified by (series, time). Default: inferred; `none`: one series.
+    #[arg(long, value_name = "COLS")]
+    pub series_by: Option<String>,
+
+    /// New database: the columns that identify a row among a series' rows at one time
+    /// (trade_id): a row whose key is stored replaces it. Default: inferred; `none`: no key.
+    #[arg(long, value_name = "COLS")]
+    pub unique_by: Option<String>,
+
     /// Rejected rows allowed before exiting with status 4.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub max_rejects: u64,
@@ -259,6 +269,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         time_unit,
         time_format: args.time_format.clone(),
         types: column_types,
+        series: args
+            .series_by
+            .as_deref()
+            .map(|s| super::create::key_list(Some(s))),
+        unique: args
+            .unique_by
+            .as_deref()
+            .map(|s| super::create::key_list(Some(s))),
         ..Overrides::default()
     };
     let (db, time_format, time_columns, date) = if exists {
@@ -276,6 +294,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         let db = open_write(ctx, &dir)?;
+        check_keys_match(db.config(), &overrides)?;
         let (format, date) = existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
         (db, format, time_columns, date)
     } else {
@@ -369,6 +388,19 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     if !args.quiet {
         print_summary(&dir, &opts, &summary);
     }
+    if summary.rows_removed > 0 {
+        let hint = if db.config().keys.unique.is_empty() {
+            "; if this input continues an earlier one (a day split into files), the database needs \
+             a unique key: create it with --unique-by COLS (an id column such as trade_id)"
+        } else {
+            ""
+        };
+        eprintln!(
+            "xs: warning: this import removed {} stored row(s): it replaced the rows of timestamps it \
+             holds with fewer rows of its own (an import replaces each timestamp's rows){hint}",
+            summary.rows_removed
+        );
+    }
     if summary.rows_rejected > args.max_rejects {
         let path = summary
             .rejects_path
@@ -382,6 +414,32 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 summary.rows_rejected, args.max_rejects
             ),
         ));
+    }
+    Ok(())
+}
+
+/// `--series-by`/`--unique-by` into an existing database must say what it has: the keys are
+/// fixed when the database is created.
+fn check_keys_match(config: &xs::db::config::Config, o: &Overrides) -> CliResult {
+    for (given, has, flag) in [
+        (&o.series, &config.keys.series, "--series-by"),
+        (&o.unique, &config.keys.unique, "--unique-by"),
+    ] {
+        if let Some(given) = given.as_ref().filter(|g| *g != has) {
+            let show = |k: &Vec<String>| {
+                if k.is_empty() {
+                    "none".to_string()
+                } else {
+                    k.join(",")
+                }
+            };
+            return Err(Failure::usage(format!(
+                "{flag} {}: the database's key is {} and cannot change (export and import into a \
+                 new database to change it)",
+                show(given),
+                show(has)
+            )));
+        }
     }
     Ok(())
 }
@@ -600,6 +658,20 @@ fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
         s.rows_read as f64 / secs,
         s.bytes_read as f64 / secs / 1e6
     );
+    if s.series > 0 {
+        eprintln!("  {} series written", s.series);
+    }
+    if s.rows_replaced > 0 || s.rows_removed > 0 {
+        eprintln!(
+            "  {} stored row(s) replaced{}",
+            s.rows_replaced,
+            if s.rows_removed > 0 {
+                format!(", {} removed", s.rows_removed)
+            } else {
+                String::new()
+            }
+        );
+    }
     if s.naive_times {
         eprintln!(
             "  times without a zone were read as {}",

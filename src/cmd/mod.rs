@@ -10,6 +10,7 @@ pub mod import;
 pub mod output_args;
 pub mod put;
 pub mod range;
+pub mod series_args;
 pub mod stat;
 
 use std::io::{self, Write};

@@ -4,10 +4,11 @@
 use xs::io::output::{Format, RowFormatter};
 use xs::io::stream::{write_range, Compression};
 use xs::io::timefmt::format_iso_exact;
-use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
+use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_buckets_of, Plan};
 use xs::query::filter::Filter;
 
 use super::output_args::FormatArgs;
+use super::series_args::SeriesArgs;
 use super::{parse_time, Context, Output};
 use crate::exit::{CliResult, Failure};
 
@@ -15,7 +16,8 @@ const EXAMPLES: &str = "Examples:
   xs range 2024-08-08 2024-08-09 > day.csv
   xs range 2024-08-08T23:55:00Z 2024-08-08T23:56:00Z --columns time,price | head
   xs range 2024-08-08 2024-08-09 --every 1m --agg 'count,sum(qty),vwap(price,qty)'
-  xs range 2024-08-01 2024-09-01 --every 1h --ohlcv price,qty --where side=buy -f ndjson";
+  xs range 2024-08-01 2024-09-01 --every 1h --ohlcv price,qty --where side=buy -f ndjson
+  xs range 2024-08-08 2024-08-09 --series BTCUSDT,ETHUSDT --every 1m --ohlcv price,qty";
 
 /// Print every row with FROM <= time < TO, in time order (CSV with a header by default); with
 /// --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window).
@@ -62,6 +64,14 @@ pub struct Args {
     pub filter: Option<String>,
 
     #[command(flatten)]
+    pub series: SeriesArgs,
+
+    /// With --agg or --ohlcv in a series database: fold every series together instead of one
+    /// output row per series and bucket.
+    #[arg(long)]
+    pub all_series: bool,
+
+    #[command(flatten)]
     pub output: FormatArgs,
 }
 
@@ -79,7 +89,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             format_iso_exact(args.to)
         )));
     }
-    let db = ctx.open_read()?;
+    let mut db = ctx.open_read()?;
+    args.series.apply(&mut db)?;
     let filter = args
         .filter
         .as_deref()
@@ -104,7 +115,13 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         .map_err(Failure::usage)?;
-        let plan = Plan::new(db.config(), aggs, args.every, filter).map_err(Failure::usage)?;
+        let mut plan = Plan::new(db.config(), aggs, args.every, filter).map_err(Failure::usage)?;
+        let per_series = db.is_series_root() && !args.all_series;
+        if per_series {
+            plan = plan
+                .per_series(db.schema(), &db.config().series_columns())
+                .map_err(Failure::usage)?;
+        }
         if let Some(columns) = &args.output.columns {
             let mut names = vec![db.config().time_column.as_str()];
             names.extend(plan.column_names());
@@ -117,16 +134,40 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         let formatter = args.output.formatter(plan.output_config(), Format::Csv)?;
         formatter.header(&mut out.buf);
-        write_buckets(
-            &db,
-            &plan,
-            args.from,
-            args.to,
-            args.fill,
-            &formatter,
-            limit,
-            &mut |bytes: &[u8]| out.write_block(bytes),
-        )?;
+        if !per_series {
+            write_buckets(
+                &db,
+                &plan,
+                args.from,
+                args.to,
+                args.fill,
+                &formatter,
+                limit,
+                &mut |bytes: &[u8]| out.write_block(bytes),
+            )?;
+            return out.flush();
+        }
+        // GROUP BY series, bucket: each series' buckets in turn, in series order.
+        let columns = db.config().series_columns();
+        let mut left = limit;
+        for (name, series) in db.selected_series()? {
+            if left == 0 {
+                break;
+            }
+            let values = xs::db::series::values_of(db.schema(), &columns, &name).unwrap_or_default();
+            let group: Vec<Option<String>> = values.iter().map(xs::db::series::value_text).collect();
+            left -= write_buckets_of(
+                &series,
+                &plan,
+                &group,
+                args.from,
+                args.to,
+                args.fill,
+                &formatter,
+                left,
+                &mut |bytes: &[u8]| out.write_block(bytes),
+            )?;
+        }
         return out.flush();
     }
     let formatter = args.output.formatter(db.config(), Format::Csv)?;

@@ -206,7 +206,11 @@ impl Config {
             series: raw.series_by,
             unique: raw.unique_by,
         };
-        let format_needed = if keys.is_empty() { PLAIN_FORMAT_VERSION } else { FORMAT_VERSION };
+        let format_needed = if keys.is_empty() {
+            PLAIN_FORMAT_VERSION
+        } else {
+            FORMAT_VERSION
+        };
         if raw.format < format_needed {
             return Err(format!(
                 "series_by and unique_by need `format = {FORMAT_VERSION}`; the config says {}",
@@ -281,7 +285,9 @@ impl Config {
                     ));
                 };
                 if seen.contains(&name.as_str()) {
-                    return Err(format!("column `{name}` appears twice in the series and unique keys"));
+                    return Err(format!(
+                        "column `{name}` appears twice in the series and unique keys"
+                    ));
                 }
                 seen.push(name);
             }
@@ -337,7 +343,11 @@ impl Config {
 
     pub fn to_toml(&self) -> String {
         let raw = RawConfig {
-            format: if self.keys.is_empty() { PLAIN_FORMAT_VERSION } else { FORMAT_VERSION },
+            format: if self.keys.is_empty() {
+                PLAIN_FORMAT_VERSION
+            } else {
+                FORMAT_VERSION
+            },
             layout: self.layout.name().into(),
             bucket: (self.layout == Layout::Bucket).then(|| super::time::format_duration(self.bucket_ns)),
             granularity: self.granularity.to_string(),

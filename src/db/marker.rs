@@ -108,7 +108,7 @@ fn write_delete_marker(dir: &Path, lines: &[String]) -> Result<()> {
 }
 
 /// `text` as one shell word.
-fn shell_quote(text: &str) -> String {
+pub fn shell_quote(text: &str) -> String {
     if !text.is_empty()
         && text
             .bytes()

@@ -12,6 +12,7 @@ pub mod series;
 mod series_root;
 pub mod summary;
 pub mod time;
+pub mod unique;
 
 use std::collections::HashMap;
 use std::fs;
@@ -78,6 +79,8 @@ pub struct Database {
     series: Mutex<HashMap<String, Arc<Database>>>,
     /// Series root: the series reads cover (`None`: all of them).
     selected: Option<Vec<String>>,
+    /// Those series as the user named them (for the command that completes a delete).
+    selected_texts: Option<Vec<String>>,
     /// Read-only handles: the partitions listed once (a read walks them many times).
     listed: Mutex<Option<Vec<PartitionKey>>>,
 }
@@ -351,6 +354,7 @@ impl Database {
             buckets: Mutex::new(HashMap::new()),
             series: Mutex::new(HashMap::new()),
             selected: None,
+            selected_texts: None,
             listed: Mutex::new(None),
         }
     }
@@ -521,7 +525,10 @@ impl Database {
             return self.series_partition_keys();
         }
         if !self.writable {
-            let mut listed = self.listed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut listed = self
+                .listed
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             if listed.is_none() {
                 *listed = Some(self.list_partitions()?);
             }
@@ -1001,11 +1008,14 @@ impl Database {
         // Recorded before the first change and dropped once the changes are durable, so a
         // delete killed halfway leaves a trace that every command reports (with the command
         // that completes it), not a silently half-deleted window.
-        let rerun = marker::delete_command(
+        let mut rerun = marker::delete_command(
             &self.dir,
             from_ns.max(MIN_TIME_NS),
             to_ns.min(END_TIME_NS).max(from_ns.max(MIN_TIME_NS)),
         );
+        if let Some(texts) = &self.selected_texts {
+            rerun.push_str(&format!(" --series {}", marker::shell_quote(&texts.join(","))));
+        }
         marker::mark_delete_started(&self.dir, &rerun)?;
         let deleted = if self.is_series_root() {
             self.series_delete(from_ns, to_ns)?

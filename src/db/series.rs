@@ -173,7 +173,10 @@ pub fn name_from_text(schema: &Schema, columns: &[usize], text: &str) -> Result<
         text.split(':').collect()
     };
     if parts.len() != columns.len() {
-        let names: Vec<&str> = columns.iter().map(|&c| schema.columns()[c].name.as_str()).collect();
+        let names: Vec<&str> = columns
+            .iter()
+            .map(|&c| schema.columns()[c].name.as_str())
+            .collect();
         return Err(format!(
             "--series `{text}`: the series key has {} columns ({}); give their values joined by `:`",
             columns.len(),

@@ -20,7 +20,10 @@ impl Database {
     /// does not exist and `create` is false.
     pub fn series_db(&self, name: &str, create: bool) -> Result<Option<Arc<Database>>> {
         debug_assert!(self.is_series_root());
-        let mut cache = self.series.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut cache = self
+            .series
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(db) = cache.get(name) {
             return Ok(Some(Arc::clone(db)));
         }
@@ -46,6 +49,7 @@ impl Database {
             buckets: Mutex::new(Default::default()),
             series: Mutex::new(Default::default()),
             selected: None,
+            selected_texts: None,
             listed: Mutex::new(None),
         };
         if present {
@@ -105,6 +109,7 @@ impl Database {
             names.push(name);
         }
         self.selected = Some(names);
+        self.selected_texts = Some(texts.to_vec());
         Ok(missing)
     }
 
@@ -274,7 +279,10 @@ impl Database {
     /// Makes the writes to every series opened so far durable.
     pub(super) fn series_sync(&self) -> Result<()> {
         let open: Vec<Arc<Database>> = {
-            let cache = self.series.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let cache = self
+                .series
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             cache.values().cloned().collect()
         };
         for db in &open {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use roaring::RoaringTreemap;
 
-use super::{Entry, Parsed, Written};
+use super::{Entry, Parsed, Unique, Written};
 use crate::db::bucket::{self, BucketPartition, Rows};
 use crate::db::time::PartitionKey;
 use crate::error::Result;
@@ -68,6 +68,7 @@ const DENSE_SPAN_BUCKETS: u64 = 1 << 16;
 /// time slots (granularity units from the partition start) this import has written so far:
 /// their rows are kept and the batch's rows follow; other slots the batch has are replaced.
 /// With `sync`, the appended data is fdatasynced before the directory points to it.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn write_partition(
     key: PartitionKey,
     part: &BucketPartition,
@@ -76,6 +77,7 @@ pub(super) fn write_partition(
     mut entries: Vec<Entry>,
     batch: &[Parsed],
     sync: bool,
+    unique: &Unique,
 ) -> Result<Written> {
     if !entries.windows(2).all(|w| w[0].slot <= w[1].slot) {
         // Stable: rows at one timestamp keep their input order.
@@ -84,6 +86,8 @@ pub(super) fn write_partition(
     let mut out = Written {
         key,
         stored: entries.len() as u64,
+        replaced: 0,
+        removed: 0,
         overflow: Vec::new(),
     };
     let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
@@ -179,16 +183,17 @@ pub(super) fn write_partition(
             (bucket::Entry::default(), &empty)
         };
         let base = b * upb;
-        let rows = if old.is_empty() {
+        let rows = if !unique.columns.is_empty() {
+            out.replaced += merge_unique(old, &new, row_len, unique, &mut merged);
+            &merged
+        } else if old.is_empty() {
             &new
         } else {
-            bucket::merge(
-                old,
-                &new,
-                row_len,
-                |u| !untouched_span && touched.contains(base + u),
-                &mut merged,
-            );
+            let append = |u| !untouched_span && touched.contains(base + u);
+            let (replaced, removed) = count_replaced(old, &new, append);
+            out.replaced += replaced;
+            out.removed += removed;
+            bucket::merge(old, &new, row_len, append, &mut merged);
             &merged
         };
         if !old_entry.is_empty() && rows == old {
@@ -226,4 +231,77 @@ pub(super) fn write_partition(
     }
     out.overflow.clear();
     Ok(out)
+}
+
+/// Rows of `old` that the upsert of `new` replaces (as many as `new` gives back at their time)
+/// and removes (beyond that): the times of `new` that are not appended to.
+fn count_replaced(old: &Rows, new: &Rows, append: impl Fn(u64) -> bool) -> (u64, u64) {
+    let (mut replaced, mut removed) = (0, 0);
+    let (mut i, mut j) = (0, 0);
+    while j < new.len() {
+        let u = new.units[j];
+        let mut n = 0u64;
+        while j < new.len() && new.units[j] == u {
+            n += 1;
+            j += 1;
+        }
+        while i < old.len() && old.units[i] < u {
+            i += 1;
+        }
+        let mut o = 0u64;
+        while i < old.len() && old.units[i] == u {
+            o += 1;
+            i += 1;
+        }
+        if !append(u) {
+            replaced += o.min(n);
+            removed += o.saturating_sub(n);
+        }
+    }
+    (replaced, removed)
+}
+
+/// Merges a bucket's stored rows with incoming ones by unique key, time by time
+/// (`db::unique::merge_rows`); returns the rows replaced.
+fn merge_unique(old: &Rows, new: &Rows, row_len: usize, unique: &Unique, out: &mut Rows) -> u64 {
+    out.clear();
+    fn row(rows: &Rows, k: usize, row_len: usize) -> &[u8] {
+        &rows.rows[k * row_len..(k + 1) * row_len]
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut replaced = 0;
+    let mut merged: Vec<&[u8]> = Vec::new();
+    while i < old.len() || j < new.len() {
+        let u = match (old.units.get(i), new.units.get(j)) {
+            (Some(&o), Some(&n)) => o.min(n),
+            (Some(&o), None) => o,
+            (None, Some(&n)) => n,
+            (None, None) => break,
+        };
+        let (oi, nj) = (i, j);
+        while i < old.len() && old.units[i] == u {
+            i += 1;
+        }
+        while j < new.len() && new.units[j] == u {
+            j += 1;
+        }
+        if nj == j {
+            for k in oi..i {
+                out.push(u, row(old, k, row_len));
+            }
+            continue;
+        }
+        crate::db::unique::merge_rows(
+            unique.schema,
+            &unique.columns,
+            (oi..i).map(|k| row(old, k, row_len)),
+            (nj..j).map(|k| row(new, k, row_len)),
+            &mut merged,
+        );
+        replaced += ((i - oi) + (j - nj) - merged.len()) as u64;
+        for r in &merged {
+            out.push(u, r);
+        }
+    }
+    replaced
 }

@@ -3,7 +3,7 @@
 //! granularity, the depth and the partition period; estimate the physical footprint; and say
 //! what was guessed, with the equivalent `xs create` command.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use super::dialect::{self, date_in_name};
 use super::flextime::{self, DateOrder};
@@ -46,6 +46,10 @@ pub struct Overrides {
     pub bucket_ns: Option<i64>,
     /// `name:type` pairs that replace guessed types.
     pub types: Vec<(String, ColumnType)>,
+    /// `--series-by`: the series key (empty: none); `None`: inferred.
+    pub series: Option<Vec<String>>,
+    /// `--unique-by`: the unique key (empty: none); `None`: inferred.
+    pub unique: Option<Vec<String>>,
 }
 
 /// The estimated disk use of the chosen settings.
@@ -88,8 +92,8 @@ impl Inference {
     /// The `xs create` command that makes the same database.
     pub fn create_command(&self, dir: &str) -> String {
         let c = &self.config;
-        if c.layout == Layout::Bucket {
-            return format!(
+        let mut cmd = if c.layout == Layout::Bucket {
+            format!(
                 "xs create {} --layout bucket --bucket {} --granularity {} --columns '{}' --partition {} --time-column {}",
                 shell_word(dir),
                 format_duration(c.bucket_ns),
@@ -97,17 +101,25 @@ impl Inference {
                 c.schema.spec(),
                 c.period,
                 c.time_column
-            );
+            )
+        } else {
+            format!(
+                "xs create {} --granularity {} --columns '{}' --depth {} --partition {} --time-column {}",
+                shell_word(dir),
+                c.granularity,
+                c.schema.spec(),
+                c.depth,
+                c.period,
+                c.time_column
+            )
+        };
+        if !c.keys.series.is_empty() {
+            cmd.push_str(&format!(" --series-by {}", c.keys.series.join(",")));
         }
-        format!(
-            "xs create {} --granularity {} --columns '{}' --depth {} --partition {} --time-column {}",
-            shell_word(dir),
-            c.granularity,
-            c.schema.spec(),
-            c.depth,
-            c.period,
-            c.time_column
-        )
+        if !c.keys.unique.is_empty() {
+            cmd.push_str(&format!(" --unique-by {}", c.keys.unique.join(",")));
+        }
+        cmd
     }
 }
 
@@ -456,19 +468,27 @@ fn gcd(mut a: i64, mut b: i64) -> i64 {
 /// Granularity from the sample: the step of a regular series (nearly all gaps between
 /// distinct times equal the common divisor of the times), else the precision of the text
 /// (epoch unit, ISO fraction digits), else the coarsest round unit that divides every time.
-fn infer_granularity(times: &[i64], precision_ns: Option<i64>) -> (i64, String) {
+/// `groups` holds the times of each series (one group without a series key): gaps are
+/// measured inside a series, never between the interleaved rows of several.
+fn infer_granularity(groups: &[Vec<i64>], precision_ns: Option<i64>) -> (i64, String) {
     let mut g = NS_PER_DAY;
-    for &t in times {
+    for &t in groups.iter().flatten() {
         g = gcd(g, t.rem_euclid(NS_PER_DAY));
     }
-    let distinct: Vec<i64> = times
-        .iter()
-        .copied()
-        .collect::<BTreeSet<i64>>()
-        .into_iter()
-        .collect();
-    let regular_gaps = distinct.windows(2).filter(|w| w[1] - w[0] == g).count();
-    if distinct.len() >= 8 && regular_gaps * 10 >= (distinct.len() - 1) * 9 {
+    let (mut distinct_count, mut regular_gaps, mut all_distinct) = (0usize, 0usize, BTreeSet::new());
+    for times in groups {
+        let distinct: Vec<i64> = times
+            .iter()
+            .copied()
+            .collect::<BTreeSet<i64>>()
+            .into_iter()
+            .collect();
+        regular_gaps += distinct.windows(2).filter(|w| w[1] - w[0] == g).count();
+        distinct_count += distinct.len();
+        all_distinct.extend(distinct);
+    }
+    let gaps = distinct_count.saturating_sub(groups.len());
+    if distinct_count >= 8 && gaps > 0 && regular_gaps * 10 >= gaps * 9 {
         return (
             g,
             format!(
@@ -481,7 +501,7 @@ fn infer_granularity(times: &[i64], precision_ns: Option<i64>) -> (i64, String) 
     // on that grid whose sample does not show consecutive steps (30,000 hosts every 5 minutes
     // fill a whole sample window with one timestamp).
     if let Some(p) = precision_ns {
-        if distinct.len() >= 16 && g > p && g % p == 0 {
+        if all_distinct.len() >= 16 && g > p && g % p == 0 {
             return (
                 g,
                 format!(
@@ -680,10 +700,11 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         };
         let time_spec = spec(format.clone());
         let mut parser = TimeParser::new(&time_spec, date_ns);
-        let times: Vec<i64> = refs
+        let row_times: Vec<Option<i64>> = refs
             .iter()
-            .filter_map(|v| parser.parse(v).ok().map(|(t, _)| t))
+            .map(|v| parser.parse(v).ok().map(|(t, _)| t))
             .collect();
+        let times: Vec<i64> = row_times.iter().flatten().copied().collect();
         // A column not named like a time must at least hold plausible times (after 1980),
         // so that ids and counters are not taken for epoch seconds.
         const PLAUSIBLE_NS: i64 = 315_532_800 * NS_PER_SEC;
@@ -691,9 +712,10 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             continue;
         }
         let precision = text_precision_ns(&refs, &format);
+        let (series_idx, series_note) = choose_series(sample, o, idx, &row_times)?;
         let (g, g_note) = match o.granularity {
             Some(g) => (g.ns(), format!("granularity {g} as given")),
-            None => infer_granularity(&times, precision),
+            None => infer_granularity(&series_groups(sample, &series_idx, &row_times), precision),
         };
         readable.push((idx.clone(), g));
         let Some(granularity) = Granularity::from_ns(g) else {
@@ -717,12 +739,22 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 g_note,
                 (date, date_ns, date_note),
                 joined_note,
+                (series_idx, series_note, row_times),
             ));
             break;
         }
     }
-    let Some((time_idx, format, how, times, granularity, g_note, (date, date_ns, date_note), joined_note)) =
-        chosen
+    let Some((
+        time_idx,
+        format,
+        how,
+        times,
+        granularity,
+        g_note,
+        (date, _, date_note),
+        joined_note,
+        (series_idx, series_note, row_times),
+    )) = chosen
     else {
         if let Some(refusal) = refusal {
             return Err(Error::Invalid(refusal));
@@ -788,24 +820,23 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     if o.zone != Zone::Utc {
         notes.push(format!("times without a zone are read in {}", o.zone.describe()));
     }
+    notes.extend(series_note);
     notes.push(g_note);
 
-    // Depth: the most rows at one (floored) time in the sample, with headroom.
+    // Depth: the most rows of one series at one (floored) time in the sample, with headroom.
     let g = granularity.ns();
     let mut floored: Vec<i64> = times.iter().map(|t| t - t.rem_euclid(g)).collect();
     floored.sort_unstable();
-    let time_spec = spec(format.clone());
-    let stretches = segments(
-        sample,
-        &time_values(sample, &time_idx),
-        &mut TimeParser::new(&time_spec, date_ns),
-        g,
-    );
+    let stretches = series_segments(sample, &series_idx, &row_times, g);
     let mut max_per_time = 0usize;
-    let mut run = 0usize;
-    for (k, t) in floored.iter().enumerate() {
-        run = if k > 0 && floored[k - 1] == *t { run + 1 } else { 1 };
-        max_per_time = max_per_time.max(run);
+    for series_times in series_groups(sample, &series_idx, &row_times) {
+        let mut floored: Vec<i64> = series_times.iter().map(|t| t - t.rem_euclid(g)).collect();
+        floored.sort_unstable();
+        let mut run = 0usize;
+        for (k, t) in floored.iter().enumerate() {
+            run = if k > 0 && floored[k - 1] == *t { run + 1 } else { 1 };
+            max_per_time = max_per_time.max(run);
+        }
     }
     let depth = match o.depth {
         Some(d) => {
@@ -907,7 +938,16 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         schema,
         keys: Default::default(),
     };
-    let grid_footprint = grid_period.and_then(|_| estimate_footprint(&grid, &floored, sample));
+    grid.keys.series = series_idx.iter().map(|&i| names[i].clone()).collect();
+    let (unique, unique_note) = choose_unique(sample, o, &grid, &time_idx, &series_idx, &row_times)?;
+    grid.keys.unique = unique;
+    notes.extend(unique_note);
+    grid.check_keys().map_err(Error::Invalid)?;
+    // The footprint estimates look at one series' rows; with several they are not made.
+    let one_series = series_idx.is_empty();
+    let grid_footprint = grid_period
+        .filter(|_| one_series)
+        .and_then(|_| estimate_footprint(&grid, &floored, sample));
     let layout = match o.layout {
         Some(layout) => {
             notes.push(format!("layout {} as given", layout.name()));
@@ -921,13 +961,17 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 ));
                 Layout::Bucket
             }
-            (Some(f), Some(_)) if floored.len() >= MIN_ROWS_TO_JUDGE && slot_density(&stretches, g) < 0.5 => {
+            (f, Some(_)) if floored.len() >= MIN_ROWS_TO_JUDGE && slot_density(&stretches, g) < 0.5 => {
+                let size = f
+                    .as_ref()
+                    .map(|f| format!("; a grid would take about {:.1}× the input on disk", f.ratio()))
+                    .unwrap_or_default();
                 notes.push(format!(
                     "layout bucket: the sample's times are irregular, {:.1}% of the {granularity} steps they \
-                     span hold a row; a grid would take about {:.1}× the input on disk, buckets store each \
-                     row with its exact time instead. Pass --layout grid to choose the grid",
+                     span hold a row{}{size}, buckets store each row with its exact time instead. Pass \
+                     --layout grid to choose the grid",
                     100.0 * slot_density(&stretches, g),
-                    f.ratio()
+                    if one_series { "" } else { " of its series" }
                 ));
                 Layout::Bucket
             }
@@ -993,7 +1037,11 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     {
         config.period = Period::Day;
     }
-    let footprint = estimate_bucket_footprint(&config, &floored, sample);
+    let footprint = if one_series {
+        estimate_bucket_footprint(&config, &floored, sample)
+    } else {
+        None
+    };
     Ok(Inference {
         config,
         time_format: format,
@@ -1023,25 +1071,248 @@ fn slot_density(segments: &[Vec<i64>], g: i64) -> f64 {
 }
 
 /// The sample's times cut into the stretches of the file they were read from (the head, and
-/// each window of a sample across the file), each floored to `g` and sorted.
-fn segments(sample: &Sample, values: &[Vec<u8>], parser: &mut TimeParser, g: i64) -> Vec<Vec<i64>> {
+/// each window of a sample across the file) and, with a series key, into series; each floored
+/// to `g` and sorted.
+fn series_segments(
+    sample: &Sample,
+    series_idx: &[usize],
+    row_times: &[Option<i64>],
+    g: i64,
+) -> Vec<Vec<i64>> {
     let mut bounds = sample.segment_starts.clone();
     if bounds.first() != Some(&0) {
         bounds.insert(0, 0);
     }
-    bounds.push(values.len());
-    bounds
-        .windows(2)
-        .map(|w| {
-            let mut t: Vec<i64> = values[w[0].min(values.len())..w[1].min(values.len())]
-                .iter()
-                .filter_map(|v| parser.parse(v).ok().map(|(t, _)| t - t.rem_euclid(g)))
-                .collect();
+    bounds.push(row_times.len());
+    let mut out = Vec::new();
+    for w in bounds.windows(2) {
+        let (from, to) = (w[0].min(row_times.len()), w[1].min(row_times.len()));
+        let mut by_series: HashMap<Vec<&[u8]>, Vec<i64>> = HashMap::new();
+        for (r, t) in row_times.iter().enumerate().take(to).skip(from) {
+            let Some(t) = t else { continue };
+            by_series
+                .entry(series_value(sample, series_idx, r))
+                .or_default()
+                .push(t - t.rem_euclid(g));
+        }
+        for (_, mut t) in by_series {
             t.sort_unstable();
-            t
-        })
-        .filter(|t| !t.is_empty())
+            out.push(t);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The series key's values of sample row `r` (empty without a key).
+fn series_value<'a>(sample: &'a Sample, series_idx: &[usize], r: usize) -> Vec<&'a [u8]> {
+    series_idx
+        .iter()
+        .map(|&i| sample.rows[r].get(i).map_or(&b""[..], |v| v.as_slice()))
         .collect()
+}
+
+/// The sample's times by series (one group without a series key), in sample order.
+fn series_groups(sample: &Sample, series_idx: &[usize], row_times: &[Option<i64>]) -> Vec<Vec<i64>> {
+    let mut index: HashMap<Vec<&[u8]>, usize> = HashMap::new();
+    let mut groups: Vec<Vec<i64>> = Vec::new();
+    for (r, t) in row_times.iter().enumerate() {
+        let Some(t) = t else { continue };
+        let g = *index
+            .entry(series_value(sample, series_idx, r))
+            .or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+        groups[g].push(*t);
+    }
+    groups
+}
+
+/// Names that say a column tells series apart.
+const SERIES_NAMES: [&str; 14] = [
+    "symbol",
+    "sym",
+    "ticker",
+    "instrument",
+    "asset",
+    "pair",
+    "market",
+    "host",
+    "hostname",
+    "device",
+    "sensor",
+    "station",
+    "node",
+    "series",
+];
+
+/// The series key: as given, else a text column whose values repeat across timestamps while
+/// rows that share a timestamp mostly differ in it (hosts, symbols). Returns its columns (in
+/// the sample) and a note.
+fn choose_series(
+    sample: &Sample,
+    o: &Overrides,
+    time_idx: &[usize],
+    row_times: &[Option<i64>],
+) -> Result<(Vec<usize>, Option<String>)> {
+    if let Some(given) = &o.series {
+        let mut idx = Vec::new();
+        for name in given {
+            let i = sample.column_index(name).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "--series-by names `{name}`, which is not an input column ({})",
+                    sample.names.join(",")
+                ))
+            })?;
+            if time_idx.contains(&i) {
+                return Err(Error::Invalid(format!(
+                    "--series-by names `{name}`, the time column; name the columns that tell series apart"
+                )));
+            }
+            idx.push(i);
+        }
+        let note = (!idx.is_empty()).then(|| format!("series key `{}` as given", given.join(",")));
+        return Ok((idx, note));
+    }
+    // Rows that share their timestamp with another row.
+    let mut at: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (r, t) in row_times.iter().enumerate() {
+        if let Some(t) = t {
+            at.entry(*t).or_default().push(r);
+        }
+    }
+    let shared: Vec<&Vec<usize>> = at.values().filter(|rows| rows.len() > 1).collect();
+    let shared_rows: usize = shared.iter().map(|rows| rows.len()).sum();
+    let rows = row_times.iter().flatten().count();
+    if rows < MIN_ROWS_TO_JUDGE || shared_rows * 10 < rows {
+        return Ok((Vec::new(), None));
+    }
+    let mut best: Option<(f64, f64, usize, usize)> = None; // score, share, column, distinct values
+    for i in 0..sample.names.len() {
+        if time_idx.contains(&i) {
+            continue;
+        }
+        let values: Vec<&[u8]> = sample
+            .rows
+            .iter()
+            .map(|r| r.get(i).map_or(&b""[..], |v| v.as_slice()))
+            .collect();
+        // Text, not numbers: ids and prices are not series.
+        let texts = values.iter().filter(|v| !v.is_empty()).count();
+        let numbers = values
+            .iter()
+            .filter(|v| std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok()))
+            .count();
+        if texts == 0 || numbers * 2 > texts || values.iter().any(|v| v.len() > 64) {
+            continue;
+        }
+        let distinct: BTreeSet<&[u8]> = values.iter().copied().collect();
+        let named = SERIES_NAMES.contains(&sample.names[i].to_ascii_lowercase().as_str());
+        if distinct.len() < 2 || distinct.len() * 4 > rows || (distinct.len() < 3 && !named) {
+            continue;
+        }
+        // The share of shared timestamps whose rows differ in this column.
+        let apart = shared
+            .iter()
+            .filter(|rows| rows.iter().any(|&r| values[r] != values[rows[0]]))
+            .count();
+        let share = apart as f64 / shared.len() as f64;
+        // A column named like a series wins over one that only behaves like it.
+        let score = share + if named { 1.0 } else { 0.0 };
+        if share >= 0.5 && best.is_none_or(|(b, ..)| score > b) {
+            best = Some((score, share, i, distinct.len()));
+        }
+    }
+    Ok(match best {
+        Some((_, share, i, distinct)) => (
+            vec![i],
+            Some(format!(
+                "series key `{}` (guessed): {distinct} values in the sample, repeated over time, and \
+                 {:.0}% of the timestamps that several rows share have several of them; each series \
+                 is stored apart (pass --series-by to choose, --series-by none for one series)",
+                sample.names[i],
+                100.0 * share
+            )),
+        ),
+        None => (Vec::new(), None),
+    })
+}
+
+/// The unique key: as given, else an integer column named like an id whose values are all
+/// distinct within each series in the sample (`trade_id`, `update_id`).
+fn choose_unique(
+    sample: &Sample,
+    o: &Overrides,
+    config: &Config,
+    time_idx: &[usize],
+    series_idx: &[usize],
+    row_times: &[Option<i64>],
+) -> Result<(Vec<String>, Option<String>)> {
+    if let Some(given) = &o.unique {
+        for name in given {
+            if sample.column_index(name).is_none() {
+                return Err(Error::Invalid(format!(
+                    "--unique-by names `{name}`, which is not an input column ({})",
+                    sample.names.join(",")
+                )));
+            }
+        }
+        let note = (!given.is_empty()).then(|| format!("unique key `{}` as given", given.join(",")));
+        return Ok((given.clone(), note));
+    }
+    let id_like = |name: &str| {
+        let n = name.to_ascii_lowercase();
+        n == "id"
+            || n.ends_with("_id")
+            || n.ends_with("id") && name.ends_with("Id")
+            || n == "seq"
+            || n == "sequence"
+    };
+    for (i, name) in sample.names.iter().enumerate() {
+        if time_idx.contains(&i) || series_idx.contains(&i) || !id_like(name) {
+            continue;
+        }
+        let integer = config
+            .schema
+            .column_index(name)
+            .map(|c| config.schema.columns()[c].ty)
+            .is_some_and(|ty| {
+                matches!(
+                    ty,
+                    ColumnType::I64 | ColumnType::U64 | ColumnType::I32 | ColumnType::U32
+                )
+            });
+        if !integer {
+            continue;
+        }
+        let mut seen: BTreeSet<(Vec<&[u8]>, &[u8])> = BTreeSet::new();
+        let mut unique = true;
+        for (r, t) in row_times.iter().enumerate() {
+            if t.is_none() {
+                continue;
+            }
+            let Some(v) = sample.rows[r].get(i).filter(|v| !v.is_empty()) else {
+                unique = false;
+                break;
+            };
+            if !seen.insert((series_value(sample, series_idx, r), v.as_slice())) {
+                unique = false;
+                break;
+            }
+        }
+        if unique && seen.len() >= MIN_ROWS_TO_JUDGE {
+            return Ok((
+                vec![name.clone()],
+                Some(format!(
+                    "unique key `{name}` (guessed): an integer id, distinct in every sampled row; a row \
+                     whose id is stored replaces it, so re-imports and overlapping files never double \
+                     or lose rows (pass --unique-by to choose, --unique-by none for no key)"
+                )),
+            ));
+        }
+    }
+    Ok((Vec::new(), None))
 }
 
 /// Sample rows needed before irregular times choose the bucket layout: a handful of rows

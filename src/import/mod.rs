@@ -39,7 +39,7 @@ use crate::db::config::{Config, Layout};
 use crate::db::partition::Partition;
 use crate::db::schema::Schema;
 use crate::db::time::PartitionKey;
-use crate::db::{marker, Database, BLOCK_LEN};
+use crate::db::{files, marker, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
 use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
@@ -545,6 +545,12 @@ pub struct Summary {
     pub null_tokens: u64,
     /// Some times were rounded down to the granularity (`floor_time`).
     pub floored_times: u64,
+    /// Stored rows replaced by rows of this import.
+    pub rows_replaced: u64,
+    /// Stored rows removed without a replacement (a timestamp's rows replaced by fewer).
+    pub rows_removed: u64,
+    /// Series written (0 without a series key).
+    pub series: usize,
     pub rejects_path: Option<PathBuf>,
 }
 
@@ -645,6 +651,24 @@ fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts
         };
         targets.push(target);
     }
+    // Every column must be given: a row stored without one would silently null it.
+    let missing: Vec<&str> = schema
+        .columns()
+        .iter()
+        .enumerate()
+        .filter(|(c, _)| !targets.contains(&Target::Column(*c)))
+        .map(|(_, col)| col.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{}: the input lacks the database column(s) {} (its columns: {}); an import replaces \
+             whole rows, so these would be stored as null. Add the columns to the input, or import \
+             into a database without them",
+            source.name,
+            missing.join(", "),
+            names.join(",")
+        )));
+    }
     if !unknown.is_empty() && !opts.ignore_unknown_columns {
         let db_columns: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
         return Err(Error::Invalid(format!(
@@ -708,6 +732,14 @@ struct PendingReject {
     reason: String,
 }
 
+/// Where a group of a chunk's rows goes: a series (an index into `Parsed::series`) and a
+/// partition of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Group {
+    series: u32,
+    key: PartitionKey,
+}
+
 /// A parsed chunk.
 struct Parsed {
     work: Work,
@@ -715,7 +747,9 @@ struct Parsed {
     rows: Vec<u8>,
     /// Per row: where its record starts in the chunk.
     rec_starts: Vec<u32>,
-    groups: Vec<(PartitionKey, Vec<Entry>)>,
+    groups: Vec<(Group, Vec<Entry>)>,
+    /// The series of this chunk's rows by directory name; one empty name without a series key.
+    series: Vec<String>,
     rejects: Vec<PendingReject>,
     records: u64,
     newlines: u64,
@@ -729,6 +763,8 @@ struct ParseCtx<'a> {
     config: &'a Config,
     opts: &'a Options,
     encoder: encode::Encoder,
+    /// The series key's columns (empty: one series).
+    series: Vec<usize>,
 }
 
 fn show(bytes: &[u8]) -> String {
@@ -754,6 +790,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         rows: Vec::with_capacity(data.len() / 2 + row_len),
         rec_starts: Vec::new(),
         groups: Vec::new(),
+        series: Vec::new(),
         rejects: Vec::new(),
         records: 0,
         newlines: memchr::memchr_iter(b'\n', data).count() as u64,
@@ -770,7 +807,14 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let mut fields = Vec::with_capacity(plan.targets.len());
     let mut scratch = Vec::new();
     let mut at = work.start.min(data.len());
-    let mut current: Option<(i64, i64, usize)> = None; // partition start, end, group index
+    let mut current: Option<(i64, i64, u32, usize)> = None; // partition start, end, series, group
+                                                            // The chunk's series by their key columns' bytes (and null flags).
+    let mut series_index: HashMap<Vec<u8>, u32> = HashMap::new();
+    let mut series_bytes: Vec<u8> = Vec::new();
+    let mut group_index: HashMap<(u32, i64), usize> = HashMap::new();
+    if ctx.series.is_empty() {
+        p.series.push(String::new());
+    }
     let mut plain = memchr::memchr(b'"', &data[at..])
         .is_none()
         .then(|| PlainSplitter::new(data, at, delimiter));
@@ -930,18 +974,35 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             ));
             continue;
         };
+        let series = if ctx.series.is_empty() {
+            0
+        } else {
+            let row = &p.rows[row_at..row_at + row_len];
+            series_bytes.clear();
+            for &c in &ctx.series {
+                series_bytes.push(u8::from(schema.is_null(row, c)));
+                series_bytes.extend_from_slice(schema.field_bytes(row, c));
+            }
+            match series_index.get(series_bytes.as_slice()) {
+                Some(&s) => s,
+                None => {
+                    let s = p.series.len() as u32;
+                    p.series
+                        .push(crate::db::series::name_of_row(schema, &ctx.series, row));
+                    series_index.insert(series_bytes.clone(), s);
+                    s
+                }
+            }
+        };
         let (start_ns, group) = match current {
-            Some((start, end, g)) if t >= start && t < end => (start, g),
+            Some((start, end, s, g)) if t >= start && t < end && s == series => (start, g),
             _ => {
                 let key = PartitionKey::of(period, t);
-                let g = match p.groups.iter().position(|(k, _)| *k == key) {
-                    Some(g) => g,
-                    None => {
-                        p.groups.push((key, Vec::new()));
-                        p.groups.len() - 1
-                    }
-                };
-                current = Some((key.start_ns(), key.end_ns(), g));
+                let g = *group_index.entry((series, key.start_ns())).or_insert_with(|| {
+                    p.groups.push((Group { series, key }, Vec::new()));
+                    p.groups.len() - 1
+                });
+                current = Some((key.start_ns(), key.end_ns(), series, g));
                 (key.start_ns(), g)
             }
         };
@@ -959,9 +1020,15 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     p
 }
 
+/// A partition of a series: the series' directory name (empty without a series key) and
+/// the partition.
+type PartId = (String, PartitionKey);
+
 /// The import's per-partition state.
 struct PartState {
-    store: Store,
+    /// The open partition; `None` once closed to stay within the open-file limit (opened
+    /// again when the partition is next written).
+    store: Option<Store>,
     /// Slots this import has written: first touch replaces, later touches append.
     touched: RoaringTreemap,
     /// The file was created by this import, so every untouched slot is zeros (a hole).
@@ -980,6 +1047,10 @@ enum Store {
 struct Written {
     key: PartitionKey,
     stored: u64,
+    /// Stored rows replaced by rows of this import (same timestamp; with a unique key, same key).
+    replaced: u64,
+    /// Stored rows removed without a replacement: a timestamp's rows replaced by fewer rows.
+    removed: u64,
     /// (chunk, row, slot, rows already there) of rows beyond the depth.
     overflow: Vec<(u32, u32, u64, u32)>,
 }
@@ -1044,6 +1115,7 @@ impl OldRows {
 /// new rows plus zeros over any old rows beyond them; neighbouring writes are merged across
 /// known-zero bytes as long as that allocates no extra block, so dense data goes out in large
 /// `pwrite`s and sparse data keeps its holes.
+#[allow(clippy::too_many_arguments)]
 fn write_partition(
     key: PartitionKey,
     part: Arc<Partition>,
@@ -1052,15 +1124,21 @@ fn write_partition(
     batch: &[Parsed],
     row_len: usize,
     depth: usize,
+    unique: &Unique,
 ) -> Result<Written> {
     if !entries.windows(2).all(|w| w[0].slot <= w[1].slot) {
         // Stable: rows at one timestamp keep their input order.
         entries.sort_by_key(|e| e.slot);
     }
+    if !unique.columns.is_empty() {
+        return write_partition_unique(key, &part, state, &entries, batch, row_len, depth, unique);
+    }
     let slab_len = row_len * depth;
     let mut out = Written {
         key,
         stored: 0,
+        replaced: 0,
+        removed: 0,
         overflow: Vec::new(),
     };
     let mut run: Vec<u8> = Vec::with_capacity(RUN_BYTES.min(entries.len() * slab_len) + slab_len);
@@ -1134,6 +1212,8 @@ fn write_partition(
             old.present(&part, slot, &entries[i..], row_len, slab_len)?
         };
         let fit = depth.min(group.len());
+        out.replaced += before.min(fit) as u64;
+        out.removed += before.saturating_sub(fit) as u64;
         let start = part.slot_offset(slot);
         let run_end = run_from + run.len() as u64;
         let joinable = match prev_slot {
@@ -1172,6 +1252,85 @@ fn write_partition(
     flush(&mut run, run_from)?;
     for (from, to) in new_slots {
         state.touched.insert_range(from..to);
+    }
+    Ok(out)
+}
+
+/// `write_partition` with a unique key: each timestamp's stored rows are read and merged with
+/// the incoming ones by key (`db::unique`), and the slot is rewritten whole, in key order.
+#[allow(clippy::too_many_arguments)]
+fn write_partition_unique(
+    key: PartitionKey,
+    part: &Partition,
+    state: &mut PartState,
+    entries: &[Entry],
+    batch: &[Parsed],
+    row_len: usize,
+    depth: usize,
+    unique: &Unique,
+) -> Result<Written> {
+    let slab_len = row_len * depth;
+    let mut out = Written {
+        key,
+        stored: 0,
+        replaced: 0,
+        removed: 0,
+        overflow: Vec::new(),
+    };
+    let row_of = |e: &Entry| {
+        let p = &batch[e.chunk as usize];
+        let at = e.row as usize * row_len;
+        &p.rows[at..at + row_len]
+    };
+    let mut new_slab = vec![0u8; slab_len];
+    let mut i = 0;
+    while i < entries.len() {
+        let slot = entries[i].slot;
+        let mut j = i + 1;
+        while j < entries.len() && entries[j].slot == slot {
+            j += 1;
+        }
+        let group = &entries[i..j];
+        i = j;
+        let offset = part.slot_offset(slot);
+        let stored = !state.fresh || state.touched.contains(slot);
+        let mut slab = vec![0u8; slab_len];
+        if stored {
+            part.read_at(&mut slab, offset)?;
+        }
+        let old: Vec<&[u8]> = slab
+            .chunks_exact(row_len)
+            .take_while(|r| Schema::is_present(r))
+            .collect();
+        let before = old.len();
+        let mut merged: Vec<&[u8]> = Vec::new();
+        let m = crate::db::unique::merge_rows(
+            unique.schema,
+            &unique.columns,
+            old,
+            group.iter().map(|e| -> &[u8] { row_of(e) }),
+            &mut merged,
+        );
+        if merged.len() > depth {
+            // The timestamp cannot hold its rows: keep what is stored, refuse the new ones.
+            out.overflow
+                .extend(group.iter().map(|e| (e.chunk, e.row, slot, before as u32)));
+            continue;
+        }
+        new_slab.fill(0);
+        for (k, row) in merged.iter().enumerate() {
+            new_slab[k * row_len..(k + 1) * row_len].copy_from_slice(row);
+        }
+        // Write the merged rows and zeros over any stored rows beyond them.
+        let len = merged.len().max(before) * row_len;
+        if new_slab[..len] != slab[..len] {
+            part.write_at(&new_slab[..len], offset)?;
+        }
+        out.stored += group.len() as u64;
+        // Stored rows whose key came again, and incoming rows a later one of their key replaced.
+        out.replaced += (before + group.len() - merged.len()) as u64;
+        debug_assert!(before + group.len() - merged.len() >= m.replaced as usize);
+        state.touched.insert(slot);
     }
     Ok(out)
 }
@@ -1339,6 +1498,7 @@ pub fn run(
         config: &config,
         opts,
         encoder: encode::Encoder::new(&config.schema),
+        series: config.series_columns(),
     };
     let mut pending: Option<Vec<Parsed>> = None;
     let mut marked = false;
@@ -1384,24 +1544,58 @@ pub fn run(
     }
     drop(rx);
     let _ = reader.join();
-    let mut keys: Vec<PartitionKey> = pipeline.states.keys().copied().collect();
-    keys.sort();
+    let mut ids: Vec<PartId> = pipeline.states.keys().cloned().collect();
+    ids.sort();
     // Bucket partitions: make the last records durable, then point the directory at them.
     for state in pipeline.states.values_mut() {
-        if let Store::Bucket(part) = &state.store {
+        if let Some(Store::Bucket(part)) = &state.store {
             state.pending.flush(part, opts.sync)?;
         }
     }
+    let mut series: Vec<&str> = ids.iter().map(|(s, _)| s.as_str()).collect();
+    series.dedup();
     if opts.sync {
-        db.sync_partitions(&keys)?;
+        sync_written(db, &ids, series.len())?;
     }
+    let mut keys: Vec<PartitionKey> = ids.iter().map(|(_, k)| *k).collect();
+    keys.sort();
+    keys.dedup();
     marker::clear_import_marker(db.dir())?;
     let mut summary = pipeline.summary;
     summary.rejects_path = pipeline.rejects.finish()?;
     summary.partitions = keys;
+    summary.series = if db.is_series_root() { series.len() } else { 0 };
     summary.elapsed = started.elapsed();
     debug_assert_eq!(summary.rows_read, summary.rows_stored + summary.rows_rejected);
     Ok(summary)
+}
+
+/// Series written past which the end of an import makes its writes durable with one
+/// `syncfs` of the file system instead of an `fsync` per file.
+const SYNCFS_SERIES: usize = 32;
+
+/// Makes the partitions `ids` (sorted) durable, with the directories that name them.
+fn sync_written(db: &Database, ids: &[PartId], series: usize) -> Result<()> {
+    if !db.is_series_root() {
+        let keys: Vec<PartitionKey> = ids.iter().map(|(_, k)| *k).collect();
+        return db.sync_partitions(&keys);
+    }
+    if series > SYNCFS_SERIES {
+        // One journal commit for thousands of small files, instead of one per file.
+        return files::sync_file_system(db.dir());
+    }
+    let mut i = 0;
+    while i < ids.len() {
+        let name = &ids[i].0;
+        let mut j = i;
+        while j < ids.len() && ids[j].0 == *name {
+            j += 1;
+        }
+        let keys: Vec<PartitionKey> = ids[i..j].iter().map(|(_, k)| *k).collect();
+        with_target(db, name, |target| target.sync_partitions(&keys))?;
+        i = j;
+    }
+    db.sync()
 }
 
 /// State of the import between batches.
@@ -1410,7 +1604,7 @@ struct Pipeline<'a> {
     config: &'a Config,
     opts: &'a Options,
     sources: &'a [Source],
-    states: HashMap<PartitionKey, PartState>,
+    states: HashMap<PartId, PartState>,
     rejects: Rejects,
     summary: Summary,
     current_file: Option<usize>,
@@ -1476,6 +1670,8 @@ impl Pipeline<'_> {
         let mut overflow: Vec<Vec<(u32, String)>> = vec![Vec::new(); batch.len()];
         for w in written {
             self.summary.rows_stored += w.stored;
+            self.summary.rows_replaced += w.replaced;
+            self.summary.rows_removed += w.removed;
             for &(chunk, row, slot, present) in &w.overflow {
                 let p = &batch[chunk as usize];
                 let t = self.db.time_of(w.key, slot);
@@ -1561,53 +1757,56 @@ impl Pipeline<'_> {
     }
 }
 
-/// Writes one parsed batch: rows grouped by partition, partitions in parallel.
+/// Writes one parsed batch: rows grouped by series and partition, partitions in parallel.
 fn write_batch(
     db: &Database,
     config: &Config,
-    states: &mut HashMap<PartitionKey, PartState>,
+    states: &mut HashMap<PartId, PartState>,
     batch: Vec<Parsed>,
     sync: bool,
 ) -> Result<(Vec<Parsed>, Vec<Written>)> {
     use rayon::prelude::*;
-    let mut by_key: BTreeMap<PartitionKey, Vec<Entry>> = BTreeMap::new();
+    let mut by_part: BTreeMap<PartId, Vec<Entry>> = BTreeMap::new();
     for p in &batch {
-        for (key, entries) in &p.groups {
-            by_key.entry(*key).or_default().extend_from_slice(entries);
+        for (group, entries) in &p.groups {
+            let id = (p.series[group.series as usize].clone(), group.key);
+            by_part.entry(id).or_default().extend_from_slice(entries);
         }
     }
-    let mut jobs = Vec::with_capacity(by_key.len());
-    for (key, entries) in by_key {
-        let state = match states.remove(&key) {
+    let mut jobs = Vec::with_capacity(by_part.len());
+    for (id, entries) in by_part {
+        let mut state = match states.remove(&id) {
             Some(state) => state,
-            None => {
-                let fresh = !db.dir().join(key.file_name()).exists();
-                let missing = || Error::Invalid(format!("partition {key} could not be created"));
-                let store = match config.layout {
-                    Layout::Grid => Store::Grid(db.partition(key, true)?.ok_or_else(missing)?),
-                    Layout::Bucket => Store::Bucket(db.bucket_partition(key, true)?.ok_or_else(missing)?),
-                };
-                PartState {
-                    store,
-                    touched: RoaringTreemap::new(),
-                    fresh,
-                    pending: bucket::Pending::default(),
-                }
-            }
+            None => PartState {
+                store: None,
+                touched: RoaringTreemap::new(),
+                fresh: with_target(db, &id.0, |target| {
+                    Ok(!files::exists(&target.dir().join(id.1.file_name()))?)
+                })?,
+                pending: bucket::Pending::default(),
+            },
         };
-        jobs.push((key, state, entries));
+        if state.store.is_none() {
+            state.store = Some(open_store(db, config, &id)?);
+        }
+        jobs.push((id, state, entries));
     }
     let row_len = config.schema.row_len();
     let depth = config.depth as usize;
-    let results: Vec<(PartitionKey, PartState, Result<Written>)> = jobs
+    let unique = Unique {
+        schema: &config.schema,
+        columns: config.unique_columns(),
+    };
+    let results: Vec<(PartId, PartState, Result<Written>)> = jobs
         .into_par_iter()
-        .map(|(key, mut state, entries)| {
-            let r = match &state.store {
-                Store::Grid(part) => {
+        .map(|(id, mut state, entries)| {
+            let key = id.1;
+            let r = match state.store.as_ref() {
+                Some(Store::Grid(part)) => {
                     let part = Arc::clone(part);
-                    write_partition(key, part, &mut state, entries, &batch, row_len, depth)
+                    write_partition(key, part, &mut state, entries, &batch, row_len, depth, &unique)
                 }
-                Store::Bucket(part) => {
+                Some(Store::Bucket(part)) => {
                     let part = Arc::clone(part);
                     bucket::write_partition(
                         key,
@@ -1617,16 +1816,18 @@ fn write_batch(
                         entries,
                         &batch,
                         sync,
+                        &unique,
                     )
                 }
+                None => Err(Error::Invalid(format!("partition {key} is not open"))),
             };
-            (key, state, r)
+            (id, state, r)
         })
         .collect();
     let mut written = Vec::with_capacity(results.len());
     let mut failure = None;
-    for (key, state, result) in results {
-        states.insert(key, state);
+    for (id, state, result) in results {
+        states.insert(id, state);
         match result {
             Ok(w) => written.push(w),
             Err(e) => failure = failure.or(Some(e)),
@@ -1635,7 +1836,62 @@ fn write_batch(
     if let Some(e) = failure {
         return Err(e);
     }
+    if states.len() > open_partitions_budget() {
+        close_stores(db, states, sync)?;
+    }
     Ok((batch, written))
+}
+
+/// The unique key rows are merged by (no columns: none).
+pub(crate) struct Unique<'a> {
+    schema: &'a Schema,
+    columns: Vec<usize>,
+}
+
+/// Runs `f` on the database a series' rows go to: the series' own (made when missing) in a
+/// series database, else the database itself.
+fn with_target<T>(db: &Database, series: &str, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
+    if !db.is_series_root() {
+        return f(db);
+    }
+    let target = db
+        .series_db(series, true)?
+        .ok_or_else(|| Error::Invalid(format!("series {series} could not be created")))?;
+    f(&target)
+}
+
+/// Opens (creating it if needed) the partition `id` for writing.
+fn open_store(db: &Database, config: &Config, id: &PartId) -> Result<Store> {
+    let key = id.1;
+    with_target(db, &id.0, |target| {
+        let missing = || Error::Invalid(format!("partition {key} could not be created"));
+        Ok(match config.layout {
+            Layout::Grid => Store::Grid(target.partition(key, true)?.ok_or_else(missing)?),
+            Layout::Bucket => Store::Bucket(target.bucket_partition(key, true)?.ok_or_else(missing)?),
+        })
+    })
+}
+
+/// Partitions an import keeps open at most (a bucket partition takes two files): half of
+/// what the process may open, so that reads and the rejects file still can.
+fn open_partitions_budget() -> usize {
+    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BUDGET.get_or_init(|| (files::raise_open_file_limit() / 4).max(16) as usize)
+}
+
+/// Closes every open partition (their state is kept): an import that touches more series'
+/// partitions than it may hold open goes on by opening them again as they come.
+fn close_stores(db: &Database, states: &mut HashMap<PartId, PartState>, sync: bool) -> Result<()> {
+    for state in states.values_mut() {
+        if let Some(Store::Bucket(part)) = &state.store {
+            state.pending.flush(part, sync)?;
+        }
+        state.store = None;
+    }
+    if db.is_series_root() {
+        db.forget_series();
+    }
+    Ok(())
 }
 
 /// The default rejects file: `DB/rejects-YYYYMMDDTHHMMSSZ.csv`.

@@ -240,6 +240,9 @@ pub struct Plan {
     every_ns: Option<i64>,
     filter: Option<Filter>,
     out: Config,
+    /// Output columns before the aggregates that hold each series' key values (aggregates
+    /// per series); 0 when the aggregates fold every row together.
+    group_len: usize,
     /// When every aggregate can be folded from directory summaries (bucket layout, no
     /// filter, only `count`, `min`, `max` of summarized columns): each aggregate's column
     /// among the summarized ones (0 for `count`).
@@ -311,8 +314,20 @@ impl Plan {
             every_ns,
             filter,
             out,
+            group_len: 0,
             summary_slots,
         })
+    }
+
+    /// The same aggregates per series: the output starts with the series key's `columns` (of
+    /// `schema`), filled by `write_buckets_of` with each series' values.
+    pub fn per_series(mut self, schema: &Schema, columns: &[usize]) -> Result<Plan, String> {
+        let mut out_columns: Vec<crate::db::schema::Column> =
+            columns.iter().map(|&c| schema.columns()[c].clone()).collect();
+        out_columns.extend(self.out.schema.columns().iter().cloned());
+        self.out.schema = Schema::new(out_columns).map_err(|e| format!("--agg: {e}"))?;
+        self.group_len = columns.len();
+        Ok(self)
     }
 
     /// A config describing the output rows (time = bucket start, one column per aggregate),
@@ -323,7 +338,12 @@ impl Plan {
 
     /// Output column names after the time column.
     pub fn column_names(&self) -> Vec<&str> {
-        self.aggs.iter().map(|a| a.name.as_str()).collect()
+        self.out
+            .schema
+            .columns()
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect()
     }
 }
 
@@ -594,6 +614,31 @@ pub fn write_buckets<E: From<Error>>(
     limit: u64,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
+    write_buckets_of(db, plan, &[], from_ns, to_ns, fill, formatter, limit, sink)
+}
+
+/// `write_buckets` for one series of a `Plan::per_series`: every output row starts with
+/// `group` (the series' key values, as text; `None` for null).
+#[allow(clippy::too_many_arguments)]
+pub fn write_buckets_of<E: From<Error>>(
+    db: &Database,
+    plan: &Plan,
+    group: &[Option<String>],
+    from_ns: i64,
+    to_ns: i64,
+    fill: bool,
+    formatter: &RowFormatter,
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    if group.len() != plan.group_len {
+        return Err(Error::Invalid(format!(
+            "aggregates per series need {} key value(s), got {}",
+            plan.group_len,
+            group.len()
+        ))
+        .into());
+    }
     let from_ns = from_ns.max(MIN_TIME_NS);
     let to_ns = to_ns.min(END_TIME_NS);
     if from_ns >= to_ns || limit == 0 {
@@ -615,12 +660,24 @@ pub fn write_buckets<E: From<Error>>(
     } else {
         scan_to = scan_from;
     }
+    let mut template = plan.out.schema.new_row();
+    for (i, value) in group.iter().enumerate() {
+        match value {
+            Some(text) => plan
+                .out
+                .schema
+                .set_field(&mut template, i, text)
+                .map_err(|e| Error::Invalid(format!("series value `{text}`: {e}")))?,
+            None => plan.out.schema.set_null(&mut template, i),
+        }
+    }
     let mut writer = Writer {
         plan,
         formatter,
         buckets,
         fill,
-        row: plan.out.schema.new_row(),
+        row: template.clone(),
+        template,
         empty: plan.aggs.iter().map(Agg::empty).collect(),
         bytes: Vec::new(),
         next_fill: buckets.of(from_ns),
@@ -699,6 +756,8 @@ struct Writer<'a> {
     buckets: Buckets,
     fill: bool,
     row: Vec<u8>,
+    /// A row with the series' key values and every aggregate null.
+    template: Vec<u8>,
     empty: Vec<Acc>,
     bytes: Vec<u8>,
     /// The next bucket start not printed yet (for --fill).
@@ -722,9 +781,9 @@ impl Writer<'_> {
             return Ok(());
         }
         let schema = &self.plan.out.schema;
-        schema.init_row(&mut self.row);
+        self.row.copy_from_slice(&self.template);
         for (i, (agg, acc)) in self.plan.aggs.iter().zip(accs).enumerate() {
-            acc.write(agg, schema, &mut self.row, i, bucket_ns)?;
+            acc.write(agg, schema, &mut self.row, self.plan.group_len + i, bucket_ns)?;
         }
         self.formatter.row(&mut self.bytes, bucket_ns, &self.row);
         self.left -= 1;
