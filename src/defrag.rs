@@ -178,6 +178,24 @@ pub fn defrag(
             "defrag needs the database opened for writing (the writer lock)".into(),
         ));
     }
+    if db.is_series_root() {
+        // Each series is a database of its own partitions.
+        let mut outcomes = Vec::new();
+        for (_, series) in db.selected_series()? {
+            let own: Vec<PartitionKey> = if keys.is_empty() {
+                Vec::new()
+            } else {
+                let stored = series.partition_keys()?;
+                let own: Vec<PartitionKey> = keys.iter().copied().filter(|k| stored.contains(k)).collect();
+                if own.is_empty() {
+                    continue;
+                }
+                own
+            };
+            outcomes.extend(defrag(&series, &own, options, on_event)?);
+        }
+        return Ok(outcomes);
+    }
     if db.layout() == crate::db::config::Layout::Bucket {
         return defrag_buckets(db, keys, options, on_event);
     }

@@ -66,6 +66,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         ctx.open_write()?
     };
     let keys = stat::select_partitions(&db, &args.partitions)?;
+    let series_root = db.is_series_root();
     let options = DefragOptions {
         min_fragmented_extents: args.min_extents,
         dry_run: args.dry_run,
@@ -85,7 +86,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         Event::Done(outcome) => {
             // Each line goes out as its partition finishes, so an error later keeps it.
-            let name = outcome.key.to_string();
+            let name = match (series_root, outcome.path.parent().and_then(|d| d.file_name())) {
+                (true, Some(series)) => format!("{}/{}", series.to_string_lossy(), outcome.key),
+                _ => outcome.key.to_string(),
+            };
             let line = match (&outcome.buckets, &outcome.action) {
                 // A bucket partition is skipped for having nothing to remove, not for its extents.
                 (Some(_), Action::NotFragmented) => format!(

@@ -6,6 +6,7 @@ use xs::io::timefmt::format_iso;
 use xs::stat::{self, Footprint, RowCount, StatOptions};
 use xs::Database;
 
+use super::series_args::SeriesArgs;
 use super::{Context, Output};
 use crate::exit::CliResult;
 
@@ -40,10 +41,14 @@ pub struct Args {
     /// Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted.
     #[arg(long)]
     pub fast: bool,
+
+    #[command(flatten)]
+    pub series: SeriesArgs,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let db = ctx.open_read()?;
+    let mut db = ctx.open_read()?;
+    args.series.apply(&mut db)?;
     let keys = stat::select_partitions(&db, &args.partitions)?;
     let report = stat::stat(
         &db,
@@ -116,6 +121,9 @@ fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
         .map(|p| {
             let mut m = serde_json::Map::new();
             m.insert("partition".into(), json!(p.key.to_string()));
+            if let Some(series) = series_of(report, p) {
+                m.insert("series".into(), json!(series));
+            }
             m.insert("file".into(), json!(p.key.file_name()));
             m.extend(figures_json(db, &p.footprint, p.rows.as_ref()));
             if let Some(b) = &p.bucket {
@@ -134,6 +142,9 @@ fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
         .collect();
     let mut total = serde_json::Map::new();
     total.insert("partitions".into(), json!(report.partitions.len()));
+    if db.is_series_root() {
+        total.insert("series".into(), json!(report.series));
+    }
     total.extend(figures_json(db, &report.total, report.total_rows.as_ref()));
     let leftovers: Vec<Value> = report
         .defrag_leftovers
@@ -180,6 +191,25 @@ const HEADINGS: [&str; 11] = [
     "last",
 ];
 
+/// A partition's name in the report: with series, the series' directory name before it.
+fn partition_label(report: &stat::DatabaseStat, p: &stat::PartitionStat) -> String {
+    match series_of(report, p) {
+        Some(series) => format!("{series}/{}", p.key),
+        None => p.key.to_string(),
+    }
+}
+
+/// The series (directory name) a partition belongs to, in a series database.
+fn series_of(report: &stat::DatabaseStat, p: &stat::PartitionStat) -> Option<String> {
+    (report.series > 0).then(|| {
+        p.path
+            .parent()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    })
+}
+
 fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
     let size = |n: u64| if exact { n.to_string() } else { human_bytes(n) };
     let digits = time_digits(db);
@@ -207,7 +237,7 @@ fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
     };
     let mut cells: Vec<Vec<String>> = vec![HEADINGS.iter().map(|h| h.to_string()).collect()];
     for p in &report.partitions {
-        cells.push(row(p.key.to_string(), &p.footprint, p.rows.as_ref()));
+        cells.push(row(partition_label(report, p), &p.footprint, p.rows.as_ref()));
     }
     cells.push(row("total".into(), &report.total, report.total_rows.as_ref()));
     let mut widths = [0usize; HEADINGS.len()];
@@ -233,11 +263,18 @@ fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
     if report.partitions.is_empty() {
         text.push_str("no partitions yet: the database holds no rows\n");
     }
+    if db.is_series_root() {
+        text.push_str(&format!(
+            "series: {} (key {}); partitions are named SERIES/PARTITION\n",
+            report.series,
+            db.config().keys.series.join(",")
+        ));
+    }
     for p in &report.partitions {
         if let Some(b) = &p.bucket {
             text.push_str(&format!(
                 "{}: {} buckets, {} live, {} garbage, {} out of time order{}\n",
-                p.key,
+                partition_label(report, p),
                 b.buckets,
                 size(b.live_bytes),
                 size(b.garbage_bytes),

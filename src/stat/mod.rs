@@ -148,6 +148,8 @@ pub struct DatabaseStat {
     pub unfinished_deletes: Vec<String>,
     /// Temporary files left by an interrupted `defrag`, with their physical bytes.
     pub defrag_leftovers: Vec<(PathBuf, u64)>,
+    /// Series measured (0 without a series key).
+    pub series: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -192,6 +194,9 @@ pub fn select_partitions(db: &Database, names: &[String]) -> Result<Vec<Partitio
 
 /// Measures the partitions `keys` (all of them when empty) of `db`.
 pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Result<DatabaseStat> {
+    if db.is_series_root() {
+        return stat_series(db, keys, options);
+    }
     let keys = if keys.is_empty() {
         db.partition_keys()?
     } else {
@@ -240,7 +245,50 @@ pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Resul
         unfinished_import: crate::db::marker::unfinished_import(db.dir()),
         unfinished_deletes: crate::db::marker::unfinished_deletes(db.dir()),
         defrag_leftovers,
+        series: 0,
     })
+}
+
+/// `stat` of a series database: each selected series measured as a database of its own and
+/// added up; the partitions of every series are listed.
+fn stat_series(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Result<DatabaseStat> {
+    let mut out = DatabaseStat {
+        partitions: Vec::new(),
+        total: Footprint {
+            extents: Some(0),
+            ..Footprint::default()
+        },
+        total_rows: options.count_rows.then(RowCount::default),
+        fiemap_supported: true,
+        unfinished_import: crate::db::marker::unfinished_import(db.dir()),
+        unfinished_deletes: crate::db::marker::unfinished_deletes(db.dir()),
+        defrag_leftovers: Vec::new(),
+        series: 0,
+    };
+    for (_, series) in db.selected_series()? {
+        let own: Vec<PartitionKey> = if keys.is_empty() {
+            series.partition_keys()?
+        } else {
+            let stored = series.partition_keys()?;
+            keys.iter().copied().filter(|k| stored.contains(k)).collect()
+        };
+        if own.is_empty() && !keys.is_empty() {
+            continue;
+        }
+        let s = stat(&series, &own, options)?;
+        out.series += 1;
+        out.partitions.extend(s.partitions);
+        out.total.add(&s.total);
+        out.fiemap_supported &= s.fiemap_supported;
+        if let (Some(t), Some(r)) = (out.total_rows.as_mut(), s.total_rows.as_ref()) {
+            t.add(r);
+        }
+        out.defrag_leftovers.extend(s.defrag_leftovers);
+    }
+    if !out.fiemap_supported {
+        out.total.extents = None;
+    }
+    Ok(out)
 }
 
 /// `stat` for the bucket layout: each partition's directory and data file measured together,
@@ -285,6 +333,7 @@ fn stat_buckets(db: &Database, keys: &[PartitionKey]) -> Result<DatabaseStat> {
         unfinished_import: crate::db::marker::unfinished_import(db.dir()),
         unfinished_deletes: crate::db::marker::unfinished_deletes(db.dir()),
         defrag_leftovers: defrag_leftovers(db)?,
+        series: 0,
     })
 }
 
