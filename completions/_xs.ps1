@@ -51,6 +51,8 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--time-column', '--time-column', [CompletionResultType]::ParameterName, 'Name of the time column in input and output headers')
             [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)')
             [CompletionResult]::new('--bucket', '--bucket', [CompletionResultType]::ParameterName, 'Bucket width for --layout bucket: a multiple of the granularity that divides one day')
+            [CompletionResult]::new('--series-by', '--series-by', [CompletionResultType]::ParameterName, 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series')
+            [CompletionResult]::new('--unique-by', '--unique-by', [CompletionResultType]::ParameterName, 'Columns that identify a row among one series'' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
@@ -74,6 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
         'xs;get' {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows')
             [CompletionResult]::new('--within', '--within', [CompletionResultType]::ParameterName, 'With --asof: look back at most DUR before each TIME (default: to the first partition)')
+            [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Columns to print, in this order, e.g. time,price (name the time column to keep it)')
@@ -95,6 +98,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--agg', '--agg', [CompletionResultType]::ParameterName, 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)')
             [CompletionResult]::new('--ohlcv', '--ohlcv', [CompletionResultType]::ParameterName, 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count')
             [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy')
+            [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Columns to print, in this order, e.g. time,price (name the time column to keep it)')
@@ -102,6 +106,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--fill', '--fill', [CompletionResultType]::ParameterName, 'With --every: also print buckets without rows (count 0, other aggregates empty)')
+            [CompletionResult]::new('--all-series', '--all-series', [CompletionResultType]::ParameterName, 'With --agg or --ohlcv in a series database: fold every series together instead of one output row per series and bucket')
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'Leave out the header line (csv, tsv)')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -111,6 +116,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;delete' {
+            [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
@@ -128,6 +134,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--compress', '--compress', [CompletionResultType]::ParameterName, 'Compression: zstd or none; default: zstd when the file name ends in .zst')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'zstd level (1 fast … 19 small; negative levels are faster still)')
             [CompletionResult]::new('--split', '--split', [CompletionResultType]::ParameterName, 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file')
+            [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--columns', '--columns', [CompletionResultType]::ParameterName, 'Columns to print, in this order, e.g. time,price (name the time column to keep it)')
@@ -159,6 +166,8 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--bucket', '--bucket', [CompletionResultType]::ParameterName, 'New database only: bucket width for the bucket layout (default: inferred)')
             [CompletionResult]::new('--partition', '--partition', [CompletionResultType]::ParameterName, 'New database only: year, month or day (default: the longest that fits)')
             [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)')
+            [CompletionResult]::new('--series-by', '--series-by', [CompletionResultType]::ParameterName, 'New database: the columns that tell series apart (symbol, host); each series is stored on its own and rows are identified by (series, time). Default: inferred; `none`: one series')
+            [CompletionResult]::new('--unique-by', '--unique-by', [CompletionResultType]::ParameterName, 'New database: the columns that identify a row among a series'' rows at one time (trade_id): a row whose key is stored replaces it. Default: inferred; `none`: no key')
             [CompletionResult]::new('--max-rejects', '--max-rejects', [CompletionResultType]::ParameterName, 'Rejected rows allowed before exiting with status 4')
             [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads (default: one per core)')
             [CompletionResult]::new('--chunk-bytes', '--chunk-bytes', [CompletionResultType]::ParameterName, 'Bytes of input per chunk (testing and tuning; default 1 MiB)')
@@ -180,6 +189,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;stat' {
+            [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (schema in docs/STAT.md) instead of a table')

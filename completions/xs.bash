@@ -111,7 +111,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__create)
-            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --db --wait --help --version"
+            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --series-by --unique-by --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -150,6 +150,14 @@ _xs() {
                     return 0
                     ;;
                 --bucket)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --series-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unique-by)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -195,12 +203,16 @@ _xs() {
             return 0
             ;;
         xs__subcmd__delete)
-            opts="-d -h -V --db --wait --help --version"
+            opts="-d -h -V --series --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --series)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -217,7 +229,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__export)
-            opts="-o -f -d -h -V --from --to --output --compress --level --split --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-o -f -d -h -V --from --to --output --compress --level --split --series --format --columns --time-format --no-header --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -249,6 +261,10 @@ _xs() {
                     ;;
                 --split)
                     COMPREPLY=($(compgen -W "year month day" -- "${cur}"))
+                    return 0
+                    ;;
+                --series)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
@@ -305,7 +321,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__get)
-            opts="-f -d -h -V --limit --asof --within --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-f -d -h -V --limit --asof --within --series --format --columns --time-format --no-header --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -316,6 +332,10 @@ _xs() {
                     return 0
                     ;;
                 --within)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --series)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -519,7 +539,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__import)
-            opts="-q -d -h -V --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
+            opts="-q -d -h -V --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -589,6 +609,14 @@ _xs() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --series-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unique-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-rejects)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -639,7 +667,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__range)
-            opts="-f -d -h -V --limit --every --agg --ohlcv --fill --where --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-f -d -h -V --limit --every --agg --ohlcv --fill --where --series --all-series --format --columns --time-format --no-header --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -662,6 +690,10 @@ _xs() {
                     return 0
                     ;;
                 --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --series)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -697,12 +729,16 @@ _xs() {
             return 0
             ;;
         xs__subcmd__stat)
-            opts="-d -h -V --json --bytes --fast --db --wait --help --version"
+            opts="-d -h -V --json --bytes --fast --series --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --series)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

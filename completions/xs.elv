@@ -47,6 +47,8 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --time-column 'Name of the time column in input and output headers'
             cand --layout 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)'
             cand --bucket 'Bucket width for --layout bucket: a multiple of the granularity that divides one day'
+            cand --series-by 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series'
+            cand --unique-by 'Columns that identify a row among one series'' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
@@ -68,6 +70,7 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;get'= {
             cand --limit 'Stop after N rows'
             cand --within 'With --asof: look back at most DUR before each TIME (default: to the first partition)'
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
@@ -88,6 +91,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --agg 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)'
             cand --ohlcv 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count'
             cand --where 'Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy'
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
@@ -95,6 +99,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand --fill 'With --every: also print buckets without rows (count 0, other aggregates empty)'
+            cand --all-series 'With --agg or --ohlcv in a series database: fold every series together instead of one output row per series and bucket'
             cand --no-header 'Leave out the header line (csv, tsv)'
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
             cand -h 'Print help (see more with ''--help'')'
@@ -103,6 +108,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --version 'Print version'
         }
         &'xs;delete'= {
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
@@ -119,6 +125,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --compress 'Compression: zstd or none; default: zstd when the file name ends in .zst'
             cand --level 'zstd level (1 fast … 19 small; negative levels are faster still)'
             cand --split 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file'
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
@@ -149,6 +156,8 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --bucket 'New database only: bucket width for the bucket layout (default: inferred)'
             cand --partition 'New database only: year, month or day (default: the longest that fits)'
             cand --rejects 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)'
+            cand --series-by 'New database: the columns that tell series apart (symbol, host); each series is stored on its own and rows are identified by (series, time). Default: inferred; `none`: one series'
+            cand --unique-by 'New database: the columns that identify a row among a series'' rows at one time (trade_id): a row whose key is stored replaces it. Default: inferred; `none`: no key'
             cand --max-rejects 'Rejected rows allowed before exiting with status 4'
             cand --threads 'Worker threads (default: one per core)'
             cand --chunk-bytes 'Bytes of input per chunk (testing and tuning; default 1 MiB)'
@@ -169,6 +178,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --version 'Print version'
         }
         &'xs;stat'= {
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand --json 'Print JSON (schema in docs/STAT.md) instead of a table'

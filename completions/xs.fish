@@ -46,6 +46,8 @@ complete -c xs -n "__fish_xs_using_subcommand create" -l partition -d 'Time cove
 complete -c xs -n "__fish_xs_using_subcommand create" -l time-column -d 'Name of the time column in input and output headers' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l layout -d 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l bucket -d 'Bucket width for --layout bucket: a multiple of the granularity that divides one day' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l series-by -d 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l unique-by -d 'Columns that identify a row among one series\' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand create" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -57,6 +59,7 @@ complete -c xs -n "__fish_xs_using_subcommand put" -s h -l help -d 'Print help (
 complete -c xs -n "__fish_xs_using_subcommand put" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N rows' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l within -d 'With --asof: look back at most DUR before each TIME (default: to the first partition)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
@@ -71,15 +74,18 @@ complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into
 complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l ohlcv -d 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand range" -l fill -d 'With --every: also print buckets without rows (count 0, other aggregates empty)'
+complete -c xs -n "__fish_xs_using_subcommand range" -l all-series -d 'With --agg or --ohlcv in a series database: fold every series together instead of one output row per series and bucket'
 complete -c xs -n "__fish_xs_using_subcommand range" -l no-header -d 'Leave out the header line (csv, tsv)'
 complete -c xs -n "__fish_xs_using_subcommand range" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand range" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand range" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand delete" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand delete" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand delete" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -93,6 +99,7 @@ complete -c xs -n "__fish_xs_using_subcommand export" -l level -d 'zstd level (1
 complete -c xs -n "__fish_xs_using_subcommand export" -l split -d 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file' -r -f -a "year\t''
 month\t''
 day\t''"
+complete -c xs -n "__fish_xs_using_subcommand export" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
@@ -117,6 +124,8 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database
 complete -c xs -n "__fish_xs_using_subcommand import" -l bucket -d 'New database only: bucket width for the bucket layout (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New database only: year, month or day (default: the longest that fits)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l rejects -d 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)' -r -F
+complete -c xs -n "__fish_xs_using_subcommand import" -l series-by -d 'New database: the columns that tell series apart (symbol, host); each series is stored on its own and rows are identified by (series, time). Default: inferred; `none`: one series' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l unique-by -d 'New database: the columns that identify a row among a series\' rows at one time (trade_id): a row whose key is stored replaces it. Default: inferred; `none`: no key' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l max-rejects -d 'Rejected rows allowed before exiting with status 4' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l threads -d 'Worker threads (default: one per core)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l chunk-bytes -d 'Bytes of input per chunk (testing and tuning; default 1 MiB)' -r
@@ -131,6 +140,7 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l no-sync -d 'Skip the fi
 complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand import" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand stat" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand stat" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand stat" -l json -d 'Print JSON (schema in docs/STAT.md) instead of a table'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l bytes -d 'Print sizes as exact byte counts instead of KiB/MiB/GiB'

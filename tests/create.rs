@@ -127,8 +127,12 @@ fn corrupt_configs_give_clear_errors_not_panics() {
     let good = fs::read_to_string(db.file("xs.toml")).unwrap();
     let cases = [
         (
-            good.replace("format = 1", "format = 2"),
-            "format version 2 is not supported",
+            good.replace("format = 1", "format = 3"),
+            "format version 3 is not supported",
+        ),
+        (
+            good.replace("row_len = 13", "row_len = 13\nseries_by = [\"n\"]"),
+            "series_by and unique_by need `format = 2`",
         ),
         (good.replace("\"i32\"", "\"int\""), "unknown type `int`"),
         (good.replace("row_len = 13", "row_len = 14"), "row_len is 14"),

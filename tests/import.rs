@@ -273,7 +273,8 @@ fn quoting_crlf_bom_and_nulls() {
          2024-01-01T00:00:02Z,\"with, comma\",\"line one\r\nline two\"\n\
          2024-01-01T00:00:03Z,\"say \"\"hi\"\"\",\n"
     );
-    // Empty fields are null; database columns missing from the input are null too.
+    // Empty fields are null; an input that lacks a database column is refused (its rows
+    // would silently null it).
     create(
         d,
         "n",
@@ -283,6 +284,14 @@ fn quoting_crlf_bom_and_nulls() {
         d,
         "n.csv",
         "time,a,b,c\n2024-01-01T00:00:01Z,,,\n2024-01-01T00:00:02Z,1,2.5,true\n",
+    );
+    let (code, _, err) = run(xs(d).args(["-d", "n", "import"]).arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lacks the database column(s) e"), "{err}");
+    let input = write(
+        d,
+        "n.csv",
+        "time,a,b,c,e\n2024-01-01T00:00:01Z,,,,\n2024-01-01T00:00:02Z,1,2.5,true,\n",
     );
     ok(xs(d).args(["-d", "n", "import"]).arg(&input));
     assert_eq!(
@@ -296,7 +305,7 @@ fn column_mapping() {
     let t = TempDir::new().unwrap();
     let d = t.path();
     create(d, "m", &["--granularity", "1s", "--columns", "a:i64,b:i64"]);
-    let input = write(d, "extra.csv", "time,a,zz,yy\n2024-01-01T00:00:01Z,1,2,3\n");
+    let input = write(d, "extra.csv", "time,a,zz,b,yy\n2024-01-01T00:00:01Z,1,2,,3\n");
     let (code, _, err) = run(xs(d).args(["-d", "m", "import"]).arg(&input));
     assert_eq!(code, 2, "{err}");
     assert!(
@@ -317,9 +326,9 @@ fn column_mapping() {
     // Headerless input: the export order by default, or named with --columns.
     let input = write(d, "nohdr.csv", "2024-01-01T00:00:03Z,6,7\n");
     ok(xs(d).args(["-d", "m", "import", "--no-header"]).arg(&input));
-    let input = write(d, "nohdr2.csv", "8,2024-01-01T00:00:04Z\n");
+    let input = write(d, "nohdr2.csv", "8,2024-01-01T00:00:04Z,\n");
     ok(xs(d)
-        .args(["-d", "m", "import", "--no-header", "--columns", "b,time"])
+        .args(["-d", "m", "import", "--no-header", "--columns", "b,time,a"])
         .arg(&input));
     assert!(
         range(d, "m").ends_with("2024-01-01T00:00:03Z,6,7\n2024-01-01T00:00:04Z,,8\n"),

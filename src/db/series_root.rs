@@ -108,7 +108,18 @@ impl Database {
             }
             names.push(name);
         }
-        self.selected = Some(names);
+        // Reads go in series order whatever order they were asked in.
+        let mut keyed: Vec<(Vec<super::schema::Value>, String)> = names
+            .into_iter()
+            .map(|n| {
+                (
+                    series::values_of(&self.config.schema, &columns, &n).unwrap_or_default(),
+                    n,
+                )
+            })
+            .collect();
+        keyed.sort_by(|a, b| series::compare_values(&a.0, &b.0));
+        self.selected = Some(keyed.into_iter().map(|(_, n)| n).collect());
         self.selected_texts = Some(texts.to_vec());
         Ok(missing)
     }

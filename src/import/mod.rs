@@ -651,6 +651,17 @@ fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts
         };
         targets.push(target);
     }
+    if !unknown.is_empty() && !opts.ignore_unknown_columns {
+        let db_columns: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
+        return Err(Error::Invalid(format!(
+            "{}: input column(s) {} are not in the database (its columns: {}, time column `{}`); \
+             pass --ignore-columns to skip them",
+            source.name,
+            unknown.join(", "),
+            db_columns.join(","),
+            config.time_column
+        )));
+    }
     // Every column must be given: a row stored without one would silently null it.
     let missing: Vec<&str> = schema
         .columns()
@@ -667,17 +678,6 @@ fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts
             source.name,
             missing.join(", "),
             names.join(",")
-        )));
-    }
-    if !unknown.is_empty() && !opts.ignore_unknown_columns {
-        let db_columns: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
-        return Err(Error::Invalid(format!(
-            "{}: input column(s) {} are not in the database (its columns: {}, time column `{}`); \
-             pass --ignore-columns to skip them",
-            source.name,
-            unknown.join(", "),
-            db_columns.join(","),
-            config.time_column
         )));
     }
     let date_ns = match &opts.date {

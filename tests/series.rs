@@ -1,0 +1,498 @@
+//! Series keys and unique keys (issue 13): files of different series never touch each other,
+//! a day split into files at any point imports to exactly the rows of the whole day, and every
+//! read can ask for one series or merge them all.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{run, xs, TestDb};
+
+/// A temp directory holding input files and the database `db` inside it.
+struct Work {
+    tmp: tempfile::TempDir,
+}
+
+impl Work {
+    fn new() -> Work {
+        Work {
+            tmp: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.tmp.path().join("db")
+    }
+
+    fn file(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.tmp.path().join(name);
+        std::fs::write(&path, text).expect("write input");
+        path
+    }
+
+    /// `xs -d DB ARGS…` → (code, stdout, stderr).
+    fn xs(&self, args: &[&str]) -> (i32, String, String) {
+        let mut cmd = xs();
+        cmd.arg("-d").arg(self.db()).args(args);
+        run(cmd)
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let (code, out, err) = self.xs(args);
+        assert_eq!(code, 0, "xs {args:?}: {err}");
+        out
+    }
+
+    fn import(&self, file: &Path, extra: &[&str]) -> String {
+        let mut cmd = xs();
+        cmd.arg("-d").arg(self.db()).arg("import").arg(file).args(extra);
+        let (code, _, err) = run(cmd);
+        assert_eq!(code, 0, "import {}: {err}", file.display());
+        err
+    }
+}
+
+/// Daily bars of one ticker: the same 40 timestamps for every ticker.
+fn ticker_file(ticker: &str, base: f64) -> String {
+    let mut text = String::from("date,ticker,close,volume\n");
+    for day in 0..40 {
+        let t = 1_704_067_200 + day * 86_400;
+        text.push_str(&format!("{t},{ticker},{:.2},{}\n", base + day as f64, 1000 + day));
+    }
+    text
+}
+
+fn lines(text: &str) -> Vec<&str> {
+    text.lines().collect()
+}
+
+#[test]
+fn per_ticker_files_keep_every_row() {
+    let w = Work::new();
+    let tickers = ["AAPL", "MSFT", "GOOG", "AMZN", "TSLA"];
+    for (i, t) in tickers.iter().enumerate() {
+        let f = w.file(&format!("{t}.csv"), &ticker_file(t, 100.0 * (i + 1) as f64));
+        w.import(&f, &["--series-by", "ticker", "--time-unit", "s"]);
+    }
+    let all = w.ok(&["range", "2024-01-01", "2025-01-01"]);
+    assert_eq!(lines(&all).len(), 1 + 5 * 40, "{all}");
+    // Merged in time order, ties in series order (by value).
+    assert_eq!(
+        lines(&all)[1..6],
+        [
+            "2024-01-01T00:00:00Z,AAPL,100,1000",
+            "2024-01-01T00:00:00Z,AMZN,400,1000",
+            "2024-01-01T00:00:00Z,GOOG,300,1000",
+            "2024-01-01T00:00:00Z,MSFT,200,1000",
+            "2024-01-01T00:00:00Z,TSLA,500,1000",
+        ]
+    );
+    let msft = w.ok(&["range", "2024-01-01", "2025-01-01", "--series", "MSFT"]);
+    assert_eq!(lines(&msft).len(), 41);
+    assert!(lines(&msft)[1..].iter().all(|l| l.contains(",MSFT,")), "{msft}");
+    let two = w.ok(&[
+        "range",
+        "2024-01-01",
+        "2025-01-01",
+        "--series",
+        "TSLA,AAPL",
+        "--limit",
+        "3",
+    ]);
+    assert_eq!(
+        lines(&two)[1..],
+        [
+            "2024-01-01T00:00:00Z,AAPL,100,1000",
+            "2024-01-01T00:00:00Z,TSLA,500,1000",
+            "2024-01-02T00:00:00Z,AAPL,101,1001",
+        ]
+    );
+    // Each series sits in its own directory.
+    for t in tickers {
+        assert!(w.db().join("series").join(t).is_dir(), "{t}");
+    }
+}
+
+/// Trades of several symbols that share milliseconds, with ids.
+fn trades(symbols: &[&str], per_ms: usize, ms: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut id = 0;
+    for m in 0..ms {
+        for s in symbols {
+            for k in 0..per_ms {
+                id += 1;
+                let t = 1_723_161_600_000u64 + m as u64 * 7;
+                rows.push(format!("{t},{s},{}.{k},{},{id}", 50 + m % 13, 1 + (id % 5)));
+            }
+        }
+    }
+    rows
+}
+
+const TRADES_HEADER: &str = "time,symbol,price,qty,trade_id\n";
+
+#[test]
+fn inference_proposes_series_and_unique_keys_and_says_so() {
+    let w = Work::new();
+    let f = w.file(
+        "trades.csv",
+        &(TRADES_HEADER.to_string() + &trades(&["BTCUSDT", "ETHUSDT", "SOLUSDT"], 2, 200).join("\n")),
+    );
+    let err = w.import(&f, &[]);
+    assert!(err.contains("series key `symbol` (guessed)"), "{err}");
+    assert!(err.contains("unique key `trade_id` (guessed)"), "{err}");
+    assert!(err.contains("--series-by symbol --unique-by trade_id"), "{err}");
+    assert!(err.contains("1200 stored"), "{err}");
+    let toml = std::fs::read_to_string(w.db().join("xs.toml")).unwrap();
+    assert!(
+        toml.contains("format = 2") && toml.contains("series_by = [\"symbol\"]"),
+        "{toml}"
+    );
+    let eth = w.ok(&["range", "2024-08-09", "2024-08-10", "--series", "ETHUSDT"]);
+    assert_eq!(lines(&eth).len(), 401);
+}
+
+#[test]
+fn eth_after_btc_sharing_milliseconds_erases_nothing() {
+    let w = Work::new();
+    let btc = w.file(
+        "btc.csv",
+        &(TRADES_HEADER.to_string() + &trades(&["BTCUSDT"], 3, 100).join("\n")),
+    );
+    let eth = w.file(
+        "eth.csv",
+        &(TRADES_HEADER.to_string() + &trades(&["ETHUSDT"], 2, 100).join("\n")),
+    );
+    w.import(&btc, &["--series-by", "symbol"]);
+    let err = w.import(&eth, &[]);
+    assert!(!err.contains("removed"), "{err}");
+    let out = w.ok(&["range", "2024-08-09", "2024-08-10"]);
+    assert_eq!(lines(&out).len(), 1 + 300 + 200);
+}
+
+/// Splits `rows` into files at `cuts` (row indices).
+fn split(w: &Work, rows: &[String], cuts: &[usize], tag: &str) -> Vec<PathBuf> {
+    let mut bounds = vec![0];
+    bounds.extend_from_slice(cuts);
+    bounds.push(rows.len());
+    bounds
+        .windows(2)
+        .enumerate()
+        .map(|(i, b)| {
+            w.file(
+                &format!("{tag}-{i}.csv"),
+                &(TRADES_HEADER.to_string() + &rows[b[0]..b[1]].join("\n")),
+            )
+        })
+        .collect()
+}
+
+/// Every file of a database, by relative path, with its bytes.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                stack.push(p);
+            } else if name.ends_with(".xs") || name.ends_with(".xsd") {
+                out.push((p.strip_prefix(dir).unwrap().display().to_string(), data_of(&p)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The data of a sparse file: each allocated stretch with its offset (the holes are never read:
+/// the file is gigabytes long).
+fn data_of(path: &Path) -> Vec<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    use std::os::fd::AsRawFd;
+    let mut file = std::fs::File::open(path).unwrap();
+    let len = file.metadata().unwrap().len() as i64;
+    let mut out = Vec::new();
+    let mut at = 0i64;
+    while at < len {
+        // SAFETY: lseek on an open descriptor.
+        let data = unsafe { libc::lseek(file.as_raw_fd(), at, libc::SEEK_DATA) };
+        if data < 0 {
+            break;
+        }
+        let hole = unsafe { libc::lseek(file.as_raw_fd(), data, libc::SEEK_HOLE) };
+        file.seek(SeekFrom::Start(data as u64)).unwrap();
+        let mut buf = vec![0u8; (hole - data) as usize];
+        file.read_exact(&mut buf).unwrap();
+        out.extend_from_slice(&data.to_le_bytes());
+        out.extend_from_slice(&buf);
+        at = hole;
+    }
+    out
+}
+
+#[test]
+fn a_day_split_anywhere_imports_to_the_whole_day_with_a_unique_key() {
+    let rows = trades(&["BTCUSDT", "ETHUSDT"], 3, 120);
+    let whole = Work::new();
+    let all = whole.file("all.csv", &(TRADES_HEADER.to_string() + &rows.join("\n")));
+    let keys = [
+        "--series-by",
+        "symbol",
+        "--unique-by",
+        "trade_id",
+        "--granularity",
+        "1ms",
+        "--depth",
+        "8",
+    ];
+    whole.import(&all, &keys);
+    let expected = whole.ok(&["range", "2024-08-09", "2024-08-10"]);
+    assert_eq!(lines(&expected).len(), 1 + rows.len());
+    // Cuts inside a millisecond's rows (row 4 of 6 at one ms), in and out of order, twice.
+    for (cuts, order) in [
+        (vec![4], vec![0, 1]),
+        (vec![4], vec![1, 0]),
+        (vec![100, 101, 500], vec![2, 0, 3, 1, 0]),
+        (vec![1, 719], vec![2, 1, 0, 1]),
+    ] {
+        // The same imports in the same order, twice: the same bytes.
+        let runs: Vec<Work> = (0..2)
+            .map(|_| {
+                let w = Work::new();
+                let parts = split(&w, &rows, &cuts, "part");
+                w.import(&parts[order[0]], &keys);
+                for &i in &order[1..] {
+                    w.import(&parts[i], &[]);
+                }
+                w
+            })
+            .collect();
+        let got = runs[0].ok(&["range", "2024-08-09", "2024-08-10"]);
+        assert!(
+            got == expected,
+            "cuts {cuts:?} order {order:?}: rows differ from the whole day"
+        );
+        let (a, b) = (files(&runs[0].db()), files(&runs[1].db()));
+        assert!(
+            a == b,
+            "cuts {cuts:?} order {order:?}: two runs wrote different bytes"
+        );
+        // Importing any part again changes no byte.
+        let again = split(&runs[0], &rows, &cuts, "again");
+        runs[0].import(&again[order[0]], &[]);
+        assert!(files(&runs[0].db()) == a, "cuts {cuts:?}: a re-run changed bytes");
+    }
+}
+
+#[test]
+fn a_day_split_without_a_unique_key_says_what_it_removed() {
+    let rows = trades(&["BTCUSDT"], 3, 50);
+    let w = Work::new();
+    // Cut inside the rows of one millisecond (two before, one after): the second file
+    // replaces the two with its one.
+    let parts = split(&w, &rows, &[5], "part");
+    w.import(
+        &parts[0],
+        &["--series-by", "none", "--unique-by", "none", "--depth", "8"],
+    );
+    let err = w.import(&parts[1], &[]);
+    assert!(err.contains("1 stored row(s) replaced, 1 removed"), "{err}");
+    assert!(
+        err.contains("warning: this import removed 1 stored row(s)") && err.contains("--unique-by"),
+        "{err}"
+    );
+    // The millisecond kept one row of three: the two stored before the cut were replaced.
+    let out = w.ok(&["range", "2024-08-09", "2024-08-10"]);
+    assert_eq!(lines(&out).len(), 1 + rows.len() - 2);
+}
+
+#[test]
+fn an_input_missing_a_column_is_refused() {
+    let w = Work::new();
+    let full = w.file(
+        "full.csv",
+        &(TRADES_HEADER.to_string() + &trades(&["BTCUSDT"], 1, 20).join("\n")),
+    );
+    w.import(&full, &[]);
+    let partial = w.file(
+        "partial.csv",
+        "time,symbol,price,trade_id\n1723161600000,BTCUSDT,1.5,1\n",
+    );
+    let mut cmd = xs();
+    cmd.arg("-d").arg(w.db()).arg("import").arg(&partial);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lacks the database column(s) qty"), "{err}");
+    let out = w.ok(&["get", "2024-08-09T00:00:00Z"]);
+    assert!(
+        out.contains(",1\n") && !out.contains(",,"),
+        "the stored row is untouched: {out}"
+    );
+}
+
+#[test]
+fn get_and_asof_work_per_series() {
+    let w = Work::new();
+    let f = w.file(
+        "q.csv",
+        "time,sym,bid\n\
+         2024-01-01T00:00:01Z,A,1\n\
+         2024-01-01T00:00:02Z,B,2\n\
+         2024-01-01T00:00:05Z,A,3\n",
+    );
+    w.import(&f, &["--series-by", "sym"]);
+    let out = w.ok(&["get", "--asof", "2024-01-01T00:00:04Z"]);
+    assert_eq!(
+        lines(&out)[1..],
+        ["2024-01-01T00:00:01Z,A,1", "2024-01-01T00:00:02Z,B,2"]
+    );
+    let out = w.ok(&["get", "--asof", "--series", "A", "2024-01-01T00:00:09Z"]);
+    assert_eq!(lines(&out)[1..], ["2024-01-01T00:00:05Z,A,3"]);
+    let out = w.ok(&["get", "--series", "B", "2024-01-01T00:00:02Z"]);
+    assert_eq!(lines(&out)[1..], ["2024-01-01T00:00:02Z,B,2"]);
+    let (code, _, err) = w.xs(&["get", "--series", "B", "2024-01-01T00:00:01Z"]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, err) = w.xs(&["get", "--series", "Z", "2024-01-01T00:00:01Z"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("holds no series `Z`"), "{err}");
+}
+
+#[test]
+fn aggregates_go_per_series_unless_all_series() {
+    let w = Work::new();
+    let f = w.file(
+        "t.csv",
+        "time,sym,price,qty\n\
+         2024-01-01T00:00:01Z,A,10,1\n\
+         2024-01-01T00:00:01Z,B,20,2\n\
+         2024-01-01T00:01:30Z,A,11,3\n\
+         2024-01-01T00:01:31Z,B,21,4\n",
+    );
+    w.import(&f, &["--series-by", "sym"]);
+    let out = w.ok(&[
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--every",
+        "1m",
+        "--agg",
+        "count,sum(qty)",
+    ]);
+    assert_eq!(
+        out,
+        "time,sym,count,sum_qty\n\
+         2024-01-01T00:00:00Z,A,1,1\n\
+         2024-01-01T00:01:00Z,A,1,3\n\
+         2024-01-01T00:00:00Z,B,1,2\n\
+         2024-01-01T00:01:00Z,B,1,4\n"
+    );
+    let out = w.ok(&[
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--every",
+        "1m",
+        "--agg",
+        "count,sum(qty)",
+        "--all-series",
+    ]);
+    assert_eq!(
+        out,
+        "time,count,sum_qty\n2024-01-01T00:00:00Z,2,3\n2024-01-01T00:01:00Z,2,7\n"
+    );
+    let out = w.ok(&[
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--ohlcv",
+        "price,qty",
+        "--series",
+        "B",
+    ]);
+    assert_eq!(
+        out,
+        "time,sym,open,high,low,close,volume,count\n2024-01-01T00:00:00Z,B,20,21,20,21,6,2\n"
+    );
+}
+
+#[test]
+fn delete_put_export_and_stat_know_series() {
+    let w = Work::new();
+    let f = w.file(
+        "t.csv",
+        "time,sym,v\n2024-01-01T00:00:01Z,A,1\n2024-01-01T00:00:01Z,B,2\n2024-01-01T00:00:02Z,A,3\n",
+    );
+    w.import(&f, &["--series-by", "sym"]);
+    let err = {
+        let (code, _, err) = w.xs(&["delete", "2024-01-01", "2024-01-02", "--series", "A"]);
+        assert_eq!(code, 0, "{err}");
+        err
+    };
+    assert!(err.contains("deleted 2 rows"), "{err}");
+    w.ok(&["put", "2024-01-01T00:00:03Z", "C", "7"]);
+    let out = w.ok(&["export", "-o", "-"]);
+    assert_eq!(
+        out,
+        "time,sym,v\n2024-01-01T00:00:01Z,B,2\n2024-01-01T00:00:03Z,C,7\n"
+    );
+    let stat = w.ok(&["stat"]);
+    assert!(stat.contains("series: 3 (key sym)"), "{stat}");
+    assert!(stat.contains("B/2024") && stat.contains("C/2024"), "{stat}");
+    let json = w.ok(&["stat", "--json", "--series", "C"]);
+    assert!(json.contains("\"series\": 1"), "{json}");
+}
+
+#[test]
+fn series_on_a_plain_database_is_refused() {
+    let db = TestDb::create("1s", "v:i64", &[]);
+    let (code, _, err) = run(db.xs(&["range", "2024-01-01", "2024-01-02", "--series", "A"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("has no series key"), "{err}");
+}
+
+#[test]
+fn keys_are_checked_at_create_and_fixed_after() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("db");
+    for (columns, key, says) in [
+        ("x:f64,v:i64", "x", "is a float"),
+        ("s:str(100),v:i64", "s", "past the 240"),
+        ("s:str(8),v:i64", "nope", "which is not a column"),
+        ("s:str(8),v:i64", "time", "the time column"),
+    ] {
+        let mut cmd = xs();
+        cmd.arg("create")
+            .arg(&path)
+            .args(["-g", "1s", "-c", columns, "--series-by", key]);
+        let (code, _, err) = run(cmd);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(says), "{columns} {key}: {err}");
+    }
+    let w = Work::new();
+    let f = w.file("t.csv", "time,sym,v\n2024-01-01T00:00:01Z,A,1\n");
+    w.import(&f, &["--series-by", "sym"]);
+    let mut cmd = xs();
+    cmd.arg("-d")
+        .arg(w.db())
+        .args(["import"])
+        .arg(&f)
+        .args(["--series-by", "v"]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot change"), "{err}");
+}
+
+#[test]
+fn a_link_in_place_of_a_series_directory_is_refused() {
+    let w = Work::new();
+    let f = w.file("t.csv", "time,sym,v\n2024-01-01T00:00:01Z,A,1\n");
+    w.import(&f, &["--series-by", "sym"]);
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), w.db().join("series").join("B")).unwrap();
+    let (code, _, err) = w.xs(&["put", "2024-01-01T00:00:02Z", "B", "2"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("link"), "{err}");
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}
