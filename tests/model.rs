@@ -13,6 +13,10 @@
 //! without a bound, `--agg count,min,max,sum,first,last` and `--ohlcv` over random `--every`,
 //! `stat`'s row counts, and an `export` re-imported into a fresh database.
 //!
+//! Some databases have a series key (column `s`: each series stored apart; reads merge them in
+//! time order, ties in series order) and some a unique key (column `id`: an imported or put
+//! row replaces the row of its key at its time and series; rows of one time are in key order).
+//!
 //! The engine is driven in-process through the same library calls the `xs` subcommands make,
 //! one `Database::open` per command as a new process would, so that a long soak is cheap:
 //!
@@ -30,6 +34,7 @@ use std::path::PathBuf;
 use xs::db::config::{Config, Layout};
 use xs::db::lock::LockWait;
 use xs::db::schema::{ColumnType, Schema, Value};
+use xs::db::series::compare_values;
 use xs::db::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
 use xs::defrag::{defrag, DefragOptions};
 use xs::import::timeparse::{TimeFormat as InputTimeFormat, TimeSpec};
@@ -108,10 +113,60 @@ impl Rng {
     }
 }
 
-/// The reference: every stored row, by timestamp, in stored order, as encoded bytes.
+/// Values the unique key `id` takes (besides null).
+const UNIQUE_IDS: i64 = 6;
+
+/// The reference: every stored row, by timestamp, in stored order, as encoded bytes. With a
+/// series key, a timestamp's rows are in series order, each series' rows in stored order.
 #[derive(Clone, Default)]
 struct Model {
     rows: BTreeMap<i64, Vec<Vec<u8>>>,
+}
+
+/// The columns of the keys, and how rows compare by them.
+struct Keys {
+    schema: Schema,
+    series: Option<usize>,
+    unique: Option<usize>,
+}
+
+impl Keys {
+    fn series_of(&self, row: &[u8]) -> Vec<Value> {
+        self.series
+            .map(|c| vec![self.schema.value(row, c)])
+            .unwrap_or_default()
+    }
+
+    fn same_series(&self, a: &[u8], b: &[u8]) -> bool {
+        self.series_of(a) == self.series_of(b)
+    }
+
+    fn key_of(&self, row: &[u8]) -> Vec<Value> {
+        self.unique
+            .map(|c| vec![self.schema.value(row, c)])
+            .unwrap_or_default()
+    }
+
+    /// Puts a timestamp's rows in series order (stable: each series keeps its order).
+    fn order(&self, rows: &mut [Vec<u8>]) {
+        rows.sort_by(|a, b| compare_values(&self.series_of(a), &self.series_of(b)));
+    }
+
+    /// How many rows of `row`'s series are stored in `rows`.
+    fn count_series(&self, rows: &[Vec<u8>], row: &[u8]) -> usize {
+        rows.iter().filter(|r| self.same_series(r, row)).count()
+    }
+
+    /// Merges `row` into `rows` by unique key: it replaces the row of its series with its key,
+    /// or joins them; that series' rows in key order.
+    fn merge_unique(&self, rows: &mut Vec<Vec<u8>>, row: Vec<u8>) {
+        rows.retain(|r| !(self.same_series(r, &row) && self.key_of(r) == self.key_of(&row)));
+        rows.push(row);
+        rows.sort_by(|a, b| {
+            compare_values(&self.series_of(a), &self.series_of(b))
+                .then_with(|| compare_values(&self.key_of(a), &self.key_of(b)))
+        });
+    }
 }
 
 impl Model {
@@ -185,7 +240,7 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
     loop {
         let granularity = rng.pick(GRANULARITIES);
         let g = xs::db::time::parse_duration(granularity).expect("duration");
-        let depth = match layout {
+        let mut depth = match layout {
             Layout::Bucket => 1,
             Layout::Grid => match rng.below(10) {
                 0..=3 => 1,
@@ -220,6 +275,14 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
         if columns.is_empty() {
             columns.push("b:bool".to_string());
         }
+        let series = rng.chance(40);
+        if series {
+            columns.push("s:str(2)".to_string());
+        }
+        let unique = rng.chance(30);
+        if unique {
+            columns.push("id:i64".to_string());
+        }
         // Shuffle so that the summed and priced columns move around the row.
         for i in (1..columns.len()).rev() {
             let j = rng.below(i as u64 + 1) as usize;
@@ -238,9 +301,22 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
                 format!("bucket = \"{}\"\n", xs::db::time::format_duration(width))
             }
         };
+        // A unique key has at most `UNIQUE_IDS` values (and null): a grid slot holds them all,
+        // so the model never meets a full slot there.
+        if unique && layout == Layout::Grid {
+            depth = depth.max(UNIQUE_IDS as u32 + 1);
+        }
+        let mut keys = String::new();
+        if series {
+            keys.push_str("series_by = [\"s\"]\n");
+        }
+        if unique {
+            keys.push_str("unique_by = [\"id\"]\n");
+        }
+        let format = if series || unique { 2 } else { 1 };
         let mut toml = format!(
-            "format = 1\nlayout = \"{}\"\n{bucket}granularity = \"{granularity}\"\npartition = \"{period}\"\n\
-             depth = {depth}\ntime_column = \"time\"\nrow_len = {}\n",
+            "format = {format}\nlayout = \"{}\"\n{bucket}granularity = \"{granularity}\"\npartition = \"{period}\"\n\
+             depth = {depth}\ntime_column = \"time\"\nrow_len = {}\n{keys}",
             layout.name(),
             schema.row_len()
         );
@@ -256,6 +332,20 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
 impl Case {
     fn g(&self) -> i64 {
         self.config.granularity.ns()
+    }
+
+    fn keys(&self) -> Keys {
+        Keys {
+            schema: self.schema().clone(),
+            series: self
+                .schema()
+                .column_index("s")
+                .filter(|_| self.config.has_series()),
+            unique: self
+                .schema()
+                .column_index("id")
+                .filter(|_| !self.config.keys.unique.is_empty()),
+        }
     }
 
     fn schema(&self) -> &Schema {
@@ -330,6 +420,12 @@ impl Case {
             return String::new();
         }
         let r = &mut self.rng;
+        if name == "s" && self.config.has_series() {
+            return r.pick(&["a", "b", "cc"]).to_string();
+        }
+        if name == "id" && !self.config.keys.unique.is_empty() {
+            return r.range(0, UNIQUE_IDS - 1).to_string();
+        }
         match ty {
             // The summed column stays small enough that no bucket's sum overflows.
             ColumnType::I64 if name == "n" => r.range(-1_000_000_000_000, 1_000_000_000_000).to_string(),
@@ -493,6 +589,7 @@ impl Case {
         let mut touched = std::collections::HashSet::new();
         let (mut stored, mut rejected) = (0u64, 0u64);
         let mut next = self.model.clone();
+        let keys = self.keys();
         for (t, values) in &all_rows {
             let mut t = *t;
             if !self.is_storable(t) {
@@ -506,15 +603,24 @@ impl Case {
                 }
                 t -= t.rem_euclid(g);
             }
+            let row = self.encode(values);
             let rows = next.rows.entry(t).or_default();
-            if touched.insert(t) {
-                rows.clear();
+            if keys.unique.is_some() {
+                keys.merge_unique(rows, row);
+                stored += 1;
+                self.anchors.push(t);
+                continue;
             }
-            if rows.len() >= depth {
+            // A timestamp's first touch in this import clears its rows (of the row's series).
+            if touched.insert((t, keys.series_of(&row).first().map(|v| format!("{v:?}")))) {
+                rows.retain(|r| !keys.same_series(r, &row));
+            }
+            if keys.count_series(rows, &row) >= depth {
                 rejected += 1;
                 continue;
             }
-            rows.push(self.encode(values));
+            rows.push(row);
+            keys.order(rows);
             stored += 1;
             self.anchors.push(t);
         }
@@ -556,19 +662,31 @@ impl Case {
         let mode = if append { PutMode::Append } else { PutMode::Replace };
         let result = db.put(t, &row, mode).and_then(|()| db.sync());
         drop(db);
+        let keys = self.keys();
         let full = append
+            && keys.unique.is_none()
             && self.config.layout == Layout::Grid
-            && self.model.rows.get(&t).map_or(0, Vec::len) >= self.config.depth as usize;
+            && self
+                .model
+                .rows
+                .get(&t)
+                .map_or(0, |rows| keys.count_series(rows, &row))
+                >= self.config.depth as usize;
         match result {
             Err(_) if !self.is_storable(t) || full => {}
             Err(e) => self.fail(&format!("put failed: {e}")),
             Ok(()) if !self.is_storable(t) || full => self.fail("put succeeded where it must fail"),
             Ok(()) => {
                 let rows = self.model.rows.entry(t).or_default();
-                if !append {
-                    rows.clear();
+                if keys.unique.is_some() {
+                    keys.merge_unique(rows, row);
+                } else {
+                    if !append {
+                        rows.retain(|r| !keys.same_series(r, &row));
+                    }
+                    rows.push(row);
+                    keys.order(rows);
                 }
-                rows.push(row);
                 self.anchors.push(t);
             }
         }
@@ -654,12 +772,50 @@ impl Case {
         }
         self.check_get(&db);
         self.check_asof(&db);
+        if db.is_series_root() {
+            self.check_one_series();
+        }
         for _ in 0..2 {
             self.check_agg(&db);
         }
         self.check_stat(&db);
         if self.rng.chance(25) {
             self.check_export_reimport();
+        }
+    }
+
+    /// `--series V`: the rows of one series (or two), alone.
+    fn check_one_series(&mut self) {
+        let mut db = self.open_read();
+        let picked: Vec<&str> = match self.rng.below(3) {
+            0 => vec!["a"],
+            1 => vec!["cc", "a"],
+            _ => vec![""],
+        };
+        let texts: Vec<String> = picked.iter().map(|s| s.to_string()).collect();
+        db.select_series(&texts)
+            .unwrap_or_else(|e| self.fail(&format!("select series {picked:?}: {e}")));
+        let keys = self.keys();
+        let mut model = self.model.clone();
+        for rows in model.rows.values_mut() {
+            rows.retain(|r| {
+                let text = match keys.series_of(r).first() {
+                    Some(Value::Str(s)) => s.clone(),
+                    _ => String::new(),
+                };
+                picked.contains(&text.as_str())
+            });
+        }
+        model.remove_empty();
+        let mut got: Vec<(i64, Vec<u8>)> = Vec::new();
+        db.scan(i64::MIN, i64::MAX, |t, row| -> xs::Result<bool> {
+            got.push((t, row.to_vec()));
+            Ok(true)
+        })
+        .unwrap_or_else(|e| self.fail(&format!("scan of series {picked:?} failed: {e}")));
+        let want = model.flat(i64::MIN, i64::MAX);
+        if got != want {
+            self.fail(&format!("scan of series {picked:?}: {}", self.diff(&got, &want)));
         }
     }
 
@@ -784,7 +940,28 @@ impl Case {
     }
 
     fn check_asof(&mut self, db: &Database) {
-        let asof = AsOf::new(db).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
+        if !db.is_series_root() {
+            let asof = AsOf::new(db).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
+            let model = self.model.clone();
+            return self.check_asof_of(&asof, &model, "");
+        }
+        // As-of works per series: each series against its own rows of the model.
+        let keys = self.keys();
+        let series = db
+            .selected_series()
+            .unwrap_or_else(|e| self.fail(&format!("list series: {e}")));
+        for (name, one) in series {
+            let asof = AsOf::new(&one).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
+            let mut model = self.model.clone();
+            for rows in model.rows.values_mut() {
+                rows.retain(|r| xs::db::series::name_of(&keys.series_of(r)) == name);
+            }
+            model.remove_empty();
+            self.check_asof_of(&asof, &model, &name);
+        }
+    }
+
+    fn check_asof_of(&mut self, asof: &AsOf, model: &Model, series: &str) {
         for _ in 0..8 {
             let misaligned = self.rng.chance(30);
             let at = self.random_time(misaligned);
@@ -797,8 +974,7 @@ impl Case {
             let got = asof
                 .latest(at, not_before)
                 .unwrap_or_else(|e| self.fail(&format!("as-of failed: {e}")));
-            let want = self
-                .model
+            let want = model
                 .rows
                 .range(..=at)
                 .next_back()
@@ -806,7 +982,7 @@ impl Case {
                 .filter(|&t| t >= not_before);
             if got != want {
                 self.fail(&format!(
-                    "as-of {} within {within:?}: {:?}, want {:?}",
+                    "as-of {} within {within:?} series `{series}`: {:?}, want {:?}",
                     format_iso_exact(at),
                     got.map(format_iso_exact),
                     want.map(format_iso_exact)
@@ -944,13 +1120,18 @@ impl Case {
         if rows != self.model.count() as u64 {
             self.fail(&format!("stat counts {rows} rows, want {}", self.model.count()));
         }
+        // Per partition, added up over the series that have it.
+        let mut by_key: BTreeMap<PartitionKey, u64> = BTreeMap::new();
         for p in &s.partitions {
-            let want = self.model.flat(p.key.start_ns(), p.key.end_ns()).len() as u64;
-            let got = p.rows.map_or(0, |r| r.rows);
+            *by_key.entry(p.key).or_default() += p.rows.map_or(0, |r| r.rows);
+        }
+        for (&key, &got) in &by_key {
+            let p = (key,);
+            let want = self.model.flat(key.start_ns(), key.end_ns()).len() as u64;
             if got != want {
                 self.fail(&format!(
                     "stat partition {}: {got} rows, want {want}",
-                    partition_name(p.key)
+                    partition_name(p.0)
                 ));
             }
         }

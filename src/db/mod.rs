@@ -566,21 +566,69 @@ impl Database {
             return db.put(t_ns, row, mode);
         }
         let slot = self.slot_of(t_ns)?;
+        let unique = self.config.unique_columns();
         if self.config.layout == Layout::Bucket {
             let part = self.writable_bucket_partition(slot.key)?;
             let (b, unit) = part.locate(t_ns);
             let (mut buf, mut old) = (Vec::new(), Rows::default());
             let entry = part.bucket_rows(b, &mut buf, &mut old)?;
-            let mut new = Rows::default();
-            new.push(unit, row);
             let mut merged = Rows::default();
-            bucket::merge(&old, &new, row.len(), |_| mode == PutMode::Append, &mut merged);
+            if unique.is_empty() {
+                let mut new = Rows::default();
+                new.push(unit, row);
+                bucket::merge(&old, &new, row.len(), |_| mode == PutMode::Append, &mut merged);
+            } else {
+                // With a unique key the row replaces the one with its key, whatever the mode.
+                let row_len = row.len();
+                let at: Vec<&[u8]> = (0..old.len())
+                    .filter(|&k| old.units[k] == unit)
+                    .map(|k| &old.rows[k * row_len..(k + 1) * row_len])
+                    .collect();
+                let mut rows = Vec::new();
+                unique::merge_rows(&self.config.schema, &unique, at, [row], &mut rows);
+                let mut placed = false;
+                for k in 0..old.len() {
+                    if old.units[k] == unit {
+                        continue;
+                    }
+                    if old.units[k] > unit && !placed {
+                        rows.iter().for_each(|r| merged.push(unit, r));
+                        placed = true;
+                    }
+                    merged.push(old.units[k], &old.rows[k * row_len..(k + 1) * row_len]);
+                }
+                if !placed {
+                    rows.iter().for_each(|r| merged.push(unit, r));
+                }
+            }
             return part.rewrite_bucket(b, entry, &old, &merged);
         }
         let partition = self.writable_partition(slot.key)?;
         let offset = partition.slot_offset(slot.index);
         let row_len = row.len();
         let mut slab = vec![0u8; partition.slab_len as usize];
+        if !unique.is_empty() {
+            // With a unique key the row replaces the one with its key, whatever the mode.
+            partition.read_at(&mut slab, offset)?;
+            let old: Vec<&[u8]> = slab
+                .chunks_exact(row_len)
+                .take_while(|r| Schema::is_present(r))
+                .collect();
+            let before = old.len();
+            let mut rows = Vec::new();
+            unique::merge_rows(&self.config.schema, &unique, old, [row], &mut rows);
+            if rows.len() > self.config.depth as usize {
+                return Err(Error::DepthFull {
+                    t_ns,
+                    depth: self.config.depth,
+                });
+            }
+            let mut out = vec![0u8; before.max(rows.len()) * row_len];
+            for (k, r) in rows.iter().enumerate() {
+                out[k * row_len..(k + 1) * row_len].copy_from_slice(r);
+            }
+            return partition.write_at(&out, offset);
+        }
         match mode {
             PutMode::Replace => slab[..row_len].copy_from_slice(row),
             PutMode::Append => {

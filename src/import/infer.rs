@@ -1207,21 +1207,38 @@ fn choose_series(
         if texts == 0 || numbers * 2 > texts || values.iter().any(|v| v.len() > 64) {
             continue;
         }
-        let distinct: BTreeSet<&[u8]> = values.iter().copied().collect();
+        // Each value's first time, and whether it comes again at another time.
+        let mut seen: HashMap<&[u8], (i64, bool)> = HashMap::new();
+        for (r, t) in row_times.iter().enumerate() {
+            let Some(t) = *t else { continue };
+            seen.entry(values[r])
+                .and_modify(|(first, again)| *again |= *first != t)
+                .or_insert((t, false));
+        }
+        let distinct = seen.len();
+        let recurring = seen.values().filter(|(_, again)| *again).count();
         let named = SERIES_NAMES.contains(&sample.names[i].to_ascii_lowercase().as_str());
-        if distinct.len() < 2 || distinct.len() * 4 > rows || (distinct.len() < 3 && !named) {
+        // Series values come back over time; a value per row (an id) does not.
+        if distinct < 2 || (distinct < 3 && !named) || recurring * 10 < distinct {
             continue;
         }
-        // The share of shared timestamps whose rows differ in this column.
-        let apart = shared
-            .iter()
-            .filter(|rows| rows.iter().any(|&r| values[r] != values[rows[0]]))
-            .count();
+        // The share of shared timestamps whose rows differ in this column, and the share of
+        // their rows that it tells apart (a host: all of them; a region: few).
+        let (mut apart, mut unique_rows) = (0usize, 0usize);
+        for rows in &shared {
+            apart += usize::from(rows.iter().any(|&r| values[r] != values[rows[0]]));
+            let mut vals: Vec<&[u8]> = rows.iter().map(|&r| values[r]).collect();
+            vals.sort_unstable();
+            unique_rows += (0..vals.len())
+                .filter(|&k| (k == 0 || vals[k - 1] != vals[k]) && vals.get(k + 1) != Some(&vals[k]))
+                .count();
+        }
         let share = apart as f64 / shared.len() as f64;
+        let told_apart = unique_rows as f64 / shared_rows as f64;
         // A column named like a series wins over one that only behaves like it.
-        let score = share + if named { 1.0 } else { 0.0 };
+        let score = share + told_apart + if named { 1.0 } else { 0.0 };
         if share >= 0.5 && best.is_none_or(|(b, ..)| score > b) {
-            best = Some((score, share, i, distinct.len()));
+            best = Some((score, share, i, distinct));
         }
     }
     Ok(match best {

@@ -1775,7 +1775,7 @@ fn write_batch(
     }
     let mut jobs = Vec::with_capacity(by_part.len());
     for (id, entries) in by_part {
-        let mut state = match states.remove(&id) {
+        let state = match states.remove(&id) {
             Some(state) => state,
             None => PartState {
                 store: None,
@@ -1786,10 +1786,13 @@ fn write_batch(
                 pending: bucket::Pending::default(),
             },
         };
-        if state.store.is_none() {
-            state.store = Some(open_store(db, config, &id)?);
-        }
         jobs.push((id, state, entries));
+    }
+    // Open files stay within the budget: partitions of earlier batches are closed first, then
+    // the partitions of this batch past the budget are opened only while they are written.
+    let budget = open_partitions_budget();
+    if states.values().filter(|s| s.store.is_some()).count() + jobs.len().min(budget) > budget {
+        close_stores(db, states, sync)?;
     }
     let row_len = config.schema.row_len();
     let depth = config.depth as usize;
@@ -1799,8 +1802,15 @@ fn write_batch(
     };
     let results: Vec<(PartId, PartState, Result<Written>)> = jobs
         .into_par_iter()
-        .map(|(id, mut state, entries)| {
+        .enumerate()
+        .map(|(k, (id, mut state, entries))| {
             let key = id.1;
+            if state.store.is_none() {
+                match open_store(db, config, &id) {
+                    Ok(store) => state.store = Some(store),
+                    Err(e) => return (id, state, Err(e)),
+                }
+            }
             let r = match state.store.as_ref() {
                 Some(Store::Grid(part)) => {
                     let part = Arc::clone(part);
@@ -1821,6 +1831,12 @@ fn write_batch(
                 }
                 None => Err(Error::Invalid(format!("partition {key} is not open"))),
             };
+            let r = r.and_then(|w| {
+                if k >= budget {
+                    close_store(db, &id, &mut state, sync)?;
+                }
+                Ok(w)
+            });
             (id, state, r)
         })
         .collect();
@@ -1835,9 +1851,6 @@ fn write_batch(
     }
     if let Some(e) = failure {
         return Err(e);
-    }
-    if states.len() > open_partitions_budget() {
-        close_stores(db, states, sync)?;
     }
     Ok((batch, written))
 }
@@ -1882,16 +1895,26 @@ fn open_partitions_budget() -> usize {
 /// Closes every open partition (their state is kept): an import that touches more series'
 /// partitions than it may hold open goes on by opening them again as they come.
 fn close_stores(db: &Database, states: &mut HashMap<PartId, PartState>, sync: bool) -> Result<()> {
-    for state in states.values_mut() {
-        if let Some(Store::Bucket(part)) = &state.store {
-            state.pending.flush(part, sync)?;
-        }
-        state.store = None;
-    }
-    if db.is_series_root() {
-        db.forget_series();
+    for (id, state) in states.iter_mut() {
+        close_store(db, id, state, sync)?;
     }
     Ok(())
+}
+
+/// Closes the partition `id`: its pending directory entries are written first, and the
+/// database's cached handle is dropped with the import's, so the file is closed now.
+fn close_store(db: &Database, id: &PartId, state: &mut PartState, sync: bool) -> Result<()> {
+    let Some(store) = state.store.take() else {
+        return Ok(());
+    };
+    if let Store::Bucket(part) = &store {
+        state.pending.flush(part, sync)?;
+    }
+    drop(store);
+    with_target(db, &id.0, |target| {
+        target.forget_partition(id.1);
+        Ok(())
+    })
 }
 
 /// The default rejects file: `DB/rejects-YYYYMMDDTHHMMSSZ.csv`.
