@@ -64,44 +64,46 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         parse_times(&args.times)?
     };
-    // (time, series) pairs to read; one store without a series key.
+    // Each series (or the one store without a series key) is read in turn and then closed,
+    // so that 30,000 series stay within the open-file limit; rows are printed in time order,
+    // ties in series order.
     let stores: Vec<std::sync::Arc<xs::Database>> = if db.is_series_root() {
         db.selected_series()?.into_iter().map(|(_, s)| s).collect()
     } else {
         Vec::new()
     };
-    let mut reads: Vec<(i64, usize)> = Vec::new();
-    let count = stores.len().max(1);
-    for k in 0..count {
+    let limit = args.limit.unwrap_or(u64::MAX);
+    let mut found_rows: Vec<(i64, usize, Vec<u8>)> = Vec::new();
+    let mut wanted = times.clone();
+    wanted.sort_unstable();
+    wanted.dedup();
+    for k in 0..stores.len().max(1) {
         let store = stores.get(k).map_or(&db, |s| s.as_ref());
-        if args.asof {
-            reads.extend(
-                asof_times(store, &times, args.within)?
-                    .into_iter()
-                    .map(|t| (t, k)),
-            );
+        let mut at: Vec<i64> = if args.asof {
+            asof_times(store, &wanted, args.within)?
         } else {
-            reads.extend(times.iter().map(|&t| (t, k)));
+            wanted.clone()
+        };
+        // Sorting groups the reads by partition and walks each file forward.
+        at.sort_unstable();
+        at.dedup();
+        for t in at {
+            store.check_time(t)?;
+            for row in store.get(t)? {
+                found_rows.push((t, k, row));
+            }
+        }
+        if stores.len() > 1 {
+            store.forget_partitions();
         }
     }
-    // Sorting groups the reads by partition and walks each file forward; ties in series order.
-    reads.sort_unstable();
-    reads.dedup();
+    found_rows.sort_by_key(|(t, k, _)| (*t, *k));
     let mut out = Output::new();
     formatter.header(&mut out.buf);
-    let mut left = args.limit.unwrap_or(u64::MAX);
     let mut found = 0usize;
-    'times: for (t, k) in reads {
-        let store = stores.get(k).map_or(&db, |s| s.as_ref());
-        store.check_time(t)?;
-        for row in store.get(t)? {
-            if left == 0 {
-                break 'times;
-            }
-            formatter.row(&mut out.buf, t, &row);
-            found += 1;
-            left -= 1;
-        }
+    for (t, _, row) in found_rows.iter().take(usize::try_from(limit).unwrap_or(usize::MAX)) {
+        formatter.row(&mut out.buf, *t, row);
+        found += 1;
         out.maybe_flush()?;
     }
     out.flush()?;

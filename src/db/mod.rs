@@ -399,6 +399,18 @@ impl Database {
             .remove(&key);
     }
 
+    /// Closes the partition files this handle holds open (they are opened again on use).
+    pub fn forget_partitions(&self) {
+        self.partitions
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
+        self.buckets
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clear();
+    }
+
     pub fn layout(&self) -> Layout {
         self.config.layout
     }

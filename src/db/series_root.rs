@@ -13,12 +13,21 @@ use crate::error::{Error, Result};
 const MERGE_WINDOW_ROWS: usize = 1 << 16;
 /// Rows per batch a merged read hands out.
 const MERGE_BATCH_ROWS: usize = 4096;
+/// Series whose open handles a read keeps; past it each series' files are closed after use,
+/// so a read of 30,000 series stays within the open-file limit.
+const CACHED_SERIES: usize = 256;
 
 impl Database {
     /// The series database `name` (a directory name from `series::name_of`): opened once and
     /// cached; with `create` (and the writer lock), made when missing. `Ok(None)` when it
     /// does not exist and `create` is false.
     pub fn series_db(&self, name: &str, create: bool) -> Result<Option<Arc<Database>>> {
+        self.open_series(name, create, true)
+    }
+
+    /// `series_db`, kept in the cache only with `keep`: a walk over thousands of series drops
+    /// each one (and closes its files) when done with it.
+    fn open_series(&self, name: &str, create: bool, keep: bool) -> Result<Option<Arc<Database>>> {
         debug_assert!(self.is_series_root());
         let mut cache = self
             .series
@@ -56,7 +65,9 @@ impl Database {
             db.check_partition_files()?;
         }
         let db = Arc::new(db);
-        cache.insert(name.to_string(), Arc::clone(&db));
+        if keep {
+            cache.insert(name.to_string(), Arc::clone(&db));
+        }
         Ok(Some(db))
     }
 
@@ -124,15 +135,18 @@ impl Database {
         Ok(missing)
     }
 
-    /// The series reads cover, in series order: the selected ones that exist, else all.
+    /// The series reads cover, in series order: the selected ones that exist, else all. Past
+    /// `CACHED_SERIES` of them the handles are not cached: a caller that walks them one by
+    /// one and drops each closes its files as it goes.
     pub fn selected_series(&self) -> Result<Vec<(String, Arc<Database>)>> {
         let names = match &self.selected {
             Some(names) => names.clone(),
             None => self.series_names()?,
         };
+        let keep = names.len() <= CACHED_SERIES;
         let mut out = Vec::with_capacity(names.len());
         for name in names {
-            if let Some(db) = self.series_db(&name, false)? {
+            if let Some(db) = self.open_series(&name, false, keep)? {
                 out.push((name, db));
             }
         }
@@ -153,9 +167,15 @@ impl Database {
     /// The earliest time at or after `t_ns` with data in any selected series.
     pub(super) fn series_next_data_time(&self, t_ns: i64) -> Result<Option<i64>> {
         let mut first: Option<i64> = None;
-        for (_, db) in self.selected_series()? {
+        let kids = self.selected_series()?;
+        let many = kids.len() > CACHED_SERIES;
+        for (_, db) in kids {
             let keys = db.partition_keys()?;
-            if let Some(t) = db.next_data_time(&keys, t_ns)? {
+            let next = db.next_data_time(&keys, t_ns)?;
+            if many {
+                db.forget_partitions();
+            }
+            if let Some(t) = next {
                 first = Some(first.map_or(t, |f| f.min(t)));
                 if t == t_ns {
                     break;
@@ -171,8 +191,13 @@ impl Database {
         let mut rows = 0;
         let mut one = Vec::new();
         let mut out = Vec::new();
-        for (_, db) in self.selected_series()? {
+        let kids = self.selected_series()?;
+        let many = kids.len() > CACHED_SERIES;
+        for (_, db) in kids {
             let n = db.get_into(t_ns, &mut one)?;
+            if many {
+                db.forget_partitions();
+            }
             out.extend_from_slice(&one[..n * row_len]);
             rows += n;
         }
@@ -218,6 +243,9 @@ impl Database {
                     if let Some(t) = db.next_data_time(keys, at)? {
                         next = Some(next.map_or(t, |n| n.min(t)));
                     }
+                    if kids.len() > CACHED_SERIES {
+                        db.forget_partitions();
+                    }
                 }
                 match next {
                     Some(t) if t < to_ns => at = at.max(t),
@@ -233,6 +261,9 @@ impl Database {
                     rows.extend_from_slice(row);
                     Ok(true)
                 })?;
+                if kids.len() > CACHED_SERIES {
+                    db.forget_partitions();
+                }
             }
             // Stable: a series' rows at one time keep their order.
             found.sort_by_key(|&(t, k, _)| (t, k));

@@ -291,6 +291,11 @@ fn merge_unique(old: &Rows, new: &Rows, row_len: usize, unique: &Unique, out: &m
             }
             continue;
         }
+        if oi == i && j - nj == 1 {
+            // One new row at a time nothing holds (the common case): nothing to merge.
+            out.push(u, row(new, nj, row_len));
+            continue;
+        }
         crate::db::unique::merge_rows(
             unique.schema,
             &unique.columns,

@@ -1185,9 +1185,12 @@ fn choose_series(
     let shared: Vec<&Vec<usize>> = at.values().filter(|rows| rows.len() > 1).collect();
     let shared_rows: usize = shared.iter().map(|rows| rows.len()).sum();
     let rows = row_times.iter().flatten().count();
-    if rows < MIN_ROWS_TO_JUDGE || shared_rows * 10 < rows {
+    if rows < MIN_ROWS_TO_JUDGE {
         return Ok((Vec::new(), None));
     }
+    // Rows that share timestamps are the evidence for a column not named like a series; a
+    // column named like one (`symbol`) needs only values that come back over time.
+    let shared_evidence = shared_rows * 10 >= rows;
     let mut best: Option<(f64, f64, usize, usize)> = None; // score, share, column, distinct values
     for i in 0..sample.names.len() {
         if time_idx.contains(&i) {
@@ -1222,6 +1225,12 @@ fn choose_series(
         if distinct < 2 || (distinct < 3 && !named) || recurring * 10 < distinct {
             continue;
         }
+        if !shared_evidence {
+            if named && best.is_none() {
+                best = Some((1.0, 0.0, i, distinct));
+            }
+            continue;
+        }
         // The share of shared timestamps whose rows differ in this column, and the share of
         // their rows that it tells apart (a host: all of them; a region: few).
         let (mut apart, mut unique_rows) = (0usize, 0usize);
@@ -1242,6 +1251,15 @@ fn choose_series(
         }
     }
     Ok(match best {
+        Some((_, _, i, distinct)) if !shared_evidence => (
+            vec![i],
+            Some(format!(
+                "series key `{}` (guessed): a column named like one, with {distinct} values in the \
+                 sample that come back over time; each series is stored apart (pass --series-by to \
+                 choose, --series-by none for one series)",
+                sample.names[i]
+            )),
+        ),
         Some((_, share, i, distinct)) => (
             vec![i],
             Some(format!(

@@ -1304,13 +1304,19 @@ fn write_partition_unique(
             .collect();
         let before = old.len();
         let mut merged: Vec<&[u8]> = Vec::new();
-        let m = crate::db::unique::merge_rows(
-            unique.schema,
-            &unique.columns,
-            old,
-            group.iter().map(|e| -> &[u8] { row_of(e) }),
-            &mut merged,
-        );
+        let m = if before == 0 && group.len() == 1 {
+            // One new row at an empty time (the common case): nothing to merge.
+            merged.push(row_of(&group[0]));
+            crate::db::unique::Merged::default()
+        } else {
+            crate::db::unique::merge_rows(
+                unique.schema,
+                &unique.columns,
+                old,
+                group.iter().map(|e| -> &[u8] { row_of(e) }),
+                &mut merged,
+            )
+        };
         if merged.len() > depth {
             // The timestamp cannot hold its rows: keep what is stored, refuse the new ones.
             out.overflow
@@ -1790,7 +1796,7 @@ fn write_batch(
     }
     // Open files stay within the budget: partitions of earlier batches are closed first, then
     // the partitions of this batch past the budget are opened only while they are written.
-    let budget = open_partitions_budget();
+    let budget = open_partitions_budget(config.layout);
     if states.values().filter(|s| s.store.is_some()).count() + jobs.len().min(budget) > budget {
         close_stores(db, states, sync)?;
     }
@@ -1885,11 +1891,17 @@ fn open_store(db: &Database, config: &Config, id: &PartId) -> Result<Store> {
     })
 }
 
-/// Partitions an import keeps open at most (a bucket partition takes two files): half of
-/// what the process may open, so that reads and the rejects file still can.
-fn open_partitions_budget() -> usize {
-    static BUDGET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *BUDGET.get_or_init(|| (files::raise_open_file_limit() / 4).max(16) as usize)
+/// Partitions an import keeps open at most: what the process may open, less a reserve for
+/// the inputs, the rejects file and directories, over the files a partition takes (a bucket
+/// partition has two).
+fn open_partitions_budget(layout: Layout) -> usize {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let limit = *LIMIT.get_or_init(files::raise_open_file_limit);
+    let per_partition = match layout {
+        Layout::Grid => 1,
+        Layout::Bucket => 2,
+    };
+    (limit.saturating_sub(256) / per_partition).max(16) as usize
 }
 
 /// Closes every open partition (their state is kept): an import that touches more series'
