@@ -101,7 +101,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let mut out = Output::new();
     formatter.header(&mut out.buf);
     let mut found = 0usize;
-    for (t, _, row) in found_rows.iter().take(usize::try_from(limit).unwrap_or(usize::MAX)) {
+    for (t, _, row) in found_rows
+        .iter()
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+    {
         formatter.row(&mut out.buf, *t, row);
         found += 1;
         out.maybe_flush()?;

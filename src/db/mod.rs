@@ -322,9 +322,16 @@ impl Database {
             }
         }
         if let Some(&first) = dirs.first() {
+            // Opened to check its header, then closed: not cached, so that listing thousands
+            // of series does not hold a file of each open.
             match self.config.layout {
-                Layout::Grid => drop(self.partition(first, false)?),
-                Layout::Bucket => drop(self.bucket_partition(first, false)?),
+                Layout::Grid => drop(Partition::open(&self.dir, &self.config, first, self.writable)?),
+                Layout::Bucket => drop(BucketPartition::open(
+                    &self.dir,
+                    &self.config,
+                    first,
+                    self.writable,
+                )?),
             }
         }
         Ok(())
