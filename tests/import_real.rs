@@ -835,3 +835,77 @@ fn iso_times_take_any_fraction_but_never_move_below_a_nanosecond() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot read time"), "{err}");
 }
+
+#[test]
+fn queries_take_the_header_text_of_an_aliased_column_too() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "stocks.csv");
+    ok(xs(d).args(["-d", "s", "import", "-q"]).arg(&input));
+    let window = ["2000-03-01", "2000-03-03"];
+    // --columns, by header text and by alias: the same column.
+    let (by_text, _) = ok(xs(d).args(["-d", "s", "range"]).args(window).args([
+        "--columns",
+        "Date,Ticker,Adj Close",
+        "--where",
+        "Ticker=MSFT",
+    ]));
+    assert_eq!(
+        by_text,
+        "Date,Ticker,Adj Close\n2000-03-01T00:00:00Z,MSFT,1.5033\n2000-03-02T00:00:00Z,MSFT,1.5033\n"
+    );
+    let (by_alias, _) = ok(xs(d).args(["-d", "s", "range"]).args(window).args([
+        "--columns",
+        "Date,Ticker,adj_close",
+        "--where",
+        "Ticker=MSFT",
+    ]));
+    assert_eq!(
+        by_alias.lines().skip(1).collect::<Vec<_>>(),
+        by_text.lines().skip(1).collect::<Vec<_>>()
+    );
+    // --where and --agg take it as well.
+    let (out, _) = ok(xs(d).args(["-d", "s", "range"]).args(window).args([
+        "--where",
+        "Adj Close=3.952",
+        "--columns",
+        "Ticker",
+    ]));
+    assert_eq!(out, "Ticker\nAAPL\nAAPL\n");
+    let (out, _) = ok(xs(d)
+        .args(["-d", "s", "range"])
+        .args(window)
+        .args(["--agg", "max(Adj Close),min(adj_close)"]));
+    assert_eq!(
+        out,
+        "Date,max_adj_close,min_adj_close\n2000-03-01T00:00:00Z,3.952,1.5033\n"
+    );
+    // Text that could mean two aliased columns is refused, not guessed.
+    fs::write(
+        d.join("two.csv"),
+        "time,Adj Close,adj close\n2024-01-01T00:00:00Z,1,2\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "two", "import", "-q", "two.csv"]));
+    let (code, _, err) = run(xs(d).args([
+        "-d",
+        "two",
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--columns",
+        "Adj Close",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`adj_close` or `adj_close_2`"), "{err}");
+    let (out, _) = ok(xs(d).args([
+        "-d",
+        "two",
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--columns",
+        "adj_close_2",
+    ]));
+    assert_eq!(out, "adj_close_2\n2\n");
+}
