@@ -779,3 +779,133 @@ fn seconds_since_midnight_with_a_fraction_dated_inside_the_name() {
         "timestamp,size\n2019-10-01T00:00:02.584432Z,10\n2019-10-01T00:00:02.600000Z,20\n"
     );
 }
+
+/// Rejected rows' reasons, from the rejects file of database `db`.
+fn rejects_of(dir: &Path, db: &str) -> String {
+    let files: Vec<PathBuf> = fs::read_dir(dir.join(db))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    fs::read_to_string(&files[0]).unwrap()
+}
+
+#[test]
+fn iso_times_take_any_fraction_but_never_move_below_a_nanosecond() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Twelve fraction digits (picosecond clocks): zeros past the ninth are exact; the third row
+    // has a digit below one nanosecond, so it is not on the nanosecond grid.
+    let text = "time,v\n\
+                2024-01-01T00:00:00.100000000000Z,1\n\
+                2024-01-01T00:00:01.000000001000Z,2\n\
+                2024-01-01T00:00:02.123456789100Z,3\n\
+                2024-01-01T00:00:03Z,4\n";
+    fs::write(d.join("ps.csv"), text).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "ps", "import", "ps.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("ISO-8601"), "{err}");
+    let rejected = rejects_of(d, "ps");
+    assert!(
+        rejected.contains("2024-01-01T00:00:02.123456789100Z"),
+        "{rejected}"
+    );
+    assert!(
+        rejected.contains("fraction digits below one nanosecond") && rejected.contains("--floor-time"),
+        "{rejected}"
+    );
+    assert_eq!(
+        range(d, "ps"),
+        "time,v\n2024-01-01T00:00:00.100000000Z,1\n2024-01-01T00:00:01.000000001Z,2\n\
+         2024-01-01T00:00:03.000000000Z,4\n"
+    );
+    // With --floor-time the time is rounded down to the nanosecond, and counted as floored.
+    let (_, err) = ok(xs(d).args(["-d", "ps", "import", "--floor-time", "ps.csv"]));
+    assert!(err.contains("4 stored, 0 rejected"), "{err}");
+    assert!(
+        range(d, "ps").contains("2024-01-01T00:00:02.123456789Z,3\n"),
+        "{}",
+        range(d, "ps")
+    );
+    // Time arguments follow the same rule: trailing zeros are fine, a finer digit is refused.
+    let (out, _) = ok(xs(d).args(["-d", "ps", "get", "2024-01-01T00:00:01.0000000010Z"]));
+    assert_eq!(out, "time,v\n2024-01-01T00:00:01.000000001Z,2\n");
+    let (code, _, err) = run(xs(d).args(["-d", "ps", "get", "2024-01-01T00:00:01.0000000011Z"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot read time"), "{err}");
+}
+
+#[test]
+fn queries_take_the_header_text_of_an_aliased_column_too() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "stocks.csv");
+    ok(xs(d).args(["-d", "s", "import", "-q"]).arg(&input));
+    let window = ["2000-03-01", "2000-03-03"];
+    // --columns, by header text and by alias: the same column.
+    let (by_text, _) = ok(xs(d).args(["-d", "s", "range"]).args(window).args([
+        "--columns",
+        "Date,Ticker,Adj Close",
+        "--where",
+        "Ticker=MSFT",
+    ]));
+    assert_eq!(
+        by_text,
+        "Date,Ticker,Adj Close\n2000-03-01T00:00:00Z,MSFT,1.5033\n2000-03-02T00:00:00Z,MSFT,1.5033\n"
+    );
+    let (by_alias, _) = ok(xs(d).args(["-d", "s", "range"]).args(window).args([
+        "--columns",
+        "Date,Ticker,adj_close",
+        "--where",
+        "Ticker=MSFT",
+    ]));
+    assert_eq!(
+        by_alias.lines().skip(1).collect::<Vec<_>>(),
+        by_text.lines().skip(1).collect::<Vec<_>>()
+    );
+    // --where and --agg take it as well.
+    let (out, _) = ok(xs(d).args(["-d", "s", "range"]).args(window).args([
+        "--where",
+        "Adj Close=3.952",
+        "--columns",
+        "Ticker",
+    ]));
+    assert_eq!(out, "Ticker\nAAPL\nAAPL\n");
+    let (out, _) = ok(xs(d)
+        .args(["-d", "s", "range"])
+        .args(window)
+        .args(["--agg", "max(Adj Close),min(adj_close)"]));
+    assert_eq!(
+        out,
+        "Date,max_adj_close,min_adj_close\n2000-03-01T00:00:00Z,3.952,1.5033\n"
+    );
+    // Text that could mean two aliased columns is refused, not guessed.
+    fs::write(
+        d.join("two.csv"),
+        "time,Adj Close,adj close\n2024-01-01T00:00:00Z,1,2\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "two", "import", "-q", "two.csv"]));
+    let (code, _, err) = run(xs(d).args([
+        "-d",
+        "two",
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--columns",
+        "Adj Close",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`adj_close` or `adj_close_2`"), "{err}");
+    let (out, _) = ok(xs(d).args([
+        "-d",
+        "two",
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--columns",
+        "adj_close_2",
+    ]));
+    assert_eq!(out, "adj_close_2\n2\n");
+}

@@ -300,7 +300,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         if prepared.sample.names.is_empty() {
             // A headerless input without names: column_1, column_2…, used by the import too.
-            let width = prepared.sample.rows.iter().map(Vec::len).max().unwrap_or(0);
+            let width = prepared.sample.rows.max_width();
             let names: Vec<String> = (1..=width).map(|i| format!("column_{i}")).collect();
             prepared.sample.header_text = vec![String::new(); names.len()];
             prepared.sample.names = names.clone();

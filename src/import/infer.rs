@@ -3,13 +3,14 @@
 //! granularity, the depth and the partition period; estimate the physical footprint; and say
 //! what was guessed, with the equivalent `xs create` command.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use super::dialect::{self, date_in_name};
 use super::flextime::{self, DateOrder};
 use super::timeparse::{
-    epoch_magnitude, is_epoch_number, unit_by_magnitude, unit_word, Dst, TimeFormat, TimeParser, TimeSpec,
-    Zone,
+    epoch_magnitude, is_epoch_number, unit_by_magnitude, unit_word, Dst, TimeError, TimeFormat, TimeParser,
+    TimeSpec, Zone,
 };
 use super::{DateSource, Sample};
 use crate::db::config::{choose_period, human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
@@ -161,6 +162,15 @@ fn time_name_score(name: &str) -> u8 {
     }
 }
 
+/// Whether a parse read a time: digits below a nanosecond still make one (the import rejects
+/// or, with `--floor-time`, rounds it).
+fn readable(parsed: std::result::Result<(i64, bool), TimeError>) -> bool {
+    match parsed {
+        Ok(_) => true,
+        Err(e) => e.below_ns_time().is_some(),
+    }
+}
+
 /// The time format a column's non-empty sample values share, if any, allowing a tenth of them
 /// (at least one, in samples of three or more) to be unreadable: a corrupt row or a year 9999
 /// does not hide the format, and the import rejects those rows with their reason. `Err` when
@@ -177,7 +187,15 @@ pub fn detect_time_format(
         .collect();
     let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
     let enough = |good: usize| good > 0 && values.len() - good <= allowed_bad;
-    let good = |f: &TimeFormat| values.iter().filter(|v| f.parse(v).is_ok()).count();
+    let good = |f: &TimeFormat| {
+        if *f == TimeFormat::Iso {
+            // The import's parser, which reuses the day of the previous value: same answers.
+            let spec = TimeSpec::utc(TimeFormat::Iso);
+            let mut parser = TimeParser::new(&spec, None);
+            return values.iter().filter(|v| readable(parser.parse(v))).count();
+        }
+        values.iter().filter(|v| readable(f.parse(v))).count()
+    };
     let mostly = |f: &TimeFormat| enough(good(f));
     if values.is_empty() {
         return Ok(None);
@@ -300,8 +318,16 @@ pub fn detect_time_format(
     pick(i, how)
 }
 
-/// The sample values of the columns `idx`, joined with a space when several.
-pub fn time_values(sample: &Sample, idx: &[usize]) -> Vec<Vec<u8>> {
+/// The sample values of the columns `idx`, joined with a space when several: one per sampled
+/// record (empty where a record lacks the column), borrowed from the sample for one column.
+pub fn time_values<'s>(sample: &'s Sample, idx: &[usize]) -> Vec<Cow<'s, [u8]>> {
+    if let [i] = idx {
+        return sample
+            .rows
+            .iter()
+            .map(|r| Cow::Borrowed(r.get(*i).map_or(&b""[..], <[u8]>::trim_ascii)))
+            .collect();
+    }
     sample
         .rows
         .iter()
@@ -315,7 +341,7 @@ pub fn time_values(sample: &Sample, idx: &[usize]) -> Vec<Vec<u8>> {
                     v.extend_from_slice(f.trim_ascii());
                 }
             }
-            v
+            Cow::Owned(v)
         })
         .collect()
 }
@@ -323,17 +349,15 @@ pub fn time_values(sample: &Sample, idx: &[usize]) -> Vec<Vec<u8>> {
 /// An adjacent date-only and time-only pair of columns (`Date`, `Time`), if the sample has one.
 fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
     let mostly = |i: usize, test: fn(&[u8]) -> bool| {
-        let vals: Vec<&Vec<u8>> = sample
-            .rows
-            .iter()
-            .filter_map(|r| r.get(i))
-            .filter(|v| !v.is_empty())
-            .collect();
+        let vals = || sample.rows.column(i).filter(|v| !v.is_empty());
         // The first values decide most columns at once; the whole sample only the likely ones.
-        let head = &vals[..vals.len().min(20)];
-        !vals.is_empty()
-            && head.iter().filter(|v| test(v)).count() * 10 >= head.len() * 9
-            && vals.iter().filter(|v| test(v)).count() * 10 >= vals.len() * 9
+        let (head, head_good) = vals()
+            .take(20)
+            .fold((0, 0), |(n, g), v| (n + 1, g + usize::from(test(v))));
+        head > 0 && head_good * 10 >= head * 9 && {
+            let (n, good) = vals().fold((0, 0), |(n, g), v| (n + 1, g + usize::from(test(v))));
+            good * 10 >= n * 9
+        }
     };
     (0..sample.names.len().saturating_sub(1))
         .find(|&i| mostly(i, dialect::is_date_only) && mostly(i + 1, dialect::is_time_only))
@@ -376,7 +400,7 @@ pub fn existing_time_format(
     pattern: Option<&str>,
 ) -> Result<(TimeFormat, DateSource, Option<String>)> {
     let values = time_values(sample, time_idx);
-    let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+    let refs: Vec<&[u8]> = values.iter().map(|v| v.as_ref()).collect();
     let detected = detect_time_format(&refs, o.time_unit, pattern).map_err(Error::Invalid)?;
     let (format, note) = match detected {
         Some((format, how)) => {
@@ -536,39 +560,50 @@ fn infer_granularity(groups: &[Vec<i64>], precision_ns: Option<i64>) -> (i64, St
 
 /// A column's type from its sample values.
 fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
-    let raw: Vec<&str> = values
-        .iter()
-        .filter(|v| !v.trim_ascii().is_empty())
-        .filter_map(|v| std::str::from_utf8(v).ok())
-        .collect();
-    if raw.is_empty() {
+    // Each test is a pass over the values that stops at the first one failing it: no copies of
+    // the values are made (a sample holds tens of thousands). Values that are not UTF-8 are
+    // left out; numbers and booleans are read without spaces around them, text keeps them.
+    let present = || values.iter().map(|v| v.trim_ascii()).filter(|v| !v.is_empty());
+    fn text(v: &[u8]) -> Option<&str> {
+        std::str::from_utf8(v).ok()
+    }
+    let raw = || {
+        values
+            .iter()
+            .filter(|v| !v.trim_ascii().is_empty())
+            .filter_map(|v| std::str::from_utf8(v).ok())
+    };
+    if !present().any(|v| text(v).is_some()) {
         return (ColumnType::F64, "no values in the sample");
     }
-    // Numbers and booleans are read without spaces around them; text keeps them.
-    let values: Vec<&str> = raw.iter().map(|v| v.trim_ascii()).collect();
-    let is_bool = |v: &&str| matches!(*v, "true" | "false" | "TRUE" | "FALSE" | "True" | "False");
-    if values.iter().all(is_bool) {
+    let is_bool = |v: &[u8]| matches!(v, b"true" | b"false" | b"TRUE" | b"FALSE" | b"True" | b"False");
+    if present().all(|v| is_bool(v) || text(v).is_none()) {
         return (ColumnType::Bool, "");
     }
-    let is_int = |v: &&str| {
-        let d = v.strip_prefix('-').unwrap_or(v);
-        !d.is_empty() && d.len() <= 20 && d.bytes().all(|b| b.is_ascii_digit())
+    let is_int = |v: &[u8]| {
+        let d = v.strip_prefix(b"-").unwrap_or(v);
+        !d.is_empty() && d.len() <= 20 && d.iter().all(u8::is_ascii_digit)
     };
-    if values.iter().all(is_int) {
-        if values.iter().all(|v| v.parse::<i64>().is_ok()) {
+    if present().all(|v| is_int(v) || text(v).is_none()) {
+        let ints = || present().filter_map(text);
+        if ints().all(|v| v.parse::<i64>().is_ok()) {
             return (ColumnType::I64, "");
         }
-        if values.iter().all(|v| v.parse::<u64>().is_ok()) {
+        if ints().all(|v| v.parse::<u64>().is_ok()) {
             return (ColumnType::U64, "");
         }
     }
-    if values.iter().all(|v| v.parse::<f64>().is_ok()) {
+    let is_f64 = |v: &[u8]| is_plain_decimal(v) || text(v).is_none_or(|t| t.parse::<f64>().is_ok());
+    if present().all(is_f64) {
         return (ColumnType::F64, "");
     }
-    let values = raw;
-    let longest = values.iter().map(|v| v.len()).max().unwrap_or(1);
-    let distinct: std::collections::HashSet<&str> = values.iter().copied().collect();
-    if values.len() >= MIN_ROWS_TO_JUDGE && distinct.len() <= CATEGORICAL_MAX_VALUES {
+    let longest = raw().map(str::len).max().unwrap_or(1);
+    let mut distinct = std::collections::HashSet::new();
+    let categorical = raw().all(|v| {
+        distinct.insert(v);
+        distinct.len() <= CATEGORICAL_MAX_VALUES
+    });
+    if categorical && raw().count() >= MIN_ROWS_TO_JUDGE {
         // A few values repeated over the whole sample (buy/sell, a symbol): categorical text,
         // which does not grow, so it gets no headroom; rows take its exact width.
         return (
@@ -581,6 +616,21 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         .next_power_of_two()
         .clamp(4, usize::from(MAX_STR_LEN));
     (ColumnType::Str(n as u16), "")
+}
+
+/// `-12.5`, `3`, `.5`: a decimal that `f64` surely reads, told without parsing it.
+fn is_plain_decimal(v: &[u8]) -> bool {
+    let d = v.strip_prefix(b"-").unwrap_or(v);
+    let mut digits = 0usize;
+    let mut points = 0usize;
+    for &c in d {
+        match c {
+            b'0'..=b'9' => digits += 1,
+            b'.' => points += 1,
+            _ => return false,
+        }
+    }
+    digits > 0 && points <= 1
 }
 
 /// Distinct values a text column may show in a sample of `MIN_ROWS_TO_JUDGE` rows or more
@@ -656,7 +706,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             .collect::<Vec<_>>()
             .join("`+`");
         let values = time_values(sample, idx);
-        let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+        let refs: Vec<&[u8]> = values.iter().map(|v| v.as_ref()).collect();
         let (format, how) = match detect_time_format(&refs, o.time_unit, o.time_format.as_deref()) {
             Ok(Some(found)) => found,
             Ok(None) => continue,
@@ -700,9 +750,13 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         };
         let time_spec = spec(format.clone());
         let mut parser = TimeParser::new(&time_spec, date_ns);
+        // Per sampled record (the stretches of the file are cut by record index), and readable.
         let row_times: Vec<Option<i64>> = refs
             .iter()
-            .map(|v| parser.parse(v).ok().map(|(t, _)| t))
+            .map(|v| match parser.parse(v) {
+                Ok((t, _)) => Some(t),
+                Err(e) => e.below_ns_time(),
+            })
             .collect();
         let times: Vec<i64> = row_times.iter().flatten().copied().collect();
         // A column not named like a time must at least hold plausible times (after 1980),
@@ -734,12 +788,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 idx.clone(),
                 format,
                 how,
-                times,
+                (times, row_times),
                 granularity,
                 g_note,
                 (date, date_ns, date_note),
                 joined_note,
-                (series_idx, series_note, row_times),
+                (series_idx, series_note),
             ));
             break;
         }
@@ -748,12 +802,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         time_idx,
         format,
         how,
-        times,
+        (times, row_times),
         granularity,
         g_note,
         (date, _, date_note),
         joined_note,
-        (series_idx, series_note, row_times),
+        (series_idx, series_note),
     )) = chosen
     else {
         if let Some(refusal) = refusal {
@@ -859,13 +913,6 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     };
 
     // Column types.
-    let column_values = |i: usize| -> Vec<&[u8]> {
-        sample
-            .rows
-            .iter()
-            .filter_map(|r| r.get(i).map(Vec::as_slice))
-            .collect()
-    };
     let mut types = Vec::with_capacity(o.types.len());
     for (name, ty) in &o.types {
         match sample.column_index(name) {
@@ -879,17 +926,20 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         }
     }
     let mut columns = Vec::new();
+    // One buffer for every column's values: a fresh one per column would be mapped and
+    // page-faulted in again each time.
+    let mut present: Vec<&[u8]> = Vec::new();
     for (i, name) in names.iter().enumerate() {
         if time_idx.contains(&i) {
             continue;
         }
         let given = types.iter().find(|(n, _)| *n == i).map(|(_, t)| *t);
-        let values = column_values(i);
         let is_null = |v: &&[u8]| dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v);
         let ty = match given {
             Some(t) => t,
             None => {
-                let present: Vec<&[u8]> = values.iter().copied().filter(|v| !is_null(v)).collect();
+                present.clear();
+                present.extend(sample.rows.column(i).filter(|v| !is_null(v)));
                 let (t, why) = infer_type(&present);
                 if !why.is_empty() {
                     notes.push(format!("column `{name}`: {t} ({why})"));
@@ -898,13 +948,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             }
         };
         if !matches!(ty, ColumnType::Str(_)) {
-            let mut seen: Vec<&str> = values
-                .iter()
-                .filter(|v| is_null(v))
+            let seen: BTreeSet<&str> = sample
+                .rows
+                .column(i)
+                .filter(is_null)
                 .filter_map(|v| std::str::from_utf8(v).ok())
                 .collect();
-            seen.sort_unstable();
-            seen.dedup();
             if !seen.is_empty() {
                 notes.push(format!(
                     "column `{name}`: {} read as null{}",
@@ -1108,7 +1157,7 @@ fn series_segments(
 fn series_value<'a>(sample: &'a Sample, series_idx: &[usize], r: usize) -> Vec<&'a [u8]> {
     series_idx
         .iter()
-        .map(|&i| sample.rows[r].get(i).map_or(&b""[..], |v| v.as_slice()))
+        .map(|&i| sample.rows.get(r).and_then(|rec| rec.get(i)).unwrap_or(&b""[..]))
         .collect()
 }
 
@@ -1196,11 +1245,7 @@ fn choose_series(
         if time_idx.contains(&i) {
             continue;
         }
-        let values: Vec<&[u8]> = sample
-            .rows
-            .iter()
-            .map(|r| r.get(i).map_or(&b""[..], |v| v.as_slice()))
-            .collect();
+        let values: Vec<&[u8]> = sample.rows.iter().map(|r| r.get(i).unwrap_or(&b""[..])).collect();
         // Text, not numbers: ids and prices are not series.
         let texts = values.iter().filter(|v| !v.is_empty()).count();
         let numbers = values
@@ -1327,11 +1372,16 @@ fn choose_unique(
             if t.is_none() {
                 continue;
             }
-            let Some(v) = sample.rows[r].get(i).filter(|v| !v.is_empty()) else {
+            let Some(v) = sample
+                .rows
+                .get(r)
+                .and_then(|rec| rec.get(i))
+                .filter(|v| !v.is_empty())
+            else {
                 unique = false;
                 break;
             };
-            if !seen.insert((series_value(sample, series_idx, r), v.as_slice())) {
+            if !seen.insert((series_value(sample, series_idx, r), v)) {
                 unique = false;
                 break;
             }
@@ -1425,9 +1475,15 @@ fn estimate_bucket_footprint(config: &Config, sorted_times: &[i64], sample: &Sam
     let entry_len = crate::db::summary::SummaryLayout::new(&config.schema).entry_len() as u64;
     let mut buckets = BTreeSet::new();
     let mut dir_blocks = BTreeSet::new();
+    let mut last = None;
     for &t in sorted_times {
         let key = PartitionKey::of(config.period, t);
         let b = ((t - key.start_ns()) / config.bucket_ns) as u64;
+        // Sorted times mostly repeat the last bucket: no set lookups for those.
+        if last == Some((key, b)) {
+            continue;
+        }
+        last = Some((key, b));
         buckets.insert((key, b));
         dir_blocks.insert((key, (HEADER_LEN + b * entry_len) / BLOCK_LEN));
     }
@@ -1457,6 +1513,7 @@ fn estimate_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) ->
     let slab_len = config.slab_len();
     let g = config.granularity.ns();
     let mut blocks = BTreeSet::new();
+    let mut last = None;
     let mut k = 0u64;
     for (i, &t) in sorted_times.iter().enumerate() {
         k = if i > 0 && sorted_times[i - 1] == t {
@@ -1471,7 +1528,11 @@ fn estimate_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) ->
         let slot = ((t - key.start_ns()) / g) as u64;
         let from = HEADER_LEN + slot * slab_len + k * row_len;
         for b in from / BLOCK_LEN..=(from + row_len - 1) / BLOCK_LEN {
-            blocks.insert((key, b));
+            // Sorted times mostly repeat the last block: no set lookup for those.
+            if last != Some((key, b)) {
+                blocks.insert((key, b));
+                last = Some((key, b));
+            }
         }
     }
     let rows = sorted_times.len() as f64;
@@ -1513,15 +1574,31 @@ mod tests {
     fn sample(text: &str) -> Sample {
         let mut lines = text.lines();
         let names = lines.next().unwrap().split(',').map(String::from).collect();
-        let rows: Vec<Vec<Vec<u8>>> = lines
-            .map(|l| l.split(',').map(|f| f.as_bytes().to_vec()).collect())
-            .collect();
+        let rows = lines.map(|l| l.split(',').map(str::as_bytes).collect()).collect();
         Sample {
             names,
             rows,
             bytes: text.len() as u64,
             source_name: "test".into(),
             ..Sample::default()
+        }
+    }
+
+    #[test]
+    fn plain_decimals_are_what_f64_reads() {
+        for v in [
+            "0",
+            "-12.5",
+            ".5",
+            "5.",
+            "-0.000001",
+            "123456789012345678901234567890",
+        ] {
+            assert!(is_plain_decimal(v.as_bytes()), "{v}");
+            assert!(v.parse::<f64>().is_ok(), "{v}");
+        }
+        for v in ["", "-", ".", "1.2.3", "1e5", "inf", "+1", "1,5", " 1"] {
+            assert!(!is_plain_decimal(v.as_bytes()), "{v}");
         }
     }
 

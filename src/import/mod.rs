@@ -20,6 +20,7 @@ pub mod encode;
 pub mod flextime;
 pub mod infer;
 pub mod input;
+pub mod sample;
 pub mod scan;
 pub mod timeparse;
 
@@ -43,8 +44,9 @@ use crate::db::{files, marker, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
 use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
+use sample::SampleRows;
 use scan::{split_record, Field, PlainSplitter, RecordSpan};
-use timeparse::TimeSpec;
+use timeparse::{TimeError, TimeSpec};
 
 /// Target size of one chunk of input, in bytes.
 pub const CHUNK_BYTES: usize = 1 << 20;
@@ -98,7 +100,7 @@ pub struct Sample {
     /// The header text of each column (empty without a header).
     pub header_text: Vec<String>,
     /// Fields of the sampled records (decimal commas already made points).
-    pub rows: Vec<Vec<Vec<u8>>>,
+    pub rows: SampleRows,
     /// Bytes of text those records take.
     pub bytes: u64,
     /// Size of the first input on disk (0 for stdin), and whether it is compressed.
@@ -204,7 +206,7 @@ fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mu
             .take(want)
             .read_to_end(&mut buf)
             .map_err(|e| Error::io("read", path, e))?;
-        let mut at = if mid_record {
+        let at = if mid_record {
             match memchr::memchr(b'\n', &buf) {
                 Some(p) => p + 1,
                 None => continue,
@@ -222,30 +224,64 @@ fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mu
         if mid_record {
             sample.segment_starts.push(sample.rows.len());
         }
-        let mut fields = Vec::new();
-        let mut scratch = Vec::new();
-        while at < data.len() && sample.rows.len() < cap {
-            let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
-            sample.bytes += (span.next - at) as u64;
-            at = span.next;
-            if is_blank(&fields) || (width > 0 && fields.len() != width) {
-                continue;
-            }
-            sample.rows.push(
-                fields
-                    .iter()
-                    .map(|f| {
-                        let mut v = f.bytes(data, &scratch).to_vec();
-                        if csv.decimal_comma {
-                            dialect::fix_decimal_comma(&mut v);
-                        }
-                        v
-                    })
-                    .collect(),
-            );
-        }
+        let stop = sample_records(data, at, csv, width, cap, &mut sample.rows);
+        sample.bytes += (stop - at) as u64;
     }
     Ok(whole && sample.rows.len() < MAX_SAMPLE_ROWS)
+}
+
+/// Adds the records of `data` from `at` to `rows` until it holds `cap`, skipping blank records
+/// and, when `width` is not 0, records of another width; decimal commas become points. Returns
+/// where it stopped: the end of `data` or the start of the first record not taken.
+fn sample_records(
+    data: &[u8],
+    mut at: usize,
+    csv: &CsvOptions,
+    width: usize,
+    cap: usize,
+    rows: &mut SampleRows,
+) -> usize {
+    let mut fields = Vec::new();
+    let mut scratch = Vec::new();
+    // Most files quote nothing: the same fast splitter as the import then.
+    let mut plain = memchr::memchr(b'"', &data[at.min(data.len())..])
+        .is_none()
+        .then(|| PlainSplitter::new(data, at, csv.delimiter));
+    while at < data.len() && rows.len() < cap {
+        let span = match plain.as_mut() {
+            Some(splitter) => splitter.next_record(at, &mut fields),
+            None => split_record(data, at, csv.delimiter, &mut fields, &mut scratch),
+        };
+        let record_start = at;
+        at = span.next;
+        if is_blank(&fields) || (width > 0 && fields.len() != width) {
+            continue;
+        }
+        let pushed = if fields.iter().any(|f| f.quoted) {
+            rows.push(fields.iter().map(|f| f.bytes(data, &scratch)))
+        } else {
+            // Unquoted fields lie in the record's text: one copy for the whole record.
+            let base = span.start;
+            rows.push_spans(
+                &data[base..span.end],
+                fields
+                    .iter()
+                    .map(|f| (f.start as usize - base, f.end as usize - base)),
+            )
+        };
+        if !pushed {
+            return record_start;
+        }
+        if csv.decimal_comma {
+            let record = rows.len() - 1;
+            for i in 0..fields.len() {
+                if let Some(v) = rows.field_mut(record, i) {
+                    dialect::fix_decimal_comma(v);
+                }
+            }
+        }
+    }
+    at
 }
 
 /// Preamble lines: leading records whose width differs from the rows', before a header of
@@ -293,32 +329,11 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         sample.notes.extend(header.note.clone());
         sample.names = header.names;
         sample.header_text = header.text;
-        let mut at = header.data_start;
-        let mut fields = Vec::new();
-        let mut scratch = Vec::new();
-        let start = at;
+        let start = header.data_start;
         // A file can be sampled across; a stream only at its head.
         let seekable = first_source.path.is_some() && compression == input::Compression::None;
         let limit = if seekable { MAX_SAMPLE_ROWS } else { SAMPLE_ROWS };
-        while at < chunk.data.len() && sample.rows.len() < limit {
-            let span = split_record(&chunk.data, at, csv.delimiter, &mut fields, &mut scratch);
-            at = span.next;
-            if is_blank(&fields) {
-                continue;
-            }
-            sample.rows.push(
-                fields
-                    .iter()
-                    .map(|f| {
-                        let mut v = f.bytes(&chunk.data, &scratch).to_vec();
-                        if csv.decimal_comma {
-                            dialect::fix_decimal_comma(&mut v);
-                        }
-                        v
-                    })
-                    .collect(),
-            );
-        }
+        let at = sample_records(&chunk.data, start, &csv, 0, limit, &mut sample.rows);
         sample.bytes = (at - start) as u64;
         let rest_from = chunk.offset + chunk.data.len() as u64;
         let covered = at >= chunk.data.len()
@@ -872,6 +887,12 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                         p.naive |= naive;
                         t_ns = Some(t);
                     }
+                    // Digits below a nanosecond: off the grid, like a time between two slots.
+                    Err(TimeError::BelowNanosecond { floored_ns, naive }) if floor => {
+                        p.floored += 1;
+                        p.naive |= naive;
+                        t_ns = Some(floored_ns);
+                    }
                     Err(e) => {
                         // A null token in the time: say it is missing (checked only on failure).
                         let missing = bytes.is_empty()
@@ -942,6 +963,11 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                 Ok((t, naive)) => {
                     p.naive |= naive;
                     t_ns = Some(t);
+                }
+                Err(TimeError::BelowNanosecond { floored_ns, naive }) if floor => {
+                    p.floored += 1;
+                    p.naive |= naive;
+                    t_ns = Some(floored_ns);
                 }
                 Err(e) => failure = Some(format!("columns `{}`: {e}: `{}`", plan.time_name, show(&joined))),
             }

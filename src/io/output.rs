@@ -189,7 +189,13 @@ impl RowFormatter {
         };
         let mut fields = Vec::with_capacity(names.len());
         for name in &names {
-            if *name == config.time_column {
+            // Header text (`Adj Close`) names the column it was aliased to.
+            let stored = crate::query::stored_name(name, |n| {
+                n == config.time_column || schema.column_index(n).is_some()
+            })
+            .map_err(|e| format!("--columns: {e}"))?;
+            let name: &str = stored.as_ref();
+            if name == config.time_column {
                 fields.push(Field::Time);
                 continue;
             }

@@ -94,10 +94,21 @@ fn num(b: &[u8]) -> Option<i64> {
 }
 
 /// Parses ISO-8601 / RFC 3339: `YYYY-MM-DD`, optionally followed by `T` or a space and
-/// `HH:MM[:SS[.fraction]]` (0-9 fraction digits), optionally `Z` or an offset `±HH[:MM]`.
-/// Naive times are UTC. `None` on anything else, including out-of-range fields and results
-/// outside i64 nanoseconds.
+/// `HH:MM[:SS[.fraction]]`, optionally `Z` or an offset `±HH[:MM]`. Naive times are UTC.
+/// `None` on anything else, including out-of-range fields, results outside i64 nanoseconds,
+/// and fraction digits below one nanosecond that are not all zero (see `parse_iso_below_ns`).
 pub fn parse_iso(b: &[u8]) -> Option<i64> {
+    match parse_iso_below_ns(b)? {
+        (t, false) => Some(t),
+        (_, true) => None,
+    }
+}
+
+/// As `parse_iso`, with any number of fraction digits: the time rounded down to the
+/// nanosecond, and whether that dropped a digit that is not zero (the time is then not on the
+/// nanosecond grid, and the caller decides whether rounding down is wanted).
+pub fn parse_iso_below_ns(b: &[u8]) -> Option<(i64, bool)> {
+    let mut below_ns = false;
     if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
@@ -126,11 +137,15 @@ pub fn parse_iso(b: &[u8]) -> Option<i64> {
             rest = &rest[3..];
             if rest.first() == Some(&b'.') || rest.first() == Some(&b',') {
                 let frac_len = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
-                if frac_len == 0 || frac_len > 9 {
+                if frac_len == 0 {
                     return None;
                 }
-                let frac = num(&rest[1..1 + frac_len])?;
-                ns += i128::from(frac * 10i64.pow(9 - frac_len as u32));
+                // Digits past the ninth are below a nanosecond: dropped (rounding down, as the
+                // fraction only adds), and reported when one of them is not zero.
+                let kept = frac_len.min(9);
+                below_ns = rest[1 + kept..1 + frac_len].iter().any(|&c| c != b'0');
+                let frac = num(&rest[1..1 + kept])?;
+                ns += i128::from(frac * 10i64.pow(9 - kept as u32));
                 rest = &rest[1 + frac_len..];
             }
         }
@@ -160,7 +175,7 @@ pub fn parse_iso(b: &[u8]) -> Option<i64> {
     } else if !rest.is_empty() {
         return None;
     }
-    i64::try_from(ns).ok()
+    i64::try_from(ns).ok().map(|t| (t, below_ns))
 }
 
 /// Appends `t_ns` as ISO-8601 UTC with `frac_digits` (0-9) fraction digits:
@@ -248,12 +263,36 @@ mod tests {
     }
 
     #[test]
+    fn iso_takes_any_fraction_and_says_when_digits_fall_below_a_nanosecond() {
+        let t = parse_iso(b"2024-02-29T13:45:00Z").unwrap();
+        assert_eq!(
+            parse_iso(b"2024-02-29T13:45:00.1234567890000Z"),
+            Some(t + 123_456_789)
+        );
+        assert_eq!(
+            parse_iso_below_ns(b"2024-02-29T13:45:00.1234567890000Z"),
+            Some((t + 123_456_789, false))
+        );
+        assert_eq!(
+            parse_iso_below_ns(b"2024-02-29T13:45:00.12345678900001+00:00"),
+            Some((t + 123_456_789, true)),
+            "rounded down, and said"
+        );
+        assert_eq!(parse_iso(b"2024-02-29T13:45:00.12345678900001Z"), None);
+        // Before 1970 the fraction still counts up from the second: rounding down drops it.
+        assert_eq!(
+            parse_iso_below_ns(b"1969-12-31T23:59:59.9999999999Z"),
+            Some((-1, true))
+        );
+    }
+
+    #[test]
     fn bad_iso_is_refused() {
         for bad in [
             "2023-02-29",
             "2024-13-01",
             "2024-01-01T24:00:00",
-            "2024-01-01T12:00:00.1234567890Z",
+            "2024-01-01T12:00:00.1234567891Z",
             "2024-01-01T12:00:00X",
             "2024-01-01T12",
             "9999-01-01",

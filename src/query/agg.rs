@@ -106,6 +106,14 @@ impl Agg {
     /// kind and column names joined by `_`). `Err` names the column or type at fault.
     pub fn new(schema: &Schema, kind: Kind, columns: &[&str], name: Option<&str>) -> Result<Agg, String> {
         let call = format!("{}({})", kind.name(), columns.join(","));
+        // Header text (`Adj Close`) names the column it was aliased to.
+        let stored = columns
+            .iter()
+            .map(|c| super::stored_name(c, |n| schema.column_index(n).is_some()).map(|s| s.into_owned()))
+            .collect::<Result<Vec<String>, String>>()
+            .map_err(|e| format!("--agg `{call}`: {e}"))?;
+        let columns: Vec<&str> = stored.iter().map(String::as_str).collect();
+        let columns = columns.as_slice();
         let wanted = match kind {
             Kind::Count => 0,
             Kind::Vwap => 2,

@@ -19,6 +19,9 @@ impl Filter {
             .split_once('=')
             .ok_or_else(|| format!("--where `{text}`: write it as COLUMN=VALUE, e.g. --where side=buy"))?;
         let name = name.trim();
+        let name = super::stored_name(name, |n| schema.column_index(n).is_some())
+            .map_err(|e| format!("--where: {e}"))?;
+        let name = name.as_ref();
         let col = schema.column_index(name).ok_or_else(|| {
             let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
             format!(
