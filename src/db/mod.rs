@@ -484,13 +484,14 @@ impl Database {
             return part.rewrite_bucket(b, entry, &old, &merged);
         }
         let partition = self.writable_partition(slot.key)?;
-        let offset = partition.slot_offset(slot.index);
         let row_len = row.len();
         let mut slab = vec![0u8; partition.slab_len as usize];
         match mode {
             PutMode::Replace => slab[..row_len].copy_from_slice(row),
             PutMode::Append => {
-                partition.read_at(&mut slab, offset)?;
+                // The slot is checked before rows are added to it, and rewritten whole so its
+                // check covers the new row.
+                partition.read_slots(slot.index, 1, &mut slab)?;
                 let free = slab
                     .chunks_exact(row_len)
                     .position(|r| !Schema::is_present(r))
@@ -498,10 +499,14 @@ impl Database {
                         t_ns,
                         depth: self.config.depth,
                     })?;
-                return partition.write_at(row, offset + (free * row_len) as u64);
+                if !partition.has_checks() {
+                    let offset = partition.slot_offset(slot.index) + (free * row_len) as u64;
+                    return partition.write_at(row, offset);
+                }
+                slab[free * row_len..(free + 1) * row_len].copy_from_slice(row);
             }
         }
-        partition.write_at(&slab, offset)
+        partition.write_slot(slot.index, &slab)
     }
 
     /// Makes every write so far durable: fsyncs each open partition file and the directory.
@@ -566,8 +571,7 @@ impl Database {
         let Some(partition) = self.partition(slot.key, false)? else {
             return Ok(0);
         };
-        slab.resize(partition.slab_len as usize, 0);
-        partition.read_at(slab, partition.slot_offset(slot.index))?;
+        partition.read_slots(slot.index, 1, slab)?;
         Ok(slab
             .chunks_exact(self.schema().row_len())
             .take_while(|r| Schema::is_present(r))
@@ -765,15 +769,15 @@ impl Database {
             // larger than a block, its rows split by unwritten blocks) touches two segments,
             // and must be read once, from the first.
             let mut next_slot = first;
+            let slot_len = partition.slot_len;
             for (seg_from, seg_to) in partition.data_segments(byte_from, byte_to)? {
                 // Widen the segment to whole slots: block edges need not fall on slot edges.
-                let mut slot = ((seg_from - partition::HEADER_LEN) / slab_len).max(next_slot);
-                let seg_end_slot = (seg_to - partition::HEADER_LEN).div_ceil(slab_len).min(end);
+                let mut slot = partition.slot_at_byte(seg_from).max(next_slot);
+                let seg_end_slot = (seg_to - partition::HEADER_LEN).div_ceil(slot_len).min(end);
                 next_slot = next_slot.max(seg_end_slot);
                 while slot < seg_end_slot {
                     let n = chunk_slots.min(seg_end_slot - slot);
-                    buf.resize((n * slab_len) as usize, 0);
-                    partition.read_at(&mut buf, partition.slot_offset(slot))?;
+                    partition.read_slots(slot, n, &mut buf)?;
                     if !visit(key, slot, &buf)? {
                         return Ok(());
                     }
@@ -814,9 +818,7 @@ impl Database {
                     let slot = lo.saturating_sub(key.start_ns()) as u64 / self.config.granularity.ns() as u64;
                     partition.seek_data(partition.slot_offset(slot))?.map(|at| {
                         // The slot holding that byte (it may start in the block before).
-                        let slot =
-                            (at.max(partition::HEADER_LEN) - partition::HEADER_LEN) / partition.slab_len;
-                        self.time_of(key, slot)
+                        self.time_of(key, partition.slot_at_byte(at))
                     })
                 }
             };

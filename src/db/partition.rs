@@ -27,6 +27,36 @@ pub const HEADER_ENCODED_LEN: usize = 96;
 /// Partition header version of grid partitions and of bucket partitions without directory
 /// summaries (16-byte entries).
 pub const PARTITION_VERSION: u32 = 1;
+/// Partition header version whose stored units carry CRC-32 checks (grid slots; bucket
+/// records and directory entries): the version xs creates.
+pub const CHECKSUM_VERSION: u32 = 3;
+/// Bytes of the check that follows each slot of a version-3 grid partition.
+pub const SLOT_CHECK_LEN: u64 = 4;
+
+/// CRC-32 (IEEE) of `index` (little-endian u64) followed by `bytes`: the check of a stored
+/// unit. The index (slot or bucket) is hashed in so that a unit written to the wrong place
+/// fails too.
+pub fn unit_check(index: u64, bytes: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&index.to_le_bytes());
+    h.update(bytes);
+    h.finalize()
+}
+
+/// The grid version xs creates for partition `key`: `CHECKSUM_VERSION`, unless the 4 bytes per
+/// slot would pass the partition size limit (a database created near it), where version 1
+/// keeps it working.
+pub fn newest_grid_version(config: &Config, key: PartitionKey) -> u32 {
+    let slots = ((key.end_ns() - key.start_ns()) / config.granularity.ns()) as u64;
+    let len = (config.slab_len() + SLOT_CHECK_LEN)
+        .checked_mul(slots)
+        .and_then(|n| n.checked_add(HEADER_LEN));
+    if len.is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES) {
+        CHECKSUM_VERSION
+    } else {
+        PARTITION_VERSION
+    }
+}
 
 /// The fields of a partition header, all little-endian. See docs/FORMAT.md.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,8 +205,13 @@ pub struct Partition {
     file: File,
     /// Slots in this partition: (end - start) / granularity.
     pub slots: u64,
-    /// Bytes of one slot: depth × row length.
+    /// Bytes of one slot's rows: depth × row length.
     pub slab_len: u64,
+    /// Bytes of one slot on disk: its rows, then (version 3) its 4-byte check.
+    pub slot_len: u64,
+    /// Partition header version: 1 (no checks) or `CHECKSUM_VERSION`.
+    pub version: u32,
+    granularity_ns: i64,
 }
 
 impl Partition {
@@ -187,15 +222,19 @@ impl Partition {
         let file = files::open(&path, mode, "open")?;
         let mut block = [0u8; HEADER_ENCODED_LEN];
         read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", &path, e))?;
-        let expected = Header::for_partition(config, key);
+        let mut expected = Header::for_partition(config, key);
         let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
             path: path.clone(),
             reason,
         })?;
+        // Both versions read; anything else is compared with version 1 and refused.
+        if found.format_version == CHECKSUM_VERSION {
+            expected.format_version = CHECKSUM_VERSION;
+        }
         if let Some(reason) = found.mismatch(&expected) {
             return Err(Error::ForeignPartition { path, reason });
         }
-        let partition = Partition::new(key, path, file, config);
+        let partition = Partition::new(key, path, file, config, expected.format_version);
         let len_bytes = partition
             .file
             .metadata()
@@ -214,25 +253,154 @@ impl Partition {
     /// Creates a partition file: header written, sized sparse to its full logical length, fsynced,
     /// then renamed into place so a crash never leaves a headerless file under the real name.
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<Partition> {
-        let slots = ((key.end_ns() - key.start_ns()) / config.granularity.ns()) as u64;
-        let len_bytes = HEADER_LEN + slots * config.slab_len();
-        let header = Header::for_partition(config, key).encode();
-        let file = create_file_atomically(dir, &key.file_name(), &header, len_bytes)?;
+        let version = newest_grid_version(config, key);
+        let mut header = Header::for_partition(config, key);
+        header.format_version = version;
+        let path = dir.join(key.file_name());
+        // Sized before the rename, so the file is whole under its real name.
+        let len_bytes = {
+            let slots = ((key.end_ns() - key.start_ns()) / config.granularity.ns()) as u64;
+            let check = if version == CHECKSUM_VERSION {
+                SLOT_CHECK_LEN
+            } else {
+                0
+            };
+            HEADER_LEN + slots * (config.slab_len() + check)
+        };
+        let file = create_file_atomically(dir, &key.file_name(), &header.encode(), len_bytes)?;
         sync_dir(dir)?;
-        Ok(Partition::new(key, dir.join(key.file_name()), file, config))
+        Ok(Partition::new(key, path, file, config, version))
     }
 
-    fn new(key: PartitionKey, path: PathBuf, file: File, config: &Config) -> Partition {
+    fn new(key: PartitionKey, path: PathBuf, file: File, config: &Config, version: u32) -> Partition {
         let span_ns = key.end_ns() - key.start_ns();
         // Both are positive and the granularity divides a day, hence every partition.
         let slots = (span_ns / config.granularity.ns()) as u64;
+        let slab_len = config.slab_len();
+        let checked = version == CHECKSUM_VERSION;
         Partition {
             key,
             path,
             file,
             slots,
-            slab_len: config.slab_len(),
+            slab_len,
+            slot_len: slab_len + if checked { SLOT_CHECK_LEN } else { 0 },
+            version,
+            granularity_ns: config.granularity.ns(),
         }
+    }
+
+    /// Whether each slot carries a check (version 3).
+    pub fn has_checks(&self) -> bool {
+        self.version == CHECKSUM_VERSION
+    }
+
+    /// Whether `stored` (one slot as on disk, `slot_len` bytes) may be served: a version-1 slot
+    /// always; a version-3 slot when it is all zero (never written, or cleared) or its check
+    /// matches.
+    pub fn slot_is_sound(&self, slot_index: u64, stored: &[u8]) -> bool {
+        if !self.has_checks() {
+            return true;
+        }
+        let (rows, check) = stored.split_at(self.slab_len as usize);
+        let check = u32::from_le_bytes([check[0], check[1], check[2], check[3]]);
+        if check == 0 && rows.iter().all(|&b| b == 0) {
+            return true;
+        }
+        unit_check(slot_index, rows) == check
+    }
+
+    /// The error for slot `slot_index`, which failed its check.
+    pub fn slot_damage(&self, slot_index: u64) -> Error {
+        let from_ns = self.key.start_ns() + slot_index as i64 * self.granularity_ns;
+        Error::damage(
+            &self.path,
+            self.slot_offset(slot_index),
+            self.slot_len,
+            "slot",
+            from_ns,
+            from_ns + self.granularity_ns,
+        )
+    }
+
+    /// Reads `n` consecutive slots from `first` into `out` as rows only (`n × slab_len` bytes,
+    /// checks stripped), verifying each slot's check: a slot that fails is an error, never
+    /// data.
+    pub fn read_slots(&self, first: u64, n: u64, out: &mut Vec<u8>) -> Result<()> {
+        let (slab, stride) = (self.slab_len as usize, self.slot_len as usize);
+        let n = n as usize;
+        out.resize(n * stride, 0);
+        self.read_at(out, self.slot_offset(first))?;
+        if !self.has_checks() {
+            return Ok(());
+        }
+        for i in 0..n {
+            let stored = &out[i * stride..(i + 1) * stride];
+            if !self.slot_is_sound(first + i as u64, stored) {
+                return Err(self.slot_damage(first + i as u64));
+            }
+            // In place, front to back: a slot's rows move down over checks already read.
+            out.copy_within(i * stride..i * stride + slab, i * slab);
+        }
+        out.truncate(n * slab);
+        Ok(())
+    }
+
+    /// Verifies every slot of the allocated parts of the file (`xs check`, `defrag` before it
+    /// rewrites): hands each slot that fails its check to `found` (an `Error::Checksum`) and
+    /// goes on. Returns the rows of the slots that passed. A version-1 partition has no checks:
+    /// its rows are only counted.
+    pub fn verify(&self, row_len: usize, found: &mut dyn FnMut(Error)) -> Result<u64> {
+        const CHUNK_BYTES: u64 = 1 << 20;
+        let stride = self.slot_len;
+        let per_read = (CHUNK_BYTES / stride).max(1);
+        let mut rows = 0u64;
+        let mut buf = Vec::new();
+        let mut next = 0u64;
+        for (seg_from, seg_to) in self.data_segments(HEADER_LEN, self.logical_len())? {
+            let mut slot = self.slot_at_byte(seg_from).max(next);
+            let end = (seg_to - HEADER_LEN).div_ceil(stride).min(self.slots);
+            next = next.max(end);
+            while slot < end {
+                let n = per_read.min(end - slot);
+                buf.resize((n * stride) as usize, 0);
+                self.read_at(&mut buf, self.slot_offset(slot))?;
+                for (i, stored) in buf.chunks_exact(stride as usize).enumerate() {
+                    let index = slot + i as u64;
+                    if !self.slot_is_sound(index, stored) {
+                        found(self.slot_damage(index));
+                        continue;
+                    }
+                    rows += stored[..self.slab_len as usize]
+                        .chunks_exact(row_len)
+                        .take_while(|r| super::schema::Schema::is_present(r))
+                        .count() as u64;
+                }
+                slot += n;
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Appends slot `slot_index` as stored: `rows` (`slab_len` bytes), then its check in
+    /// version 3. An all-zero slot is stored all zero (an empty slot, as a hole reads).
+    pub fn encode_slot(&self, slot_index: u64, rows: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(rows);
+        if self.has_checks() {
+            let check = if rows.iter().all(|&b| b == 0) {
+                0
+            } else {
+                unit_check(slot_index, rows)
+            };
+            out.extend_from_slice(&check.to_le_bytes());
+        }
+    }
+
+    /// Writes slot `slot_index` whole (`rows` = `slab_len` bytes) with its check.
+    pub fn write_slot(&self, slot_index: u64, rows: &[u8]) -> Result<()> {
+        let mut buf = Vec::with_capacity(self.slot_len as usize);
+        self.encode_slot(slot_index, rows, &mut buf);
+        self.write_at(&buf, self.slot_offset(slot_index))
     }
 
     pub fn file(&self) -> &File {
@@ -241,12 +409,17 @@ impl Partition {
 
     /// Header plus every slot.
     pub fn logical_len(&self) -> u64 {
-        HEADER_LEN + self.slots * self.slab_len
+        HEADER_LEN + self.slots * self.slot_len
     }
 
     /// Byte offset of slot `slot_index` (its first row).
     pub fn slot_offset(&self, slot_index: u64) -> u64 {
-        HEADER_LEN + slot_index * self.slab_len
+        HEADER_LEN + slot_index * self.slot_len
+    }
+
+    /// The slot holding byte `offset` (at or after the header).
+    pub fn slot_at_byte(&self, offset: u64) -> u64 {
+        (offset.max(HEADER_LEN) - HEADER_LEN) / self.slot_len
     }
 
     pub fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {

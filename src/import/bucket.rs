@@ -191,11 +191,11 @@ pub(super) fn write_partition(
             );
             &merged
         };
-        if !old_entry.is_empty() && rows == old {
+        if !old_entry.is_empty() && rows == old && !part.needs_rewrite(b) {
             continue;
         }
         let at = records.len();
-        bucket::encode_record(&rows.units, &rows.rows, &mut records);
+        part.encode_record(b, &rows.units, &rows.rows, &mut records);
         let entry = part.entry_for(&records[at..], rows.len(), at as u64)?;
         placed.push((b, entry));
     }

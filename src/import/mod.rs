@@ -1106,7 +1106,7 @@ fn write_partition(
             flush(&mut run, run_from)?;
             prev_slot = None;
             let offset = part.slot_offset(slot);
-            part.read_at(&mut slab, offset)?;
+            part.read_slots(slot, 1, &mut slab)?;
             let present = slab
                 .chunks_exact(row_len)
                 .take_while(|r| Schema::is_present(r))
@@ -1116,7 +1116,11 @@ fn write_partition(
             for e in &group[..fit] {
                 buf.extend_from_slice(row_of(e));
             }
-            if !buf.is_empty() {
+            if !buf.is_empty() && part.has_checks() {
+                // The check covers the whole slot: rewrite it with the rows appended.
+                slab[present * row_len..(present + fit) * row_len].copy_from_slice(&buf);
+                part.write_slot(slot, &slab)?;
+            } else if !buf.is_empty() {
                 part.write_at(&buf, offset + (present * row_len) as u64)?;
             }
             out.stored += fit as u64;
@@ -1128,7 +1132,9 @@ fn write_partition(
             continue;
         }
         // First touch: the slot's rows become exactly this group.
-        let before = if state.fresh {
+        // A checked slot is written whole (rows, zeros, check), so old rows need not be
+        // counted; nor is an old slot read, so a torn one is simply replaced.
+        let before = if state.fresh || part.has_checks() {
             0
         } else {
             old.present(&part, slot, &entries[i..], row_len, slab_len)?
@@ -1151,11 +1157,18 @@ fn write_partition(
             flush(&mut run, run_from)?;
             run_from = start;
         }
+        let slot_at = run.len();
         for e in &group[..fit] {
             run.extend_from_slice(row_of(e));
         }
-        // Clear old rows beyond the new ones; the rest of the slot is already zero.
-        run.resize(run.len() + before.saturating_sub(fit) * row_len, 0);
+        if part.has_checks() {
+            run.resize(slot_at + slab_len, 0);
+            let check = crate::db::partition::unit_check(slot, &run[slot_at..]);
+            run.extend_from_slice(&check.to_le_bytes());
+        } else {
+            // Clear old rows beyond the new ones; the rest of the slot is already zero.
+            run.resize(run.len() + before.saturating_sub(fit) * row_len, 0);
+        }
         match new_slots.last_mut() {
             Some((_, end)) if *end == slot => *end = slot + 1,
             _ => new_slots.push((slot, slot + 1)),
