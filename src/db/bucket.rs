@@ -556,11 +556,28 @@ impl BucketPartition {
         let mut raw = [0u8; 512];
         let raw = &mut raw[..self.entry_len as usize];
         self.read_dir(raw, self.entry_offset(b))?;
-        if self.entry_is_sound(b, raw) {
-            Ok(Entry::decode(raw))
-        } else {
-            self.salvage(b, raw)
+        if !self.entry_is_sound(b, raw) {
+            return self.salvage(b, raw);
         }
+        let entry = Entry::decode(raw);
+        if entry.is_empty() && self.sparse_dir {
+            // An empty entry in an allocated block: the block must not be all zero (a zeroed
+            // block, whose buckets' rows would otherwise vanish). One `lseek` per block.
+            let at = self.entry_offset(b);
+            let mut block = at / BLOCK_LEN * BLOCK_LEN;
+            while block < at + self.entry_len {
+                let allocated = next_data(&self.dir_file, block)
+                    .map_err(|e| Error::io("seek in", &self.dir_path, e))?
+                    .is_some_and(|data| data < block + BLOCK_LEN);
+                if allocated {
+                    let mut whole = vec![0u8; BLOCK_LEN as usize];
+                    self.read_dir(&mut whole, block)?;
+                    self.check_blocks(&whole, block, block, block + BLOCK_LEN)?;
+                }
+                block += BLOCK_LEN;
+            }
+        }
+        Ok(entry)
     }
 
     /// The check of bucket `b`'s version-3 entry `raw`: CRC-32 of the bucket index, then every
