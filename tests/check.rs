@@ -192,6 +192,16 @@ fn a_flipped_byte_in_a_row_is_an_error_not_wrong_data() {
             before,
             "{layout}: defrag left the file alone"
         );
+        // Repair: delete the damaged minute, import it again.
+        ok_in(&dir, &["delete", "2024-01-01T00:16:00Z", "2024-01-01T00:17:00Z"]);
+        ok_in(&dir, &["check"]);
+        let minute: String = some_rows()
+            .lines()
+            .filter(|l| l.starts_with("time") || l.starts_with("2024-01-01T00:16:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        import(&dir, "minute.csv", &minute);
+        assert_eq!(range_all(&dir), (0, pristine.clone(), String::new()), "{layout}");
     }
 }
 

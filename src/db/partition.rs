@@ -351,15 +351,28 @@ impl Partition {
     /// goes on. Returns the rows of the slots that passed. A version-1 partition has no checks:
     /// its rows are only counted.
     pub fn verify(&self, row_len: usize, found: &mut dyn FnMut(Error)) -> Result<u64> {
+        self.verify_slots(0, self.slots, row_len, found)
+    }
+
+    /// `verify` over slots `[first, end)` only (`delete` counts the rows it clears this way,
+    /// so that deleting a damaged stretch is possible).
+    pub fn verify_slots(
+        &self,
+        first: u64,
+        end: u64,
+        row_len: usize,
+        found: &mut dyn FnMut(Error),
+    ) -> Result<u64> {
         const CHUNK_BYTES: u64 = 1 << 20;
         let stride = self.slot_len;
         let per_read = (CHUNK_BYTES / stride).max(1);
         let mut rows = 0u64;
         let mut buf = Vec::new();
-        let mut next = 0u64;
-        for (seg_from, seg_to) in self.data_segments(HEADER_LEN, self.logical_len())? {
+        let mut next = first;
+        let (byte_from, byte_to) = (self.slot_offset(first), self.slot_offset(end.min(self.slots)));
+        for (seg_from, seg_to) in self.data_segments(byte_from, byte_to)? {
             let mut slot = self.slot_at_byte(seg_from).max(next);
-            let end = (seg_to - HEADER_LEN).div_ceil(stride).min(self.slots);
+            let end = (seg_to - HEADER_LEN).div_ceil(stride).min(end).min(self.slots);
             next = next.max(end);
             while slot < end {
                 let n = per_read.min(end - slot);
