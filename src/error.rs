@@ -86,8 +86,9 @@ impl std::fmt::Display for Damage {
         match &self.rerun {
             Some(rerun) => write!(
                 f,
-                "; an import did not finish (.import-unfinished), so this is most likely its torn \
-                 write: its rows are not served; run the import again to rewrite them: {rerun}"
+                "; an import is under way or did not finish (.import-unfinished), so this is most \
+                 likely its torn write: its rows are not served; once no import runs, run it again \
+                 to rewrite them: {rerun}"
             ),
             None => write!(
                 f,
