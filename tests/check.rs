@@ -498,3 +498,30 @@ fn corruption_loop_serves_no_wrong_row_with_exit_0() {
         eprintln!("{layout}: {flips} flips, {detected} detected, {harmless} harmless, 0 wrong rows served");
     }
 }
+
+#[test]
+fn a_damaged_partition_header_is_damage_that_check_reports() {
+    for layout in LAYOUTS {
+        let (_tmp, dir) = create(layout);
+        let mut csv = some_rows();
+        csv += "2024-01-02T00:00:00Z,1,1\n";
+        import(&dir, "rows.csv", &csv);
+        // A field inside the header's checksum (the partition start) of the first partition.
+        let file = dir.join("2024-01-01.xs");
+        patch(&file, 20, &[read_at(&file, 20, 1)[0] ^ 1]);
+        let (code, out, err) = xs_in(&dir, &["get", "2024-01-02T00:00:00Z"]);
+        assert_eq!(code, DAMAGED, "{layout}: {out}\n{err}");
+        assert!(
+            err.contains("partition header at byte offset 0") && !err.contains("move it out"),
+            "{layout}: {err}"
+        );
+        let (code, out, err) = xs_in(&dir, &["check"]);
+        assert_eq!(code, DAMAGED, "{layout}: {out}\n{err}");
+        assert!(
+            out.contains("2024-01-01: 0 rows verified, DAMAGED")
+                && out.contains("1 partition header")
+                && out.contains("2024-01-02: 1 rows verified, ok"),
+            "{layout}: {out}"
+        );
+    }
+}

@@ -33,7 +33,9 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let db = ctx.open_read()?;
+    let dir = ctx.db_dir()?;
+    let db = xs::Database::open_to_check(&dir)?;
+    super::warn_unfinished_operations(&dir);
     let checked = check::check(&db, &mut |_| {})?;
     let damaged_units: u64 = checked.iter().flat_map(|p| &p.findings).map(|f| f.units).sum();
     let problems: usize = checked.iter().map(|p| p.problems.len()).sum();

@@ -331,10 +331,8 @@ impl BucketPartition {
             let file = files::open(path, mode, "open")?;
             let mut block = [0u8; HEADER_ENCODED_LEN];
             read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", path, e))?;
-            let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
-                path: path.to_path_buf(),
-                reason,
-            })?;
+            let found =
+                Header::decode(&block).map_err(|reason| super::partition::header_error(path, key, reason))?;
             let version = match found.format_version {
                 PARTITION_VERSION | CHECKSUM_VERSION => found.format_version,
                 _ => SUMMARY_VERSION,

@@ -200,7 +200,15 @@ impl Database {
 
     fn checked(dir: &Path, config: Config, lock: Option<WriteLock>) -> Result<Database> {
         let db = Database::new(dir, config, lock);
-        db.check_partition_files()?;
+        db.check_partition_files(true)?;
+        Ok(db)
+    }
+
+    /// Opens a database for `xs check`, read-only: like `open`, but a damaged or foreign
+    /// header of the first partition is left for the check to report with the others.
+    pub fn open_to_check(dir: &Path) -> Result<Database> {
+        let db = Database::new(dir, Config::load(dir)?, None);
+        db.check_partition_files(false)?;
         Ok(db)
     }
 
@@ -210,7 +218,7 @@ impl Database {
     /// partition missing one of its two files, or a first partition whose header does not
     /// match the config (a config edit changes every partition alike, so one is checked:
     /// one `pread`). A database with no partition files yet is fine.
-    fn check_partition_files(&self) -> Result<()> {
+    fn check_partition_files(&self, first_header: bool) -> Result<()> {
         let period = self.config.period;
         let entries = fs::read_dir(&self.dir).map_err(|e| Error::io("read directory", &self.dir, e))?;
         let (mut dirs, mut datas) = (Vec::new(), Vec::new());
@@ -284,7 +292,7 @@ impl Database {
                 }
             }
         }
-        if let Some(&first) = dirs.first() {
+        if let Some(&first) = dirs.first().filter(|_| first_header) {
             match self.config.layout {
                 Layout::Grid => drop(self.partition(first, false)?),
                 Layout::Bucket => drop(self.bucket_partition(first, false)?),

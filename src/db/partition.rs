@@ -58,6 +58,22 @@ pub fn newest_grid_version(config: &Config, key: PartitionKey) -> u32 {
     }
 }
 
+/// What `Header::decode` says of a header whose magic is right and whose checksum is not: a
+/// damaged header (exit code 6), not a file from elsewhere.
+pub const HEADER_DAMAGED: &str = "header checksum mismatch (corrupt header)";
+
+/// The error for the header of `path` (partition `key`) that failed to decode: damage when its
+/// checksum failed, else a file that does not belong here.
+pub fn header_error(path: &Path, key: PartitionKey, reason: String) -> Error {
+    if reason == HEADER_DAMAGED {
+        return Error::damage(path, 0, 64, "partition header", key.start_ns(), key.end_ns());
+    }
+    Error::ForeignPartition {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
 /// The fields of a partition header, all little-endian. See docs/FORMAT.md.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -140,7 +156,7 @@ impl Header {
             u64::from_le_bytes(a)
         };
         if Header::checksum(b) != u64_at(56) {
-            return Err("header checksum mismatch (corrupt header)".into());
+            return Err(HEADER_DAMAGED.into());
         }
         Ok(Header {
             format_version: u32_at(8),
@@ -223,10 +239,7 @@ impl Partition {
         let mut block = [0u8; HEADER_ENCODED_LEN];
         read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", &path, e))?;
         let mut expected = Header::for_partition(config, key);
-        let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
-            path: path.clone(),
-            reason,
-        })?;
+        let found = Header::decode(&block).map_err(|reason| header_error(&path, key, reason))?;
         // Both versions read; anything else is compared with version 1 and refused.
         if found.format_version == CHECKSUM_VERSION {
             expected.format_version = CHECKSUM_VERSION;
