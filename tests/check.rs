@@ -262,6 +262,17 @@ fn a_zeroed_directory_block_is_an_error_not_fewer_rows() {
     let (code, _, err) = xs_in(&dir, &["defrag", "--min-extents", "0"]);
     assert_eq!(code, DAMAGED, "defrag: {err}");
     assert_eq!(fs::read(&directory).unwrap(), before);
+    // Repair: delete the block's minutes (01:04 to 02:08), import them again.
+    ok_in(&dir, &["delete", "2024-01-01T01:04:00Z", "2024-01-01T02:08:00Z"]);
+    ok_in(&dir, &["check"]);
+    let lost: String = some_rows()
+        .lines()
+        .filter(|l| l.starts_with("time") || l.as_bytes()[11..16] >= *b"01:04".as_slice())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    import(&dir, "lost.csv", &lost);
+    assert_eq!(range_all(&dir).1, pristine);
+    ok_in(&dir, &["check"]);
 }
 
 #[test]

@@ -777,6 +777,29 @@ impl BucketPartition {
         from: u64,
         to: u64,
         summaries: bool,
+        visit: impl FnMut(u64, Entry, Option<&[u8]>) -> Result<bool>,
+    ) -> Result<()> {
+        self.walk_entries(from, to, summaries, false, visit)
+    }
+
+    /// Like `for_each_entry`, but damaged entries (and zeroed directory blocks) that cannot be
+    /// salvaged are passed over instead of failing the walk: `delete` clears whole buckets
+    /// without reading them, so deleting a damaged stretch (then importing it again) repairs it.
+    pub fn for_each_entry_past_damage(
+        &self,
+        from: u64,
+        to: u64,
+        mut visit: impl FnMut(u64, Entry) -> Result<bool>,
+    ) -> Result<()> {
+        self.walk_entries(from, to, false, true, |b, e, _| visit(b, e))
+    }
+
+    fn walk_entries(
+        &self,
+        from: u64,
+        to: u64,
+        summaries: bool,
+        past_damage: bool,
         mut visit: impl FnMut(u64, Entry, Option<&[u8]>) -> Result<bool>,
     ) -> Result<()> {
         let (byte_from, byte_to) = (self.entry_offset(from), self.entry_offset(to.min(self.buckets)));
@@ -799,7 +822,10 @@ impl BucketPartition {
                 buf.resize((n * entry_len) as usize, 0);
                 self.read_dir(&mut buf, self.entry_offset(b))?;
                 if checks {
-                    self.check_blocks(&buf, self.entry_offset(b), seg_from, seg_to)?;
+                    let blocks = self.check_blocks(&buf, self.entry_offset(b), seg_from, seg_to);
+                    if !past_damage {
+                        blocks?;
+                    }
                 }
                 if verify {
                     summary::verify_entries(&buf, entry_len as usize, &mut ok);
@@ -815,7 +841,11 @@ impl BucketPartition {
                             let e = Entry::decode(raw);
                             (e, summaries.then(|| &raw[summary::BOUNDS_AT..]))
                         } else {
-                            (self.salvage(bucket, raw)?, None)
+                            match self.salvage(bucket, raw) {
+                                Ok(e) => (e, None),
+                                Err(Error::Checksum(_)) if past_damage => continue,
+                                Err(e) => return Err(e),
+                            }
                         }
                     } else {
                         let e = Entry::decode(raw);

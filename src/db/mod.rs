@@ -918,7 +918,8 @@ impl Database {
             let first = ((lo - key.start_ns()) / part.bucket_ns) as u64;
             let end = ((hi - key.start_ns()) as u64).div_ceil(part.bucket_ns as u64);
             let mut entries = Vec::new();
-            part.for_each_entry(first, end, |b, e| {
+            // Damaged entries are cleared with the rest (their rows cannot be counted).
+            part.for_each_entry_past_damage(first, end, |b, e| {
                 entries.push((b, e));
                 Ok(true)
             })?;
