@@ -152,7 +152,10 @@ fn a_flipped_byte_in_a_row_is_an_error_not_wrong_data() {
             err.contains(s(&file)) && err.contains("fails its checksum") && err.contains("2024-01-01T00:16"),
             "{layout}: {err}"
         );
-        // Another time in the same bucket or block is still served when its unit is sound.
+        // An as-of lookup that lands on it.
+        let (code, out, err) = xs_in(&dir, &["get", "--asof", "2024-01-01T00:16:45Z"]);
+        assert_eq!(code, DAMAGED, "{layout} as-of: {out}\n{err}");
+        assert!(out.is_empty(), "{layout}: as-of served {out}");
         let (code, out, err) = range_all(&dir);
         assert_eq!(code, DAMAGED, "{layout} range: {err}");
         assert_no_wrong_rows(&out, &pristine, "range");
