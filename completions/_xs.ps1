@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import CSV rows into a database: an upsert by timestamp')
             [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Rewrite fragmented partitions so that each data segment is one contiguous allocation')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify every slot, bucket record, directory entry and header of the database')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Print shell completions or the man page (used to build completions/ and docs/xs.1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -214,6 +215,17 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'xs;check' {
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'xs;generate' {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
@@ -234,6 +246,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import CSV rows into a database: an upsert by timestamp')
             [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Rewrite fragmented partitions so that each data segment is one contiguous allocation')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify every slot, bucket record, directory entry and header of the database')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Print shell completions or the man page (used to build completions/ and docs/xs.1)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -263,6 +276,9 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;help;defrag' {
+            break
+        }
+        'xs;help;check' {
             break
         }
         'xs;help;generate' {

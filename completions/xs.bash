@@ -16,6 +16,9 @@ _xs() {
             ",$1")
                 cmd="xs"
                 ;;
+            xs,check)
+                cmd="xs__subcmd__check"
+                ;;
             xs,create)
                 cmd="xs__subcmd__create"
                 ;;
@@ -48,6 +51,9 @@ _xs() {
                 ;;
             xs,stat)
                 cmd="xs__subcmd__stat"
+                ;;
+            xs__subcmd__help,check)
+                cmd="xs__subcmd__help__subcmd__check"
                 ;;
             xs__subcmd__help,create)
                 cmd="xs__subcmd__help__subcmd__create"
@@ -89,8 +95,30 @@ _xs() {
 
     case "${cmd}" in
         xs)
-            opts="-d -h -V --db --wait --help --version create put get range delete export import stat defrag generate help"
+            opts="-d -h -V --db --wait --help --version create put get range delete export import stat defrag check generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__check)
+            opts="-d -h -V --json --db --wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -371,8 +399,22 @@ _xs() {
             return 0
             ;;
         xs__subcmd__help)
-            opts="create put get range delete export import stat defrag generate help"
+            opts="create put get range delete export import stat defrag check generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

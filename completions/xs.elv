@@ -34,6 +34,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand import 'Import CSV rows into a database: an upsert by timestamp'
             cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
             cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
+            cand check 'Verify every slot, bucket record, directory entry and header of the database'
             cand generate 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -201,6 +202,16 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'xs;check'= {
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --json 'Print JSON instead of text'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'xs;generate'= {
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
@@ -220,6 +231,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand import 'Import CSV rows into a database: an upsert by timestamp'
             cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
             cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
+            cand check 'Verify every slot, bucket record, directory entry and header of the database'
             cand generate 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -240,6 +252,8 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;help;stat'= {
         }
         &'xs;help;defrag'= {
+        }
+        &'xs;help;check'= {
         }
         &'xs;help;generate'= {
         }

@@ -19,7 +19,7 @@ const EXAMPLES: &str = "Examples:
   xs -d trades get 2024-08-08T23:54:15.342Z
 
 Exit codes: 0 success, 1 nothing found (get), 2 usage error, 3 runtime error,
-4 import rejected rows, 5 database locked by another writer.";
+4 import rejected rows, 5 database locked by another writer, 6 damaged data (checksum).";
 
 #[derive(Parser, Debug)]
 #[command(name = "xs", version = env!("XS_VERSION"), about = ABOUT, after_help = EXAMPLES, propagate_version = true)]
@@ -47,6 +47,7 @@ pub enum Command {
     Import(Box<cmd::import::Args>),
     Stat(cmd::stat::Args),
     Defrag(cmd::defrag::Args),
+    Check(cmd::check::Args),
     #[command(hide = true)]
     Generate(cmd::generate::Args),
 }

@@ -242,6 +242,7 @@ pub fn defrag(
                         free_bytes,
                     }
                 } else {
+                    refuse_damage(db, key, &source.path)?;
                     rewrite(db, &source, &before, on_event)?
                 }
             }
@@ -257,6 +258,32 @@ pub fn defrag(
         outcomes.push(outcome);
     }
     Ok(outcomes)
+}
+
+/// Verifies partition `key` before it is rewritten: a rewrite keeps only what reads, so a
+/// damaged unit would turn into rows lost for good. Refuses (nothing is rewritten) unless
+/// every unit passes its check.
+fn refuse_damage(db: &Database, key: PartitionKey, path: &Path) -> Result<()> {
+    let checked = crate::check::check_partition(db, key)?;
+    if checked.is_clean() {
+        return Ok(());
+    }
+    let units: u64 = checked.findings.iter().map(|f| f.units).sum();
+    let first = checked
+        .findings
+        .first()
+        .map(|f| f.damage.to_string())
+        .or_else(|| checked.problems.first().cloned())
+        .unwrap_or_default();
+    Err(Error::DefragDamaged {
+        path: path.to_path_buf(),
+        reason: format!(
+            "it holds damaged data ({units} unit(s) fail their checksum, {} other problem(s)); \
+             first: {first}. A rewrite would drop rows it cannot account for, so nothing was \
+             rewritten; `xs check` lists every damaged place",
+            checked.problems.len()
+        ),
+    })
 }
 
 /// `defrag` for the bucket layout: a partition with garbage or out-of-order buckets (or every
@@ -324,6 +351,7 @@ fn defrag_buckets(
                     ),
                 });
             } else {
+                refuse_damage(db, key, &part.dir_path)?;
                 part.compact(db.dir(), db.config())?;
                 db.forget_partition(key);
                 on_event(Event::Step {

@@ -36,9 +36,92 @@ pub enum Error {
     /// `defrag` refused or failed to rewrite the partition at `path`; `reason` says why and
     /// what to do.
     Defrag { path: PathBuf, reason: String },
+    /// `defrag` refused to rewrite the partition at `path` because it holds damaged units.
+    DefragDamaged { path: PathBuf, reason: String },
+    /// A stored unit failed its check: it is never served as data.
+    Checksum(Box<Damage>),
+}
+
+/// A stored unit (grid slot, bucket record or directory entry, directory block) that failed
+/// its check, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage {
+    pub path: PathBuf,
+    /// Byte offset of the unit in `path`, and its length.
+    pub offset: u64,
+    pub len_bytes: u64,
+    /// What the unit is ("slot", "record", "directory entry", "directory block").
+    pub unit: &'static str,
+    /// The times the unit holds: `[from_ns, to_ns)`.
+    pub from_ns: i64,
+    pub to_ns: i64,
+    /// The command of the unfinished import (`.import-unfinished`) when there is one: the
+    /// damage is then most likely that import's torn write, which its re-run rewrites.
+    pub rerun: Option<String>,
+}
+
+impl Damage {
+    /// The times as a person reads them.
+    pub fn times(&self) -> String {
+        use crate::io::timefmt::format_iso_exact;
+        format!(
+            "{} to {}",
+            format_iso_exact(self.from_ns),
+            format_iso_exact(self.to_ns)
+        )
+    }
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: the {} at byte offset {} ({} bytes), holding times {}, fails its checksum",
+            self.path.display(),
+            self.unit,
+            self.offset,
+            self.len_bytes,
+            self.times()
+        )?;
+        match &self.rerun {
+            Some(rerun) => write!(
+                f,
+                "; an import is under way or did not finish (.import-unfinished), so this is most \
+                 likely its torn write: its rows are not served; once no import runs, run it again \
+                 to rewrite them: {rerun}"
+            ),
+            None => write!(
+                f,
+                "; its rows are damaged and are not served: restore the partition from a backup, or \
+                 re-import that time range (`xs check` lists every damaged place)"
+            ),
+        }
+    }
 }
 
 impl Error {
+    /// A unit of `path` (a file in a database directory) that failed its check; notes the
+    /// database's unfinished import, if any.
+    pub fn damage(
+        path: &std::path::Path,
+        offset: u64,
+        len_bytes: u64,
+        unit: &'static str,
+        from_ns: i64,
+        to_ns: i64,
+    ) -> Error {
+        let rerun = path.parent().and_then(crate::db::marker::unfinished_import);
+        Error::Checksum(Box::new(Damage {
+            path: path.to_path_buf(),
+            offset,
+            len_bytes,
+            unit,
+            from_ns,
+            to_ns,
+            rerun,
+        }))
+    }
+
     pub fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
         Error::Io {
             op,
@@ -96,6 +179,8 @@ impl std::fmt::Display for Error {
                 crate::io::timefmt::format_iso_exact(*t_ns)
             ),
             Error::Defrag { path, reason } => write!(f, "cannot defrag {}: {reason}", path.display()),
+            Error::Checksum(damage) => damage.fmt(f),
+            Error::DefragDamaged { path, reason } => write!(f, "cannot defrag {}: {reason}", path.display()),
         }
     }
 }

@@ -16,6 +16,9 @@ pub const ERROR: i32 = 3;
 pub const REJECTED: i32 = 4;
 /// Another process holds the database's writer lock; retry later or pass `--wait`.
 pub const LOCKED: i32 = 5;
+/// Stored data failed its checksum (damage, or the torn write of an unfinished import): the
+/// damaged rows were not served. `xs check` reports it too.
+pub const DAMAGED: i32 = 6;
 
 /// Why a command stops without success: an exit code and, unless quiet, a message.
 #[derive(Debug)]
@@ -60,6 +63,7 @@ impl From<Error> for Failure {
             Error::Io { .. } | Error::BadConfig { .. } | Error::ForeignPartition { .. } => ERROR,
             Error::Defrag { .. } | Error::Symlink { .. } | Error::MissingFile { .. } => ERROR,
             Error::Damaged { .. } => ERROR,
+            Error::Checksum(_) | Error::DefragDamaged { .. } => DAMAGED,
         };
         Failure::new(code, e.to_string())
     }

@@ -2,6 +2,7 @@
 //! which a row's byte offset is computed from its timestamp, so every read and write is O(1)
 //! with no index. This crate is the engine; the `xs` binary is a thin CLI over it.
 
+pub mod check;
 pub mod db;
 pub mod defrag;
 pub mod error;

@@ -245,7 +245,7 @@ fn zero_blocks_become_holes_and_unnamed_partitions_are_untouched() {
     // Allocate 64 KiB of zeros right after the row's block: no rows change, the data
     // segment grows, and so does the physical size.
     let path = dir.join("2021.xs");
-    let row_offset = 4096 + 2000 * ROW_LEN as u64;
+    let row_offset = 4096 + 2000 * SLOT_LEN as u64;
     let zeros_at = (row_offset / 4096 + 1) * 4096;
     let file = OpenOptions::new().write(true).open(&path).unwrap();
     file.write_all_at(&[0u8; 65536], zeros_at).unwrap();

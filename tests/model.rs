@@ -159,13 +159,17 @@ impl Keys {
 
     /// Merges `row` into `rows` by unique key: it replaces the row of its series with its key,
     /// or joins them; that series' rows in key order.
-    fn merge_unique(&self, rows: &mut Vec<Vec<u8>>, row: Vec<u8>) {
+    /// Returns whether it replaced a row.
+    fn merge_unique(&self, rows: &mut Vec<Vec<u8>>, row: Vec<u8>) -> bool {
+        let before = rows.len();
         rows.retain(|r| !(self.same_series(r, &row) && self.key_of(r) == self.key_of(&row)));
+        let replaced = rows.len() < before;
         rows.push(row);
         rows.sort_by(|a, b| {
             compare_values(&self.series_of(a), &self.series_of(b))
                 .then_with(|| compare_values(&self.key_of(a), &self.key_of(b)))
         });
+        replaced
     }
 }
 
@@ -590,6 +594,11 @@ impl Case {
         let (mut stored, mut rejected) = (0u64, 0u64);
         let mut next = self.model.clone();
         let keys = self.keys();
+        // Stored rows this import replaces and removes: per (time, series), the rows there
+        // before its first touch against the rows it leaves; with a unique key, each row that
+        // takes the place of one with its key.
+        let mut displaced = 0u64;
+        let mut first_touch: BTreeMap<(i64, Option<String>), (usize, usize)> = BTreeMap::new();
         for (t, values) in &all_rows {
             let mut t = *t;
             if !self.is_storable(t) {
@@ -606,18 +615,24 @@ impl Case {
             let row = self.encode(values);
             let rows = next.rows.entry(t).or_default();
             if keys.unique.is_some() {
-                keys.merge_unique(rows, row);
+                displaced += u64::from(keys.merge_unique(rows, row));
                 stored += 1;
                 self.anchors.push(t);
                 continue;
             }
             // A timestamp's first touch in this import clears its rows (of the row's series).
-            if touched.insert((t, keys.series_of(&row).first().map(|v| format!("{v:?}")))) {
+            let series = keys.series_of(&row).first().map(|v| format!("{v:?}"));
+            if touched.insert((t, series.clone())) {
+                let before = keys.count_series(rows, &row);
+                first_touch.insert((t, series.clone()), (before, 0));
                 rows.retain(|r| !keys.same_series(r, &row));
             }
             if keys.count_series(rows, &row) >= depth {
                 rejected += 1;
                 continue;
+            }
+            if let Some(e) = first_touch.get_mut(&(t, series)) {
+                e.1 += 1;
             }
             rows.push(row);
             keys.order(rows);
@@ -637,6 +652,17 @@ impl Case {
         let summary =
             run_import(&db, &inputs, &setting).unwrap_or_else(|e| self.fail(&format!("import failed: {e}")));
         drop(db);
+        let (mut replaced, mut removed) = (displaced, 0u64);
+        for &(before, after) in first_touch.values() {
+            replaced += before.min(after) as u64;
+            removed += before.saturating_sub(after) as u64;
+        }
+        if summary.rows_replaced != replaced || summary.rows_removed != removed {
+            self.fail(&format!(
+                "import replaced {} and removed {} stored rows, want {replaced} and {removed}",
+                summary.rows_replaced, summary.rows_removed
+            ));
+        }
         if summary.rows_read != all_rows.len() as u64
             || summary.rows_stored != stored
             || summary.rows_rejected != rejected

@@ -14,8 +14,9 @@ fn one_put_allocates_a_few_blocks_of_a_full_year_file() {
     let db = TestDb::create("1ms", "price:f64,qty:f64", &[]);
     db.ok(&["put", "2024-07-01T12:00:00.123Z", "1.5", "2"]);
     let file = db.file("2024.xs");
-    let row_len = 1 + 8 + 8;
-    assert_eq!(logical_bytes(&file), 4096 + YEAR_2024_MS * row_len);
+    // Each slot: the row, then its 4-byte check (partition version 3).
+    let slot_len = 1 + 8 + 8 + 4;
+    assert_eq!(logical_bytes(&file), 4096 + YEAR_2024_MS * slot_len);
     let allocated = allocated_bytes(&file);
     assert!(
         allocated <= 8 * 4096,

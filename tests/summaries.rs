@@ -238,24 +238,24 @@ fn whole_buckets_are_answered_from_verified_summaries() {
         out.lines().nth(1).unwrap().split(',').nth(1).unwrap().to_string()
     };
     assert_eq!(max(""), "5");
-    // Change the row in the data file behind the directory's back: the record is the offset
-    // width (1), the offset (0), then the row (flags byte, then v).
-    patch(&db.file("2024-01-01.xs.data"), 4096 + 3, &99i64.to_le_bytes());
+    // Change the row in the data file behind the directory's back, and give the record a
+    // matching check (version 3): the record is the offset width (1), the offset (0), the row
+    // (flags byte, then v), then its CRC-32 over the bucket index (5) and those 11 bytes.
+    let data = db.file("2024-01-01.xs.data");
+    patch(&data, 4096 + 3, &99i64.to_le_bytes());
+    let body = fs::read(&data).unwrap()[4096..4096 + 11].to_vec();
+    patch(
+        &data,
+        4096 + 11,
+        &xs::db::partition::unit_check(5, &body).to_le_bytes(),
+    );
     assert_eq!(max(",first(v)"), "99", "the row path reads the record");
     assert_eq!(
         max(""),
         "5",
         "max alone is answered from the summary, not the record"
     );
-    // Now damage the summary's max without fixing its check: it must not be believed.
-    let entry = 4096 + 5 * 48;
-    patch(&db.file("2024-01-01.xs"), entry + 40, &1000i64.to_le_bytes());
-    assert_eq!(
-        max(""),
-        "99",
-        "a summary that fails its check falls back to the record"
-    );
-    // A partial bucket (the window ends inside it) reads the record as well.
+    // A partial bucket (the window ends inside it) reads the record.
     let out = db.ok(&[
         "range",
         "2024-01-01",
@@ -264,6 +264,22 @@ fn whole_buckets_are_answered_from_verified_summaries() {
         "max(v)",
     ]);
     assert!(out.ends_with(",99\n"), "{out}");
+    // Now damage the summary's max without fixing the entry's check: it is not believed, and
+    // the entry is refused as damaged (exit 6), naming the file, offset and times.
+    let entry = 4096 + 5 * 48;
+    patch(&db.file("2024-01-01.xs"), entry + 40, &1000i64.to_le_bytes());
+    let out = db
+        .xs(&["range", "2024-01-01", "2024-01-02", "--agg", "max(v)"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{stderr}");
+    assert!(
+        stderr.contains(&format!("directory entry at byte offset {entry}"))
+            && stderr.contains("2024-01-01T00:00:05Z to 2024-01-01T00:00:06Z"),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("1000"));
 }
 
 /// The partition header version (u32 at 8) and the directory's size.
@@ -327,20 +343,22 @@ fn a_version_1_partition_reads_takes_writes_and_defrag_upgrades_it() {
     );
     assert!(!before.contains("00:02:30.500Z"), "{before}");
 
-    // Defrag rewrites every version-1 partition as version 2: 32 + 16 × 4 numeric columns.
+    // Defrag rewrites every version-1 partition as version 3 (summaries and checksums):
+    // 32 + 16 × 4 numeric columns.
     let dry = db.ok(&["defrag", "--dry-run"]);
     assert!(
-        dry.contains("partition version 1 (a rewrite adds summaries: version 2)"),
+        dry.contains("partition version 1 (a rewrite adds summaries and checksums: version 3)"),
         "{dry}"
     );
     let said = db.ok(&["defrag"]);
     assert_eq!(
-        said.matches("summaries added (partition version 1 → 2)").count(),
+        said.matches("summaries and checksums added (partition version 1 → 3)")
+            .count(),
         2,
         "{said}"
     );
     for name in ["2024-01-01.xs", "2024-01-02.xs"] {
-        assert_eq!(version_and_len(&db.file(name)), (2, 4096 + 1440 * 96), "{name}");
+        assert_eq!(version_and_len(&db.file(name)), (3, 4096 + 1440 * 96), "{name}");
     }
     assert_eq!(all(&db), before, "defrag keeps every row");
     check("after the upgrade");

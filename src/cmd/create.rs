@@ -184,7 +184,13 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
         None => None,
     };
     config.period = match layout {
-        Layout::Grid => choose_period(granularity, slab_len, wanted)
+        // Without a wish, the longest period whose partitions fit with their slot checks
+        // (version 3); else one that fits without them (its partitions stay version 1).
+        Layout::Grid => wanted
+            .is_none()
+            .then(|| choose_period(granularity, slab_len + xs::db::partition::SLOT_CHECK_LEN, None))
+            .flatten()
+            .or_else(|| choose_period(granularity, slab_len, wanted))
             .ok_or_else(|| Failure::usage(too_large(&config, wanted.unwrap_or(Period::Day))))?,
         Layout::Bucket => {
             // The directory holds one entry per bucket (32 + 16 per summarized column); the

@@ -183,6 +183,15 @@ fn describe(name: &str, before: &Footprint, action: &Action) -> String {
     }
 }
 
+/// What a rewrite to the newest version adds to a bucket partition of version `from`.
+fn upgrade(from: u32) -> &'static str {
+    if from == 1 {
+        "summaries and checksums"
+    } else {
+        "checksums"
+    }
+}
+
 /// What a bucket partition's rewrite removed or would remove (garbage, buckets out of time
 /// order) and adds (summaries), appended to `describe`'s line.
 fn describe_buckets(state: &BucketState, action: &Action) -> String {
@@ -196,9 +205,12 @@ fn describe_buckets(state: &BucketState, action: &Action) -> String {
     };
     if from != to {
         line += &if done {
-            format!(", summaries added (partition version {from} → {to})")
+            format!(", {} added (partition version {from} → {to})", upgrade(from))
         } else {
-            format!(", partition version {from} (a rewrite adds summaries: version {to})")
+            format!(
+                ", partition version {from} (a rewrite adds {}: version {to})",
+                upgrade(from)
+            )
         };
     }
     line

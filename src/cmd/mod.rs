@@ -1,5 +1,6 @@
 //! One module per subcommand. Each turns its arguments into engine calls and owns stdout.
 
+pub mod check;
 pub mod create;
 pub mod defrag;
 pub mod delete;
@@ -92,6 +93,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Import(args) => import::run(&ctx, *args),
         Command::Stat(args) => stat::run(&ctx, args),
         Command::Defrag(args) => defrag::run(&ctx, args),
+        Command::Check(args) => check::run(&ctx, args),
         Command::Generate(args) => generate::run(args),
     }
 }

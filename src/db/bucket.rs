@@ -14,8 +14,8 @@ use std::sync::Mutex;
 use super::config::{sync_dir, Config};
 use super::files::{self, Mode};
 use super::partition::{
-    create_file_atomically, data_segments, next_data, punch_hole, read_full_at, Header, HEADER_ENCODED_LEN,
-    HEADER_FIELDS_LEN, HEADER_LEN, PARTITION_VERSION,
+    create_file_atomically, data_segments, next_data, punch_hole, read_full_at, unit_check, Header,
+    CHECKSUM_VERSION, HEADER_ENCODED_LEN, HEADER_FIELDS_LEN, HEADER_LEN, PARTITION_VERSION,
 };
 use super::summary::{self, SummaryLayout, LOCATOR_LEN};
 use super::time::PartitionKey;
@@ -25,19 +25,25 @@ use crate::error::{Error, Result};
 /// version `create` and `defrag` write. Version 1 (16-byte entries) still reads and takes writes.
 pub const SUMMARY_VERSION: u32 = 2;
 
-/// The version of the partitions `create` and `defrag` write: `SUMMARY_VERSION`, unless its
-/// larger entries would pass the partition size limit (a database created with 16-byte
-/// entries near that limit), where version 1 keeps it working.
+/// Bytes of the check that ends each record of a version-3 partition.
+pub const RECORD_CHECK_LEN: usize = 4;
+/// Where a version-3 directory entry keeps its check (u32, in bytes 24..28, reserved in
+/// version 2).
+const ENTRY_CHECK_AT: usize = 24;
+
+/// The version of the partitions `create` and `defrag` write: `CHECKSUM_VERSION` (summaries
+/// and checks), unless its larger entries would pass the partition size limit (a database
+/// created with 16-byte entries near that limit), where version 1 keeps it working.
 pub fn newest_version(config: &Config, key: PartitionKey) -> u32 {
     let entry_len = entry_len_of(&SummaryLayout::new(&config.schema), SUMMARY_VERSION);
     if dir_len_of(config, key, entry_len).is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES) {
-        SUMMARY_VERSION
+        CHECKSUM_VERSION
     } else {
         PARTITION_VERSION
     }
 }
 
-/// The header of a bucket partition of `version` (1 or `SUMMARY_VERSION`).
+/// The header of a bucket partition of `version` (1, `SUMMARY_VERSION` or `CHECKSUM_VERSION`).
 pub fn header_of(config: &Config, key: PartitionKey, version: u32) -> Header {
     let mut header = Header::for_partition(config, key);
     if version != PARTITION_VERSION {
@@ -238,8 +244,17 @@ pub struct BucketPartition {
     /// Granularity units per bucket.
     pub units_per_bucket: u64,
     pub row_len: usize,
-    /// Partition header version: 1 (16-byte entries) or `SUMMARY_VERSION`.
+    /// Partition header version: 1 (16-byte entries), `SUMMARY_VERSION`, or `CHECKSUM_VERSION`
+    /// (summaries, and checks on entries and records).
     pub version: u32,
+    /// Whether a writer opened it: a writer salvages an entry that fails its check when the
+    /// record it locates passes its own (see `salvage`), and rewrites that bucket.
+    writable: bool,
+    /// Whether the directory file is sparse (the file system reports holes): only then is an
+    /// allocated all-zero directory block known to be damage (xs punches blocks it empties).
+    sparse_dir: bool,
+    /// Buckets whose entry failed its check and was salvaged: rewritten by the next write.
+    salvaged: Mutex<std::collections::BTreeSet<u64>>,
     /// Bytes of one directory entry: 16, or the summary layout's length.
     pub entry_len: u64,
     /// Which columns the entries summarize (used only when `version` has summaries).
@@ -283,8 +298,16 @@ impl BucketPartition {
             version,
             entry_len,
             summaries,
+            writable: false,
+            sparse_dir: false,
+            salvaged: Mutex::new(std::collections::BTreeSet::new()),
             data_end: Mutex::new(data_end),
         }
+    }
+
+    /// Whether entries and records carry checks (version 3).
+    pub fn has_checks(&self) -> bool {
+        self.version == CHECKSUM_VERSION
     }
 
     /// Logical size of the directory file.
@@ -308,14 +331,11 @@ impl BucketPartition {
             let file = files::open(path, mode, "open")?;
             let mut block = [0u8; HEADER_ENCODED_LEN];
             read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", path, e))?;
-            let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
-                path: path.to_path_buf(),
-                reason,
-            })?;
-            let version = if found.format_version == PARTITION_VERSION {
-                PARTITION_VERSION
-            } else {
-                SUMMARY_VERSION
+            let found =
+                Header::decode(&block).map_err(|reason| super::partition::header_error(path, key, reason))?;
+            let version = match found.format_version {
+                PARTITION_VERSION | CHECKSUM_VERSION => found.format_version,
+                _ => SUMMARY_VERSION,
             };
             if let Some(reason) = found.mismatch(&header_of(config, key, version)) {
                 return Err(Error::ForeignPartition {
@@ -389,8 +409,17 @@ impl BucketPartition {
             });
         }
         let data_len = len(&data_file, &data_path)?;
-        let part = BucketPartition::new(key, dir, config, dir_file, data_file, data_len, version);
-        let dir_len = len(&part.dir_file, &dir_path)?;
+        let mut part = BucketPartition::new(key, dir, config, dir_file, data_file, data_len, version);
+        part.writable = writable;
+        let dir_meta = part
+            .dir_file
+            .metadata()
+            .map_err(|e| Error::io("stat", &dir_path, e))?;
+        part.sparse_dir = {
+            use std::os::unix::fs::MetadataExt;
+            dir_meta.blocks().saturating_mul(512) < dir_meta.len()
+        };
+        let dir_len = dir_meta.len();
         if dir_len != part.dir_logical_len() {
             return Err(Error::ForeignPartition {
                 path: dir_path,
@@ -456,7 +485,16 @@ impl BucketPartition {
         let make = |name: &str, len: u64| create_file_atomically(dir, name, &header, len);
         let data_file = make(&data_file_name(key), HEADER_LEN)?;
         let dir_file = make(&key.file_name(), dir_len)?;
-        let part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN, version);
+        let mut part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN, version);
+        part.writable = true;
+        part.sparse_dir = {
+            use std::os::unix::fs::MetadataExt;
+            let meta = part
+                .dir_file
+                .metadata()
+                .map_err(|e| Error::io("stat", &part.dir_path, e))?;
+            meta.blocks().saturating_mul(512) < meta.len()
+        };
         part.write_committed(HEADER_LEN)?;
         sync_dir(dir)?;
         Ok(part)
@@ -505,11 +543,207 @@ impl BucketPartition {
         self.key.start_ns() + b as i64 * self.bucket_ns
     }
 
-    /// The locator of bucket `b`'s entry.
+    /// The locator of bucket `b`'s entry (in version 3, once its check holds).
     pub fn entry(&self, b: u64) -> Result<Entry> {
-        let mut e = [0u8; LOCATOR_LEN];
-        self.read_dir(&mut e, self.entry_offset(b))?;
-        Ok(Entry::decode(&e))
+        if !self.has_checks() {
+            let mut e = [0u8; LOCATOR_LEN];
+            self.read_dir(&mut e, self.entry_offset(b))?;
+            return Ok(Entry::decode(&e));
+        }
+        // Entries are at most 32 + 16 × 30 bytes.
+        let mut raw = [0u8; 512];
+        let raw = &mut raw[..self.entry_len as usize];
+        self.read_dir(raw, self.entry_offset(b))?;
+        if !self.entry_is_sound(b, raw) {
+            return self.salvage(b, raw);
+        }
+        let entry = Entry::decode(raw);
+        if entry.is_empty() && self.sparse_dir {
+            // An empty entry in an allocated block: the block must not be all zero (a zeroed
+            // block, whose buckets' rows would otherwise vanish). One `lseek` per block.
+            let at = self.entry_offset(b);
+            let mut block = at / BLOCK_LEN * BLOCK_LEN;
+            while block < at + self.entry_len {
+                let allocated = next_data(&self.dir_file, block)
+                    .map_err(|e| Error::io("seek in", &self.dir_path, e))?
+                    .is_some_and(|data| data < block + BLOCK_LEN);
+                if allocated {
+                    let mut whole = vec![0u8; BLOCK_LEN as usize];
+                    self.read_dir(&mut whole, block)?;
+                    self.check_blocks(&whole, block, block, block + BLOCK_LEN)?;
+                }
+                block += BLOCK_LEN;
+            }
+        }
+        Ok(entry)
+    }
+
+    /// The check of bucket `b`'s version-3 entry `raw`: CRC-32 of the bucket index, then every
+    /// byte of the entry but the check's own four.
+    fn entry_check(b: u64, raw: &[u8]) -> u32 {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&b.to_le_bytes());
+        h.update(&raw[..ENTRY_CHECK_AT]);
+        h.update(&raw[ENTRY_CHECK_AT + 4..]);
+        h.finalize()
+    }
+
+    /// Whether a version-3 entry may be used: all zero (an empty bucket, as a hole reads), or
+    /// its check holds.
+    fn entry_is_sound(&self, b: u64, raw: &[u8]) -> bool {
+        let at = ENTRY_CHECK_AT;
+        let stored = u32::from_le_bytes([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]]);
+        if stored == 0 && raw.iter().all(|&x| x == 0) {
+            return true;
+        }
+        BucketPartition::entry_check(b, raw) == stored
+    }
+
+    /// Bucket `b`'s times, `[start, end)`.
+    fn bucket_times(&self, b: u64) -> (i64, i64) {
+        let start = self.bucket_start_ns(b);
+        (start, start.saturating_add(self.bucket_ns))
+    }
+
+    /// An entry that failed its check. A reader gets the damage as an error. A writer (whose
+    /// write, such as the re-run of an import torn by a kill, rewrites the bucket) keeps the
+    /// locator when the record it points to passes its own check, which includes the bucket
+    /// index, so the record is this bucket's (the old or the new version, both of which the
+    /// re-run turns into the same rows); it marks the bucket for rewriting.
+    fn salvage(&self, b: u64, raw: &[u8]) -> Result<Entry> {
+        let (from_ns, to_ns) = self.bucket_times(b);
+        let damage = || {
+            Error::damage(
+                &self.dir_path,
+                self.entry_offset(b),
+                self.entry_len,
+                "directory entry",
+                from_ns,
+                to_ns,
+            )
+        };
+        let e = Entry::decode(raw);
+        if !self.writable || e.is_empty() || self.check_entry(b, e).is_err() {
+            return Err(damage());
+        }
+        let mut record = vec![0u8; e.len as usize];
+        self.read_data(&mut record, e.offset)?;
+        if !self.record_is_sound(b, &record) {
+            return Err(damage());
+        }
+        self.salvaged
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(b);
+        Ok(e)
+    }
+
+    /// Whether bucket `b`'s entry was salvaged and must be rewritten even if its rows stay.
+    pub fn needs_rewrite(&self, b: u64) -> bool {
+        self.salvaged
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .contains(&b)
+    }
+
+    /// Whether the version-3 record `bytes` of bucket `b` passes its check (its last four
+    /// bytes: CRC-32 of the bucket index and the bytes before).
+    fn record_is_sound(&self, b: u64, bytes: &[u8]) -> bool {
+        let Some(body_len) = bytes.len().checked_sub(RECORD_CHECK_LEN) else {
+            return false;
+        };
+        let (body, check) = bytes.split_at(body_len);
+        unit_check(b, body) == u32::from_le_bytes([check[0], check[1], check[2], check[3]])
+    }
+
+    /// Checks a version-3 record (`bytes` = `entry.len` bytes) and returns it without its check.
+    fn checked_record<'b>(&self, b: u64, entry: Entry, bytes: &'b [u8]) -> Result<&'b [u8]> {
+        if !self.has_checks() {
+            return Ok(bytes);
+        }
+        if !self.record_is_sound(b, bytes) {
+            let (from_ns, to_ns) = self.bucket_times(b);
+            return Err(Error::damage(
+                &self.data_path,
+                entry.offset,
+                u64::from(entry.len),
+                "record",
+                from_ns,
+                to_ns,
+            ));
+        }
+        Ok(&bytes[..bytes.len() - RECORD_CHECK_LEN])
+    }
+
+    /// Appends bucket `b`'s record of `units` and `rows` as this partition stores it: with its
+    /// check in version 3.
+    pub fn encode_record(&self, b: u64, units: &[u64], rows: &[u8], out: &mut Vec<u8>) {
+        let at = out.len();
+        encode_record(units, rows, out);
+        if self.has_checks() {
+            let check = unit_check(b, &out[at..]);
+            out.extend_from_slice(&check.to_le_bytes());
+        }
+    }
+
+    /// Refuses a directory block inside `[seg_from, seg_to)` (allocated: a data segment) that
+    /// reads all zero. xs punches every block it empties, so in a sparse version-3 directory
+    /// such a block is damage (a zeroed block), not empty buckets. `buf` holds the directory
+    /// bytes from `buf_at`; a block cut by its edge is read whole when its part here is zero.
+    fn check_blocks(&self, buf: &[u8], buf_at: u64, seg_from: u64, seg_to: u64) -> Result<()> {
+        let mut first = None;
+        self.zeroed_blocks(buf, buf_at, seg_from, seg_to, &mut |e| {
+            first.get_or_insert(e);
+        })?;
+        first.map_or(Ok(()), Err)
+    }
+
+    /// Hands each zeroed block `check_blocks` refuses to `found`, as its damage.
+    fn zeroed_blocks(
+        &self,
+        buf: &[u8],
+        buf_at: u64,
+        seg_from: u64,
+        seg_to: u64,
+        found: &mut dyn FnMut(Error),
+    ) -> Result<()> {
+        if !self.sparse_dir {
+            return Ok(());
+        }
+        let lo = buf_at.max(seg_from);
+        let hi = (buf_at + buf.len() as u64).min(seg_to);
+        let mut block = lo / BLOCK_LEN * BLOCK_LEN;
+        let mut whole = Vec::new();
+        while block < hi {
+            let (a, z) = (block.max(lo), (block + BLOCK_LEN).min(hi));
+            let part = &buf[(a - buf_at) as usize..(z - buf_at) as usize];
+            let zero = part.iter().all(|&x| x == 0)
+                && (z - a == BLOCK_LEN || {
+                    whole.resize(BLOCK_LEN as usize, 0);
+                    self.read_dir(&mut whole, block)?;
+                    whole.iter().all(|&x| x == 0)
+                });
+            if zero && block >= HEADER_LEN {
+                let first = (block - HEADER_LEN) / self.entry_len;
+                let end = (block + BLOCK_LEN - HEADER_LEN)
+                    .div_ceil(self.entry_len)
+                    .min(self.buckets);
+                let from_ns = self.bucket_start_ns(first);
+                let to_ns = self
+                    .bucket_start_ns(end.max(first + 1) - 1)
+                    .saturating_add(self.bucket_ns);
+                found(Error::damage(
+                    &self.dir_path,
+                    block,
+                    BLOCK_LEN,
+                    "directory block (allocated, but all zero: its entries were erased)",
+                    from_ns,
+                    to_ns,
+                ));
+            }
+            block += BLOCK_LEN;
+        }
+        Ok(())
     }
 
     /// The first bucket at or after `b` whose entry has allocated bytes, or `None` when only
@@ -543,13 +777,37 @@ impl BucketPartition {
         from: u64,
         to: u64,
         summaries: bool,
+        visit: impl FnMut(u64, Entry, Option<&[u8]>) -> Result<bool>,
+    ) -> Result<()> {
+        self.walk_entries(from, to, summaries, false, visit)
+    }
+
+    /// Like `for_each_entry`, but damaged entries (and zeroed directory blocks) that cannot be
+    /// salvaged are passed over instead of failing the walk: `delete` clears whole buckets
+    /// without reading them, so deleting a damaged stretch (then importing it again) repairs it.
+    pub fn for_each_entry_past_damage(
+        &self,
+        from: u64,
+        to: u64,
+        mut visit: impl FnMut(u64, Entry) -> Result<bool>,
+    ) -> Result<()> {
+        self.walk_entries(from, to, false, true, |b, e, _| visit(b, e))
+    }
+
+    fn walk_entries(
+        &self,
+        from: u64,
+        to: u64,
+        summaries: bool,
+        past_damage: bool,
         mut visit: impl FnMut(u64, Entry, Option<&[u8]>) -> Result<bool>,
     ) -> Result<()> {
         let (byte_from, byte_to) = (self.entry_offset(from), self.entry_offset(to.min(self.buckets)));
         let segments = data_segments(&self.dir_file, byte_from, byte_to)
             .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
         let entry_len = self.entry_len;
-        let verify = summaries && self.has_summaries();
+        let checks = self.has_checks();
+        let verify = summaries && self.has_summaries() && !checks;
         let (mut buf, mut ok) = (Vec::new(), Vec::new());
         // Entries before this one were handed out already (see `Database::scan_chunks`).
         let mut next = from;
@@ -563,16 +821,40 @@ impl BucketPartition {
                 let n = (DIR_READ_BYTES / entry_len).min(end - b);
                 buf.resize((n * entry_len) as usize, 0);
                 self.read_dir(&mut buf, self.entry_offset(b))?;
+                if checks {
+                    let blocks = self.check_blocks(&buf, self.entry_offset(b), seg_from, seg_to);
+                    if !past_damage {
+                        blocks?;
+                    }
+                }
                 if verify {
                     summary::verify_entries(&buf, entry_len as usize, &mut ok);
                 }
                 for (i, raw) in buf.chunks_exact(entry_len as usize).enumerate() {
-                    let e = Entry::decode(raw);
+                    let bucket = b + i as u64;
+                    let (e, bounds) = if checks {
+                        // The entry's check covers its bounds: a sound entry's are usable.
+                        if raw[..LOCATOR_LEN].iter().all(|&x| x == 0) && self.entry_is_sound(bucket, raw) {
+                            continue;
+                        }
+                        if self.entry_is_sound(bucket, raw) {
+                            let e = Entry::decode(raw);
+                            (e, summaries.then(|| &raw[summary::BOUNDS_AT..]))
+                        } else {
+                            match self.salvage(bucket, raw) {
+                                Ok(e) => (e, None),
+                                Err(Error::Checksum(_)) if past_damage => continue,
+                                Err(e) => return Err(e),
+                            }
+                        }
+                    } else {
+                        let e = Entry::decode(raw);
+                        (e, (verify && ok[i]).then(|| &raw[summary::BOUNDS_AT..]))
+                    };
                     if e.is_empty() {
                         continue;
                     }
-                    let bounds = (verify && ok[i]).then(|| &raw[summary::BOUNDS_AT..]);
-                    if !visit(b + i as u64, e, bounds)? {
+                    if !visit(bucket, e, bounds)? {
                         return Ok(());
                     }
                 }
@@ -626,6 +908,7 @@ impl BucketPartition {
         units: &mut Vec<u64>,
     ) -> Result<&'b [u8]> {
         units.clear();
+        let bytes = self.checked_record(b, entry, bytes)?;
         let corrupt = |why: &str| {
             Error::Damaged {
             path: self.data_path.clone(),
@@ -685,16 +968,18 @@ impl BucketPartition {
         self.check_entry(b, entry)?;
         buf.resize(entry.len as usize, 0);
         self.read_data(buf, entry.offset)?;
+        let record = self.checked_record(b, entry, buf)?;
         let n = entry.rows as usize;
-        let w = usize::from(buf[0]);
+        let w = usize::from(record.first().copied().unwrap_or(0));
         let valid = matches!(w, 1 | 2 | 4 | 8)
-            && n.checked_mul(w + self.row_len).and_then(|x| x.checked_add(1)) == Some(buf.len());
+            && n.checked_mul(w + self.row_len).and_then(|x| x.checked_add(1)) == Some(record.len());
         if !valid {
             // Let the full decoder name the problem.
             let mut rows = Rows::default();
             self.decode_into(b, entry, buf, &mut rows)?;
             return Ok(0);
         }
+        let buf = record;
         let offset_at = |k: usize| -> u64 {
             let mut a = [0u8; 8];
             a[..w].copy_from_slice(&buf[1 + k * w..1 + (k + 1) * w]);
@@ -743,12 +1028,21 @@ impl BucketPartition {
     /// Writes the entries of consecutive buckets from `first`.
     pub fn write_entries(&self, first: u64, entries: &[NewEntry]) -> Result<()> {
         let mut buf = Vec::with_capacity(entries.len() * self.entry_len as usize);
-        for e in entries {
-            self.encode_entry(e, &mut buf)?;
+        for (i, e) in entries.iter().enumerate() {
+            self.encode_entry(first + i as u64, e, &mut buf)?;
         }
         self.dir_file
             .write_all_at(&buf, self.entry_offset(first))
-            .map_err(|e| Error::io("write", &self.dir_path, e))
+            .map_err(|e| Error::io("write", &self.dir_path, e))?;
+        let mut salvaged = self
+            .salvaged
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !salvaged.is_empty() {
+            let end = first + entries.len() as u64;
+            salvaged.retain(|&b| b < first || b >= end);
+        }
+        Ok(())
     }
 
     /// Empties the entries of buckets `[from, to)`: whole directory blocks are punched out,
@@ -799,7 +1093,8 @@ impl BucketPartition {
 
     /// Appends the bytes of `e` as this directory stores it: the locator alone (version 1), or
     /// the locator, its check and the bounds (version 2; all zero for an empty bucket).
-    fn encode_entry(&self, e: &NewEntry, out: &mut Vec<u8>) -> Result<()> {
+    fn encode_entry(&self, b: u64, e: &NewEntry, out: &mut Vec<u8>) -> Result<()> {
+        let at = out.len();
         if !self.has_summaries() {
             out.extend_from_slice(&e.entry.encode());
         } else if e.entry.is_empty() {
@@ -813,6 +1108,10 @@ impl BucketPartition {
             )));
         } else {
             summary::encode_entry(&e.entry.encode(), &e.bounds, out);
+            if self.has_checks() {
+                let check = BucketPartition::entry_check(b, &out[at..]);
+                out[at + ENTRY_CHECK_AT..at + ENTRY_CHECK_AT + 4].copy_from_slice(&check.to_le_bytes());
+            }
         }
         Ok(())
     }
@@ -820,7 +1119,7 @@ impl BucketPartition {
     /// Replaces bucket `b` with `rows` (empty: the entry is cleared): appends the record,
     /// fdatasyncs the data, then repoints the entry. A no-op when `rows` equals what is stored.
     pub fn rewrite_bucket(&self, b: u64, old: Entry, old_rows: &Rows, rows: &Rows) -> Result<()> {
-        if rows == old_rows && !old.is_empty() {
+        if rows == old_rows && !old.is_empty() && !self.needs_rewrite(b) {
             return Ok(());
         }
         if rows.is_empty() {
@@ -830,8 +1129,8 @@ impl BucketPartition {
                 self.clear_entries(b, b + 1)
             };
         }
-        let mut record = Vec::with_capacity(record_len(&rows.units, self.row_len));
-        encode_record(&rows.units, &rows.rows, &mut record);
+        let mut record = Vec::with_capacity(record_len(&rows.units, self.row_len) + RECORD_CHECK_LEN);
+        self.encode_record(b, &rows.units, &rows.rows, &mut record);
         let mut new = self.entry_for(&record, rows.len(), 0)?;
         new.entry.offset = self.append(&record)?;
         self.sync_data()?;
@@ -856,6 +1155,11 @@ impl BucketPartition {
         };
         let mut bounds = Vec::new();
         if self.has_summaries() {
+            // The rows end the record, before its check in version 3.
+            let record = match self.has_checks() {
+                true => &record[..record.len().saturating_sub(RECORD_CHECK_LEN)],
+                false => record,
+            };
             let rows_len = rows
                 .checked_mul(self.row_len)
                 .filter(|&n| n <= record.len())
@@ -944,6 +1248,81 @@ impl BucketPartition {
             i = j;
         }
         Ok(true)
+    }
+}
+
+/// What `BucketPartition::verify` walked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Verified {
+    /// Non-empty entries whose entry and record passed their checks, and their rows.
+    pub buckets: u64,
+    pub rows: u64,
+}
+
+impl BucketPartition {
+    /// Verifies every stored unit (`xs check`, `defrag` before it rewrites): each allocated
+    /// directory block, each non-empty entry and the record it points to. Hands every damaged
+    /// unit to `found` (an `Error::Checksum`, or `Error::Damaged` for a record that does not
+    /// decode) and goes on; errors only when a file cannot be read. Version 1 and 2 partitions
+    /// carry no checks: only what decodes is verified there.
+    pub fn verify(&self, found: &mut dyn FnMut(Error)) -> Result<Verified> {
+        let mut done = Verified::default();
+        let entry_len = self.entry_len;
+        let checks = self.has_checks();
+        let segments = data_segments(&self.dir_file, HEADER_LEN, self.dir_logical_len())
+            .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
+        let (mut buf, mut units) = (Vec::new(), Vec::new());
+        let mut next = 0u64;
+        for (seg_from, seg_to) in segments {
+            let mut b = ((seg_from - HEADER_LEN) / entry_len).max(next);
+            let end = (seg_to - HEADER_LEN).div_ceil(entry_len).min(self.buckets);
+            next = next.max(end);
+            while b < end {
+                let n = (DIR_READ_BYTES / entry_len).min(end - b);
+                buf.resize((n * entry_len) as usize, 0);
+                self.read_dir(&mut buf, self.entry_offset(b))?;
+                if checks {
+                    self.zeroed_blocks(&buf, self.entry_offset(b), seg_from, seg_to, found)?;
+                }
+                let mut sound = Vec::new();
+                for (i, raw) in buf.chunks_exact(entry_len as usize).enumerate() {
+                    let bucket = b + i as u64;
+                    if checks && !self.entry_is_sound(bucket, raw) {
+                        let (from_ns, to_ns) = self.bucket_times(bucket);
+                        found(Error::damage(
+                            &self.dir_path,
+                            self.entry_offset(bucket),
+                            entry_len,
+                            "directory entry",
+                            from_ns,
+                            to_ns,
+                        ));
+                        continue;
+                    }
+                    let e = Entry::decode(raw);
+                    if e.is_empty() {
+                        continue;
+                    }
+                    match self.check_entry(bucket, e) {
+                        Ok(()) => sound.push((bucket, e)),
+                        Err(err) => found(err),
+                    }
+                }
+                self.read_records(&sound, |bucket, e, bytes| {
+                    match self.decode_units(bucket, e, bytes, &mut units) {
+                        Ok(_) => {
+                            done.buckets += 1;
+                            done.rows += u64::from(e.rows);
+                        }
+                        Err(err @ (Error::Checksum(_) | Error::Damaged { .. })) => found(err),
+                        Err(err) => return Err(err),
+                    }
+                    Ok(true)
+                })?;
+                b += n;
+            }
+        }
+        Ok(done)
     }
 }
 
@@ -1076,11 +1455,17 @@ impl BucketPartition {
                 self.read_records(&entries, |bucket, e, bytes| {
                     // Checks the record before its rows are summarized.
                     self.decode_units(bucket, e, bytes, &mut units)?;
+                    let body = self.checked_record(bucket, e, bytes)?;
+                    let at = out.len();
+                    out.extend_from_slice(body);
+                    if copy.has_checks() {
+                        let check = unit_check(bucket, body);
+                        out.extend_from_slice(&check.to_le_bytes());
+                    }
                     placed.push((
                         bucket,
-                        copy.entry_for(bytes, e.rows as usize, end + out.len() as u64)?,
+                        copy.entry_for(&out[at..], e.rows as usize, end + at as u64)?,
                     ));
-                    out.extend_from_slice(bytes);
                     Ok(true)
                 })?;
                 copy.data_file
@@ -1132,15 +1517,17 @@ impl BucketPartition {
                 if mismatch.is_some() {
                     break;
                 }
-                if ob != nb || oe.rows != ne.rows || oe.len != ne.len {
+                if ob != nb || oe.rows != ne.rows {
                     mismatch = Some(format!("bucket {ob}"));
                     break;
                 }
+                // The records' contents, each checked and without its check (a version-3
+                // copy of an older partition adds one).
                 old_bytes.resize(oe.len as usize, 0);
                 self.read_data(&mut old_bytes, oe.offset)?;
                 let mut new_bytes = vec![0u8; ne.len as usize];
                 copy.read_data(&mut new_bytes, ne.offset)?;
-                if old_bytes != new_bytes {
+                if self.checked_record(*ob, *oe, &old_bytes)? != copy.checked_record(*nb, *ne, &new_bytes)? {
                     mismatch = Some(format!("the record of bucket {ob}"));
                 }
             }
@@ -1519,7 +1906,7 @@ mod tests {
             bucket_ns: 1_000_000_000,
             ..config
         };
-        assert_eq!(newest_version(&wide, key), SUMMARY_VERSION);
+        assert_eq!(newest_version(&wide, key), CHECKSUM_VERSION);
     }
 
     #[test]

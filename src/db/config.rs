@@ -379,8 +379,14 @@ impl Config {
 
     /// Logical size in bytes of the longest partition file of `period`, header included
     /// (for the bucket layout: its directory file; the data file holds only what was written).
-    /// Bucket layout: with the entries of the partitions created now (version 2, summaries).
+    /// Grid: with the slot checks of the partitions created now (version 3); bucket layout: with
+    /// the entries of the partitions created now (summaries).
     pub fn max_partition_bytes(&self, period: Period) -> Option<u64> {
+        if self.layout == Layout::Grid {
+            // Partitions created now carry a check after each slot (version 3).
+            let slot_len = self.slab_len().checked_add(super::partition::SLOT_CHECK_LEN)?;
+            return partition_bytes(self.granularity, slot_len, period);
+        }
         let entry_len = super::summary::SummaryLayout::new(&self.schema).entry_len() as u64;
         self.partition_bytes_with(period, entry_len)
     }

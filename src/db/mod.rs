@@ -225,7 +225,15 @@ impl Database {
 
     fn checked(dir: &Path, config: Config, lock: Option<WriteLock>) -> Result<Database> {
         let db = Database::new(dir, config, lock);
-        db.check_partition_files()?;
+        db.check_partition_files(true)?;
+        Ok(db)
+    }
+
+    /// Opens a database for `xs check`, read-only: like `open`, but a damaged or foreign
+    /// header of the first partition is left for the check to report with the others.
+    pub fn open_to_check(dir: &Path) -> Result<Database> {
+        let db = Database::new(dir, Config::load(dir)?, None);
+        db.check_partition_files(false)?;
         Ok(db)
     }
 
@@ -235,7 +243,7 @@ impl Database {
     /// partition missing one of its two files, or a first partition whose header does not
     /// match the config (a config edit changes every partition alike, so one is checked:
     /// one `pread`). A database with no partition files yet is fine.
-    fn check_partition_files(&self) -> Result<()> {
+    fn check_partition_files(&self, first_header: bool) -> Result<()> {
         let period = self.config.period;
         let entries = fs::read_dir(&self.dir).map_err(|e| Error::io("read directory", &self.dir, e))?;
         let (mut dirs, mut datas) = (Vec::new(), Vec::new());
@@ -321,7 +329,7 @@ impl Database {
                 }
             }
         }
-        if let Some(&first) = dirs.first() {
+        if let Some(&first) = dirs.first().filter(|_| first_header) {
             // Opened to check its header, then closed: not cached, so that listing thousands
             // of series does not hold a file of each open.
             match self.config.layout {
@@ -623,17 +631,15 @@ impl Database {
             return part.rewrite_bucket(b, entry, &old, &merged);
         }
         let partition = self.writable_partition(slot.key)?;
-        let offset = partition.slot_offset(slot.index);
         let row_len = row.len();
         let mut slab = vec![0u8; partition.slab_len as usize];
         if !unique.is_empty() {
             // With a unique key the row replaces the one with its key, whatever the mode.
-            partition.read_at(&mut slab, offset)?;
+            partition.read_slots(slot.index, 1, &mut slab)?;
             let old: Vec<&[u8]> = slab
                 .chunks_exact(row_len)
                 .take_while(|r| Schema::is_present(r))
                 .collect();
-            let before = old.len();
             let mut rows = Vec::new();
             unique::merge_rows(&self.config.schema, &unique, old, [row], &mut rows);
             if rows.len() > self.config.depth as usize {
@@ -642,16 +648,18 @@ impl Database {
                     depth: self.config.depth,
                 });
             }
-            let mut out = vec![0u8; before.max(rows.len()) * row_len];
+            let mut out = vec![0u8; partition.slab_len as usize];
             for (k, r) in rows.iter().enumerate() {
                 out[k * row_len..(k + 1) * row_len].copy_from_slice(r);
             }
-            return partition.write_at(&out, offset);
+            return partition.write_slot(slot.index, &out);
         }
         match mode {
             PutMode::Replace => slab[..row_len].copy_from_slice(row),
             PutMode::Append => {
-                partition.read_at(&mut slab, offset)?;
+                // The slot is checked before rows are added to it, and rewritten whole so its
+                // check covers the new row.
+                partition.read_slots(slot.index, 1, &mut slab)?;
                 let free = slab
                     .chunks_exact(row_len)
                     .position(|r| !Schema::is_present(r))
@@ -659,10 +667,14 @@ impl Database {
                         t_ns,
                         depth: self.config.depth,
                     })?;
-                return partition.write_at(row, offset + (free * row_len) as u64);
+                if !partition.has_checks() {
+                    let offset = partition.slot_offset(slot.index) + (free * row_len) as u64;
+                    return partition.write_at(row, offset);
+                }
+                slab[free * row_len..(free + 1) * row_len].copy_from_slice(row);
             }
         }
-        partition.write_at(&slab, offset)
+        partition.write_slot(slot.index, &slab)
     }
 
     /// Makes every write so far durable: fsyncs each open partition file and the directory.
@@ -734,8 +746,7 @@ impl Database {
         let Some(partition) = self.partition(slot.key, false)? else {
             return Ok(0);
         };
-        slab.resize(partition.slab_len as usize, 0);
-        partition.read_at(slab, partition.slot_offset(slot.index))?;
+        partition.read_slots(slot.index, 1, slab)?;
         Ok(slab
             .chunks_exact(self.schema().row_len())
             .take_while(|r| Schema::is_present(r))
@@ -993,15 +1004,15 @@ impl Database {
             // larger than a block, its rows split by unwritten blocks) touches two segments,
             // and must be read once, from the first.
             let mut next_slot = first;
+            let slot_len = partition.slot_len;
             for (seg_from, seg_to) in partition.data_segments(byte_from, byte_to)? {
                 // Widen the segment to whole slots: block edges need not fall on slot edges.
-                let mut slot = ((seg_from - partition::HEADER_LEN) / slab_len).max(next_slot);
-                let seg_end_slot = (seg_to - partition::HEADER_LEN).div_ceil(slab_len).min(end);
+                let mut slot = partition.slot_at_byte(seg_from).max(next_slot);
+                let seg_end_slot = (seg_to - partition::HEADER_LEN).div_ceil(slot_len).min(end);
                 next_slot = next_slot.max(seg_end_slot);
                 while slot < seg_end_slot {
                     let n = chunk_slots.min(seg_end_slot - slot);
-                    buf.resize((n * slab_len) as usize, 0);
-                    partition.read_at(&mut buf, partition.slot_offset(slot))?;
+                    partition.read_slots(slot, n, &mut buf)?;
                     if !visit(key, slot, &buf)? {
                         return Ok(());
                     }
@@ -1046,9 +1057,7 @@ impl Database {
                     let slot = lo.saturating_sub(key.start_ns()) as u64 / self.config.granularity.ns() as u64;
                     partition.seek_data(partition.slot_offset(slot))?.map(|at| {
                         // The slot holding that byte (it may start in the block before).
-                        let slot =
-                            (at.max(partition::HEADER_LEN) - partition::HEADER_LEN) / partition.slab_len;
-                        self.time_of(key, slot)
+                        self.time_of(key, partition.slot_at_byte(at))
                     })
                 }
             };
@@ -1105,13 +1114,12 @@ impl Database {
         Ok(deleted)
     }
 
-    /// Grid delete: the slots of the range are zeroed, whole blocks punched out.
+    /// Grid delete: the slots of the range are zeroed, whole blocks punched out. Damaged slots
+    /// are cleared too (their rows are not counted): deleting a damaged stretch, then importing
+    /// it again, is a way to repair it.
     fn delete_slots(&self, from_ns: i64, to_ns: i64) -> Result<u64> {
         let mut deleted = 0u64;
-        self.scan(from_ns, to_ns, |_, _| -> Result<bool> {
-            deleted += 1;
-            Ok(true)
-        })?;
+        let row_len = self.schema().row_len();
         let from_ns = from_ns.max(MIN_TIME_NS);
         let to_ns = to_ns.min(END_TIME_NS);
         for key in self.partition_keys()? {
@@ -1123,6 +1131,7 @@ impl Database {
             };
             let first = self.slot_at_or_after(key, from_ns.max(key.start_ns()));
             let end = self.slot_at_or_after(key, to_ns.min(key.end_ns()));
+            deleted += partition.verify_slots(first, end, row_len, &mut |_| {})?;
             clear_range(
                 &partition,
                 partition.slot_offset(first),
@@ -1154,7 +1163,8 @@ impl Database {
             let first = ((lo - key.start_ns()) / part.bucket_ns) as u64;
             let end = ((hi - key.start_ns()) as u64).div_ceil(part.bucket_ns as u64);
             let mut entries = Vec::new();
-            part.for_each_entry(first, end, |b, e| {
+            // Damaged entries are cleared with the rest (their rows cannot be counted).
+            part.for_each_entry_past_damage(first, end, |b, e| {
                 entries.push((b, e));
                 Ok(true)
             })?;

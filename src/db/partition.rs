@@ -27,6 +27,52 @@ pub const HEADER_ENCODED_LEN: usize = 96;
 /// Partition header version of grid partitions and of bucket partitions without directory
 /// summaries (16-byte entries).
 pub const PARTITION_VERSION: u32 = 1;
+/// Partition header version whose stored units carry CRC-32 checks (grid slots; bucket
+/// records and directory entries): the version xs creates.
+pub const CHECKSUM_VERSION: u32 = 3;
+/// Bytes of the check that follows each slot of a version-3 grid partition.
+pub const SLOT_CHECK_LEN: u64 = 4;
+
+/// CRC-32 (IEEE) of `index` (little-endian u64) followed by `bytes`: the check of a stored
+/// unit. The index (slot or bucket) is hashed in so that a unit written to the wrong place
+/// fails too.
+pub fn unit_check(index: u64, bytes: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&index.to_le_bytes());
+    h.update(bytes);
+    h.finalize()
+}
+
+/// The grid version xs creates for partition `key`: `CHECKSUM_VERSION`, unless the 4 bytes per
+/// slot would pass the partition size limit (a database created near it), where version 1
+/// keeps it working.
+pub fn newest_grid_version(config: &Config, key: PartitionKey) -> u32 {
+    let slots = ((key.end_ns() - key.start_ns()) / config.granularity.ns()) as u64;
+    let len = (config.slab_len() + SLOT_CHECK_LEN)
+        .checked_mul(slots)
+        .and_then(|n| n.checked_add(HEADER_LEN));
+    if len.is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES) {
+        CHECKSUM_VERSION
+    } else {
+        PARTITION_VERSION
+    }
+}
+
+/// What `Header::decode` says of a header whose magic is right and whose checksum is not: a
+/// damaged header (exit code 6), not a file from elsewhere.
+pub const HEADER_DAMAGED: &str = "header checksum mismatch (corrupt header)";
+
+/// The error for the header of `path` (partition `key`) that failed to decode: damage when its
+/// checksum failed, else a file that does not belong here.
+pub fn header_error(path: &Path, key: PartitionKey, reason: String) -> Error {
+    if reason == HEADER_DAMAGED {
+        return Error::damage(path, 0, 64, "partition header", key.start_ns(), key.end_ns());
+    }
+    Error::ForeignPartition {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
 
 /// The fields of a partition header, all little-endian. See docs/FORMAT.md.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,7 +156,7 @@ impl Header {
             u64::from_le_bytes(a)
         };
         if Header::checksum(b) != u64_at(56) {
-            return Err("header checksum mismatch (corrupt header)".into());
+            return Err(HEADER_DAMAGED.into());
         }
         Ok(Header {
             format_version: u32_at(8),
@@ -175,8 +221,13 @@ pub struct Partition {
     file: File,
     /// Slots in this partition: (end - start) / granularity.
     pub slots: u64,
-    /// Bytes of one slot: depth × row length.
+    /// Bytes of one slot's rows: depth × row length.
     pub slab_len: u64,
+    /// Bytes of one slot on disk: its rows, then (version 3) its 4-byte check.
+    pub slot_len: u64,
+    /// Partition header version: 1 (no checks) or `CHECKSUM_VERSION`.
+    pub version: u32,
+    granularity_ns: i64,
 }
 
 impl Partition {
@@ -187,15 +238,16 @@ impl Partition {
         let file = files::open(&path, mode, "open")?;
         let mut block = [0u8; HEADER_ENCODED_LEN];
         read_full_at(&file, &mut block, 0).map_err(|e| Error::io("read", &path, e))?;
-        let expected = Header::for_partition(config, key);
-        let found = Header::decode(&block).map_err(|reason| Error::ForeignPartition {
-            path: path.clone(),
-            reason,
-        })?;
+        let mut expected = Header::for_partition(config, key);
+        let found = Header::decode(&block).map_err(|reason| header_error(&path, key, reason))?;
+        // Both versions read; anything else is compared with version 1 and refused.
+        if found.format_version == CHECKSUM_VERSION {
+            expected.format_version = CHECKSUM_VERSION;
+        }
         if let Some(reason) = found.mismatch(&expected) {
             return Err(Error::ForeignPartition { path, reason });
         }
-        let partition = Partition::new(key, path, file, config);
+        let partition = Partition::new(key, path, file, config, expected.format_version);
         let len_bytes = partition
             .file
             .metadata()
@@ -214,25 +266,217 @@ impl Partition {
     /// Creates a partition file: header written, sized sparse to its full logical length, fsynced,
     /// then renamed into place so a crash never leaves a headerless file under the real name.
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<Partition> {
-        let slots = ((key.end_ns() - key.start_ns()) / config.granularity.ns()) as u64;
-        let len_bytes = HEADER_LEN + slots * config.slab_len();
-        let header = Header::for_partition(config, key).encode();
-        let file = create_file_atomically(dir, &key.file_name(), &header, len_bytes)?;
+        let version = newest_grid_version(config, key);
+        let mut header = Header::for_partition(config, key);
+        header.format_version = version;
+        let path = dir.join(key.file_name());
+        // Sized before the rename, so the file is whole under its real name.
+        let len_bytes = {
+            let slots = ((key.end_ns() - key.start_ns()) / config.granularity.ns()) as u64;
+            let check = if version == CHECKSUM_VERSION {
+                SLOT_CHECK_LEN
+            } else {
+                0
+            };
+            HEADER_LEN + slots * (config.slab_len() + check)
+        };
+        let file = create_file_atomically(dir, &key.file_name(), &header.encode(), len_bytes)?;
         sync_dir(dir)?;
-        Ok(Partition::new(key, dir.join(key.file_name()), file, config))
+        Ok(Partition::new(key, path, file, config, version))
     }
 
-    fn new(key: PartitionKey, path: PathBuf, file: File, config: &Config) -> Partition {
+    fn new(key: PartitionKey, path: PathBuf, file: File, config: &Config, version: u32) -> Partition {
         let span_ns = key.end_ns() - key.start_ns();
         // Both are positive and the granularity divides a day, hence every partition.
         let slots = (span_ns / config.granularity.ns()) as u64;
+        let slab_len = config.slab_len();
+        let checked = version == CHECKSUM_VERSION;
         Partition {
             key,
             path,
             file,
             slots,
-            slab_len: config.slab_len(),
+            slab_len,
+            slot_len: slab_len + if checked { SLOT_CHECK_LEN } else { 0 },
+            version,
+            granularity_ns: config.granularity.ns(),
         }
+    }
+
+    /// Whether each slot carries a check (version 3).
+    pub fn has_checks(&self) -> bool {
+        self.version == CHECKSUM_VERSION
+    }
+
+    /// Whether `stored` (one slot as on disk, `slot_len` bytes) may be served: a version-1 slot
+    /// always; a version-3 slot when it is all zero (never written, or cleared) or its check
+    /// matches.
+    pub fn slot_is_sound(&self, slot_index: u64, stored: &[u8]) -> bool {
+        if !self.has_checks() {
+            return true;
+        }
+        let (rows, check) = stored.split_at(self.slab_len as usize);
+        let check = u32::from_le_bytes([check[0], check[1], check[2], check[3]]);
+        if check == 0 && rows.iter().all(|&b| b == 0) {
+            return true;
+        }
+        unit_check(slot_index, rows) == check
+    }
+
+    /// The first of the stored slots `slots` (from slot `first`) that fails its check. Four
+    /// slots are hashed side by side (`small_crc::crc4`): a CRC of a few dozen bytes is one
+    /// serial chain of table lookups, and four chains fill the CPU's pipeline; `crc32fast`
+    /// computes the same CRC-32 (the unit test compares them).
+    fn first_unsound(&self, first: u64, slots: &[u8]) -> Option<usize> {
+        let (slab, stride) = (self.slab_len as usize, self.slot_len as usize);
+        let check_of = |stored: &[u8]| {
+            u32::from_le_bytes([stored[slab], stored[slab + 1], stored[slab + 2], stored[slab + 3]])
+        };
+        let mut quads = slots.chunks_exact(4 * stride);
+        for (q, quad) in (&mut quads).enumerate() {
+            let at = 4 * q;
+            let stored: [&[u8]; 4] = std::array::from_fn(|j| &quad[j * stride..(j + 1) * stride]);
+            let checks = stored.map(check_of);
+            // A zero check may be an empty slot: those take the general path.
+            if checks.contains(&0) {
+                if let Some(j) = (0..4).find(|&j| !self.slot_is_sound(first + (at + j) as u64, stored[j])) {
+                    return Some(at + j);
+                }
+                continue;
+            }
+            let index = std::array::from_fn(|j| first + (at + j) as u64);
+            let rows = stored.map(|s| &s[..slab]);
+            let crcs = small_crc::crc4(index, rows);
+            if let Some(j) = (0..4).find(|&j| crcs[j] != checks[j]) {
+                return Some(at + j);
+            }
+        }
+        let done = slots.len() / (4 * stride) * 4;
+        quads
+            .remainder()
+            .chunks_exact(stride)
+            .enumerate()
+            .find(|&(j, stored)| !self.slot_is_sound(first + (done + j) as u64, stored))
+            .map(|(j, _)| done + j)
+    }
+
+    /// The error for slot `slot_index`, which failed its check.
+    pub fn slot_damage(&self, slot_index: u64) -> Error {
+        let from_ns = self.key.start_ns() + slot_index as i64 * self.granularity_ns;
+        Error::damage(
+            &self.path,
+            self.slot_offset(slot_index),
+            self.slot_len,
+            "slot",
+            from_ns,
+            from_ns + self.granularity_ns,
+        )
+    }
+
+    /// Reads `n` consecutive slots from `first` into `out` as rows only (`n × slab_len` bytes,
+    /// checks stripped), verifying each slot's check: a slot that fails is an error, never
+    /// data.
+    pub fn read_slots(&self, first: u64, n: u64, out: &mut Vec<u8>) -> Result<()> {
+        let (slab, stride) = (self.slab_len as usize, self.slot_len as usize);
+        let n = n as usize;
+        out.resize(n * stride, 0);
+        self.read_at(out, self.slot_offset(first))?;
+        if !self.has_checks() {
+            return Ok(());
+        }
+        // Verified first, on every core for a scan's large reads (a range is otherwise one
+        // thread reading while the others wait for it), then compacted.
+        const PER_TASK_SLOTS: usize = 4096;
+        let bad = if n >= 2 * PER_TASK_SLOTS {
+            use rayon::prelude::*;
+            out.par_chunks(PER_TASK_SLOTS * stride)
+                .enumerate()
+                .find_map_first(|(task, slots)| {
+                    let at = (task * PER_TASK_SLOTS) as u64;
+                    self.first_unsound(first + at, slots).map(|i| at as usize + i)
+                })
+        } else {
+            self.first_unsound(first, out)
+        };
+        if let Some(i) = bad {
+            return Err(self.slot_damage(first + i as u64));
+        }
+        for i in 1..n {
+            // In place, front to back: a slot's rows move down over checks already read.
+            out.copy_within(i * stride..i * stride + slab, i * slab);
+        }
+        out.truncate(n * slab);
+        Ok(())
+    }
+
+    /// Verifies every slot of the allocated parts of the file (`xs check`, `defrag` before it
+    /// rewrites): hands each slot that fails its check to `found` (an `Error::Checksum`) and
+    /// goes on. Returns the rows of the slots that passed. A version-1 partition has no checks:
+    /// its rows are only counted.
+    pub fn verify(&self, row_len: usize, found: &mut dyn FnMut(Error)) -> Result<u64> {
+        self.verify_slots(0, self.slots, row_len, found)
+    }
+
+    /// `verify` over slots `[first, end)` only (`delete` counts the rows it clears this way,
+    /// so that deleting a damaged stretch is possible).
+    pub fn verify_slots(
+        &self,
+        first: u64,
+        end: u64,
+        row_len: usize,
+        found: &mut dyn FnMut(Error),
+    ) -> Result<u64> {
+        const CHUNK_BYTES: u64 = 1 << 20;
+        let stride = self.slot_len;
+        let per_read = (CHUNK_BYTES / stride).max(1);
+        let mut rows = 0u64;
+        let mut buf = Vec::new();
+        let mut next = first;
+        let (byte_from, byte_to) = (self.slot_offset(first), self.slot_offset(end.min(self.slots)));
+        for (seg_from, seg_to) in self.data_segments(byte_from, byte_to)? {
+            let mut slot = self.slot_at_byte(seg_from).max(next);
+            let end = (seg_to - HEADER_LEN).div_ceil(stride).min(end).min(self.slots);
+            next = next.max(end);
+            while slot < end {
+                let n = per_read.min(end - slot);
+                buf.resize((n * stride) as usize, 0);
+                self.read_at(&mut buf, self.slot_offset(slot))?;
+                for (i, stored) in buf.chunks_exact(stride as usize).enumerate() {
+                    let index = slot + i as u64;
+                    if !self.slot_is_sound(index, stored) {
+                        found(self.slot_damage(index));
+                        continue;
+                    }
+                    rows += stored[..self.slab_len as usize]
+                        .chunks_exact(row_len)
+                        .take_while(|r| super::schema::Schema::is_present(r))
+                        .count() as u64;
+                }
+                slot += n;
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Appends slot `slot_index` as stored: `rows` (`slab_len` bytes), then its check in
+    /// version 3. An all-zero slot is stored all zero (an empty slot, as a hole reads).
+    pub fn encode_slot(&self, slot_index: u64, rows: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(rows);
+        if self.has_checks() {
+            let check = if rows.iter().all(|&b| b == 0) {
+                0
+            } else {
+                unit_check(slot_index, rows)
+            };
+            out.extend_from_slice(&check.to_le_bytes());
+        }
+    }
+
+    /// Writes slot `slot_index` whole (`rows` = `slab_len` bytes) with its check.
+    pub fn write_slot(&self, slot_index: u64, rows: &[u8]) -> Result<()> {
+        let mut buf = Vec::with_capacity(self.slot_len as usize);
+        self.encode_slot(slot_index, rows, &mut buf);
+        self.write_at(&buf, self.slot_offset(slot_index))
     }
 
     pub fn file(&self) -> &File {
@@ -241,12 +485,17 @@ impl Partition {
 
     /// Header plus every slot.
     pub fn logical_len(&self) -> u64 {
-        HEADER_LEN + self.slots * self.slab_len
+        HEADER_LEN + self.slots * self.slot_len
     }
 
     /// Byte offset of slot `slot_index` (its first row).
     pub fn slot_offset(&self, slot_index: u64) -> u64 {
-        HEADER_LEN + slot_index * self.slab_len
+        HEADER_LEN + slot_index * self.slot_len
+    }
+
+    /// The slot holding byte `offset` (at or after the header).
+    pub fn slot_at_byte(&self, offset: u64) -> u64 {
+        (offset.max(HEADER_LEN) - HEADER_LEN) / self.slot_len
     }
 
     pub fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<()> {
@@ -284,6 +533,85 @@ impl Partition {
     /// Deallocates `[from, to)` (both block-aligned by the caller); reads return zeros after.
     pub fn punch_hole(&self, from: u64, to: u64) -> Result<()> {
         punch_hole(&self.file, from, to).map_err(|e| Error::io("punch a hole in", &self.path, e))
+    }
+}
+
+/// CRC-32 (IEEE, reflected, as `crc32fast` and zlib compute it) by slice-by-8 tables, four
+/// inputs at a time: for the short inputs of slot checks, where `crc32fast` cannot use its
+/// folding instructions and each CRC is one serial chain of lookups.
+mod small_crc {
+    const fn tables() -> [[u32; 256]; 8] {
+        let mut t = [[0u32; 256]; 8];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            t[0][i] = c;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 256 {
+            let mut j = 1;
+            while j < 8 {
+                t[j][i] = (t[j - 1][i] >> 8) ^ t[0][(t[j - 1][i] & 0xff) as usize];
+                j += 1;
+            }
+            i += 1;
+        }
+        t
+    }
+
+    static TABLES: [[u32; 256]; 8] = tables();
+
+    /// Eight bytes into the running CRC `c`.
+    #[inline(always)]
+    fn step8(c: u32, b: &[u8]) -> u32 {
+        let t = &TABLES;
+        let lo = c ^ u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        t[7][(lo & 0xff) as usize]
+            ^ t[6][((lo >> 8) & 0xff) as usize]
+            ^ t[5][((lo >> 16) & 0xff) as usize]
+            ^ t[4][(lo >> 24) as usize]
+            ^ t[3][b[4] as usize]
+            ^ t[2][b[5] as usize]
+            ^ t[1][b[6] as usize]
+            ^ t[0][b[7] as usize]
+    }
+
+    #[inline(always)]
+    fn step1(c: u32, b: u8) -> u32 {
+        (c >> 8) ^ TABLES[0][((c ^ u32::from(b)) & 0xff) as usize]
+    }
+
+    /// `unit_check(index[j], data[j])` for four inputs of one length.
+    pub fn crc4(index: [u64; 4], data: [&[u8]; 4]) -> [u32; 4] {
+        let mut c = [!0u32; 4];
+        for j in 0..4 {
+            c[j] = step8(c[j], &index[j].to_le_bytes());
+        }
+        let n = data[0].len();
+        let mut at = 0;
+        while at + 8 <= n {
+            for j in 0..4 {
+                c[j] = step8(c[j], &data[j][at..at + 8]);
+            }
+            at += 8;
+        }
+        while at < n {
+            for j in 0..4 {
+                c[j] = step1(c[j], data[j][at]);
+            }
+            at += 1;
+        }
+        c.map(|c| !c)
     }
 }
 
@@ -384,6 +712,80 @@ pub fn punch_hole(file: &File, from: u64, to: u64) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_four_way_crc_is_crc32fast_s() {
+        let bytes: Vec<u8> = (0..4 * 300u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for len in 0..300usize {
+            let data: [&[u8]; 4] = std::array::from_fn(|j| &bytes[j * 300..j * 300 + len]);
+            let index = std::array::from_fn(|j| (len as u64) << (j * 16) | j as u64);
+            let want = std::array::from_fn(|j| unit_check(index[j], data[j]));
+            assert_eq!(small_crc::crc4(index, data), want, "length {len}");
+        }
+    }
+
+    #[test]
+    fn slot_checks_hold_across_large_reads_and_catch_one_damaged_slot() {
+        use crate::db::config::Layout;
+        use crate::db::schema::Schema;
+        use crate::db::time::{Granularity, Period};
+        let tmp = tempfile::tempdir().unwrap();
+        let config = Config {
+            layout: Layout::Grid,
+            bucket_ns: 0,
+            granularity: Granularity::from_ns(1_000_000_000).unwrap(),
+            period: Period::Day,
+            depth: 2,
+            time_column: "time".into(),
+            schema: Schema::parse_spec("v:i64").unwrap(),
+            keys: Default::default(),
+        };
+        let key = PartitionKey::of(Period::Day, 0);
+        let p = Partition::create(tmp.path(), &config, key).unwrap();
+        assert!(p.has_checks());
+        // 20,000 slots (past the parallel threshold); before 10,000 every third one is empty.
+        let n = 20_000u64;
+        let mut slots = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..n {
+            let mut rows = vec![0u8; p.slab_len as usize];
+            if i % 3 != 0 || i >= 10_000 {
+                rows[0] = 1;
+                rows[1..9].copy_from_slice(&(i as i64).to_le_bytes());
+            }
+            p.encode_slot(i, &rows, &mut slots);
+            want.extend_from_slice(&rows);
+        }
+        p.write_at(&slots, p.slot_offset(0)).unwrap();
+        let mut got = Vec::new();
+        p.read_slots(0, n, &mut got).unwrap();
+        assert!(got == want, "rows come back without their checks");
+        p.read_slots(7, 3, &mut got).unwrap();
+        assert!(got == want[7 * p.slab_len as usize..10 * p.slab_len as usize]);
+        // One flipped bit in slot 15,001 (among full slots: the four-way path), or in slot
+        // 1,000 (next to empty slots), or one byte set in the empty slot 3,000: errors naming it.
+        for (slot, at) in [(15_001u64, 3u64), (1_000, 5), (3_000, 0)] {
+            let offset = p.slot_offset(slot) + at;
+            let mut byte = [0u8];
+            p.read_at(&mut byte, offset).unwrap();
+            p.write_at(&[byte[0] ^ 0x04], offset).unwrap();
+            let err = p.read_slots(0, n, &mut got).unwrap_err();
+            let Error::Checksum(damage) = err else {
+                panic!("{err}");
+            };
+            assert_eq!(damage.offset, p.slot_offset(slot));
+            assert_eq!(damage.from_ns, slot as i64 * 1_000_000_000);
+            let mut found = Vec::new();
+            p.verify(config.schema.row_len(), &mut |e| found.push(e.to_string()))
+                .unwrap();
+            assert_eq!(found.len(), 1, "{found:?}");
+            p.write_at(&byte, offset).unwrap();
+        }
+        let rows = p.verify(config.schema.row_len(), &mut |_| {}).unwrap();
+        assert_eq!(rows, 10_000 - 3_334 + 10_000);
+    }
 
     #[test]
     fn header_round_trips_and_detects_corruption() {

@@ -62,7 +62,7 @@ impl Database {
             listed: Mutex::new(None),
         };
         if present {
-            db.check_partition_files()?;
+            db.check_partition_files(false)?;
         }
         let db = Arc::new(db);
         if keep {

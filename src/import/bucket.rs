@@ -74,6 +74,7 @@ pub(super) fn write_partition(
     part: &BucketPartition,
     touched: &mut RoaringTreemap,
     pending: &mut Pending,
+    replacing: &mut super::Replacing,
     mut entries: Vec<Entry>,
     batch: &[Parsed],
     sync: bool,
@@ -87,7 +88,6 @@ pub(super) fn write_partition(
         key,
         stored: entries.len() as u64,
         replaced: 0,
-        removed: 0,
         overflow: Vec::new(),
     };
     let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
@@ -190,17 +190,15 @@ pub(super) fn write_partition(
             &new
         } else {
             let append = |u| !untouched_span && touched.contains(base + u);
-            let (replaced, removed) = count_replaced(old, &new, append);
-            out.replaced += replaced;
-            out.removed += removed;
+            count_replaced(old, &new, base, append, replacing);
             bucket::merge(old, &new, row_len, append, &mut merged);
             &merged
         };
-        if !old_entry.is_empty() && rows == old {
+        if !old_entry.is_empty() && rows == old && !part.needs_rewrite(b) {
             continue;
         }
         let at = records.len();
-        bucket::encode_record(&rows.units, &rows.rows, &mut records);
+        part.encode_record(b, &rows.units, &rows.rows, &mut records);
         let entry = part.entry_for(&records[at..], rows.len(), at as u64)?;
         placed.push((b, entry));
     }
@@ -233,14 +231,20 @@ pub(super) fn write_partition(
     Ok(out)
 }
 
-/// Rows of `old` that the upsert of `new` replaces (as many as `new` gives back at their time)
-/// and removes (beyond that): the times of `new` that are not appended to.
-fn count_replaced(old: &Rows, new: &Rows, append: impl Fn(u64) -> bool) -> (u64, u64) {
-    let (mut replaced, mut removed) = (0, 0);
+/// Records in `replacing` the stored rows of `old` that the upsert of `new` replaces (the times
+/// of `new` not appended to, with the rows there before), and counts the rows written at times
+/// already being replaced. `base` is the bucket's first granularity unit.
+fn count_replaced(
+    old: &Rows,
+    new: &Rows,
+    base: u64,
+    append: impl Fn(u64) -> bool,
+    replacing: &mut super::Replacing,
+) {
     let (mut i, mut j) = (0, 0);
     while j < new.len() {
         let u = new.units[j];
-        let mut n = 0u64;
+        let mut n = 0u32;
         while j < new.len() && new.units[j] == u {
             n += 1;
             j += 1;
@@ -248,17 +252,19 @@ fn count_replaced(old: &Rows, new: &Rows, append: impl Fn(u64) -> bool) -> (u64,
         while i < old.len() && old.units[i] < u {
             i += 1;
         }
-        let mut o = 0u64;
+        let mut o = 0u32;
         while i < old.len() && old.units[i] == u {
             o += 1;
             i += 1;
         }
         if !append(u) {
-            replaced += o.min(n);
-            removed += o.saturating_sub(n);
+            if o > 0 {
+                replacing.insert(base + u, (o, n));
+            }
+        } else if let Some(r) = replacing.get_mut(&(base + u)) {
+            r.1 += n;
         }
     }
-    (replaced, removed)
 }
 
 /// Merges a bucket's stored rows with incoming ones by unique key, time by time

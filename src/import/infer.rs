@@ -1510,7 +1510,8 @@ fn estimate_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) ->
         return None;
     }
     let row_len = config.schema.row_len() as u64;
-    let slab_len = config.slab_len();
+    // The slot stride of the partitions created now: rows, then the slot's check.
+    let slab_len = config.slab_len() + crate::db::partition::SLOT_CHECK_LEN;
     let g = config.granularity.ns();
     let mut blocks = BTreeSet::new();
     let mut last = None;
@@ -1543,7 +1544,8 @@ fn estimate_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) ->
     Some(Footprint {
         input_bytes_per_row,
         disk_bytes_per_row,
-        rows_per_block_max: BLOCK_LEN as f64 / row_len as f64,
+        // Rows of depth-1 slots, each followed by its check.
+        rows_per_block_max: BLOCK_LEN as f64 / (row_len + crate::db::partition::SLOT_CHECK_LEN) as f64,
         rows_per_block_sample: rows / blocks.len().max(1) as f64,
         est_rows,
         est_disk_bytes: est_rows.map(|r| (r as f64 * disk_bytes_per_row) as u64),

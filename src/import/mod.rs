@@ -1061,7 +1061,14 @@ struct PartState {
     fresh: bool,
     /// Bucket layout: directory entries of records appended but not yet pointed to.
     pending: bucket::Pending,
+    /// Slots (granularity units) whose stored rows this import replaces: the rows there
+    /// before its first touch, and the rows it has written there since. Summed at the end
+    /// into the rows replaced and removed, whatever batches a timestamp's rows came in.
+    replacing: Replacing,
 }
+
+/// Per slot: (rows stored before the import's first touch, rows the import wrote there).
+type Replacing = HashMap<u64, (u32, u32)>;
 
 /// The partition an import writes, by layout.
 enum Store {
@@ -1073,10 +1080,8 @@ enum Store {
 struct Written {
     key: PartitionKey,
     stored: u64,
-    /// Stored rows replaced by rows of this import (same timestamp; with a unique key, same key).
+    /// With a unique key: stored (or earlier imported) rows replaced by a row with their key.
     replaced: u64,
-    /// Stored rows removed without a replacement: a timestamp's rows replaced by fewer rows.
-    removed: u64,
     /// (chunk, row, slot, rows already there) of rows beyond the depth.
     overflow: Vec<(u32, u32, u64, u32)>,
 }
@@ -1121,12 +1126,14 @@ impl OldRows {
                 }
             }
             n = n.min(part.slots - slot);
-            self.window.resize(n as usize * slab_len, 0);
+            // Slots as stored (with their checks in version 3): only the present bits are
+            // looked at, to count the rows a write replaces.
+            self.window.resize(n as usize * part.slot_len as usize, 0);
             part.read_at(&mut self.window, part.slot_offset(slot))?;
             self.first_slot = slot;
             self.slots = n;
         }
-        let at = (slot - self.first_slot) as usize * slab_len;
+        let at = (slot - self.first_slot) as usize * part.slot_len as usize;
         Ok(self.window[at..at + slab_len]
             .chunks_exact(row_len)
             .take_while(|r| Schema::is_present(r))
@@ -1164,7 +1171,6 @@ fn write_partition(
         key,
         stored: 0,
         replaced: 0,
-        removed: 0,
         overflow: Vec::new(),
     };
     let mut run: Vec<u8> = Vec::with_capacity(RUN_BYTES.min(entries.len() * slab_len) + slab_len);
@@ -1210,7 +1216,7 @@ fn write_partition(
             flush(&mut run, run_from)?;
             prev_slot = None;
             let offset = part.slot_offset(slot);
-            part.read_at(&mut slab, offset)?;
+            part.read_slots(slot, 1, &mut slab)?;
             let present = slab
                 .chunks_exact(row_len)
                 .take_while(|r| Schema::is_present(r))
@@ -1220,10 +1226,17 @@ fn write_partition(
             for e in &group[..fit] {
                 buf.extend_from_slice(row_of(e));
             }
-            if !buf.is_empty() {
+            if !buf.is_empty() && part.has_checks() {
+                // The check covers the whole slot: rewrite it with the rows appended.
+                slab[present * row_len..(present + fit) * row_len].copy_from_slice(&buf);
+                part.write_slot(slot, &slab)?;
+            } else if !buf.is_empty() {
                 part.write_at(&buf, offset + (present * row_len) as u64)?;
             }
             out.stored += fit as u64;
+            if let Some(r) = state.replacing.get_mut(&slot) {
+                r.1 += fit as u32;
+            }
             out.overflow.extend(
                 group[fit..]
                     .iter()
@@ -1231,15 +1244,18 @@ fn write_partition(
             );
             continue;
         }
-        // First touch: the slot's rows become exactly this group.
+        // First touch: the slot's rows become exactly this group. The rows there before are
+        // counted (replaced and removed rows are reported); a checked slot is then written
+        // whole (rows, zeros, check) whatever it held, so a torn one is simply replaced.
         let before = if state.fresh {
             0
         } else {
             old.present(&part, slot, &entries[i..], row_len, slab_len)?
         };
         let fit = depth.min(group.len());
-        out.replaced += before.min(fit) as u64;
-        out.removed += before.saturating_sub(fit) as u64;
+        if before > 0 {
+            state.replacing.insert(slot, (before as u32, fit as u32));
+        }
         let start = part.slot_offset(slot);
         let run_end = run_from + run.len() as u64;
         let joinable = match prev_slot {
@@ -1257,11 +1273,18 @@ fn write_partition(
             flush(&mut run, run_from)?;
             run_from = start;
         }
+        let slot_at = run.len();
         for e in &group[..fit] {
             run.extend_from_slice(row_of(e));
         }
-        // Clear old rows beyond the new ones; the rest of the slot is already zero.
-        run.resize(run.len() + before.saturating_sub(fit) * row_len, 0);
+        if part.has_checks() {
+            run.resize(slot_at + slab_len, 0);
+            let check = crate::db::partition::unit_check(slot, &run[slot_at..]);
+            run.extend_from_slice(&check.to_le_bytes());
+        } else {
+            // Clear old rows beyond the new ones; the rest of the slot is already zero.
+            run.resize(run.len() + before.saturating_sub(fit) * row_len, 0);
+        }
         match new_slots.last_mut() {
             Some((_, end)) if *end == slot => *end = slot + 1,
             _ => new_slots.push((slot, slot + 1)),
@@ -1300,7 +1323,6 @@ fn write_partition_unique(
         key,
         stored: 0,
         replaced: 0,
-        removed: 0,
         overflow: Vec::new(),
     };
     let row_of = |e: &Entry| {
@@ -1318,11 +1340,11 @@ fn write_partition_unique(
         }
         let group = &entries[i..j];
         i = j;
-        let offset = part.slot_offset(slot);
         let stored = !state.fresh || state.touched.contains(slot);
         let mut slab = vec![0u8; slab_len];
         if stored {
-            part.read_at(&mut slab, offset)?;
+            // Verified: a damaged slot is an error, never merged into.
+            part.read_slots(slot, 1, &mut slab)?;
         }
         let old: Vec<&[u8]> = slab
             .chunks_exact(row_len)
@@ -1353,10 +1375,10 @@ fn write_partition_unique(
         for (k, row) in merged.iter().enumerate() {
             new_slab[k * row_len..(k + 1) * row_len].copy_from_slice(row);
         }
-        // Write the merged rows and zeros over any stored rows beyond them.
-        let len = merged.len().max(before) * row_len;
-        if new_slab[..len] != slab[..len] {
-            part.write_at(&new_slab[..len], offset)?;
+        // The slot is written whole (rows, zeros over any stored rows beyond them, and its
+        // check), and only when it changes, so a re-run changes no byte.
+        if new_slab != slab {
+            part.write_slot(slot, &new_slab)?;
         }
         out.stored += group.len() as u64;
         // Stored rows whose key came again, and incoming rows a later one of their key replaced.
@@ -1584,6 +1606,12 @@ pub fn run(
             state.pending.flush(part, opts.sync)?;
         }
     }
+    for state in pipeline.states.values() {
+        for &(before, written) in state.replacing.values() {
+            pipeline.summary.rows_replaced += u64::from(before.min(written));
+            pipeline.summary.rows_removed += u64::from(before.saturating_sub(written));
+        }
+    }
     let mut series: Vec<&str> = ids.iter().map(|(s, _)| s.as_str()).collect();
     series.dedup();
     if opts.sync {
@@ -1703,7 +1731,6 @@ impl Pipeline<'_> {
         for w in written {
             self.summary.rows_stored += w.stored;
             self.summary.rows_replaced += w.replaced;
-            self.summary.rows_removed += w.removed;
             for &(chunk, row, slot, present) in &w.overflow {
                 let p = &batch[chunk as usize];
                 let t = self.db.time_of(w.key, slot);
@@ -1816,6 +1843,7 @@ fn write_batch(
                     Ok(!files::exists(&target.dir().join(id.1.file_name()))?)
                 })?,
                 pending: bucket::Pending::default(),
+                replacing: Replacing::new(),
             },
         };
         jobs.push((id, state, entries));
@@ -1855,6 +1883,7 @@ fn write_batch(
                         &part,
                         &mut state.touched,
                         &mut state.pending,
+                        &mut state.replacing,
                         entries,
                         &batch,
                         sync,

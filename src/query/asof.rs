@@ -82,7 +82,7 @@ fn latest_in(db: &Database, keys: &[PartitionKey], at_ns: i64, not_before_ns: i6
 
 /// The last slot in `[lo_slot, hi_slot)` whose first row is present.
 fn last_present_slot(p: &Partition, lo_slot: u64, hi_slot: u64) -> Result<Option<u64>> {
-    let slab = p.slab_len;
+    let slab = p.slot_len;
     let lo = p.slot_offset(lo_slot);
     let mut hi_slot = hi_slot;
     let mut buf = Vec::new();
@@ -118,9 +118,7 @@ fn scan_back(p: &Partition, first: u64, end: u64, buf: &mut Vec<u8>) -> Result<O
     let mut end = end;
     while end > first {
         let from = end.saturating_sub(per_read).max(first);
-        let n = usize::try_from((end - from) * slab).unwrap_or(usize::MAX);
-        buf.resize(n, 0);
-        p.read_at(buf, p.slot_offset(from))?;
+        p.read_slots(from, end - from, buf)?;
         let slab_len = slab as usize;
         if let Some(i) = buf.chunks_exact(slab_len).rposition(Schema::is_present) {
             return Ok(Some(from + i as u64));

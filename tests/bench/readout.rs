@@ -120,10 +120,16 @@ fn build(csv: &str, db: &str, spec: &str, granularity_ns: i64, days: Option<i64>
     let mut run_start: Option<xs::db::Slot> = None;
     let mut last_index = 0u64;
     let mut k = 0usize;
-    let flush = |start: Option<xs::db::Slot>, run: &mut Vec<u8>| -> Res {
+    let mut stored: Vec<u8> = Vec::new();
+    let mut flush = |start: Option<xs::db::Slot>, run: &mut Vec<u8>| -> Res {
         if let Some(start) = start {
             let p = database.partition(start.key, true)?.ok_or("partition")?;
-            p.write_at(run, p.slot_offset(start.index))?;
+            // As stored: each slot followed by its check (partition version 3).
+            stored.clear();
+            for (i, slab) in run.chunks_exact(slab_len).enumerate() {
+                p.encode_slot(start.index + i as u64, slab, &mut stored);
+            }
+            p.write_at(&stored, p.slot_offset(start.index))?;
         }
         run.clear();
         Ok(())

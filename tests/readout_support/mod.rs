@@ -63,9 +63,9 @@ pub fn fill(db: &Path, start_ns: i64, n: u64, fields: impl Fn(u64) -> Vec<String
         }
         let slot = db.slot_of(t).expect("aligned time");
         let partition = db.partition(slot.key, true).expect("partition").expect("created");
-        partition
-            .write_at(&row, partition.slot_offset(slot.index))
-            .expect("write");
+        let mut slab = vec![0u8; partition.slab_len as usize];
+        slab[..row.len()].copy_from_slice(&row);
+        partition.write_slot(slot.index, &slab).expect("write");
     }
 }
 

@@ -17,6 +17,8 @@ pub const Y2020_S: i64 = 1_577_836_800;
 pub const Y2021_S: i64 = 1_609_459_200;
 /// Row length of the test schema `v:i64`: one flags byte and 8 value bytes.
 pub const ROW_LEN: i64 = 9;
+/// Bytes of one slot on disk: the row, then its 4-byte check (partition version 3).
+pub const SLOT_LEN: i64 = ROW_LEN + 4;
 /// ext4 preallocates in 8 MiB logical windows; data crossing a window edge is allocated twice.
 pub const WINDOW_BYTES: i64 = 8 << 20;
 
@@ -64,7 +66,7 @@ pub fn put(dir: &Path, t_s: i64, v: i64) {
 /// Seconds (from the year start) of two slots whose rows straddle the edge of the `r`-th
 /// 8 MiB window of the file: the row ending at or after the edge and the one before it.
 pub fn slots_at_window_edge(r: i64) -> [i64; 2] {
-    let s = (WINDOW_BYTES * r - 4096) / ROW_LEN;
+    let s = (WINDOW_BYTES * r - 4096) / SLOT_LEN;
     [s - 1, s]
 }
 

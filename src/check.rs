@@ -1,0 +1,118 @@
+//! `xs check`: verifies every stored unit of every partition against its check and reports
+//! the damaged ones, changing nothing. `defrag` runs the same walk over a partition before it
+//! rewrites it, and refuses when anything is damaged.
+
+use crate::db::config::Layout;
+use crate::db::time::PartitionKey;
+use crate::db::Database;
+use crate::error::{Damage, Error, Result};
+
+/// One damaged place: a run of adjacent damaged units of one kind, in one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The run: its first unit's offset, the run's length in bytes and its times.
+    pub damage: Damage,
+    /// Damaged units in the run.
+    pub units: u64,
+}
+
+/// What the walk found in one partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionCheck {
+    pub key: PartitionKey,
+    /// Partition header version: 1 and 2 carry no checks on rows (only what decodes is
+    /// verified there).
+    pub version: u32,
+    /// Rows in units that passed their checks.
+    pub rows: u64,
+    pub findings: Vec<Finding>,
+    /// Other problems, as messages: the partition could not be opened (foreign or damaged
+    /// header, missing file), or an entry points outside its data file.
+    pub problems: Vec<String>,
+}
+
+impl PartitionCheck {
+    pub fn has_checks(&self) -> bool {
+        self.version == crate::db::partition::CHECKSUM_VERSION
+    }
+
+    pub fn is_clean(&self) -> bool {
+        self.findings.is_empty() && self.problems.is_empty()
+    }
+}
+
+/// Verifies partition `key` (a fresh handle each time, so nothing cached is trusted).
+pub fn check_partition(db: &Database, key: PartitionKey) -> Result<PartitionCheck> {
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    let mut found = |e: Error| match e {
+        Error::Checksum(damage) => add(&mut findings, *damage),
+        other => problems.push(other.to_string()),
+    };
+    let opened = match db.layout() {
+        Layout::Grid => {
+            crate::db::partition::Partition::open(db.dir(), db.config(), key, false).and_then(|p| {
+                let rows = p.verify(db.schema().row_len(), &mut found)?;
+                Ok((p.version, rows))
+            })
+        }
+        Layout::Bucket => crate::db::bucket::BucketPartition::open(db.dir(), db.config(), key, false)
+            .and_then(|p| {
+                let done = p.verify(&mut found)?;
+                Ok((p.version, done.rows))
+            }),
+    };
+    let (version, rows) = match opened {
+        Ok(done) => done,
+        Err(Error::Checksum(damage)) => {
+            add(&mut findings, *damage);
+            (0, 0)
+        }
+        Err(e @ (Error::Io { .. } | Error::Symlink { .. })) => return Err(e),
+        Err(e) => {
+            problems.push(e.to_string());
+            (0, 0)
+        }
+    };
+    Ok(PartitionCheck {
+        key,
+        version,
+        rows,
+        findings,
+        problems,
+    })
+}
+
+/// Verifies every partition, in time order; `on_partition` sees each as it is done.
+pub fn check(db: &Database, on_partition: &mut dyn FnMut(&PartitionCheck)) -> Result<Vec<PartitionCheck>> {
+    if db.is_series_root() {
+        // Each series is checked as the database of partitions it is.
+        let mut all = Vec::new();
+        for (_, series) in db.selected_series()? {
+            all.extend(check(&series, on_partition)?);
+        }
+        return Ok(all);
+    }
+    let mut all = Vec::new();
+    for key in db.partition_keys()? {
+        let checked = check_partition(db, key)?;
+        on_partition(&checked);
+        all.push(checked);
+    }
+    Ok(all)
+}
+
+/// Adds `damage` to `findings`, extending the last run when it is the next unit of the same
+/// kind in the same file.
+fn add(findings: &mut Vec<Finding>, damage: Damage) {
+    if let Some(last) = findings.last_mut() {
+        let d = &mut last.damage;
+        if d.path == damage.path && d.unit == damage.unit && d.offset + d.len_bytes == damage.offset {
+            d.len_bytes += damage.len_bytes;
+            d.to_ns = d.to_ns.max(damage.to_ns);
+            last.units += 1;
+            return;
+        }
+    }
+    findings.push(Finding { damage, units: 1 });
+}

@@ -1,0 +1,541 @@
+//! Checksums (issue 19): a damaged or torn unit is an error (exit 6) naming the file, offset and
+//! times, never a wrong row; `xs check` finds each; `defrag` refuses; a torn write of an
+//! unfinished import is reported as such and its re-run repairs it; partitions of the older
+//! versions still read. Every test runs on both layouts. The corruption loop flips random
+//! bytes of small databases and asserts that no read serves a wrong row with exit 0; it runs
+//! `XS_CORRUPTIONS` flips per layout (default 60).
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use common::{run, xs, TestDb};
+use tempfile::TempDir;
+
+const DAMAGED: i32 = 6;
+const LAYOUTS: [&str; 2] = ["grid", "bucket"];
+/// Rows of `v:f64,n:i64`: a flags byte and two 8-byte columns.
+const ROW_LEN: u64 = 17;
+/// A bucket directory entry with two summarized columns: 32 + 16 × 2 bytes.
+const ENTRY_LEN: u64 = 64;
+
+/// A database of `layout` with 1 s granularity, day partitions and (bucket) 1 min buckets.
+fn create(layout: &str) -> (TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let mut cmd = xs();
+    cmd.arg("create").arg(&dir).args([
+        "--granularity",
+        "1s",
+        "--columns",
+        "v:f64,n:i64",
+        "--partition",
+        "day",
+        "--layout",
+        layout,
+    ]);
+    if layout == "bucket" {
+        cmd.args(["--bucket", "1m"]);
+    }
+    cmd.assert().success();
+    (tmp, dir)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `xs -d DIR ARGS` and returns (code, stdout, stderr).
+fn xs_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = xs();
+    cmd.arg("-d").arg(dir).args(args);
+    run(cmd)
+}
+
+fn ok_in(dir: &Path, args: &[&str]) -> String {
+    let (code, out, err) = xs_in(dir, args);
+    assert_eq!(code, 0, "xs {args:?}\nstdout: {out}\nstderr: {err}");
+    out
+}
+
+/// Imports `csv` (written next to the database as `name`) into `dir`.
+fn import(dir: &Path, name: &str, csv: &str) -> PathBuf {
+    let path = dir.parent().unwrap().join(name);
+    fs::write(&path, csv).unwrap();
+    ok_in(dir, &["import", s(&path)]);
+    path
+}
+
+/// Rows every 10 s from 00:00 to 02:00 on 2024-01-01, `v` = 1000 + i / 4, `n` = i.
+fn some_rows() -> String {
+    let mut csv = String::from("time,v,n\n");
+    for i in 0..720 {
+        let (h, m, sec) = (i * 10 / 3600, i * 10 / 60 % 60, i * 10 % 60);
+        csv += &format!(
+            "2024-01-01T{h:02}:{m:02}:{sec:02}Z,{},{i}\n",
+            1000.0 + i as f64 / 4.0
+        );
+    }
+    csv
+}
+
+fn range_all(dir: &Path) -> (i32, String, String) {
+    xs_in(dir, &["range", "2024-01-01", "2024-01-03"])
+}
+
+fn export_all(dir: &Path) -> (i32, String, String) {
+    let out = dir.parent().unwrap().join("export.csv");
+    let _ = fs::remove_file(&out);
+    let (code, _, err) = xs_in(dir, &["export", "--output", s(&out)]);
+    (code, fs::read_to_string(&out).unwrap_or_default(), err)
+}
+
+/// Offset of the first occurrence of `needle` in the file `path`.
+fn find(path: &Path, needle: &[u8]) -> u64 {
+    let bytes = fs::read(path).unwrap();
+    bytes
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in {}", path.display())) as u64
+}
+
+fn patch(path: &Path, at: u64, bytes: &[u8]) {
+    let f = fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all_at(bytes, at).unwrap();
+}
+
+fn read_at(path: &Path, at: u64, len: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
+    fs::File::open(path).unwrap().read_exact_at(&mut buf, at).unwrap();
+    buf
+}
+
+/// The file that holds rows: the partition (grid) or its data file (bucket).
+fn row_file(dir: &Path, layout: &str) -> PathBuf {
+    match layout {
+        "grid" => dir.join("2024-01-01.xs"),
+        _ => dir.join("2024-01-01.xs.data"),
+    }
+}
+
+/// Every line of `out` is a line of `pristine`: no wrong row was served.
+fn assert_no_wrong_rows(out: &str, pristine: &str, what: &str) {
+    for line in out.lines() {
+        assert!(
+            pristine.lines().any(|l| l == line),
+            "{what} served a wrong row: {line}"
+        );
+    }
+}
+
+#[test]
+fn a_flipped_byte_in_a_row_is_an_error_not_wrong_data() {
+    for layout in LAYOUTS {
+        let (_tmp, dir) = create(layout);
+        import(&dir, "rows.csv", &some_rows());
+        let (pristine, pristine_export) = (range_all(&dir).1, export_all(&dir).1);
+        let agg = ["range", "2024-01-01", "2024-01-02", "--agg", "max(v),first(v)"];
+        let pristine_agg = ok_in(&dir, &agg);
+        let max_only = ["range", "2024-01-01", "2024-01-02", "--agg", "max(v)"];
+        let pristine_max = ok_in(&dir, &max_only);
+        // Row 100 (00:16:40) holds v = 1025: flip a byte of its value where it is stored.
+        let file = row_file(&dir, layout);
+        let at = find(&file, &1025.0f64.to_le_bytes()) + 3;
+        patch(&file, at, &[read_at(&file, at, 1)[0] ^ 0x10]);
+        let (code, out, err) = xs_in(&dir, &["get", "2024-01-01T00:16:40Z"]);
+        assert_eq!(code, DAMAGED, "{layout} get: {out}\n{err}");
+        assert!(out.is_empty(), "{layout}: get served {out}");
+        assert!(
+            err.contains(s(&file)) && err.contains("fails its checksum") && err.contains("2024-01-01T00:16"),
+            "{layout}: {err}"
+        );
+        // An as-of lookup that lands on it.
+        let (code, out, err) = xs_in(&dir, &["get", "--asof", "2024-01-01T00:16:45Z"]);
+        assert_eq!(code, DAMAGED, "{layout} as-of: {out}\n{err}");
+        assert!(out.is_empty(), "{layout}: as-of served {out}");
+        let (code, out, err) = range_all(&dir);
+        assert_eq!(code, DAMAGED, "{layout} range: {err}");
+        assert_no_wrong_rows(&out, &pristine, "range");
+        let (code, out, err) = export_all(&dir);
+        assert_eq!(code, DAMAGED, "{layout} export: {err}");
+        assert_no_wrong_rows(&out, &pristine_export, "export");
+        let (code, out, err) = xs_in(&dir, &agg);
+        assert_eq!(code, DAMAGED, "{layout} agg: {out}\n{err}");
+        assert_no_wrong_rows(&out, &pristine_agg, "agg");
+        // max alone may come from the bucket entries' summaries (their own checks hold, and
+        // were computed from the rows before the damage): a right answer, or the error.
+        let (code, out, err) = xs_in(&dir, &max_only);
+        assert!(
+            code == DAMAGED || (code == 0 && out == pristine_max),
+            "{layout} max: {code} {out}\n{err}"
+        );
+        // check names the file and the damaged unit's times, and changes nothing.
+        let before = fs::read(&file).unwrap();
+        let (code, out, err) = xs_in(&dir, &["check"]);
+        assert_eq!(code, DAMAGED, "{layout} check: {out}\n{err}");
+        assert!(
+            out.contains(&format!("damaged: {}", file.display())) && out.contains("times 2024-01-01T00:16"),
+            "{layout}: {out}"
+        );
+        assert!(err.contains("restore"), "{layout}: {err}");
+        let (code, json, _) = xs_in(&dir, &["check", "--json"]);
+        assert_eq!(code, DAMAGED);
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(json["damaged_units"], 1, "{layout}: {json}");
+        assert_eq!(fs::read(&file).unwrap(), before, "check changes nothing");
+        // defrag refuses, and rewrites nothing.
+        let (code, out, err) = xs_in(&dir, &["defrag", "--min-extents", "0"]);
+        assert_eq!(code, DAMAGED, "{layout} defrag: {out}\n{err}");
+        assert!(err.contains("nothing was rewritten"), "{layout}: {err}");
+        assert_eq!(
+            fs::read(&file).unwrap(),
+            before,
+            "{layout}: defrag left the file alone"
+        );
+        // Repair: delete the damaged minute, import it again.
+        ok_in(&dir, &["delete", "2024-01-01T00:16:00Z", "2024-01-01T00:17:00Z"]);
+        ok_in(&dir, &["check"]);
+        let minute: String = some_rows()
+            .lines()
+            .filter(|l| l.starts_with("time") || l.starts_with("2024-01-01T00:16:"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        import(&dir, "minute.csv", &minute);
+        assert_eq!(range_all(&dir), (0, pristine.clone(), String::new()), "{layout}");
+    }
+}
+
+#[test]
+fn a_clean_database_checks_clean_and_defrag_still_works() {
+    for layout in LAYOUTS {
+        let (_tmp, dir) = create(layout);
+        import(&dir, "rows.csv", &some_rows());
+        let out = ok_in(&dir, &["check"]);
+        assert!(
+            out.contains("2024-01-01: 720 rows verified, ok"),
+            "{layout}: {out}"
+        );
+        let pristine = range_all(&dir).1;
+        ok_in(&dir, &["defrag", "--min-extents", "0"]);
+        assert_eq!(range_all(&dir).1, pristine, "{layout}");
+        ok_in(&dir, &["check"]);
+    }
+}
+
+#[test]
+fn a_zeroed_directory_block_is_an_error_not_fewer_rows() {
+    let (_tmp, dir) = create("bucket");
+    // 720 rows in 120 one-minute buckets: entries 0..120 fill the directory's first two blocks.
+    import(&dir, "rows.csv", &some_rows());
+    let pristine = range_all(&dir).1;
+    let directory = dir.join("2024-01-01.xs");
+    patch(&directory, 8192, &[0u8; 4096]);
+    let before = fs::read(&directory).unwrap();
+    let (code, out, err) = range_all(&dir);
+    assert_eq!(code, DAMAGED, "range: {err}");
+    assert_no_wrong_rows(&out, &pristine, "range");
+    assert!(
+        err.contains("directory block") && err.contains("byte offset 8192"),
+        "{err}"
+    );
+    // Entries 64..128 (4096 + 64 × 64 = 8192): from minute 64 on.
+    assert!(err.contains("2024-01-01T01:04:00Z"), "{err}");
+    let (code, _, err) = export_all(&dir);
+    assert_eq!(code, DAMAGED, "export: {err}");
+    let (code, out, err) = xs_in(&dir, &["get", "2024-01-01T01:10:00Z"]);
+    // A point read locates its entry by arithmetic: an all-zero entry is an empty bucket
+    // unless its block is known to be damaged, so get reads the block's allocation too.
+    assert_eq!(code, DAMAGED, "get: {out}\n{err}");
+    let (code, out, _) = xs_in(&dir, &["check"]);
+    assert_eq!(code, DAMAGED, "{out}");
+    assert!(
+        out.contains("directory block") && out.contains("at byte offset 8192"),
+        "{out}"
+    );
+    // stat does not call the orphaned records garbage (nor advise defrag).
+    let (code, out, err) = xs_in(&dir, &["stat"]);
+    assert_eq!(code, DAMAGED, "stat: {out}\n{err}");
+    assert!(
+        !out.contains("garbage") && !err.contains("defrag"),
+        "{out}\n{err}"
+    );
+    let (code, _, err) = xs_in(&dir, &["defrag", "--min-extents", "0"]);
+    assert_eq!(code, DAMAGED, "defrag: {err}");
+    assert_eq!(fs::read(&directory).unwrap(), before);
+    // Repair: delete the block's minutes (01:04 to 02:08), import them again.
+    ok_in(&dir, &["delete", "2024-01-01T01:04:00Z", "2024-01-01T02:08:00Z"]);
+    ok_in(&dir, &["check"]);
+    let lost: String = some_rows()
+        .lines()
+        .filter(|l| l.starts_with("time") || l.as_bytes()[11..16] >= *b"01:04".as_slice())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    import(&dir, "lost.csv", &lost);
+    assert_eq!(range_all(&dir).1, pristine);
+    ok_in(&dir, &["check"]);
+}
+
+#[test]
+fn a_torn_write_of_an_unfinished_import_is_reported_and_its_rerun_repairs_it() {
+    for layout in LAYOUTS {
+        let (_tmp, dir) = create(layout);
+        import(&dir, "rows.csv", &some_rows());
+        // The unit of 01:00:00: slot 3600 (rows and check), or the entry of bucket 60.
+        let file = dir.join("2024-01-01.xs");
+        // A version-1 grid slot (an xs before checksums) has no check after its row.
+        let version = u32::from_le_bytes(read_at(&file, 8, 4).try_into().unwrap());
+        let check_len = if version == 3 { 4 } else { 0 };
+        let (at, len) = match layout {
+            "grid" => (4096 + 3600 * (ROW_LEN + check_len), ROW_LEN + check_len),
+            _ => (4096 + 60 * ENTRY_LEN, ENTRY_LEN),
+        };
+        let old = read_at(&file, at, len as usize);
+        let new_csv = "time,v,n\n2024-01-01T01:00:00Z,-7.37,42\n";
+        let input = import(&dir, "new.csv", new_csv);
+        let new = read_at(&file, at, len as usize);
+        assert_ne!(old, new);
+        // The import is cut after the first half of the unit's new bytes.
+        let half = (len / 2) as usize;
+        let mut torn = new[..half].to_vec();
+        torn.extend_from_slice(&old[half..]);
+        patch(&file, at, &torn);
+        let rerun = format!("xs -d {} import {}", dir.display(), input.display());
+        fs::write(dir.join(".import-unfinished"), format!("{rerun}\n")).unwrap();
+
+        let (code, out, err) = xs_in(&dir, &["get", "2024-01-01T01:00:00Z"]);
+        assert_eq!(code, DAMAGED, "{layout} get: {out}\n{err}");
+        assert!(out.is_empty(), "{layout}: a torn row was served: {out}");
+        assert!(
+            err.contains("torn") && err.contains(&rerun) && err.contains(&format!("byte offset {at}")),
+            "{layout}: {err}"
+        );
+        let (code, _, err) = range_all(&dir);
+        assert_eq!(code, DAMAGED, "{layout} range: {err}");
+        let (code, out, err) = xs_in(&dir, &["check"]);
+        assert_eq!(code, DAMAGED, "{layout} check: {out}\n{err}");
+        assert!(out.contains(&format!("at byte offset {at}")), "{layout}: {out}");
+        assert!(err.contains("torn") && err.contains(&rerun), "{layout}: {err}");
+
+        // The re-run rewrites the unit.
+        ok_in(&dir, &["import", s(&input)]);
+        assert!(!dir.join(".import-unfinished").exists());
+        assert_eq!(
+            ok_in(&dir, &["get", "2024-01-01T01:00:00Z"]),
+            "time,v,n\n2024-01-01T01:00:00Z,-7.37,42\n",
+            "{layout}"
+        );
+        ok_in(&dir, &["check"]);
+    }
+}
+
+/// Databases written by an older xs (fixtures: a version-1 grid and a version-2 bucket
+/// database) read as a fresh database of the same config reads the same input, take writes in
+/// their own version, and check clean (their rows carry no checksums).
+#[test]
+fn partitions_of_the_older_versions_still_read_and_take_writes() {
+    for (fixture, version) in [("v1-grid", 1u32), ("v2-bucket", 2)] {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(fixture);
+        let old = TestDb::copy_of(&source);
+        let _ = fs::remove_file(old.path.join("input.csv"));
+        let fresh = TestDb::copy_of(&source);
+        for name in [
+            "2024-01-01.xs",
+            "2024-01-02.xs",
+            "2024-01-01.xs.data",
+            "2024-01-02.xs.data",
+        ] {
+            let _ = fs::remove_file(fresh.path.join(name));
+        }
+        ok_in(&fresh.path, &["import", s(&fresh.path.join("input.csv"))]);
+        let header_version =
+            |db: &TestDb| u32::from_le_bytes(read_at(&db.file("2024-01-01.xs"), 8, 4).try_into().unwrap());
+        assert_eq!(header_version(&old), version, "{fixture}");
+        assert_eq!(
+            header_version(&fresh),
+            3,
+            "{fixture}: new partitions carry checksums"
+        );
+        assert_eq!(range_all(&old.path).1, range_all(&fresh.path).1, "{fixture}");
+        for db in [&old, &fresh] {
+            import(
+                &db.path,
+                "more.csv",
+                "time,v,n,s\n2024-01-01T00:00:00Z,5,5,m\n2024-01-02T23:59:00Z,6,6,n\n",
+            );
+            ok_in(&db.path, &["put", "2024-01-01T12:00:00Z", "v=1", "n=2", "s=p"]);
+        }
+        assert_eq!(
+            header_version(&old),
+            version,
+            "{fixture}: written in its own version"
+        );
+        assert_eq!(range_all(&old.path).1, range_all(&fresh.path).1, "{fixture}");
+        let out = ok_in(&old.path, &["check"]);
+        assert!(out.contains("rows carry no checksums"), "{fixture}: {out}");
+    }
+}
+
+/// Allocated runs of `path` (`SEEK_DATA`/`SEEK_HOLE`).
+fn data_runs(path: &Path) -> Vec<(u64, u64)> {
+    let f = fs::File::open(path).unwrap();
+    let len = f.metadata().unwrap().len() as i64;
+    let mut runs = Vec::new();
+    let mut at = 0i64;
+    while at < len {
+        // SAFETY: lseek on a descriptor owned by `f`.
+        let start = unsafe { libc::lseek(f.as_raw_fd(), at, libc::SEEK_DATA) };
+        if start < 0 {
+            break;
+        }
+        // SAFETY: as above.
+        let end = unsafe { libc::lseek(f.as_raw_fd(), start, libc::SEEK_HOLE) };
+        runs.push((start as u64, end as u64));
+        at = end;
+    }
+    runs
+}
+
+/// A small seeded generator (xorshift64*): the loop is reproducible from its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+#[test]
+fn corruption_loop_serves_no_wrong_row_with_exit_0() {
+    let flips: u64 = std::env::var("XS_CORRUPTIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let seed: u64 = std::env::var("XS_CORRUPTION_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(19);
+    for layout in LAYOUTS {
+        let (_tmp, dir) = create(layout);
+        // Two partitions; depth-1 grid, bucket records of several rows.
+        let mut csv = some_rows();
+        csv += "2024-01-02T00:00:00Z,1,1\n2024-01-02T00:00:01Z,2,2\n";
+        import(&dir, "rows.csv", &csv);
+        let times = [
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:16:40Z",
+            "2024-01-01T01:59:50Z",
+            "2024-01-02T00:00:01Z",
+        ];
+        let mut get_args = vec!["get"];
+        get_args.extend(times);
+        let pristine = (range_all(&dir).1, export_all(&dir).1, ok_in(&dir, &get_args));
+        let files: Vec<PathBuf> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_str().unwrap();
+                name.ends_with(".xs") || name.ends_with(".xs.data")
+            })
+            .collect();
+        let mut rng = Rng(seed.wrapping_add(layout.len() as u64) | 1);
+        let (mut detected, mut harmless) = (0u64, 0u64);
+        for i in 0..flips {
+            let file = &files[rng.below(files.len() as u64) as usize];
+            let runs = data_runs(file);
+            let total: u64 = runs.iter().map(|(a, b)| b - a).sum();
+            let mut pick = rng.below(total);
+            let mut at = 0;
+            for (a, b) in &runs {
+                if pick < b - a {
+                    at = a + pick;
+                    break;
+                }
+                pick -= b - a;
+            }
+            let original = read_at(file, at, 1)[0];
+            let mask = (rng.below(255) + 1) as u8;
+            patch(file, at, &[original ^ mask]);
+            let what = format!(
+                "{layout} flip {i}: byte {at} of {} ^= {mask:#04x}",
+                file.display()
+            );
+            let results = [
+                ("range", range_all(&dir), &pristine.0),
+                ("export", export_all(&dir), &pristine.1),
+                ("get", xs_in(&dir, &get_args), &pristine.2),
+            ];
+            let mut all_clean = true;
+            for (name, (code, out, err), want) in &results {
+                assert!(
+                    [0, 3, DAMAGED].contains(code) && !err.contains("panicked"),
+                    "{what}: {name} exit {code}: {err}"
+                );
+                if *code == 0 {
+                    // The first line that differs, not two whole outputs.
+                    let wrong = out.lines().zip(want.lines()).find(|(a, b)| a != b);
+                    assert!(
+                        out == *want,
+                        "{what}: {name} served wrong rows with exit 0: {wrong:?} ({} lines, want {})",
+                        out.lines().count(),
+                        want.lines().count()
+                    );
+                } else {
+                    all_clean = false;
+                }
+            }
+            let (code, out, err) = xs_in(&dir, &["check"]);
+            assert!(
+                [0, 3, DAMAGED].contains(&code),
+                "{what}: check exit {code}: {err}"
+            );
+            if !all_clean {
+                assert_ne!(code, 0, "{what}: reads failed but check found nothing: {out}");
+                detected += 1;
+            } else {
+                harmless += u64::from(code == 0);
+                detected += u64::from(code != 0);
+            }
+            patch(file, at, &[original]);
+        }
+        eprintln!("{layout}: {flips} flips, {detected} detected, {harmless} harmless, 0 wrong rows served");
+    }
+}
+
+#[test]
+fn a_damaged_partition_header_is_damage_that_check_reports() {
+    for layout in LAYOUTS {
+        let (_tmp, dir) = create(layout);
+        let mut csv = some_rows();
+        csv += "2024-01-02T00:00:00Z,1,1\n";
+        import(&dir, "rows.csv", &csv);
+        // A field inside the header's checksum (the partition start) of the first partition.
+        let file = dir.join("2024-01-01.xs");
+        patch(&file, 20, &[read_at(&file, 20, 1)[0] ^ 1]);
+        let (code, out, err) = xs_in(&dir, &["get", "2024-01-02T00:00:00Z"]);
+        assert_eq!(code, DAMAGED, "{layout}: {out}\n{err}");
+        assert!(
+            err.contains("partition header at byte offset 0") && !err.contains("move it out"),
+            "{layout}: {err}"
+        );
+        let (code, out, err) = xs_in(&dir, &["check"]);
+        assert_eq!(code, DAMAGED, "{layout}: {out}\n{err}");
+        assert!(
+            out.contains("2024-01-01: 0 rows verified, DAMAGED")
+                && out.contains("1 partition header")
+                && out.contains("2024-01-02: 1 rows verified, ok"),
+            "{layout}: {out}"
+        );
+    }
+}
