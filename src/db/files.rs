@@ -128,6 +128,47 @@ fn classify(op: &'static str, path: &Path, e: io::Error) -> Error {
     Error::io(op, path, e)
 }
 
+/// Raises the soft limit on open files to the hard one (an import of many series keeps many
+/// partitions open) and returns the limit now in force.
+pub fn raise_open_file_limit() -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 1024;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    limit.rlim_cur
+}
+
+/// Makes every write to the file system holding `dir` durable (`syncfs`): data, inodes and
+/// directory entries, with one journal commit.
+pub fn sync_file_system(dir: &Path) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    let handle = File::open(dir).map_err(|e| Error::io("open", dir, e))?;
+    // SAFETY: syncfs only takes a file descriptor, which `handle` keeps open.
+    if unsafe { libc::syncfs(handle.as_raw_fd()) } != 0 {
+        return Err(Error::io(
+            "sync the file system of",
+            dir,
+            io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,45 +193,4 @@ mod tests {
         assert!(!exists(&tmp.path().join("none")).unwrap());
         assert_eq!(read_to_string(&tmp.path().join("none")).unwrap(), None);
     }
-}
-
-/// Raises the soft limit on open files to the hard one (an import of many series keeps many
-/// partitions open) and returns the limit now in force.
-pub fn raise_open_file_limit() -> u64 {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            return 1024;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                limit = raised;
-            }
-        }
-    }
-    limit.rlim_cur as u64
-}
-
-/// Makes every write to the file system holding `dir` durable (`syncfs`): data, inodes and
-/// directory entries, with one journal commit.
-pub fn sync_file_system(dir: &Path) -> Result<()> {
-    use std::os::fd::AsRawFd;
-    let handle = File::open(dir).map_err(|e| Error::io("open", dir, e))?;
-    // SAFETY: syncfs only takes a file descriptor, which `handle` keeps open.
-    if unsafe { libc::syncfs(handle.as_raw_fd()) } != 0 {
-        return Err(Error::io(
-            "sync the file system of",
-            dir,
-            io::Error::last_os_error(),
-        ));
-    }
-    Ok(())
 }
