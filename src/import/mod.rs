@@ -822,8 +822,9 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let mut fields = Vec::with_capacity(plan.targets.len());
     let mut scratch = Vec::new();
     let mut at = work.start.min(data.len());
-    let mut current: Option<(i64, i64, u32, usize)> = None; // partition start, end, series, group
-                                                            // The chunk's series by their key columns' bytes (and null flags).
+    // The partition start and end, series and group of the previous row.
+    let mut current: Option<(i64, i64, u32, usize)> = None;
+    // The chunk's series by their key columns' bytes (and null flags).
     let mut series_index: HashMap<Vec<u8>, u32> = HashMap::new();
     let mut series_bytes: Vec<u8> = Vec::new();
     let mut group_index: HashMap<(u32, i64), usize> = HashMap::new();
