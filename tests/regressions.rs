@@ -138,3 +138,31 @@ fn fine_aggregates_over_sparse_windows_jump_over_holes() {
         "time,count\n2024-01-01T00:00:00.000Z,1\n2024-12-31T00:00:00.000Z,1\n"
     );
 }
+
+/// Found by the model test (seed 1819857473510393, series merged into rows): with an `--every`
+/// so wide that the first bucket's start is clamped to 1677-09-21 (the start of the storable
+/// range), the bucket was taken to end one width after the clamped start instead of at the
+/// next bucket's start, so rows of the second bucket (1679-10-13 on) read in the same batch of
+/// timed rows (several series merged) were counted in the first: here 2 rows in one bucket.
+#[test]
+fn a_clamped_first_bucket_ends_where_the_next_begins() {
+    for layout in ["grid", "bucket"] {
+        let db = TestDb::create("1d", "s:str(2),v:i64", &["--layout", layout, "--series-by", "s"]);
+        db.ok(&["put", "1679-10-12T00:00:00Z", "a", "1"]);
+        db.ok(&["put", "1679-10-14T00:00:00Z", "b", "2"]);
+        let out = db.ok(&[
+            "range",
+            "1678-01-01",
+            "1700-01-01",
+            "--every",
+            "1000d",
+            "--agg",
+            "count,sum(v)",
+            "--all-series",
+        ]);
+        assert_eq!(
+            out, "time,count,sum_v\n1677-09-21T00:12:43Z,1,1\n1679-10-13T00:00:00Z,1,2\n",
+            "{layout}"
+        );
+    }
+}

@@ -597,6 +597,18 @@ impl Buckets {
         // A bucket of a very wide --every near 1678 may start before i64's range: clamp.
         i64::try_from(i128::from(self.origin_ns) + k * i128::from(self.every_ns)).unwrap_or(i64::MIN)
     }
+
+    /// The end (exclusive) of the bucket holding `t_ns`: the next bucket's true start, even
+    /// when this bucket's start was clamped to i64's range (its start plus the width would
+    /// reach into the next bucket).
+    #[inline]
+    fn end_of(self, t_ns: i64) -> i64 {
+        if self.whole_window {
+            return i64::MAX;
+        }
+        let k = (i128::from(t_ns) - i128::from(self.origin_ns)).div_euclid(i128::from(self.every_ns));
+        i64::try_from(i128::from(self.origin_ns) + (k + 1) * i128::from(self.every_ns)).unwrap_or(i64::MAX)
+    }
 }
 
 /// The partial results of one slice: (bucket start, states), in time order. Its first and last
@@ -842,7 +854,7 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
             let mut i = 0;
             while i < times.len() {
                 let start = buckets.of(times[i]);
-                let end = start.saturating_add(buckets.every_ns);
+                let end = buckets.end_of(times[i]);
                 // Rows come in time order, but a run only takes rows that truly fall in
                 // the bucket; at least one row, so a clamped bucket start cannot stall.
                 let n = times[i..]
