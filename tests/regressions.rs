@@ -166,3 +166,25 @@ fn a_clamped_first_bucket_ends_where_the_next_begins() {
         );
     }
 }
+
+/// Found by the model test (seed 1732101103438835): a bucket directory entry that begins in
+/// one 4 KiB block and ends in the next, with zeros for its last bytes (summaries of zero
+/// values), left the next block allocated and all zero when no other entry was there; readers
+/// took that block for an erased one and refused the partition as damaged (exit 6).
+#[test]
+fn an_entry_ending_in_zeros_at_a_block_edge_is_not_damage() {
+    let db = TestDb::create(
+        "1m",
+        "id:i64,n:i64,c0:i8,c1:u8,c3:u64",
+        &["--layout", "bucket", "--bucket", "2m"],
+    );
+    // One row per bucket, all zeros, in buckets whose entries cross the first block edges.
+    for b in 0..120i64 {
+        let t = 1_704_067_200 + b * 120;
+        db.ok(&["put", &format!("{t}s"), "0", "0", "0", "0", "0"]);
+    }
+    let (code, _, err) = common::run(db.xs(&["check"]));
+    assert_eq!(code, 0, "{err}");
+    let out = db.ok(&["range", "2024-01-01", "2024-01-02", "--agg", "count"]);
+    assert!(out.ends_with(",120\n"), "{out}");
+}

@@ -698,6 +698,20 @@ impl BucketPartition {
         first.map_or(Ok(()), Err)
     }
 
+    /// Whether a written entry begins before `block` and ends inside it: its last bytes may
+    /// be zeros (summaries of zero values), so a block holding only them and empty entries is
+    /// all zero yet not erased. The entry's own check covers those bytes when it is read.
+    fn entry_runs_into(&self, block: u64) -> Result<bool> {
+        let offset_in_dir = block - HEADER_LEN;
+        if offset_in_dir % self.entry_len == 0 {
+            return Ok(false);
+        }
+        let start = HEADER_LEN + offset_in_dir / self.entry_len * self.entry_len;
+        let mut head = vec![0u8; (block - start) as usize];
+        self.read_dir(&mut head, start)?;
+        Ok(head.iter().any(|&x| x != 0))
+    }
+
     /// Hands each zeroed block `check_blocks` refuses to `found`, as its damage.
     fn zeroed_blocks(
         &self,
@@ -723,7 +737,7 @@ impl BucketPartition {
                     self.read_dir(&mut whole, block)?;
                     whole.iter().all(|&x| x == 0)
                 });
-            if zero && block >= HEADER_LEN {
+            if zero && block >= HEADER_LEN && !self.entry_runs_into(block)? {
                 let first = (block - HEADER_LEN) / self.entry_len;
                 let end = (block + BLOCK_LEN - HEADER_LEN)
                     .div_ceil(self.entry_len)
