@@ -703,7 +703,7 @@ impl BucketPartition {
     /// all zero yet not erased. The entry's own check covers those bytes when it is read.
     fn entry_runs_into(&self, block: u64) -> Result<bool> {
         let offset_in_dir = block - HEADER_LEN;
-        if offset_in_dir % self.entry_len == 0 {
+        if offset_in_dir.is_multiple_of(self.entry_len) {
             return Ok(false);
         }
         let start = HEADER_LEN + offset_in_dir / self.entry_len * self.entry_len;
