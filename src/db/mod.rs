@@ -79,10 +79,10 @@ pub struct Database {
     series: Mutex<HashMap<String, Arc<Database>>>,
     /// Series root: the series reads cover (`None`: all of them).
     selected: Option<Vec<String>>,
-    /// Those series as the user named them (for the command that completes a delete).
-    selected_texts: Option<Vec<String>>,
     /// Read-only handles: the partitions listed once (a read walks them many times).
     listed: Mutex<Option<Vec<PartitionKey>>>,
+    /// Read-only series root: the series listed once (an aggregate asks for them per slice).
+    series_listed: Mutex<Option<Vec<String>>>,
 }
 
 /// What a `Database` handle stores.
@@ -359,18 +359,30 @@ impl Database {
         } else {
             Role::Plain
         };
+        let writable = lock.is_some();
+        Database::with_role(dir.to_path_buf(), config, lock, writable, role)
+    }
+
+    /// A handle of `role` on `dir`; a series' handle holds no lock (its database's does).
+    fn with_role(
+        dir: PathBuf,
+        config: Config,
+        lock: Option<WriteLock>,
+        writable: bool,
+        role: Role,
+    ) -> Database {
         Database {
-            dir: dir.to_path_buf(),
+            dir,
             config,
-            writable: lock.is_some(),
+            writable,
             _lock: lock,
             role,
             partitions: Mutex::new(HashMap::new()),
             buckets: Mutex::new(HashMap::new()),
             series: Mutex::new(HashMap::new()),
             selected: None,
-            selected_texts: None,
             listed: Mutex::new(None),
+            series_listed: Mutex::new(None),
         }
     }
 
@@ -762,30 +774,7 @@ impl Database {
         to_ns: i64,
         mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
-        let row_len = self.schema().row_len();
-        let granularity_ns = self.config.granularity.ns();
-        let slab_len = self.config.slab_len() as usize;
-        self.scan_batches(from_ns, to_ns, |batch| {
-            match batch {
-                Batch::Slots { start_ns, bytes } => {
-                    for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                        for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
-                            if !visit(start_ns + i as i64 * granularity_ns, row)? {
-                                return Ok(false);
-                            }
-                        }
-                    }
-                }
-                Batch::Rows { times, rows } => {
-                    for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
-                        if !visit(t, row)? {
-                            return Ok(false);
-                        }
-                    }
-                }
-            }
-            Ok(true)
-        })
+        self.scan_batches(from_ns, to_ns, |batch| self.each_row(batch, &mut visit))
     }
 
     /// `scan` of the partitions in this directory (a plain database or one series).
@@ -795,30 +784,37 @@ impl Database {
         to_ns: i64,
         mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
+        self.scan_batches_local(from_ns, to_ns, |batch| self.each_row(batch, &mut visit))
+    }
+
+    /// Hands each row of `batch` to `visit` with its time; `Ok(false)` when `visit` stops.
+    fn each_row<E>(
+        &self,
+        batch: Batch<'_>,
+        visit: &mut impl FnMut(i64, &[u8]) -> Result<bool, E>,
+    ) -> Result<bool, E> {
         let row_len = self.schema().row_len();
-        let granularity_ns = self.config.granularity.ns();
-        let slab_len = self.config.slab_len() as usize;
-        self.scan_batches_local(from_ns, to_ns, |batch| {
-            match batch {
-                Batch::Slots { start_ns, bytes } => {
-                    for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                        for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
-                            if !visit(start_ns + i as i64 * granularity_ns, row)? {
-                                return Ok(false);
-                            }
-                        }
-                    }
-                }
-                Batch::Rows { times, rows } => {
-                    for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
-                        if !visit(t, row)? {
+        match batch {
+            Batch::Slots { start_ns, bytes } => {
+                let granularity_ns = self.config.granularity.ns();
+                let slab_len = self.config.slab_len() as usize;
+                for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
+                    for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
+                        if !visit(start_ns + i as i64 * granularity_ns, row)? {
                             return Ok(false);
                         }
                     }
                 }
             }
-            Ok(true)
-        })
+            Batch::Rows { times, rows } => {
+                for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
+                    if !visit(t, row)? {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+        Ok(true)
     }
 
     /// Walks the rows of `[from, to)` in time order as batches, whatever the layout: grid
@@ -1089,7 +1085,8 @@ impl Database {
             from_ns.max(MIN_TIME_NS),
             to_ns.min(END_TIME_NS).max(from_ns.max(MIN_TIME_NS)),
         );
-        if let Some(texts) = &self.selected_texts {
+        if let Some(names) = &self.selected {
+            let texts: Vec<String> = names.iter().map(|n| series::text_of(n)).collect();
             rerun.push_str(&format!(" --series {}", marker::shell_quote(&texts.join(","))));
         }
         marker::mark_delete_started(&self.dir, &rerun)?;

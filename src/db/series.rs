@@ -106,6 +106,16 @@ pub fn parts_of(name: &str) -> Option<Vec<Option<String>>> {
     Some(parts)
 }
 
+/// The series `name` as `--series` takes it: its values' text, joined by `:` (a null is empty).
+pub fn text_of(name: &str) -> String {
+    parts_of(name)
+        .map(|parts| {
+            let texts: Vec<String> = parts.into_iter().map(Option::unwrap_or_default).collect();
+            texts.join(":")
+        })
+        .unwrap_or_else(|| name.to_string())
+}
+
 /// The longest directory name a series key of these column types can produce.
 pub fn longest_name(types: &[ColumnType]) -> usize {
     let part = |ty: &ColumnType| match ty {

@@ -2,7 +2,7 @@
 //! reads that span several series by merging theirs in time order (ties in series order).
 
 use std::fs;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::series::{self, SERIES_DIR};
 use super::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
@@ -48,19 +48,8 @@ impl Database {
             }
             super::files::create_dir(&dir)?;
         }
-        let db = Database {
-            dir,
-            config: self.config.clone(),
-            writable: self.writable,
-            _lock: None,
-            role: Role::Series(name.to_string()),
-            partitions: Mutex::new(Default::default()),
-            buckets: Mutex::new(Default::default()),
-            series: Mutex::new(Default::default()),
-            selected: None,
-            selected_texts: None,
-            listed: Mutex::new(None),
-        };
+        let role = Role::Series(name.to_string());
+        let db = Database::with_role(dir, self.config.clone(), None, self.writable, role);
         if present {
             db.check_partition_files(false)?;
         }
@@ -71,8 +60,23 @@ impl Database {
         Ok(Some(db))
     }
 
-    /// Every series stored, by directory name, in series order (by key value).
+    /// Every series stored, by directory name, in series order (by key value). A read-only
+    /// handle lists them once.
     pub fn series_names(&self) -> Result<Vec<String>> {
+        if self.writable {
+            return self.list_series();
+        }
+        let mut listed = self
+            .series_listed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if listed.is_none() {
+            *listed = Some(self.list_series()?);
+        }
+        Ok(listed.clone().unwrap_or_default())
+    }
+
+    fn list_series(&self) -> Result<Vec<String>> {
         let top = self.dir.join(SERIES_DIR);
         let entries = match fs::read_dir(&top) {
             Ok(entries) => entries,
@@ -131,7 +135,6 @@ impl Database {
             .collect();
         keyed.sort_by(|a, b| series::compare_values(&a.0, &b.0));
         self.selected = Some(keyed.into_iter().map(|(_, n)| n).collect());
-        self.selected_texts = Some(texts.to_vec());
         Ok(missing)
     }
 

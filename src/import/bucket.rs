@@ -157,11 +157,7 @@ pub(super) fn write_partition(
         Ok(true)
     })?;
 
-    let row_of = |e: &Entry| {
-        let p = &batch[e.chunk as usize];
-        let at = e.row as usize * row_len;
-        &p.rows[at..at + row_len]
-    };
+    let row_of = |e: &Entry| e.row_in(batch, row_len);
     let mut records: Vec<u8> = Vec::new();
     // (bucket, entry with its offset relative to `records`)
     let mut placed: Vec<(u64, bucket::NewEntry)> = Vec::with_capacity(groups.len());

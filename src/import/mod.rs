@@ -740,6 +740,14 @@ struct Entry {
     row: u32,
 }
 
+impl Entry {
+    /// The encoded row this entry places, in its chunk of `batch`.
+    fn row_in<'a>(&self, batch: &'a [Parsed], row_len: usize) -> &'a [u8] {
+        let at = self.row as usize * row_len;
+        &batch[self.chunk as usize].rows[at..at + row_len]
+    }
+}
+
 /// A rejected record, before its line number is known.
 struct PendingReject {
     rec_start: u32,
@@ -1191,11 +1199,7 @@ fn write_partition(
     let untouched_span = state.touched.range_cardinality(first_slot..=last_slot) == 0;
     // Slots written by this batch, inserted into `touched` at the end as ranges.
     let mut new_slots: Vec<(u64, u64)> = Vec::new();
-    let row_of = |e: &Entry| {
-        let p = &batch[e.chunk as usize];
-        let at = e.row as usize * row_len;
-        &p.rows[at..at + row_len]
-    };
+    let row_of = |e: &Entry| e.row_in(batch, row_len);
     let flush = |run: &mut Vec<u8>, from: u64| -> Result<()> {
         if !run.is_empty() {
             part.write_at(run, from)?;
@@ -1326,21 +1330,10 @@ fn write_partition_unique(
         replaced: 0,
         overflow: Vec::new(),
     };
-    let row_of = |e: &Entry| {
-        let p = &batch[e.chunk as usize];
-        let at = e.row as usize * row_len;
-        &p.rows[at..at + row_len]
-    };
+    let row_of = |e: &Entry| e.row_in(batch, row_len);
     let mut new_slab = vec![0u8; slab_len];
-    let mut i = 0;
-    while i < entries.len() {
-        let slot = entries[i].slot;
-        let mut j = i + 1;
-        while j < entries.len() && entries[j].slot == slot {
-            j += 1;
-        }
-        let group = &entries[i..j];
-        i = j;
+    for group in entries.chunk_by(|a, b| a.slot == b.slot) {
+        let slot = group[0].slot;
         let stored = !state.fresh || state.touched.contains(slot);
         let mut slab = vec![0u8; slab_len];
         if stored {
