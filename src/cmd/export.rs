@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use xs::db::time::{PartitionKey, Period, END_TIME_NS, MIN_TIME_NS};
 use xs::io::output::{Format, RowFormatter};
-use xs::io::stream::{write_range, Compression};
+use xs::io::stream::{write_range_where, Compression};
 use xs::io::timefmt::format_iso_exact;
+use xs::query::filter::Filter;
 use xs::{Database, Error};
 
 use super::output_args::FormatArgs;
@@ -21,7 +22,8 @@ const EXAMPLES: &str = "Examples:
   xs export -o backup.csv.zst                                  # everything, zstd-compressed
   xs export --from 2024-08-01 --to 2024-09-01 -o august.csv
   xs export --split year --compress zstd -o dump/   # dump/2023.csv.zst …
-  xs export --from 2024-08-08 -o - -f ndjson | gzip > day.ndjson.gz";
+  xs export --from 2024-08-08 -o - -f ndjson | gzip > day.ndjson.gz
+  xs export --where 'side=sell and qty >= 10' -o big-sells.csv";
 
 /// Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year.
 ///
@@ -55,6 +57,11 @@ pub struct Args {
     /// parallel into the --output directory. Periods without rows get no file.
     #[arg(long, value_name = "year|month|day", value_parser = ["year", "month", "day"])]
     pub split: Option<String>,
+
+    /// Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of
+    /// = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold.
+    #[arg(long = "where", value_name = "CONDITION")]
+    pub filter: Vec<String>,
 
     #[command(flatten)]
     pub series: SeriesArgs,
@@ -102,6 +109,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let mut db = ctx.open_read()?;
     args.series.apply(&mut db)?;
     let formatter = args.format.formatter(db.config(), default_format)?;
+    let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
+    let filter = filter.as_ref();
 
     if let Some(split) = &args.split {
         if to_stdout {
@@ -110,17 +119,23 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             ));
         }
         let period = Period::parse(split).unwrap_or(Period::Year);
-        return export_split(&db, &formatter, compression, period, from_ns, to_ns, &args.output);
+        let unit = Unit {
+            formatter: &formatter,
+            filter,
+            compression,
+        };
+        return export_split(&db, &unit, period, from_ns, to_ns, &args.output);
     }
     if to_stdout {
         let mut out = Output::new();
         let mut header = Vec::new();
         formatter.header(&mut header);
         out.write_block(&compression.encode(&header)?)?;
-        write_range(
+        write_range_where(
             &db,
             from_ns,
             to_ns,
+            filter,
             &formatter,
             u64::MAX,
             compression,
@@ -128,17 +143,29 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         )?;
         return out.flush();
     }
-    let rows = export_file(&db, &formatter, compression, from_ns, to_ns, &args.output, true)?;
+    let unit = Unit {
+        formatter: &formatter,
+        filter,
+        compression,
+    };
+    let rows = export_file(&db, &unit, from_ns, to_ns, &args.output, true)?;
     eprintln!("exported {rows} rows to {}", args.output.display());
     Ok(())
+}
+
+/// How every exported file is written: its format, the rows kept, its compression.
+#[derive(Clone, Copy)]
+struct Unit<'a> {
+    formatter: &'a RowFormatter,
+    filter: Option<&'a Filter>,
+    compression: Compression,
 }
 
 /// Writes `[from, to)` to `path` through a temporary file renamed into place when complete.
 /// With `keep_empty` false, nothing is left behind when there are no rows. Returns the rows.
 fn export_file(
     db: &Database,
-    formatter: &RowFormatter,
-    compression: Compression,
+    unit: &Unit,
     from_ns: i64,
     to_ns: i64,
     path: &Path,
@@ -163,7 +190,7 @@ fn export_file(
         file_name.to_string_lossy(),
         std::process::id()
     ));
-    let result = write_file(db, formatter, compression, from_ns, to_ns, &tmp);
+    let result = write_file(db, unit, from_ns, to_ns, &tmp);
     match result {
         Ok(rows) if rows > 0 || keep_empty => {
             fs::rename(&tmp, path).map_err(|e| Error::io("rename into", path, e))?;
@@ -177,23 +204,22 @@ fn export_file(
     }
 }
 
-fn write_file(
-    db: &Database,
-    formatter: &RowFormatter,
-    compression: Compression,
-    from_ns: i64,
-    to_ns: i64,
-    path: &Path,
-) -> Result<u64, Error> {
+fn write_file(db: &Database, unit: &Unit, from_ns: i64, to_ns: i64, path: &Path) -> Result<u64, Error> {
+    let Unit {
+        formatter,
+        filter,
+        compression,
+    } = *unit;
     let mut file = File::create(path).map_err(|e| Error::io("create", path, e))?;
     let mut header = Vec::new();
     formatter.header(&mut header);
     file.write_all(&compression.encode(&header)?)
         .map_err(|e| Error::io("write", path, e))?;
-    let rows = write_range(
+    let rows = write_range_where(
         db,
         from_ns,
         to_ns,
+        filter,
         formatter,
         u64::MAX,
         compression,
@@ -207,8 +233,7 @@ fn write_file(
 /// One file per `period` that holds rows in `[from, to)`, written in parallel into `dir`.
 fn export_split(
     db: &Database,
-    formatter: &RowFormatter,
-    compression: Compression,
+    how: &Unit,
     period: Period,
     from_ns: i64,
     to_ns: i64,
@@ -232,9 +257,9 @@ fn export_split(
     }
     units.sort();
     units.dedup();
-    let extension = match compression {
-        Compression::None => formatter.format().name().to_string(),
-        Compression::Zstd { .. } => format!("{}.zst", formatter.format().name()),
+    let extension = match how.compression {
+        Compression::None => how.formatter.format().name().to_string(),
+        Compression::Zstd { .. } => format!("{}.zst", how.formatter.format().name()),
     };
     let results: Vec<Result<u64, Error>> = units
         .par_iter()
@@ -242,7 +267,7 @@ fn export_split(
             let path = dir.join(format!("{unit}.{extension}"));
             let start = unit.start_ns().max(from_ns);
             let end = unit.end_ns().min(to_ns);
-            export_file(db, formatter, compression, start, end, &path, false)
+            export_file(db, how, start, end, &path, false)
         })
         .collect();
     let mut rows = 0u64;

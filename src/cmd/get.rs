@@ -3,6 +3,7 @@
 use std::io::BufRead;
 
 use xs::io::output::Format;
+use xs::query::filter::Filter;
 
 use super::output_args::FormatArgs;
 use super::series_args::SeriesArgs;
@@ -14,6 +15,7 @@ const EXAMPLES: &str = "Examples:
   xs get -f ndjson 1723161255342ms 1723161255619ms
   cut -d, -f1 times.csv | xs get -       # batch: one timestamp a line on stdin
   xs get --asof --within 1h 2024-08-08T14:03:07Z   # the last trade at or before 14:03:07
+  xs get --asof --where side=sell 2024-08-08T14:03:07Z   # the last sell at or before it
   xs get --asof --series ETHUSDT 2024-08-08T14:03:07Z   # per series, in a series database";
 
 /// Print the rows stored at each TIME, in time order (CSV with a header by default).
@@ -43,6 +45,12 @@ pub struct Args {
     #[arg(long, value_name = "DUR", requires = "asof", value_parser = parse_within)]
     pub within: Option<i64>,
 
+    /// Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of
+    /// = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof,
+    /// the latest timestamp that holds a row that passes.
+    #[arg(long = "where", value_name = "CONDITION")]
+    pub filter: Vec<String>,
+
     #[command(flatten)]
     pub series: SeriesArgs,
 
@@ -59,6 +67,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let mut db = ctx.open_read()?;
     args.series.apply(&mut db)?;
     let formatter = args.output.formatter(db.config(), Format::Csv)?;
+    let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
+    let passes = |t: i64, row: &[u8]| filter.as_ref().is_none_or(|f| f.matches(t, row));
     let times = if args.times == ["-"] {
         read_times_from_stdin()?
     } else {
@@ -80,7 +90,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     for k in 0..stores.len().max(1) {
         let store = stores.get(k).map_or(&db, |s| s.as_ref());
         let mut at: Vec<i64> = if args.asof {
-            asof_times(store, &wanted, args.within)?
+            asof_times(store, &wanted, args.within, filter.as_ref())?
         } else {
             wanted.clone()
         };
@@ -90,7 +100,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         for t in at {
             store.check_time(t)?;
             for row in store.get(t)? {
-                found_rows.push((t, k, row));
+                if passes(t, &row) {
+                    found_rows.push((t, k, row));
+                }
             }
         }
         if stores.len() > 1 {
@@ -116,14 +128,31 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     Ok(())
 }
 
-/// The latest stored timestamp at or before each time (within `within_ns`), where there is one.
-fn asof_times(db: &xs::Database, times: &[i64], within_ns: Option<i64>) -> CliResult<Vec<i64>> {
+/// The latest stored timestamp at or before each time (within `within_ns`) that holds a row
+/// that passes `filter`, where there is one.
+fn asof_times(
+    db: &xs::Database,
+    times: &[i64],
+    within_ns: Option<i64>,
+    filter: Option<&Filter>,
+) -> CliResult<Vec<i64>> {
     let mut found = Vec::with_capacity(times.len());
     let asof = xs::query::asof::AsOf::new(db)?;
     for &t in times {
         let not_before = within_ns.map_or(i64::MIN, |w| t.saturating_sub(w));
-        if let Some(hit) = asof.latest(t, not_before)? {
-            found.push(hit);
+        let mut at = t;
+        // A timestamp whose rows all fail the filter: look on before it.
+        while let Some(hit) = asof.latest(at, not_before)? {
+            let passes =
+                |f: &Filter| -> CliResult<bool> { Ok(db.get(hit)?.iter().any(|row| f.matches(hit, row))) };
+            if filter.map_or(Ok(true), passes)? {
+                found.push(hit);
+                break;
+            }
+            match hit.checked_sub(1) {
+                Some(before) => at = before,
+                None => break,
+            }
         }
     }
     Ok(found)

@@ -1,8 +1,8 @@
 //! `xs range`: every row in a time window, in time order, as CSV, TSV or NDJSON; or, with
 //! `--every`, one aggregated row per time bucket (bars, VWAP).
 
-use xs::io::output::{Format, RowFormatter};
-use xs::io::stream::{write_range, Compression};
+use xs::io::output::Format;
+use xs::io::stream::{write_range_where, Compression};
 use xs::io::timefmt::format_iso_exact;
 use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_buckets_of, Plan};
 use xs::query::filter::Filter;
@@ -17,6 +17,7 @@ const EXAMPLES: &str = "Examples:
   xs range 2024-08-08T23:55:00Z 2024-08-08T23:56:00Z --columns time,price | head
   xs range 2024-08-08 2024-08-09 --every 1m --agg 'count,sum(qty),vwap(price,qty)'
   xs range 2024-08-01 2024-09-01 --every 1h --ohlcv price,qty --where side=buy -f ndjson
+  xs range 2024-08-08 2024-08-09 --where 'price > 62000' --where \"side in ('sell', 'SELL')\"
   xs range 2024-08-08 2024-08-09 --series BTCUSDT,ETHUSDT --every 1m --ohlcv price,qty";
 
 /// Print every row with FROM <= time < TO, in time order (CSV with a header by default); with
@@ -59,9 +60,11 @@ pub struct Args {
     #[arg(long, requires = "every")]
     pub fill: bool,
 
-    /// Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy.
-    #[arg(long = "where", value_name = "COL=VALUE")]
-    pub filter: Option<String>,
+    /// Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or
+    /// COL in (A,B); repeat --where or join with `and` for several, all of which must hold.
+    /// Quote text with spaces or commas ('a b'); COL= matches nulls, which no comparison does.
+    #[arg(long = "where", value_name = "CONDITION")]
+    pub filter: Vec<String>,
 
     #[command(flatten)]
     pub series: SeriesArgs,
@@ -91,12 +94,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     }
     let mut db = ctx.open_read()?;
     args.series.apply(&mut db)?;
-    let filter = args
-        .filter
-        .as_deref()
-        .map(|f| Filter::parse(db.schema(), f))
-        .transpose()
-        .map_err(Failure::usage)?;
+    let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
     let limit = args.limit.unwrap_or(u64::MAX);
     let mut out = Output::new();
     if args.every.is_some() || args.agg.is_some() || args.ohlcv.is_some() {
@@ -172,42 +170,15 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     }
     let formatter = args.output.formatter(db.config(), Format::Csv)?;
     formatter.header(&mut out.buf);
-    match filter {
-        None => {
-            write_range(
-                &db,
-                args.from,
-                args.to,
-                &formatter,
-                limit,
-                Compression::None,
-                &mut |bytes: &[u8]| out.write_block(bytes),
-            )?;
-        }
-        Some(filter) => write_filtered(&db, &args, &filter, &formatter, limit, &mut out)?,
-    }
+    write_range_where(
+        &db,
+        args.from,
+        args.to,
+        filter.as_ref(),
+        &formatter,
+        limit,
+        Compression::None,
+        &mut |bytes: &[u8]| out.write_block(bytes),
+    )?;
     out.flush()
-}
-
-/// `range --where`: the plain scan, one row at a time, keeping the rows that match.
-fn write_filtered(
-    db: &xs::Database,
-    args: &Args,
-    filter: &Filter,
-    formatter: &RowFormatter,
-    limit: u64,
-    out: &mut Output,
-) -> CliResult {
-    let mut left = limit;
-    if left == 0 {
-        return Ok(());
-    }
-    db.scan(args.from, args.to, |t_ns, row| -> CliResult<bool> {
-        if filter.matches(row) {
-            formatter.row(&mut out.buf, t_ns, row);
-            left -= 1;
-            out.maybe_flush()?;
-        }
-        Ok(left > 0)
-    })
 }

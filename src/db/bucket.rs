@@ -1851,7 +1851,7 @@ mod tests {
         db.put(t0 + 2500 * ms, &row(1), PutMode::Replace).unwrap();
         let scan = |from: i64, to: i64, same: &dyn Fn(i64, i64) -> bool| {
             let mut pieces = Vec::new();
-            db.scan_summarized(from, to, same, |piece| -> Result<bool> {
+            db.scan_summarized(from, to, same, None, |piece| -> Result<bool> {
                 pieces.push(match piece {
                     Scanned::Batch(crate::db::Batch::Rows { times, .. }) => {
                         format!("rows {}", times.len())

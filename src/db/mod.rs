@@ -120,6 +120,11 @@ pub struct BucketSummary<'a> {
     pub bounds: &'a [u8],
 }
 
+/// Says, from a storage bucket's verified summary (`BucketSummary::bounds`), that none of its
+/// rows is wanted: a scan then passes over the bucket without reading it. Only bucket-layout
+/// partitions with summaries (version 2) are pruned; everything else is read.
+pub type Prune<'a> = Option<&'a dyn Fn(&[u8]) -> bool>;
+
 /// A piece of a summarized scan, in time order.
 #[derive(Clone, Copy, Debug)]
 pub enum Scanned<'a> {
@@ -777,14 +782,26 @@ impl Database {
         self.scan_batches(from_ns, to_ns, |batch| self.each_row(batch, &mut visit))
     }
 
+    /// `scan` that passes over the storage buckets `prune` rules out (see `Prune`).
+    pub fn scan_pruned<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        prune: Prune<'_>,
+        mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        self.scan_batches_pruned(from_ns, to_ns, prune, |batch| self.each_row(batch, &mut visit))
+    }
+
     /// `scan` of the partitions in this directory (a plain database or one series).
     fn scan_local<E: From<Error>>(
         &self,
         from_ns: i64,
         to_ns: i64,
+        prune: Prune<'_>,
         mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
-        self.scan_batches_local(from_ns, to_ns, |batch| self.each_row(batch, &mut visit))
+        self.scan_batches_local(from_ns, to_ns, prune, |batch| self.each_row(batch, &mut visit))
     }
 
     /// Hands each row of `batch` to `visit` with its time; `Ok(false)` when `visit` stops.
@@ -827,10 +844,21 @@ impl Database {
         to_ns: i64,
         visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
+        self.scan_batches_pruned(from_ns, to_ns, None, visit)
+    }
+
+    /// `scan_batches` that passes over the storage buckets `prune` rules out (see `Prune`).
+    pub fn scan_batches_pruned<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        prune: Prune<'_>,
+        visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
         if self.is_series_root() {
-            return self.series_scan_batches(from_ns, to_ns, visit);
+            return self.series_scan_batches(from_ns, to_ns, prune, visit);
         }
-        self.scan_batches_local(from_ns, to_ns, visit)
+        self.scan_batches_local(from_ns, to_ns, prune, visit)
     }
 
     /// `scan_batches` of the partitions in this directory (a plain database or one series).
@@ -838,6 +866,7 @@ impl Database {
         &self,
         from_ns: i64,
         to_ns: i64,
+        prune: Prune<'_>,
         mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         match self.config.layout {
@@ -847,7 +876,7 @@ impl Database {
                     bytes,
                 })
             }),
-            Layout::Bucket => self.scan_buckets(from_ns, to_ns, None, |piece| match piece {
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, None, prune, |piece| match piece {
                 Scanned::Batch(batch) => visit(batch),
                 // Not asked for: `scan_buckets` hands out none.
                 Scanned::Summary(_) => Ok(true),
@@ -859,18 +888,20 @@ impl Database {
     /// that lies wholly inside `[from, to)`, and for which `same_bucket(start, end)` says the
     /// caller folds all of `[start, end)` into one result, comes as its summary (rows, min and
     /// max per summarized column) instead of its rows, when its entry's check holds. Every
-    /// other bucket (and the grid layout) comes as rows, as in `scan_batches`.
+    /// other bucket (and the grid layout) comes as rows, as in `scan_batches`; buckets that
+    /// `prune` rules out do not come at all.
     pub fn scan_summarized<E: From<Error>>(
         &self,
         from_ns: i64,
         to_ns: i64,
         same_bucket: &dyn Fn(i64, i64) -> bool,
+        prune: Prune<'_>,
         visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         if self.is_series_root() {
-            return self.series_scan_summarized(from_ns, to_ns, same_bucket, visit);
+            return self.series_scan_summarized(from_ns, to_ns, same_bucket, prune, visit);
         }
-        self.scan_summarized_local(from_ns, to_ns, same_bucket, visit)
+        self.scan_summarized_local(from_ns, to_ns, same_bucket, prune, visit)
     }
 
     /// `scan_summarized` of the partitions in this directory.
@@ -879,11 +910,14 @@ impl Database {
         from_ns: i64,
         to_ns: i64,
         same_bucket: &dyn Fn(i64, i64) -> bool,
+        prune: Prune<'_>,
         mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         match self.config.layout {
-            Layout::Grid => self.scan_batches_local(from_ns, to_ns, |batch| visit(Scanned::Batch(batch))),
-            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Some(same_bucket), visit),
+            Layout::Grid => {
+                self.scan_batches_local(from_ns, to_ns, prune, |batch| visit(Scanned::Batch(batch)))
+            }
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Some(same_bucket), prune, visit),
         }
     }
 
@@ -892,6 +926,7 @@ impl Database {
         from_ns: i64,
         to_ns: i64,
         same_bucket: Option<&dyn Fn(i64, i64) -> bool>,
+        prune: Prune<'_>,
         mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         let from_ns = from_ns.max(MIN_TIME_NS);
@@ -925,7 +960,13 @@ impl Database {
                 }
                 let window_end = end.min(b.saturating_add(1 << 16));
                 let mut go_on = true;
-                part.for_each_summarized_entry(b, window_end, same_bucket.is_some(), |bucket, e, bounds| {
+                let summaries = same_bucket.is_some() || prune.is_some();
+                part.for_each_summarized_entry(b, window_end, summaries, |bucket, e, bounds| {
+                    if let (Some(prune), Some(bounds)) = (prune, bounds) {
+                        if prune(bounds) {
+                            return Ok(true);
+                        }
+                    }
                     let start_ns = part.bucket_start_ns(bucket);
                     let end_ns = start_ns.saturating_add(part.bucket_ns);
                     let wanted = same_bucket

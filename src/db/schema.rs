@@ -412,7 +412,7 @@ fn parse_bool(text: &str) -> Option<bool> {
     }
 }
 
-fn encode_field(ty: ColumnType, text: &str, dst: &mut [u8]) -> Result<(), FieldError> {
+pub(crate) fn encode_field(ty: ColumnType, text: &str, dst: &mut [u8]) -> Result<(), FieldError> {
     match ty {
         ColumnType::I8 => dst.copy_from_slice(&parse_int::<i8>(ty, text)?.to_le_bytes()),
         ColumnType::I16 => dst.copy_from_slice(&parse_int::<i16>(ty, text)?.to_le_bytes()),

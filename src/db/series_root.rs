@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::series::{self, SERIES_DIR};
 use super::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
-use super::{Batch, Database, Role, Scanned};
+use super::{Batch, Database, Prune, Role, Scanned};
 use crate::error::{Error, Result};
 
 /// Rows a merged read gathers per window before handing them out, about.
@@ -216,12 +216,13 @@ impl Database {
         &self,
         from_ns: i64,
         to_ns: i64,
+        prune: Prune<'_>,
         mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         let kids = self.selected_series()?;
         match kids.as_slice() {
             [] => return Ok(()),
-            [(_, one)] => return one.scan_batches_local(from_ns, to_ns, visit),
+            [(_, one)] => return one.scan_batches_local(from_ns, to_ns, prune, visit),
             _ => {}
         }
         let from_ns = from_ns.max(MIN_TIME_NS);
@@ -259,7 +260,7 @@ impl Database {
             found.clear();
             rows.clear();
             for (k, (_, db)) in kids.iter().enumerate() {
-                db.scan_local(at, end, |t, row| -> Result<bool> {
+                db.scan_local(at, end, prune, |t, row| -> Result<bool> {
                     found.push((t, k as u32, (rows.len() / row_len) as u32));
                     rows.extend_from_slice(row);
                     Ok(true)
@@ -303,13 +304,14 @@ impl Database {
         from_ns: i64,
         to_ns: i64,
         same_bucket: &dyn Fn(i64, i64) -> bool,
+        prune: Prune<'_>,
         mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         let kids = self.selected_series()?;
         if let [(_, one)] = kids.as_slice() {
-            return one.scan_summarized_local(from_ns, to_ns, same_bucket, visit);
+            return one.scan_summarized_local(from_ns, to_ns, same_bucket, prune, visit);
         }
-        self.series_scan_batches(from_ns, to_ns, |batch| visit(Scanned::Batch(batch)))
+        self.series_scan_batches(from_ns, to_ns, prune, |batch| visit(Scanned::Batch(batch)))
     }
 
     /// Deletes `[from, to)` from every selected series; the caller holds the delete marker.

@@ -2,9 +2,11 @@
 //! `.zst` output, compressed) in parallel batches on the rayon pool, then handed to a sink in time
 //! order. Small ranges (one chunk) are formatted on the calling thread and never start the pool.
 
-use crate::db::{Batch, Database};
+use crate::db::schema::Schema;
+use crate::db::{Batch, Database, Prune};
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
+use crate::query::filter::Filter;
 
 /// How formatted bytes are encoded before they reach the sink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,6 +113,23 @@ pub fn write_range<E: From<Error>>(
     compression: Compression,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
+    write_range_where(db, from_ns, to_ns, None, formatter, limit, compression, sink)
+}
+
+/// `write_range` of the rows that pass `filter` (all rows when `None`). Storage buckets whose
+/// summaries rule them out are not read; the rows that pass are gathered at scan time, so the
+/// formatting stays parallel.
+#[allow(clippy::too_many_arguments)]
+pub fn write_range_where<E: From<Error>>(
+    db: &Database,
+    from_ns: i64,
+    to_ns: i64,
+    filter: Option<&Filter>,
+    formatter: &RowFormatter,
+    limit: u64,
+    compression: Compression,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
     let mut jobs: Vec<Job> = Vec::new();
     let mut queued = 0usize;
     let mut batch_jobs = 1usize;
@@ -147,8 +166,52 @@ pub fn write_range<E: From<Error>>(
         Ok(())
     };
 
+    let cannot_match = filter
+        .filter(|f| f.prunes())
+        .map(|f| move |bounds: &[u8]| f.cannot_match(bounds));
+    let prune: Prune = cannot_match.as_ref().map(|f| f as &dyn Fn(&[u8]) -> bool);
+    let (mut kept_times, mut kept_rows) = (Vec::new(), Vec::new());
+    let row_len = db.schema().row_len();
+    let granularity_ns = db.config().granularity.ns();
+    let slab_len = db.config().slab_len() as usize;
+
     // `queued` jobs are complete; job `queued` (if it exists) is being filled.
-    db.scan_batches(from_ns, to_ns, |batch| -> Result<bool, E> {
+    db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool, E> {
+        let batch = match filter {
+            None => batch,
+            Some(filter) => {
+                kept_times.clear();
+                kept_rows.clear();
+                let mut keep = |t: i64, row: &[u8]| {
+                    if filter.matches(t, row) {
+                        kept_times.push(t);
+                        kept_rows.extend_from_slice(row);
+                    }
+                };
+                match batch {
+                    Batch::Slots { start_ns, bytes } => {
+                        for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
+                            let t = start_ns + i as i64 * granularity_ns;
+                            for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
+                                keep(t, row);
+                            }
+                        }
+                    }
+                    Batch::Rows { times, rows } => {
+                        for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
+                            keep(t, row);
+                        }
+                    }
+                }
+                if kept_times.is_empty() {
+                    return Ok(true);
+                }
+                Batch::Rows {
+                    times: &kept_times,
+                    rows: &kept_rows,
+                }
+            }
+        };
         if queued == jobs.len() {
             jobs.push(Job {
                 pieces: Vec::new(),

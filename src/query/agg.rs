@@ -862,7 +862,11 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
                     .position(|&t| t < start || t >= end)
                     .unwrap_or(times.len() - i)
                     .max(1);
-                slice.run(start, &rows[i * row_len..(i + n) * row_len]);
+                slice.run(
+                    start,
+                    RowTimes::Each(&times[i..i + n]),
+                    &rows[i * row_len..(i + n) * row_len],
+                );
                 i += n;
             }
         }
@@ -874,16 +878,22 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
                     .count();
                 if present > 0 {
                     let t = start_ns + i as i64 * granularity_ns;
-                    slice.run(buckets.of(t), &slab[..present * row_len]);
+                    slice.run(buckets.of(t), RowTimes::All(t), &slab[..present * row_len]);
                 }
             }
         }
     };
+    let cannot_match = plan
+        .filter
+        .as_ref()
+        .filter(|f| f.prunes())
+        .map(|f| move |bounds: &[u8]| f.cannot_match(bounds));
+    let prune: crate::db::Prune = cannot_match.as_ref().map(|f| f as &dyn Fn(&[u8]) -> bool);
     match &plan.summary_slots {
         Some(slots) => {
             // A storage bucket is summarized only when all of it falls in one output bucket.
             let same = |start_ns: i64, end_ns: i64| buckets.of(start_ns) == buckets.of(end_ns - 1);
-            db.scan_summarized(from_ns, to_ns, &same, |piece| -> Result<bool> {
+            db.scan_summarized(from_ns, to_ns, &same, None, |piece| -> Result<bool> {
                 match piece {
                     Scanned::Batch(batch) => fold(&mut slice, batch),
                     Scanned::Summary(s) => slice.summary(buckets.of(s.start_ns), &s, slots),
@@ -891,7 +901,8 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
                 Ok(true)
             })?
         }
-        None => db.scan_batches(from_ns, to_ns, |batch| -> Result<bool> {
+        // A filter on a summarized column passes over the storage buckets it rules out.
+        None => db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool> {
             fold(&mut slice, batch);
             Ok(true)
         })?,
@@ -900,6 +911,23 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         slice.out.push((done, slice.accs));
     }
     Ok(slice.out)
+}
+
+/// The times of a run of rows: one each, or one for all (a grid slot).
+#[derive(Clone, Copy)]
+enum RowTimes<'a> {
+    Each(&'a [i64]),
+    All(i64),
+}
+
+impl RowTimes<'_> {
+    #[inline]
+    fn at(self, k: usize) -> i64 {
+        match self {
+            RowTimes::Each(times) => times[k],
+            RowTimes::All(t) => t,
+        }
+    }
 }
 
 /// The running state of one slice's scan.
@@ -949,12 +977,12 @@ impl Slice<'_> {
     }
 
     /// Folds `rows` (whole rows, all in the bucket at `bucket`) into the bucket's states.
-    fn run(&mut self, bucket: i64, rows: &[u8]) {
+    fn run(&mut self, bucket: i64, times: RowTimes, rows: &[u8]) {
         self.enter(bucket);
         let row_len = self.row_len;
         if let Some(filter) = &self.plan.filter {
-            for r in rows.chunks_exact(row_len) {
-                if filter.matches(r) {
+            for (k, r) in rows.chunks_exact(row_len).enumerate() {
+                if filter.matches(times.at(k), r) {
                     for (acc, agg) in self.accs.iter_mut().zip(&self.plan.aggs) {
                         acc.add(agg, r);
                     }

@@ -1,86 +1,621 @@
-//! `--where col=value`: an equality filter on one column, decided on the stored bytes.
+//! `--where`: conditions on columns (and the time column), all of which a row must meet; see
+//! docs/QUERIES.md, "Filter". Values are parsed once, typed by their column: integers compare
+//! exactly, floats as floats (as the column's own width: `f32` values are parsed as `f32`), text
+//! bytewise, `bool` as false < true, the time column as times. A null never meets a comparison;
+//! only `COL=` (empty value: is null) and `COL!=` (is not null) look at nulls.
+//!
+//! A filter also tells, from a storage bucket's summary (min and max of its numeric columns in
+//! its directory entry), when none of the bucket's rows can pass, so that scans skip it unread.
 
-use crate::db::schema::{FieldAt, Schema};
+use std::cmp::Ordering;
 
-/// Keeps rows whose column `col` holds exactly the encoded `value` (or is null, for an empty
-/// value). The value is encoded once with the column's own codec, so `1` and `1.0` match the
-/// same f64, and a `str(N)` value compares with its zero padding.
-#[derive(Clone, Debug)]
-pub struct Filter {
-    field: FieldAt,
-    want: Vec<u8>,
-    want_null: bool,
+use crate::db::config::Config;
+use crate::db::schema::{ColumnType, FieldAt, Num};
+use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
+
+/// The comparison of a condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
 }
 
+impl Op {
+    fn holds(self, ord: Ordering) -> bool {
+        match self {
+            Op::Eq => ord == Ordering::Equal,
+            Op::Ne => ord != Ordering::Equal,
+            Op::Lt => ord == Ordering::Less,
+            Op::Le => ord != Ordering::Greater,
+            Op::Gt => ord == Ordering::Greater,
+            Op::Ge => ord != Ordering::Less,
+        }
+    }
+}
+
+/// A value to compare with, in the kind of its column.
+#[derive(Clone, Debug)]
+enum Val {
+    /// Integers, `bool` (0, 1) and times (ns): compared exactly, whatever the column's width.
+    Int(i128),
+    Float(f64),
+    /// Text without the zero padding.
+    Text(Vec<u8>),
+}
+
+/// What a condition asks of its column's value.
+#[derive(Clone, Debug)]
+enum Test {
+    IsNull,
+    NotNull,
+    Cmp(Op, Val),
+    In(Vec<Val>),
+}
+
+/// Which value a condition looks at.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Field(FieldAt),
+    Time,
+}
+
+#[derive(Clone, Debug)]
+struct Cond {
+    target: Target,
+    test: Test,
+    /// The column's place among the summarized columns, for skipping buckets.
+    slot: Option<(usize, BoundKind)>,
+}
+
+/// Conditions that must all hold (`--where` repeated, or joined by `and`).
+#[derive(Clone, Debug)]
+pub struct Filter {
+    conds: Vec<Cond>,
+}
+
+/// How to write a condition, for error messages.
+const SYNTAX: &str = "write COLUMN OP VALUE with OP one of = != < <= > >=, or COLUMN in (A,B,…); \
+                      several conditions go in repeated --where or are joined by `and`, \
+                      e.g. --where 'price>62000 and side=sell'";
+
 impl Filter {
-    /// Parses `col=value` against `schema`; `Err` names the column or the value at fault.
-    pub fn parse(schema: &Schema, text: &str) -> Result<Filter, String> {
-        let (name, value) = text
-            .split_once('=')
-            .ok_or_else(|| format!("--where `{text}`: write it as COLUMN=VALUE, e.g. --where side=buy"))?;
-        let name = name.trim();
-        let name = super::stored_name(name, |n| schema.column_index(n).is_some())
-            .map_err(|e| format!("--where: {e}"))?;
-        let name = name.as_ref();
-        let col = schema.column_index(name).ok_or_else(|| {
+    /// Parses every `--where` text against `config` (its columns and time column); `None` when
+    /// there are none. `Err` names the condition, the column and what it accepts.
+    pub fn parse(config: &Config, texts: &[String]) -> Result<Option<Filter>, String> {
+        let layout = SummaryLayout::new(&config.schema);
+        let mut conds = Vec::new();
+        for text in texts {
+            let parts = split_and(text)?;
+            if parts.is_empty() {
+                return Err(format!("--where `{text}` is empty: {SYNTAX}"));
+            }
+            for part in parts {
+                conds.push(parse_cond(config, &layout, part)?);
+            }
+        }
+        Ok((!conds.is_empty()).then_some(Filter { conds }))
+    }
+
+    /// Whether the row at `t_ns` (a stored row of the schema the filter was parsed for) passes.
+    #[inline]
+    pub fn matches(&self, t_ns: i64, row: &[u8]) -> bool {
+        self.conds.iter().all(|c| c.matches(t_ns, row))
+    }
+
+    /// Whether some condition is on a summarized column, so `cannot_match` can skip buckets.
+    pub fn prunes(&self) -> bool {
+        self.conds.iter().any(|c| c.slot.is_some())
+    }
+
+    /// Whether a storage bucket whose verified summary is `bounds` (16 bytes per summarized
+    /// column, as `summary::verified_bounds` gives) holds no row that can pass. Conservative:
+    /// `false` whenever the summary cannot tell (a NaN in the bucket, a test on nulls).
+    pub fn cannot_match(&self, bounds: &[u8]) -> bool {
+        self.conds.iter().any(|c| c.cannot_match(bounds))
+    }
+}
+
+impl Cond {
+    #[inline]
+    fn matches(&self, t_ns: i64, row: &[u8]) -> bool {
+        let field = match self.target {
+            Target::Time => return self.test.holds_for(&Val::Int(i128::from(t_ns))),
+            Target::Field(f) => f,
+        };
+        let null = field.is_null(row);
+        match &self.test {
+            Test::IsNull => null,
+            Test::NotNull => !null,
+            _ if null => false,
+            test => test.holds_for(&value_of(field, row)),
+        }
+    }
+
+    fn cannot_match(&self, bounds: &[u8]) -> bool {
+        let Some((slot, kind)) = self.slot else {
+            return false;
+        };
+        let (lo, hi) = match decode_bounds(kind, bounds, slot) {
+            // No non-null value in the bucket: only `is null` can hold.
+            None => return !matches!(self.test, Test::IsNull),
+            Some(Bounds::Float(lo, _)) if lo.is_nan() => return false,
+            Some(Bounds::Signed(lo, hi)) => (Val::Int(i128::from(lo)), Val::Int(i128::from(hi))),
+            Some(Bounds::Unsigned(lo, hi)) => (Val::Int(i128::from(lo)), Val::Int(i128::from(hi))),
+            Some(Bounds::Float(lo, hi)) => (Val::Float(lo), Val::Float(hi)),
+        };
+        // `ord(a, b)`: how a compares with b; `None` when a NaN is involved.
+        let ord = |a: &Val, b: &Val| compare(a, b);
+        let outside = |v: &Val| ord(v, &lo) == Some(Ordering::Less) || ord(v, &hi) == Some(Ordering::Greater);
+        match &self.test {
+            Test::IsNull | Test::NotNull => false,
+            Test::In(vals) => vals.iter().all(outside),
+            Test::Cmp(Op::Eq, v) => outside(v),
+            Test::Cmp(Op::Ne, v) => {
+                ord(&lo, v) == Some(Ordering::Equal) && ord(&hi, v) == Some(Ordering::Equal)
+            }
+            // No value in [lo, hi] meets the comparison when the nearest one does not.
+            Test::Cmp(op @ (Op::Lt | Op::Le), v) => !ord(&lo, v).is_some_and(|o| op.holds(o)),
+            Test::Cmp(op @ (Op::Gt | Op::Ge), v) => !ord(&hi, v).is_some_and(|o| op.holds(o)),
+        }
+    }
+}
+
+impl Test {
+    #[inline]
+    fn holds_for(&self, value: &Val) -> bool {
+        match self {
+            Test::IsNull => false,
+            Test::NotNull => true,
+            Test::Cmp(op, want) => match compare(value, want) {
+                Some(ord) => op.holds(ord),
+                // NaN: equal only to NaN, unordered with everything.
+                None => match op {
+                    Op::Eq => both_nan(value, want),
+                    Op::Ne => !both_nan(value, want),
+                    _ => false,
+                },
+            },
+            Test::In(wants) => wants
+                .iter()
+                .any(|w| compare(value, w) == Some(Ordering::Equal) || both_nan(value, w)),
+        }
+    }
+}
+
+fn both_nan(a: &Val, b: &Val) -> bool {
+    matches!((a, b), (Val::Float(x), Val::Float(y)) if x.is_nan() && y.is_nan())
+}
+
+/// How `a` compares with `b` (both of one column, so of one kind); `None` when a NaN is involved.
+#[inline]
+fn compare(a: &Val, b: &Val) -> Option<Ordering> {
+    match (a, b) {
+        (Val::Int(x), Val::Int(y)) => Some(x.cmp(y)),
+        (Val::Float(x), Val::Float(y)) => x.partial_cmp(y),
+        (Val::Text(x), Val::Text(y)) => Some(x.as_slice().cmp(y.as_slice())),
+        _ => None,
+    }
+}
+
+/// The non-null value of `field` in `row`, as a filter compares it.
+#[inline]
+fn value_of(field: FieldAt, row: &[u8]) -> Val {
+    match field.ty {
+        ColumnType::Bool => Val::Int(i128::from(field.bytes(row)[0] != 0)),
+        ColumnType::Str(_) => {
+            let b = field.bytes(row);
+            let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+            Val::Text(b[..end].to_vec())
+        }
+        _ => match field.num(row) {
+            Num::I(v) => Val::Int(i128::from(v)),
+            Num::U(v) => Val::Int(i128::from(v)),
+            Num::F(v) => Val::Float(v),
+        },
+    }
+}
+
+/// Splits one `--where` text at ` and ` (any case) outside quotes and parentheses.
+fn split_and(text: &str) -> Result<Vec<&str>, String> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut quote: Option<char> = None;
+    let mut depth = 0i32;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            (None, c) if c.is_whitespace() && depth == 0 => {
+                let rest = &text[i + 1..];
+                let word = rest.get(..3).is_some_and(|w| w.eq_ignore_ascii_case("and"));
+                let spaced = bytes.get(i + 4).is_none_or(|b| b.is_ascii_whitespace());
+                if word && spaced && i > start {
+                    parts.push(text[start..i].trim());
+                    start = i + 4;
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(q) = quote {
+        return Err(format!("--where `{text}`: a {q} is not closed"));
+    }
+    parts.push(text[start..].trim());
+    if parts.iter().any(|p| p.is_empty()) && parts.len() > 1 {
+        return Err(format!(
+            "--where `{text}`: `and` needs a condition on each side; {SYNTAX}"
+        ));
+    }
+    parts.retain(|p| !p.is_empty());
+    Ok(parts)
+}
+
+/// Where the comparison of `text` starts, the comparison, and where its value starts; `None`
+/// for `in`, whose position is the second item.
+fn find_op(text: &str) -> Option<(usize, Option<Op>, usize)> {
+    let b = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    for i in 0..b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => {
+                quote = None;
+                continue;
+            }
+            Some(_) => continue,
+            None if c == b'\'' || c == b'"' => {
+                quote = Some(c);
+                continue;
+            }
+            None => {}
+        }
+        let two = b.get(i..i + 2).unwrap_or(&[]);
+        let found = match (two, c) {
+            (b"!=", _) => Some((Op::Ne, 2)),
+            (b"<=", _) => Some((Op::Le, 2)),
+            (b">=", _) => Some((Op::Ge, 2)),
+            (_, b'=') => Some((Op::Eq, 1)),
+            (_, b'<') => Some((Op::Lt, 1)),
+            (_, b'>') => Some((Op::Gt, 1)),
+            _ => None,
+        };
+        if let Some((op, len)) = found {
+            return Some((i, Some(op), i + len));
+        }
+        // ` in (`: the word, after a space, before an opening parenthesis.
+        if i > 0 && b[i - 1].is_ascii_whitespace() && two.eq_ignore_ascii_case(b"in") {
+            let after = text[i + 2..].trim_start();
+            if after.starts_with('(')
+                && b.get(i + 2)
+                    .is_some_and(|c| c.is_ascii_whitespace() || *c == b'(')
+            {
+                return Some((i, None, i + 2));
+            }
+        }
+    }
+    None
+}
+
+/// A value as written: quoted (`'a b'`, `"x,y"`; a doubled quote inside stands for one) or
+/// bare (trimmed).
+fn unquote(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    let Some(q) = t.chars().next().filter(|c| *c == '\'' || *c == '"') else {
+        return Ok(t.to_string());
+    };
+    let mut out = String::new();
+    let mut chars = t[1..].chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == q {
+            if chars.peek() == Some(&q) {
+                chars.next();
+                out.push(q);
+                continue;
+            }
+            let rest: String = chars.collect();
+            if !rest.trim().is_empty() {
+                return Err(format!("`{t}`: text after the closing {q}"));
+            }
+            return Ok(out);
+        }
+        out.push(c);
+    }
+    Err(format!("`{t}`: the {q} is not closed"))
+}
+
+fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Cond, String> {
+    let schema = &config.schema;
+    let (at, op, value_at) =
+        find_op(text).ok_or_else(|| format!("--where `{text}`: no comparison found; {SYNTAX}"))?;
+    let name = text[..at].trim();
+    if name.is_empty() {
+        return Err(format!(
+            "--where `{text}`: no column before the comparison; {SYNTAX}"
+        ));
+    }
+    let is_time = name == config.time_column;
+    let name = if is_time {
+        name.into()
+    } else {
+        super::stored_name(name, |n| schema.column_index(n).is_some()).map_err(|e| format!("--where: {e}"))?
+    };
+    let target = if is_time {
+        Target::Time
+    } else {
+        let col = schema.column_index(&name).ok_or_else(|| {
             let names: Vec<&str> = schema.columns().iter().map(|c| c.name.as_str()).collect();
             format!(
-                "--where: unknown column `{name}`; this database has {}",
-                names.join(",")
+                "--where `{text}`: unknown column `{name}`; this database has {} (and the time column {})",
+                names.join(","),
+                config.time_column
             )
         })?;
-        let mut scratch = schema.new_row();
-        schema.set_field(&mut scratch, col, value).map_err(|e| {
-            format!(
-                "--where {name}={value}: {e} (column `{name}` is {})",
-                schema.columns()[col].ty
-            )
-        })?;
-        Ok(Filter {
-            field: schema.field_at(col),
-            want: schema.field_bytes(&scratch, col).to_vec(),
-            want_null: schema.is_null(&scratch, col),
+        Target::Field(schema.field_at(col))
+    };
+    let ty_name = match target {
+        Target::Time => "the time column".to_string(),
+        Target::Field(f) => format!("{}", f.ty),
+    };
+    let typed = |v: &str| -> Result<Val, String> {
+        value(target, v).map_err(|accepts| {
+            format!("--where `{text}`: `{v}` is not a value of column `{name}` ({ty_name}): {accepts}")
         })
-    }
-
-    /// The column this filter looks at.
-    pub fn column(&self) -> usize {
-        self.field.col
-    }
-
-    /// Whether `row` (a stored row of the schema the filter was parsed for) passes.
-    #[inline]
-    pub fn matches(&self, row: &[u8]) -> bool {
-        let null = self.field.is_null(row);
-        if null || self.want_null {
-            return null == self.want_null;
+    };
+    let rest = &text[value_at..];
+    let test = match op {
+        None => {
+            let list = rest
+                .trim()
+                .strip_prefix('(')
+                .and_then(|r| r.strip_suffix(')'))
+                .ok_or_else(|| format!("--where `{text}`: write the list as {name} in (A,B,…)"))?;
+            let items = split_list(list).map_err(|e| format!("--where `{text}`: {e}"))?;
+            if items.iter().any(|i| i.is_empty()) || items.is_empty() {
+                return Err(format!(
+                    "--where `{text}`: `in` takes values, none empty (nulls never match; use {name}= for them)"
+                ));
+            }
+            Test::In(items.iter().map(|i| typed(i)).collect::<Result<_, _>>()?)
         }
-        self.field.bytes(row) == self.want.as_slice()
+        Some(op) => {
+            let v = unquote(rest).map_err(|e| format!("--where `{text}`: {e}"))?;
+            match (op, v.is_empty()) {
+                (Op::Eq, true) => Test::IsNull,
+                (Op::Ne, true) => Test::NotNull,
+                (_, true) => {
+                    return Err(format!(
+                        "--where `{text}`: no value after the comparison (nulls never compare; {name}= \
+                         matches them, {name}!= the rest)"
+                    ))
+                }
+                (op, false) => Test::Cmp(op, typed(&v)?),
+            }
+        }
+    };
+    if matches!(target, Target::Time) && matches!(test, Test::IsNull | Test::NotNull) {
+        return Err(format!(
+            "--where `{text}`: the time column is never null; give a time"
+        ));
+    }
+    let slot = match target {
+        Target::Field(f) => layout.slot_of(f.col).zip(BoundKind::of(f.ty)),
+        Target::Time => None,
+    };
+    Ok(Cond { target, test, slot })
+}
+
+/// The items of an `in` list, unquoted: commas inside quotes belong to the value.
+fn split_list(list: &str) -> Result<Vec<String>, String> {
+    let mut items = Vec::new();
+    let mut start = 0;
+    let mut quote: Option<char> = None;
+    for (i, c) in list.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, ',') => {
+                items.push(unquote(&list[start..i])?);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(unquote(&list[start..])?);
+    Ok(items)
+}
+
+/// `text` as a value of `target`; `Err` says what the column accepts.
+fn value(target: Target, text: &str) -> Result<Val, String> {
+    let ty = match target {
+        Target::Time => {
+            return crate::io::timefmt::parse_time_arg(text)
+                .map(|ns| Val::Int(i128::from(ns)))
+                .map_err(|_| {
+                    "give a time as for FROM/TO (ISO-8601, or epoch with a unit: 1723161255342ms)".into()
+                })
+        }
+        Target::Field(f) => f.ty,
+    };
+    match ty {
+        ColumnType::F32 => text
+            .parse::<f32>()
+            .map(|v| Val::Float(f64::from(v)))
+            .map_err(|_| "give a number (1, -2.5, 1e-3, NaN, inf)".into()),
+        ColumnType::F64 => text
+            .parse::<f64>()
+            .map(Val::Float)
+            .map_err(|_| "give a number (1, -2.5, 1e-3, NaN, inf)".into()),
+        ColumnType::Bool => {
+            let mut scratch = [0u8; 1];
+            crate::db::schema::encode_field(ColumnType::Bool, text, &mut scratch)
+                .map(|()| Val::Int(i128::from(scratch[0])))
+                .map_err(|_| "give true or false (also 1/0, yes/no, t/f)".into())
+        }
+        ColumnType::Str(_) => {
+            if text.contains('\0') {
+                return Err("text cannot hold a NUL byte".into());
+            }
+            Ok(Val::Text(text.as_bytes().to_vec()))
+        }
+        _ => text
+            .strip_prefix('+')
+            .unwrap_or(text)
+            .parse::<i128>()
+            .ok()
+            .filter(|v| i64::try_from(*v).is_ok() || u64::try_from(*v).is_ok())
+            .map(Val::Int)
+            .ok_or_else(|| "give a whole number (integers compare exactly)".into()),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::schema::Schema;
+
+    fn config(spec: &str) -> Config {
+        Config::parse(&format!(
+            "format = 1\nlayout = \"grid\"\ngranularity = \"1ms\"\npartition = \"year\"\ndepth = 1\n\
+             time_column = \"time\"\nrow_len = {}\n{}",
+            Schema::parse_spec(spec).unwrap().row_len(),
+            Schema::parse_spec(spec)
+                .unwrap()
+                .columns()
+                .iter()
+                .map(|c| format!("[[columns]]\nname = \"{}\"\ntype = \"{}\"\n", c.name, c.ty))
+                .collect::<String>()
+        ))
+        .unwrap()
+    }
+
+    fn f(c: &Config, w: &[&str]) -> Filter {
+        let texts: Vec<String> = w.iter().map(|s| s.to_string()).collect();
+        Filter::parse(c, &texts).unwrap().unwrap()
+    }
+
+    fn err(c: &Config, w: &str) -> String {
+        Filter::parse(c, &[w.to_string()]).unwrap_err()
+    }
 
     #[test]
-    fn matches_encoded_values_and_nulls() {
-        let s = Schema::parse_spec("price:f64,side:str(4)").unwrap();
+    fn conditions_compare_typed_values_and_never_nulls() {
+        let c = config("price:f64,side:str(4),n:i8,u:u64,ok:bool,h:f32");
+        let s = &c.schema;
         let mut row = s.new_row();
         s.set_field(&mut row, 0, "1.5").unwrap();
         s.set_field(&mut row, 1, "buy").unwrap();
-        assert!(Filter::parse(&s, "side=buy").unwrap().matches(&row));
-        assert!(!Filter::parse(&s, "side=bu").unwrap().matches(&row));
-        assert!(Filter::parse(&s, "price=1.50").unwrap().matches(&row));
-        assert!(!Filter::parse(&s, "price=").unwrap().matches(&row));
+        s.set_field(&mut row, 2, "-3").unwrap();
+        s.set_field(&mut row, 3, "18446744073709551615").unwrap();
+        s.set_field(&mut row, 4, "true").unwrap();
+        s.set_field(&mut row, 5, "0.1").unwrap();
+        let yes = |w: &[&str]| f(&c, w).matches(5, &row);
+        assert!(yes(&["side=buy"]));
+        assert!(!yes(&["side=bu"]));
+        assert!(yes(&["side>bu", "side<c"]));
+        assert!(yes(&["price=1.50"]));
+        assert!(yes(&["price > 1 and price <= 1.5 AND n>=-3"]));
+        assert!(!yes(&["price > 1 and price < 1.5"]));
+        assert!(yes(&["n in (1, -3)", "u>18446744073709551614"]));
+        assert!(yes(&["side in ('a b', \"buy\")"]));
+        assert!(yes(&["ok=yes", "h=0.1", "h<0.2"]));
+        assert!(yes(&["time>=4ns", "time<6ns", "time in (5ns, 7ns)"]));
+        assert!(!yes(&["price="]));
+        assert!(yes(&["price!="]));
         s.set_null(&mut row, 0);
-        assert!(Filter::parse(&s, "price=").unwrap().matches(&row));
-        assert!(Filter::parse(&s, "nope=1")
-            .unwrap_err()
-            .contains("unknown column `nope`"));
-        assert!(Filter::parse(&s, "price=abc")
-            .unwrap_err()
-            .contains("not a valid f64"));
-        assert!(Filter::parse(&s, "side").unwrap_err().contains("COLUMN=VALUE"));
+        let yes = |w: &[&str]| f(&c, w).matches(5, &row);
+        assert!(yes(&["price="]));
+        for w in ["price<1", "price>1", "price!=1", "price in (1,2)"] {
+            assert!(!yes(&[w]), "{w}: a null never matches a comparison");
+        }
+        s.set_field(&mut row, 0, "NaN").unwrap();
+        let yes = |w: &[&str]| f(&c, w).matches(5, &row);
+        assert!(yes(&["price=NaN", "price!=1"]));
+        assert!(!yes(&["price<1"]) && !yes(&["price>=1"]));
+    }
+
+    #[test]
+    fn quoting_keeps_commas_spaces_quotes_and_operators() {
+        let c = config("note:str(16)");
+        let mut row = c.schema.new_row();
+        c.schema.set_field(&mut row, 0, "a, b=c 'd'").unwrap();
+        assert!(f(&c, &["note='a, b=c ''d'''"]).matches(0, &row));
+        assert!(f(&c, &["note in (\"x\", \"a, b=c 'd'\")"]).matches(0, &row));
+        c.schema.set_field(&mut row, 0, "salt and pepper").unwrap();
+        assert!(f(&c, &["note='salt and pepper'"]).matches(0, &row));
+    }
+
+    #[test]
+    fn bad_conditions_name_the_column_and_what_it_takes() {
+        let c = config("price:f64,n:i32,side:str(4)");
+        assert!(err(&c, "nope=1").contains("unknown column `nope`"));
+        assert!(err(&c, "price=abc").contains("column `price` (f64): give a number"));
+        assert!(err(&c, "n<1.5").contains("column `n` (i32): give a whole number"));
+        assert!(err(&c, "side").contains("no comparison"));
+        assert!(err(&c, "price<").contains("nulls never compare"));
+        assert!(err(&c, "n in 1,2").contains("COLUMN in (A,B"));
+        assert!(err(&c, "side='buy").contains("not closed"));
+        assert!(err(&c, "n=1 and").contains("`and` needs a condition"));
+        assert!(err(&c, "time=yesterday").contains("give a time"));
+    }
+
+    #[test]
+    fn summaries_skip_only_buckets_that_cannot_match() {
+        let c = config("a:i64,x:f64,s:str(3)");
+        let layout = SummaryLayout::new(&c.schema);
+        let bounds = |vals: &[(&str, &str)]| {
+            let mut rows = Vec::new();
+            for (a, x) in vals {
+                let mut r = c.schema.new_row();
+                c.schema.set_field(&mut r, 0, a).unwrap();
+                c.schema.set_field(&mut r, 1, x).unwrap();
+                rows.extend_from_slice(&r);
+            }
+            let mut out = Vec::new();
+            layout.bounds(&rows, c.schema.row_len(), &mut out);
+            out
+        };
+        let b = bounds(&[("10", "1.5"), ("20", "2.5"), ("", "")]);
+        let skip = |w: &str| f(&c, &[w]).cannot_match(&b);
+        for w in [
+            "a<10",
+            "a>20",
+            "a=9",
+            "a in (1,21)",
+            "x>=2.6",
+            "x<1.5",
+            "a>=5 and x>3",
+        ] {
+            assert!(skip(w), "{w}");
+        }
+        for w in [
+            "a<=10",
+            "a>=20",
+            "a=15",
+            "a in (1,20)",
+            "a!=10",
+            "x=",
+            "x!=",
+            "s=z",
+            "x<=1.5",
+        ] {
+            assert!(!skip(w), "{w}");
+        }
+        let same = bounds(&[("7", "1"), ("7", "1")]);
+        assert!(f(&c, &["a!=7"]).cannot_match(&same));
+        let nan = bounds(&[("7", "NaN")]);
+        assert!(!f(&c, &["x<0"]).cannot_match(&nan));
+        let none = bounds(&[("", "")]);
+        assert!(f(&c, &["a!=1"]).cannot_match(&none));
+        assert!(!f(&c, &["a="]).cannot_match(&none));
+        assert!(!f(&c, &["s=abc"]).prunes());
     }
 }
