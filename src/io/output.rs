@@ -1,6 +1,7 @@
 //! Row output: stored rows formatted as CSV, TSV or NDJSON straight from their bytes, without
 //! decoding into intermediate values. Floats print shortest-round-trip (so a re-import stores the
-//! same bits), nulls as empty fields (CSV, TSV) or `null` (NDJSON), times as ISO-8601 UTC with
+//! same bits) and always with a `.` or an exponent (`52.0`, `1e16`: a float column reads as
+//! floats in DuckDB or pandas), nulls as empty fields (CSV, TSV) or `null` (NDJSON), times as ISO-8601 UTC with
 //! the granularity's precision, as epoch numbers, or through a strftime pattern.
 
 use std::io::Write;
@@ -524,7 +525,9 @@ fn write_scalar(out: &mut Vec<u8>, ty: ColumnType, bytes: &[u8]) {
 /// which `m / 10^k`, with `m = round(v × 10^k)`, is `v` again. Both are exact in f64 and IEEE
 /// division rounds correctly, so `v` is the double nearest the decimal `m·10^-k`, which is what
 /// a correct parser returns. Everything else goes to ryu (shortest round trip). Either way the
-/// style is ryu's, with integers bare: `1`, `15.68`, `1e-7`, `1e16`.
+/// style is ryu's: `1.0`, `15.68`, `1e-7`, `1e16`. A float always carries a `.` or an exponent,
+/// so that readers that guess types from text (DuckDB, pandas) see a float column even when
+/// every value is whole.
 #[inline]
 fn write_f64(out: &mut Vec<u8>, v: f64, hint: &mut u8) {
     if (1e-5..1e15).contains(&v.abs()) {
@@ -533,22 +536,21 @@ fn write_f64(out: &mut Vec<u8>, v: f64, hint: &mut u8) {
         let k = usize::from(*hint);
         if let Some(m) = scaled_f64(v, k) {
             if k == 0 || m % 10 != 0 {
-                write_decimal(out, m < 0, m.unsigned_abs(), k, false);
+                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
                 return;
             }
         }
         for k in 0..=9usize {
             if let Some(m) = scaled_f64(v, k) {
                 *hint = k as u8;
-                write_decimal(out, m < 0, m.unsigned_abs(), k, false);
+                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
                 return;
             }
         }
     }
+    // ryu's text always has a `.` or an exponent (`1.0`, `1e16`), as the fast path's does.
     let mut buf = ryu::Buffer::new();
-    let text = buf.format_finite(v);
-    // Integers print without `.0`, as in the fast path (and Rust's `Display`).
-    out.extend_from_slice(text.strip_suffix(".0").unwrap_or(text).as_bytes());
+    out.extend_from_slice(buf.format_finite(v).as_bytes());
 }
 
 /// `Some(m)` when the decimal `m · 10^-k` reads back as exactly `v` (see `write_f64`).
@@ -585,22 +587,21 @@ fn write_f32(out: &mut Vec<u8>, v: f32, hint: &mut u8) {
         let k = usize::from(*hint);
         if let Some(m) = scaled_f32(v, k) {
             if k == 0 || m % 10 != 0 {
-                write_decimal(out, m < 0, m.unsigned_abs(), k, false);
+                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
                 return;
             }
         }
         for k in 0..=9usize {
             if let Some(m) = scaled_f32(v, k) {
                 *hint = k as u8;
-                write_decimal(out, m < 0, m.unsigned_abs(), k, false);
+                write_decimal(out, m < 0, m.unsigned_abs(), k, true);
                 return;
             }
         }
     }
+    // ryu's text always has a `.` or an exponent (`1.0`, `1e16`), as the fast path's does.
     let mut buf = ryu::Buffer::new();
-    let text = buf.format_finite(v);
-    // Integers print without `.0`, as in the fast path (and Rust's `Display`).
-    out.extend_from_slice(text.strip_suffix(".0").unwrap_or(text).as_bytes());
+    out.extend_from_slice(buf.format_finite(v).as_bytes());
 }
 
 /// `Some(m)` when the decimal `m · 10^-k` reads back as exactly `v` (see `write_f64`).
@@ -991,13 +992,18 @@ mod tests {
         let cases: &[(f64, &str)] = &[
             (15.68, "15.68"),
             (-1013.25, "-1013.25"),
-            (1.0, "1"),
+            (1.0, "1.0"),
+            (52.0, "52.0"),
+            (-3.0, "-3.0"),
+            (1e14, "100000000000000.0"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e16"),
             (0.001669, "0.001669"),
             (30000.07, "30000.07"),
             (0.1 + 0.2, "0.30000000000000004"),
             (1e-7, "1e-7"),
             (1e300, "1e300"),
-            (-0.0, "-0"),
+            (-0.0, "-0.0"),
             (5e-324, "5e-324"),
             (123456789.123, "123456789.123"),
         ];
@@ -1025,18 +1031,23 @@ mod tests {
             write_f64(&mut out, v, &mut 0);
             let text = String::from_utf8(out).unwrap();
             assert_eq!(text.parse::<f64>().unwrap().to_bits(), v.to_bits(), "{text}");
+            // A float reads as a float: a `.` or an exponent, always.
+            let floaty = |t: &str| t.contains(['.', 'e']);
+            assert!(floaty(&text), "{text}");
             let w = f32::from_bits(x as u32);
             if w.is_finite() {
                 let mut out = Vec::new();
                 write_f32(&mut out, w, &mut 3);
                 let text = String::from_utf8(out).unwrap();
                 assert_eq!(text.parse::<f32>().unwrap().to_bits(), w.to_bits(), "{text}");
+                assert!(floaty(&text), "{text}");
             }
             let y = (x % 100_000) as f32 / 100.0;
             let mut out = Vec::new();
             write_f32(&mut out, y, &mut 1);
             let text = String::from_utf8(out).unwrap();
             assert_eq!(text.parse::<f32>().unwrap().to_bits(), y.to_bits(), "{text}");
+            assert!(floaty(&text), "{text}");
         }
     }
 
