@@ -45,6 +45,7 @@ pub enum Command {
     Delete(cmd::delete::Args),
     Export(cmd::export::Args),
     Import(Box<cmd::import::Args>),
+    Schema(cmd::schema::Args),
     Stat(cmd::stat::Args),
     Defrag(cmd::defrag::Args),
     Check(cmd::check::Args),

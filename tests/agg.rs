@@ -573,7 +573,7 @@ fn formats_limit_and_integer_results() {
         out,
         "time,sum_qty,sum_n,min_n,max_price,mean_price\n\
          2021-01-01T00:00:00Z,8000000000,-200,-100,2.25,1.875\n\
-         2021-01-01T00:00:01Z,1,7,7,3,3\n"
+         2021-01-01T00:00:01Z,1,7,7,3.0,3.0\n"
     );
     let out = db.ok(&[
         "range",

@@ -40,7 +40,7 @@ fn an_exact_hit_prints_every_row_at_that_time() {
     assert_eq!(code, 0);
     assert_eq!(
         out,
-        "2020-12-30T10:00:00.250Z,2,buy\n2020-12-30T10:00:00.250Z,3,sell\n"
+        "2020-12-30T10:00:00.250Z,2.0,buy\n2020-12-30T10:00:00.250Z,3.0,sell\n"
     );
 }
 
@@ -51,11 +51,11 @@ fn the_search_goes_back_over_days_of_holes_and_the_year_boundary() {
     let (_, out) = asof(&db, &["2021-01-02T23:59:59.999Z"]);
     assert_eq!(
         out,
-        "2020-12-30T10:00:00.250Z,2,buy\n2020-12-30T10:00:00.250Z,3,sell\n"
+        "2020-12-30T10:00:00.250Z,2.0,buy\n2020-12-30T10:00:00.250Z,3.0,sell\n"
     );
     // One millisecond (and a fraction) later: the 2021 row.
     let (_, out) = asof(&db, &["2021-01-03T00:00:00.0059Z"]);
-    assert_eq!(out, "2021-01-03T00:00:00.005Z,4,sell\n");
+    assert_eq!(out, "2021-01-03T00:00:00.005Z,4.0,sell\n");
     // From mid-2020 back over half a year of holes, then into the 2019 partition.
     let (_, out) = asof(&db, &["2020-06-01"]);
     assert_eq!(out, "2019-06-01T12:00:00.000Z,1,buy\n");
@@ -97,9 +97,9 @@ fn many_times_from_stdin_print_each_found_timestamp_once() {
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "time,price,side\n\
-         2020-12-30T10:00:00.250Z,2,buy\n\
-         2020-12-30T10:00:00.250Z,3,sell\n\
-         2021-01-03T00:00:00.005Z,4,sell\n"
+         2020-12-30T10:00:00.250Z,2.0,buy\n\
+         2020-12-30T10:00:00.250Z,3.0,sell\n\
+         2021-01-03T00:00:00.005Z,4.0,sell\n"
     );
 }
 

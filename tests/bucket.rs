@@ -132,8 +132,8 @@ fn any_number_of_rows_share_a_timestamp() {
     import(&db, "same.csv", &text);
     let got = db.ok(&["get", "2024-01-01T00:00:00.123Z"]);
     assert_eq!(got.lines().count(), 3001);
-    assert!(got.lines().nth(1).unwrap().ends_with(",0,x"));
-    assert!(got.lines().last().unwrap().ends_with(",2999,x"));
+    assert!(got.lines().nth(1).unwrap().ends_with(",0.0,x"));
+    assert!(got.lines().last().unwrap().ends_with(",2999.0,x"));
 }
 
 #[test]

@@ -204,7 +204,7 @@ fn the_database_comes_from_the_flag_the_environment_or_the_current_directory() {
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "time,v\n2024-01-01T00:00:01Z,5\n"
+        "time,v\n2024-01-01T00:00:01Z,5.0\n"
     );
     let tmp = tempfile::tempdir().unwrap();
     let mut c = xs();

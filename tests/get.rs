@@ -49,7 +49,7 @@ fn get_prints_every_row_at_each_time_as_csv() {
     assert_eq!(
         out,
         "time,v,flag,name\n\
-         1969-12-31T23:59:59Z,-0,,\"\"\"q\"\"\"\n\
+         1969-12-31T23:59:59Z,-0.0,,\"\"\"q\"\"\"\n\
          2024-02-29T12:00:00Z,2.5,true,one\n\
          2024-02-29T12:00:00Z,1e-7,false,\n"
     );

@@ -375,7 +375,7 @@ fn inference_of_types_time_granularity_and_depth() {
         "timestamp,id,price,side,ok,qty\n\
          2024-03-01T10:00:00.250Z,1,100.5,buy,true,3\n\
          2024-03-01T10:00:00.250Z,2,100.25,sell,false,-4\n\
-         2024-03-01T10:00:00.500Z,3,99,buy,true,\n\
+         2024-03-01T10:00:00.500Z,3,99.0,buy,true,\n\
          2024-03-01T10:00:01.000Z,4,101.75,sell,true,7\n"
     );
     // Importing again uses ./types as it is: nothing changes.

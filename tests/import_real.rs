@@ -151,8 +151,8 @@ fn a_header_short_of_one_name_over_a_date_and_a_time() {
     assert!(
         rows.starts_with(
             "Date_time,Open,High,Low,Close,Volume,OpenInterest\n\
-             2006-01-02T09:01:00Z,3602,3603,3597,3599,5699,0\n\
-             2006-01-02T09:02:00Z,3600,3601,3595,3597,894,0\n"
+             2006-01-02T09:01:00Z,3602.0,3603.0,3597.0,3599.0,5699,0\n\
+             2006-01-02T09:02:00Z,3600.0,3601.0,3595.0,3597.0,894,0\n"
         ),
         "{rows}"
     );
@@ -191,9 +191,9 @@ fn semicolons_decimal_commas_two_time_columns_and_sentinels() {
         range(d, "air"),
         "Date_Time,co_gt,pt08_s1_co,T,RH,column_7,column_8\n\
          2004-03-10T18:00:00Z,2.6,1360,13.6,48.9,,\n\
-         2004-03-10T19:00:00Z,2,1292,13.3,47.7,,\n\
-         2004-03-10T20:00:00Z,,1402,11.9,54,,\n\
-         2004-03-13T21:00:00Z,2.2,,11,60,,\n"
+         2004-03-10T19:00:00Z,2.0,1292,13.3,47.7,,\n\
+         2004-03-10T20:00:00Z,,1402,11.9,54.0,,\n\
+         2004-03-13T21:00:00Z,2.2,,11.0,60.0,,\n"
     );
     // The alias and the header text both name columns in specs.
     ok(xs(d)
@@ -235,12 +235,12 @@ fn a_preamble_unit_names_24_00_and_a_fixed_offset() {
     assert_eq!(
         range(d, "tmy"),
         "date_mm_dd_yyyy_time_hh_mm,ghi_w_m_2,ghi_source,dry_bulb_c\n\
-         1997-01-01T10:00:00Z,0,1,4\n\
-         1997-01-01T11:00:00Z,0,1,4\n\
-         1997-01-02T09:00:00Z,0,1,4\n\
-         1997-01-13T10:00:00Z,0,1,4\n\
-         1997-01-13T11:00:00Z,0,1,4\n\
-         1997-01-14T09:00:00Z,0,1,4\n"
+         1997-01-01T10:00:00Z,0,1,4.0\n\
+         1997-01-01T11:00:00Z,0,1,4.0\n\
+         1997-01-02T09:00:00Z,0,1,4.0\n\
+         1997-01-13T10:00:00Z,0,1,4.0\n\
+         1997-01-13T11:00:00Z,0,1,4.0\n\
+         1997-01-14T09:00:00Z,0,1,4.0\n"
     );
     // --skip-lines says the same; --skip-lines 0 reads the station line as the header.
     ok(xs(d)
@@ -384,7 +384,7 @@ fn headers_are_detected_and_can_be_forced() {
         .args(["-d", "h", "import", "--header", "--time-column", "1672531436"])
         .arg(&input));
     assert!(err.contains("4 rows read, 4 stored"), "{err}");
-    assert!(range(d, "h").starts_with("1672531436,90.54,1.1\n2023-01-01T00:04:31Z,90.45,1\n"));
+    assert!(range(d, "h").starts_with("1672531436,90.54,1.1\n2023-01-01T00:04:31Z,90.45,1.0\n"));
     let (code, _, err) = run(xs(d)
         .args(["-d", "h2", "import", "--header", "--no-header"])
         .arg(&input));
@@ -557,7 +557,7 @@ fn decimal_commas_forced_and_tabs_sniffed() {
     ok(xs(d).args(["-d", "q", "import", "q.csv", "--decimal-comma"]));
     assert_eq!(
         range(d, "q"),
-        "time,v\n2024-01-01T00:00:00Z,1.5\n2024-01-01T00:00:01Z,2\n"
+        "time,v\n2024-01-01T00:00:00Z,1.5\n2024-01-01T00:00:01Z,2.0\n"
     );
 }
 
@@ -617,7 +617,7 @@ fn spaces_after_delimiters_and_a_twelve_hour_clock() {
     assert!(err.contains("columns: v:f64,s:str(4)"), "{err}");
     assert_eq!(
         range(d, "sp"),
-        "time,v,s\n2024-01-01T00:00:00Z,1.5, a\n2024-01-01T00:00:01Z,2, b\n"
+        "time,v,s\n2024-01-01T00:00:00Z,1.5, a\n2024-01-01T00:00:01Z,2.0, b\n"
     );
     // US spreadsheet exports: M/D/YYYY with AM/PM.
     fs::write(

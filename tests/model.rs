@@ -40,10 +40,11 @@ use xs::defrag::{defrag, DefragOptions};
 use xs::import::timeparse::{TimeFormat as InputTimeFormat, TimeSpec};
 use xs::import::{CsvOptions, DateSource, Options, Sniff};
 use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
-use xs::io::stream::{write_range, Compression};
+use xs::io::stream::{write_range, write_range_where, Compression};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
 use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
 use xs::query::asof::AsOf;
+use xs::query::filter::Filter;
 use xs::stat::{stat, StatOptions};
 use xs::{Access, Database, PutMode};
 
@@ -796,6 +797,9 @@ impl Case {
             };
             self.check_range_output(&db, from, to, limit);
         }
+        for _ in 0..2 {
+            self.check_filtered_output(&db);
+        }
         self.check_get(&db);
         self.check_asof(&db);
         if db.is_series_root() {
@@ -941,6 +945,124 @@ impl Case {
         }
     }
 
+    /// A random `--where` of one to three conditions on random columns (or the time column),
+    /// as `range` takes it, and the model's own reading of it.
+    fn random_filter(&mut self) -> (Vec<String>, Vec<ModelCond>) {
+        let schema = self.schema().clone();
+        let mut conds = Vec::new();
+        let mut texts: Vec<String> = Vec::new();
+        for _ in 0..self.rng.range(1, 3) {
+            let col = (!self.rng.chance(10)).then(|| self.rng.below(schema.columns().len() as u64) as usize);
+            let name = col.map_or(self.config.time_column.clone(), |c| schema.columns()[c].name.clone());
+            let op = self.rng.pick(&["=", "!=", "<", "<=", ">", ">=", "in", "in"]);
+            let n = if op == "in" { self.rng.range(1, 3) } else { 1 };
+            let mut vals = Vec::new();
+            let mut lits = Vec::new();
+            for _ in 0..n {
+                let (val, lit) = match col {
+                    None => {
+                        let misaligned = self.rng.chance(30);
+                        let t = self.random_time(misaligned);
+                        (Value::Int(t), format!("{t}ns"))
+                    }
+                    Some(c) => {
+                        let text = self.random_value(c);
+                        let mut scratch = schema.new_row();
+                        schema
+                            .set_field(&mut scratch, c, &text)
+                            .unwrap_or_else(|e| self.fail(&format!("the model made a bad value `{text}`: {e}")));
+                        let lit = match schema.columns()[c].ty {
+                            ColumnType::Str(_) if !text.is_empty() => format!("'{}'", text.replace('\'', "''")),
+                            _ => text,
+                        };
+                        (schema.value(&scratch, c), lit)
+                    }
+                };
+                vals.push(val);
+                lits.push(lit);
+            }
+            // An empty value is the null test, and only `=`/`!=` take one.
+            let null_test = vals.iter().any(|v| *v == Value::Null);
+            let op = match (null_test, op) {
+                (true, "=" | "in" | "<" | "<=") => "=",
+                (true, _) => "!=",
+                (false, op) => op,
+            };
+            let text = match (null_test, op) {
+                (true, op) => format!("{name}{op}"),
+                (false, "in") => format!("{name} in ({})", lits.join(", ")),
+                (false, op) => format!("{name} {op} {}", lits[0]),
+            };
+            conds.push(ModelCond {
+                col,
+                op,
+                vals: if null_test { Vec::new() } else { vals },
+            });
+            match texts.last_mut() {
+                Some(last) if self.rng.chance(50) => {
+                    last.push_str(" and ");
+                    last.push_str(&text);
+                }
+                _ => texts.push(text),
+            }
+        }
+        (texts, conds)
+    }
+
+    /// `range --where`'s writer (buckets skipped by their summaries, parallel formatting)
+    /// against the model's rows that pass the model's reading of the filter.
+    fn check_filtered_output(&mut self, db: &Database) {
+        let (texts, conds) = self.random_filter();
+        let (from, to) = if self.rng.chance(50) {
+            (i64::MIN, i64::MAX)
+        } else {
+            self.random_window()
+        };
+        let _ = writeln!(
+            self.log,
+            "  check range --where {texts:?} window {}..{}",
+            format_iso_exact(from),
+            format_iso_exact(to)
+        );
+        let filter = Filter::parse(&self.config, &texts)
+            .unwrap_or_else(|e| self.fail(&format!("--where {texts:?} refused: {e}")))
+            .expect("a filter");
+        let formatter = self.formatter(&self.config);
+        let mut got = Vec::new();
+        write_range_where(
+            db,
+            from,
+            to,
+            Some(&filter),
+            &formatter,
+            u64::MAX,
+            Compression::None,
+            &mut |b: &[u8]| -> xs::Result<()> {
+                got.extend_from_slice(b);
+                Ok(())
+            },
+        )
+        .unwrap_or_else(|e| self.fail(&format!("range --where failed: {e}")));
+        let schema = self.schema();
+        let mut want = Vec::new();
+        for (t, row) in self.model.flat(from, to) {
+            if conds.iter().all(|c| c.holds(schema, t, &row)) {
+                formatter.row(&mut want, t, &row);
+            }
+        }
+        if got != want {
+            let (g, w) = (String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
+            let at = g.lines().zip(w.lines()).position(|(a, b)| a != b);
+            self.fail(&format!(
+                "range --where {texts:?}: {} lines, want {}; first difference at line {at:?}:\n got {:?}\nwant {:?}",
+                g.lines().count(),
+                w.lines().count(),
+                at.and_then(|i| g.lines().nth(i)),
+                at.and_then(|i| w.lines().nth(i)),
+            ));
+        }
+    }
+
     fn check_get(&mut self, db: &Database) {
         let mut times: Vec<i64> = self.model.rows.keys().copied().take(50).collect();
         for _ in 0..5 {
@@ -1051,9 +1173,14 @@ impl Case {
         .filter(|&e| e > 0 && e % g == 0);
         let (from, to) = self.random_window();
         let fill = false;
+        let (texts, conds) = if self.rng.chance(50) {
+            self.random_filter()
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let _ = writeln!(
             self.log,
-            "  check agg {} every={every:?} window {}..{}",
+            "  check agg {} every={every:?} window {}..{} where {texts:?}",
             if use_ohlcv {
                 "ohlcv(f,n)".to_string()
             } else {
@@ -1062,7 +1189,9 @@ impl Case {
             format_iso_exact(from),
             format_iso_exact(to)
         );
-        let plan = Plan::new(&self.config, aggs, every, None).expect("plan");
+        let filter = Filter::parse(&self.config, &texts)
+            .unwrap_or_else(|e| self.fail(&format!("--where {texts:?} refused: {e}")));
+        let plan = Plan::new(&self.config, aggs, every, filter).expect("plan");
         let formatter = self.formatter(plan.output_config());
         let mut got = Vec::new();
         write_buckets(
@@ -1092,7 +1221,12 @@ impl Case {
                     Some(e) => i64::try_from(i128::from(t) - i128::from(t.rem_euclid(e))).unwrap_or(i64::MIN),
                     None => from_c,
                 };
-                buckets.entry(b).or_default().extend(rows.iter());
+                let passing = rows.iter().filter(|r| conds.iter().all(|c| c.holds(&schema, t, r)));
+                // A bucket none of whose rows pass is empty: left out.
+                let passing: Vec<&Vec<u8>> = passing.collect();
+                if !passing.is_empty() {
+                    buckets.entry(b).or_default().extend(passing);
+                }
             }
         }
         let got_lines: Vec<&str> = got.lines().collect();
@@ -1298,6 +1432,57 @@ impl Cell {
             Cell::Float32(v) => text
                 .parse::<f32>()
                 .is_ok_and(|x| x == *v || (x.is_nan() && v.is_nan())),
+        }
+    }
+}
+
+/// One `--where` condition as the model reads it (docs/QUERIES.md, "Filter"): `col` `None`
+/// for the time column; no `vals` for the null tests `COL=` and `COL!=`.
+#[derive(Debug)]
+struct ModelCond {
+    col: Option<usize>,
+    op: &'static str,
+    vals: Vec<Value>,
+}
+
+impl ModelCond {
+    fn holds(&self, schema: &Schema, t: i64, row: &[u8]) -> bool {
+        use std::cmp::Ordering;
+        let v = match self.col {
+            None => Value::Int(t),
+            Some(c) => schema.value(row, c),
+        };
+        if self.vals.is_empty() {
+            return (v == Value::Null) == (self.op == "=");
+        }
+        if v == Value::Null {
+            return false;
+        }
+        let ord = |w: &Value| -> Option<Ordering> {
+            match (&v, w) {
+                (Value::Int(a), Value::Int(b)) => Some(a.cmp(b)),
+                (Value::UInt(a), Value::UInt(b)) => Some(a.cmp(b)),
+                (Value::Float(a), Value::Float(b)) => a.partial_cmp(b),
+                (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
+                (Value::Str(a), Value::Str(b)) => Some(a.as_bytes().cmp(b.as_bytes())),
+                _ => panic!("a value of another kind: {v:?} {w:?}"),
+            }
+        };
+        // NaN equals NaN and is unordered.
+        let equal = |w: &Value| {
+            ord(w) == Some(Ordering::Equal)
+                || matches!((&v, w), (Value::Float(a), Value::Float(b)) if a.is_nan() && b.is_nan())
+        };
+        let w = &self.vals[0];
+        match self.op {
+            "in" => self.vals.iter().any(equal),
+            "=" => equal(w),
+            "!=" => !equal(w),
+            "<" => ord(w) == Some(Ordering::Less),
+            "<=" => matches!(ord(w), Some(Ordering::Less | Ordering::Equal)),
+            ">" => ord(w) == Some(Ordering::Greater),
+            ">=" => matches!(ord(w), Some(Ordering::Greater | Ordering::Equal)),
+            op => panic!("op {op}"),
         }
     }
 }

@@ -128,7 +128,7 @@ fn an_all_zero_row_is_a_row_not_a_hole() {
     db.ok(&["put", "2024-03-01T00:00:01Z", "a=0"]);
     assert_eq!(
         get_body(&db, "2024-03-01T00:00:00Z"),
-        "2024-03-01T00:00:00Z,0,0,0,0,0,0,0,0,0,0,false,x"
+        "2024-03-01T00:00:00Z,0,0,0,0,0,0,0,0,0.0,0.0,false,x"
     );
     assert_eq!(
         get_body(&db, "2024-03-01T00:00:01Z"),
@@ -253,7 +253,7 @@ fn depth_holds_rows_in_insertion_order_and_refuses_one_too_many() {
     }
     // A plain put replaces all rows at the timestamp.
     db.ok(&["put", t, "2.0", "sell"]);
-    assert_eq!(db.ok(&["get", t]), format!("time,px,side\n{t},2,sell\n"));
+    assert_eq!(db.ok(&["get", t]), format!("time,px,side\n{t},2.0,sell\n"));
 }
 
 #[test]

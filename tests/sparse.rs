@@ -81,7 +81,7 @@ fn delete_clears_rows_and_lowers_the_allocated_size() {
     let left = db.ok(&["range", "2024-01-01", "2025-01-01"]);
     assert_eq!(
         left,
-        "time,v,note\n2024-01-01T00:00:00Z,1,x\n2024-01-01T00:04:59Z,1,x\n"
+        "time,v,note\n2024-01-01T00:00:00Z,1.0,x\n2024-01-01T00:04:59Z,1.0,x\n"
     );
     // Deleting one timestamp, then the rest; a hole-only file reads as empty.
     db.ok(&["delete", first]);

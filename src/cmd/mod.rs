@@ -11,6 +11,7 @@ pub mod import;
 pub mod output_args;
 pub mod put;
 pub mod range;
+pub mod schema;
 pub mod series_args;
 pub mod stat;
 
@@ -91,6 +92,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Delete(args) => delete::run(&ctx, args),
         Command::Export(args) => export::run(&ctx, args),
         Command::Import(args) => import::run(&ctx, *args),
+        Command::Schema(args) => schema::run(&ctx, args),
         Command::Stat(args) => stat::run(&ctx, args),
         Command::Defrag(args) => defrag::run(&ctx, args),
         Command::Check(args) => check::run(&ctx, args),

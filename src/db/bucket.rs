@@ -1888,12 +1888,31 @@ mod tests {
             scan(t0, t0 + 3 * s, &|_, _| false),
             ["rows 1", "rows 3", "rows 1"]
         );
-        // A damaged summary is not handed out: its bucket comes as rows.
+        // A pruned scan passes over the buckets the prune rules out by their summaries (whole
+        // or cut by the window), unread; the others come as rows.
+        let pruned = |from: i64, to: i64, prune: &dyn Fn(&[u8]) -> bool| {
+            let mut pieces = Vec::new();
+            db.scan_batches_pruned(from, to, Some(prune), |batch| -> Result<bool> {
+                if let crate::db::Batch::Rows { times, .. } = batch {
+                    pieces.push(times.len());
+                }
+                Ok(true)
+            })
+            .unwrap();
+            pieces
+        };
+        let max_below_5 =
+            |b: &[u8]| matches!(decode_bounds(BoundKind::Signed, b, 0), Some(summary::Bounds::Signed(_, hi)) if hi < 5);
+        assert_eq!(pruned(t0, t0 + 3 * s, &max_below_5), [3]);
+        assert_eq!(pruned(t0 + 500 * ms, t0 + 2600 * ms, &max_below_5), [3]);
+        assert_eq!(pruned(t0, t0 + 3 * s, &|_| false), [1, 3, 1]);
+        // A damaged summary is not handed out: its bucket comes as rows, and no prune skips it.
         let key = db.slot_of(t0).unwrap().key;
         let part = db.bucket_partition(key, false).unwrap().unwrap();
         let at = part.entry_offset(1) + summary::BOUNDS_AT as u64;
         part.dir_file().write_all_at(&[0x55], at).unwrap();
         assert_eq!(scan(t0 + 500 * ms, t0 + 2600 * ms, &any), ["rows 3", "rows 1"]);
+        assert_eq!(pruned(t0, t0 + 3 * s, &|_| true), [3]);
     }
 
     #[test]

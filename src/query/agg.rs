@@ -978,18 +978,22 @@ impl Slice<'_> {
 
     /// Folds `rows` (whole rows, all in the bucket at `bucket`) into the bucket's states.
     fn run(&mut self, bucket: i64, times: RowTimes, rows: &[u8]) {
-        self.enter(bucket);
         let row_len = self.row_len;
-        if let Some(filter) = &self.plan.filter {
+        let plan = self.plan;
+        if let Some(filter) = &plan.filter {
+            // A bucket none of whose rows pass is empty, as if it held no rows: whether its
+            // storage buckets were skipped by their summaries or read must not show.
             for (k, r) in rows.chunks_exact(row_len).enumerate() {
                 if filter.matches(times.at(k), r) {
-                    for (acc, agg) in self.accs.iter_mut().zip(&self.plan.aggs) {
+                    self.enter(bucket);
+                    for (acc, agg) in self.accs.iter_mut().zip(&plan.aggs) {
                         acc.add(agg, r);
                     }
                 }
             }
             return;
         }
+        self.enter(bucket);
         for (acc, agg) in self.accs.iter_mut().zip(&self.plan.aggs) {
             acc.add_run(agg, rows, row_len);
         }
