@@ -35,6 +35,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete the rows at FROM, or every row with FROM <= time < TO')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import CSV rows into a database: an upsert by timestamp')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version')
             [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Rewrite fragmented partitions so that each data segment is one contiguous allocation')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify every slot, bucket record, directory entry and header of the database')
@@ -77,6 +78,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
         'xs;get' {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows')
             [CompletionResult]::new('--within', '--within', [CompletionResultType]::ParameterName, 'With --asof: look back at most DUR before each TIME (default: to the first partition)')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes')
             [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
@@ -98,7 +100,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--every', '--every', [CompletionResultType]::ParameterName, 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row''s time is its bucket''s start. Needs --agg or --ohlcv')
             [CompletionResult]::new('--agg', '--agg', [CompletionResultType]::ParameterName, 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)')
             [CompletionResult]::new('--ohlcv', '--ohlcv', [CompletionResultType]::ParameterName, 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count')
-            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (''a b''); COL= matches nulls, which no comparison does')
             [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
@@ -135,6 +137,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--compress', '--compress', [CompletionResultType]::ParameterName, 'Compression: zstd or none; default: zstd when the file name ends in .zst')
             [CompletionResult]::new('--level', '--level', [CompletionResultType]::ParameterName, 'zstd level (1 fast … 19 small; negative levels are faster still)')
             [CompletionResult]::new('--split', '--split', [CompletionResultType]::ParameterName, 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold')
             [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)')
@@ -182,6 +185,17 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)')
             [CompletionResult]::new('--no-sync', '--no-sync', [CompletionResultType]::ParameterName, 'Skip the final fsync of the written files (faster; not durable across a power loss)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'xs;schema' {
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -244,6 +258,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete the rows at FROM, or every row with FROM <= time < TO')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import CSV rows into a database: an upsert by timestamp')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version')
             [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Rewrite fragmented partitions so that each data segment is one contiguous allocation')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify every slot, bucket record, directory entry and header of the database')
@@ -270,6 +285,9 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;help;import' {
+            break
+        }
+        'xs;help;schema' {
             break
         }
         'xs;help;stat' {

@@ -49,6 +49,9 @@ _xs() {
             xs,range)
                 cmd="xs__subcmd__range"
                 ;;
+            xs,schema)
+                cmd="xs__subcmd__schema"
+                ;;
             xs,stat)
                 cmd="xs__subcmd__stat"
                 ;;
@@ -85,6 +88,9 @@ _xs() {
             xs__subcmd__help,range)
                 cmd="xs__subcmd__help__subcmd__range"
                 ;;
+            xs__subcmd__help,schema)
+                cmd="xs__subcmd__help__subcmd__schema"
+                ;;
             xs__subcmd__help,stat)
                 cmd="xs__subcmd__help__subcmd__stat"
                 ;;
@@ -95,7 +101,7 @@ _xs() {
 
     case "${cmd}" in
         xs)
-            opts="-d -h -V --db --wait --help --version create put get range delete export import stat defrag check generate help"
+            opts="-d -h -V --db --wait --help --version create put get range delete export import schema stat defrag check generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -257,7 +263,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__export)
-            opts="-o -f -d -h -V --from --to --output --compress --level --split --series --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-o -f -d -h -V --from --to --output --compress --level --split --where --series --format --columns --time-format --no-header --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -289,6 +295,10 @@ _xs() {
                     ;;
                 --split)
                     COMPREPLY=($(compgen -W "year month day" -- "${cur}"))
+                    return 0
+                    ;;
+                --where)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --series)
@@ -349,7 +359,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__get)
-            opts="-f -d -h -V --limit --asof --within --series --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-f -d -h -V --limit --asof --within --where --series --format --columns --time-format --no-header --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -360,6 +370,10 @@ _xs() {
                     return 0
                     ;;
                 --within)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --where)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -399,7 +413,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__help)
-            opts="create put get range delete export import stat defrag check generate help"
+            opts="create put get range delete export import schema stat defrag check generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,6 +567,20 @@ _xs() {
             return 0
             ;;
         xs__subcmd__help__subcmd__range)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__help__subcmd__schema)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -755,6 +783,28 @@ _xs() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__schema)
+            opts="-d -h -V --json --db --wait --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

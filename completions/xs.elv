@@ -32,6 +32,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand delete 'Delete the rows at FROM, or every row with FROM <= time < TO'
             cand export 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
             cand import 'Import CSV rows into a database: an upsert by timestamp'
+            cand schema 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
             cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
             cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
             cand check 'Verify every slot, bucket record, directory entry and header of the database'
@@ -71,6 +72,7 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;get'= {
             cand --limit 'Stop after N rows'
             cand --within 'With --asof: look back at most DUR before each TIME (default: to the first partition)'
+            cand --where 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes'
             cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
@@ -91,7 +93,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --every 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row''s time is its bucket''s start. Needs --agg or --ohlcv'
             cand --agg 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)'
             cand --ohlcv 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count'
-            cand --where 'Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy'
+            cand --where 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (''a b''); COL= matches nulls, which no comparison does'
             cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
@@ -126,6 +128,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --compress 'Compression: zstd or none; default: zstd when the file name ends in .zst'
             cand --level 'zstd level (1 fast … 19 small; negative levels are faster still)'
             cand --split 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file'
+            cand --where 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold'
             cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)'
@@ -172,6 +175,16 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand -q 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)'
             cand --quiet 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)'
             cand --no-sync 'Skip the final fsync of the written files (faster; not durable across a power loss)'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'xs;schema'= {
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --json 'Print JSON instead of text'
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -229,6 +242,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand delete 'Delete the rows at FROM, or every row with FROM <= time < TO'
             cand export 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
             cand import 'Import CSV rows into a database: an upsert by timestamp'
+            cand schema 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
             cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
             cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
             cand check 'Verify every slot, bucket record, directory entry and header of the database'
@@ -248,6 +262,8 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;help;export'= {
         }
         &'xs;help;import'= {
+        }
+        &'xs;help;schema'= {
         }
         &'xs;help;stat'= {
         }

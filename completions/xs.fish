@@ -35,6 +35,7 @@ complete -c xs -n "__fish_xs_needs_command" -f -a "range" -d 'Print every row wi
 complete -c xs -n "__fish_xs_needs_command" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
 complete -c xs -n "__fish_xs_needs_command" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
 complete -c xs -n "__fish_xs_needs_command" -f -a "import" -d 'Import CSV rows into a database: an upsert by timestamp'
+complete -c xs -n "__fish_xs_needs_command" -f -a "schema" -d 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
 complete -c xs -n "__fish_xs_needs_command" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
 complete -c xs -n "__fish_xs_needs_command" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
 complete -c xs -n "__fish_xs_needs_command" -f -a "check" -d 'Verify every slot, bucket record, directory entry and header of the database'
@@ -60,6 +61,7 @@ complete -c xs -n "__fish_xs_using_subcommand put" -s h -l help -d 'Print help (
 complete -c xs -n "__fish_xs_using_subcommand put" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N rows' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l within -d 'With --asof: look back at most DUR before each TIME (default: to the first partition)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
@@ -74,7 +76,7 @@ complete -c xs -n "__fish_xs_using_subcommand range" -l limit -d 'Stop after N r
 complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row\'s time is its bucket\'s start. Needs --agg or --ohlcv' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l ohlcv -d 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count' -r
-complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows whose column equals VALUE (an empty VALUE matches nulls), e.g. side=buy' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (\'a b\'); COL= matches nulls, which no comparison does' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
@@ -100,6 +102,7 @@ complete -c xs -n "__fish_xs_using_subcommand export" -l level -d 'zstd level (1
 complete -c xs -n "__fish_xs_using_subcommand export" -l split -d 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file' -r -f -a "year\t''
 month\t''
 day\t''"
+complete -c xs -n "__fish_xs_using_subcommand export" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
@@ -141,6 +144,11 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l no-sync -d 'Skip the fi
 complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand import" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand schema" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand schema" -l json -d 'Print JSON instead of text'
+complete -c xs -n "__fish_xs_using_subcommand schema" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand schema" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand stat" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand stat" -l json -d 'Print JSON (schema in docs/STAT.md) instead of a table'
@@ -164,15 +172,16 @@ complete -c xs -n "__fish_xs_using_subcommand generate" -s d -l db -d 'Database 
 complete -c xs -n "__fish_xs_using_subcommand generate" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s h -l help -d 'Print help'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "create" -d 'Create an empty database directory'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "put" -d 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "get" -d 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default); with --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "import" -d 'Import CSV rows into a database: an upsert by timestamp'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "check" -d 'Verify every slot, bucket record, directory entry and header of the database'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "generate" -d 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import stat defrag check generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "create" -d 'Create an empty database directory'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "put" -d 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "get" -d 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default); with --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "import" -d 'Import CSV rows into a database: an upsert by timestamp'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "schema" -d 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "check" -d 'Verify every slot, bucket record, directory entry and header of the database'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "generate" -d 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -637,7 +637,10 @@ fn bad_specs_say_what_to_fix() {
             &["--every", "1m", "--agg", "count", "--where", "nope=1"],
             "unknown column `nope`",
         ),
-        (&["--where", "price=cheap"], "`cheap` is not a value of column `price` (f64): give a number"),
+        (
+            &["--where", "price=cheap"],
+            "`cheap` is not a value of column `price` (f64): give a number",
+        ),
     ];
     for (extra, message) in cases {
         let mut args = vec!["range", "2021-01-01", "2021-01-02"];

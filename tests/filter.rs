@@ -132,7 +132,9 @@ fn database(rows: &[Row]) -> TestDb {
             "{},{},{},{},{},{},{},{}\n",
             iso_ms(r.t_ms),
             r.id,
-            opt(r.price.map(|p| if p.is_nan() { "NaN".into() } else { p.to_string() })),
+            opt(r
+                .price
+                .map(|p| if p.is_nan() { "NaN".into() } else { p.to_string() })),
             opt(r.qty.map(|q| q.to_string())),
             opt(r.n.map(|n| n.to_string())),
             opt(r.u.map(|u| u.to_string())),
@@ -221,7 +223,12 @@ fn random_cond(rng: &mut Rng, rows: &[Row]) -> Cond {
     let col = COLUMNS[rng.below(COLUMNS.len() as u64) as usize];
     match rng.below(20) {
         0 if col != "time" => Cond::Null(col, rng.chance(50)),
-        1..=4 => Cond::In(col, (0..1 + rng.below(3)).map(|_| random_value(rng, col, rows)).collect()),
+        1..=4 => Cond::In(
+            col,
+            (0..1 + rng.below(3))
+                .map(|_| random_value(rng, col, rows))
+                .collect(),
+        ),
         _ => {
             let op = ["=", "!=", "<", "<=", ">", ">="][rng.below(6) as usize];
             Cond::Cmp(col, op, random_value(rng, col, rows))
@@ -256,7 +263,9 @@ fn random_filters_match_the_reference_on_every_read() {
     let (from_ms, to_ms) = (T0_MS, rows.last().unwrap().t_ms + 1);
     let (from, to) = (iso_ms(from_ms), iso_ms(to_ms));
     for round in 0..24 {
-        let conds: Vec<Cond> = (0..1 + rng.below(3)).map(|_| random_cond(&mut rng, &rows)).collect();
+        let conds: Vec<Cond> = (0..1 + rng.below(3))
+            .map(|_| random_cond(&mut rng, &rows))
+            .collect();
         let filter = where_args(&mut rng, &conds);
         let passes = |r: &Row| conds.iter().all(|c| c.holds(r));
         let want: Vec<&Row> = rows.iter().filter(|r| passes(r)).collect();
@@ -279,10 +288,22 @@ fn random_filters_match_the_reference_on_every_read() {
         assert_eq!(ids(&got), want_ids, "export {ctx}");
 
         // Aggregates: one window, and 1 min buckets.
-        let got = call(with(&["range", &from, &to, "--agg", "count,sum(id),max(u)", "--no-header"]));
+        let got = call(with(&[
+            "range",
+            &from,
+            &to,
+            "--agg",
+            "count,sum(id),max(u)",
+            "--no-header",
+        ]));
         let count = want.len();
         let sum: i64 = want.iter().map(|r| r.id).sum();
-        let max_u = want.iter().filter_map(|r| r.u).max().map(|u| u.to_string()).unwrap_or_default();
+        let max_u = want
+            .iter()
+            .filter_map(|r| r.u)
+            .max()
+            .map(|u| u.to_string())
+            .unwrap_or_default();
         // No row passes: no bucket, as for a window without rows.
         let want_fields = if count == 0 {
             vec![]
@@ -290,8 +311,21 @@ fn random_filters_match_the_reference_on_every_read() {
             vec![count.to_string(), sum.to_string(), max_u]
         };
         let line = got.lines().next().unwrap_or("");
-        assert_eq!(line.split(',').skip(1).collect::<Vec<_>>(), want_fields, "agg {ctx}");
-        let got = call(with(&["range", &from, &to, "--every", "1m", "--agg", "count", "--no-header"]));
+        assert_eq!(
+            line.split(',').skip(1).collect::<Vec<_>>(),
+            want_fields,
+            "agg {ctx}"
+        );
+        let got = call(with(&[
+            "range",
+            &from,
+            &to,
+            "--every",
+            "1m",
+            "--agg",
+            "count",
+            "--no-header",
+        ]));
         let mut per_minute: Vec<(i64, usize)> = Vec::new();
         for r in &want {
             let m = r.t_ms.div_euclid(60_000) * 60_000;
@@ -319,16 +353,28 @@ fn random_filters_match_the_reference_on_every_read() {
                 .iter()
                 .map(String::as_str)
                 .collect::<Vec<_>>()));
-            assert_eq!(code, if want_at.is_empty() { 1 } else { 0 }, "get {at} {ctx}: {err}");
+            assert_eq!(
+                code,
+                if want_at.is_empty() { 1 } else { 0 },
+                "get {at} {ctx}: {err}"
+            );
             assert_eq!(ids(&out), want_at, "get {at} {ctx}");
 
             let t = r.t_ms + rng.below(5000) as i64;
             let hit = want.iter().filter(|w| w.t_ms <= t).map(|w| w.t_ms).max();
-            let want_asof: Vec<i64> = want.iter().filter(|w| Some(w.t_ms) == hit).map(|w| w.id).collect();
+            let want_asof: Vec<i64> = want
+                .iter()
+                .filter(|w| Some(w.t_ms) == hit)
+                .map(|w| w.id)
+                .collect();
             let at = iso_ms(t);
             let args = with(&["get", "--asof", &at, "--columns", "id", "--no-header"]);
             let (code, out, err) = run(db.xs(&args.iter().map(String::as_str).collect::<Vec<_>>()));
-            assert_eq!(code, if want_asof.is_empty() { 1 } else { 0 }, "asof {at} {ctx}: {err}");
+            assert_eq!(
+                code,
+                if want_asof.is_empty() { 1 } else { 0 },
+                "asof {at} {ctx}: {err}"
+            );
             assert_eq!(ids(&out), want_asof, "asof {at} {ctx}");
         }
     }
@@ -341,7 +387,10 @@ fn bad_conditions_are_usage_errors_that_say_what_to_write() {
     let db = database(&rows[..50]);
     let cases: &[(&str, &str)] = &[
         ("nope>1", "unknown column `nope`"),
-        ("price>cheap", "`cheap` is not a value of column `price` (f64): give a number"),
+        (
+            "price>cheap",
+            "`cheap` is not a value of column `price` (f64): give a number",
+        ),
         ("n>=1.5", "column `n` (i32): give a whole number"),
         ("ok=maybe", "column `ok` (bool): give true or false"),
         ("side", "no comparison found"),
@@ -355,7 +404,15 @@ fn bad_conditions_are_usage_errors_that_say_what_to_write() {
     for (cond, message) in cases {
         for cmd in [
             vec!["range", "2021-01-01", "2021-01-02", "--where", cond],
-            vec!["range", "2021-01-01", "2021-01-02", "--agg", "count", "--where", cond],
+            vec![
+                "range",
+                "2021-01-01",
+                "2021-01-02",
+                "--agg",
+                "count",
+                "--where",
+                cond,
+            ],
             vec!["export", "-o", "-", "--where", cond],
             vec!["get", "2021-01-01", "--where", cond],
             vec!["get", "--asof", "2021-01-01", "--where", cond],
@@ -385,11 +442,22 @@ fn header_text_names_and_the_old_equality_still_work() {
         let mut cmd = common::xs();
         cmd.arg("-d").arg(&db).args(args);
         let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     let range = |w: &[&str]| {
-        let mut a = vec!["range", "2024-01-01", "2024-02-01", "--columns", "Adj Close", "--no-header"];
+        let mut a = vec![
+            "range",
+            "2024-01-01",
+            "2024-02-01",
+            "--columns",
+            "Adj Close",
+            "--no-header",
+        ];
         for x in w {
             a.extend(["--where", x]);
         }

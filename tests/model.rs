@@ -953,7 +953,9 @@ impl Case {
         let mut texts: Vec<String> = Vec::new();
         for _ in 0..self.rng.range(1, 3) {
             let col = (!self.rng.chance(10)).then(|| self.rng.below(schema.columns().len() as u64) as usize);
-            let name = col.map_or(self.config.time_column.clone(), |c| schema.columns()[c].name.clone());
+            let name = col.map_or(self.config.time_column.clone(), |c| {
+                schema.columns()[c].name.clone()
+            });
             let op = self.rng.pick(&["=", "!=", "<", "<=", ">", ">=", "in", "in"]);
             let n = if op == "in" { self.rng.range(1, 3) } else { 1 };
             let mut vals = Vec::new();
@@ -968,11 +970,13 @@ impl Case {
                     Some(c) => {
                         let text = self.random_value(c);
                         let mut scratch = schema.new_row();
-                        schema
-                            .set_field(&mut scratch, c, &text)
-                            .unwrap_or_else(|e| self.fail(&format!("the model made a bad value `{text}`: {e}")));
+                        schema.set_field(&mut scratch, c, &text).unwrap_or_else(|e| {
+                            self.fail(&format!("the model made a bad value `{text}`: {e}"))
+                        });
                         let lit = match schema.columns()[c].ty {
-                            ColumnType::Str(_) if !text.is_empty() => format!("'{}'", text.replace('\'', "''")),
+                            ColumnType::Str(_) if !text.is_empty() => {
+                                format!("'{}'", text.replace('\'', "''"))
+                            }
                             _ => text,
                         };
                         (schema.value(&scratch, c), lit)
@@ -1221,7 +1225,9 @@ impl Case {
                     Some(e) => i64::try_from(i128::from(t) - i128::from(t.rem_euclid(e))).unwrap_or(i64::MIN),
                     None => from_c,
                 };
-                let passing = rows.iter().filter(|r| conds.iter().all(|c| c.holds(&schema, t, r)));
+                let passing = rows
+                    .iter()
+                    .filter(|r| conds.iter().all(|c| c.holds(&schema, t, r)));
                 // A bucket none of whose rows pass is empty: left out.
                 let passing: Vec<&Vec<u8>> = passing.collect();
                 if !passing.is_empty() {

@@ -81,7 +81,13 @@ fn to_text(config: &Config) -> String {
     line("granularity", config.granularity.to_string());
     line("partition", format!("one file per {}", config.period.name()));
     line("time column", config.time_column.clone());
-    let keys = |k: &[String]| if k.is_empty() { "none".to_string() } else { k.join(",") };
+    let keys = |k: &[String]| {
+        if k.is_empty() {
+            "none".to_string()
+        } else {
+            k.join(",")
+        }
+    };
     line("series key", keys(&config.keys.series));
     line("unique key", keys(&config.keys.unique));
     line("row", format!("{} bytes", config.schema.row_len()));

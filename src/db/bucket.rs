@@ -1901,8 +1901,7 @@ mod tests {
             .unwrap();
             pieces
         };
-        let max_below_5 =
-            |b: &[u8]| matches!(decode_bounds(BoundKind::Signed, b, 0), Some(summary::Bounds::Signed(_, hi)) if hi < 5);
+        let max_below_5 = |b: &[u8]| matches!(decode_bounds(BoundKind::Signed, b, 0), Some(summary::Bounds::Signed(_, hi)) if hi < 5);
         assert_eq!(pruned(t0, t0 + 3 * s, &max_below_5), [3]);
         assert_eq!(pruned(t0 + 500 * ms, t0 + 2600 * ms, &max_below_5), [3]);
         assert_eq!(pruned(t0, t0 + 3 * s, &|_| false), [1, 3, 1]);
