@@ -77,7 +77,7 @@ fn rows(rng: &mut Rng) -> Vec<Row> {
             0 => 0,
             1..=7 => 1 + rng.below(400) as i64,
             _ => 1 + rng.below(20_000) as i64,
-        } as i64;
+        };
         if rows.last().is_some_and(|r: &Row| r.t_ms == t) && rows.len() >= 3 {
             let n = rows.len();
             if rows[n - 3].t_ms == t {

@@ -986,7 +986,7 @@ impl Case {
                 lits.push(lit);
             }
             // An empty value is the null test, and only `=`/`!=` take one.
-            let null_test = vals.iter().any(|v| *v == Value::Null);
+            let null_test = vals.contains(&Value::Null);
             let op = match (null_test, op) {
                 (true, "=" | "in" | "<" | "<=") => "=",
                 (true, _) => "!=",
