@@ -119,11 +119,19 @@ impl Filter {
     }
 }
 
+/// A stored value (or a bound) as a filter compares it, borrowed from the row.
+#[derive(Clone, Copy, Debug)]
+enum Seen<'r> {
+    Int(i128),
+    Float(f64),
+    Text(&'r [u8]),
+}
+
 impl Cond {
     #[inline]
     fn matches(&self, t_ns: i64, row: &[u8]) -> bool {
         let field = match self.target {
-            Target::Time => return self.test.holds_for(&Val::Int(i128::from(t_ns))),
+            Target::Time => return self.test.holds_for(Seen::Int(i128::from(t_ns))),
             Target::Field(f) => f,
         };
         let null = field.is_null(row);
@@ -131,7 +139,7 @@ impl Cond {
             Test::IsNull => null,
             Test::NotNull => !null,
             _ if null => false,
-            test => test.holds_for(&value_of(field, row)),
+            test => test.holds_for(value_of(field, row)),
         }
     }
 
@@ -143,30 +151,30 @@ impl Cond {
             // No non-null value in the bucket: only `is null` can hold.
             None => return !matches!(self.test, Test::IsNull),
             Some(Bounds::Float(lo, _)) if lo.is_nan() => return false,
-            Some(Bounds::Signed(lo, hi)) => (Val::Int(i128::from(lo)), Val::Int(i128::from(hi))),
-            Some(Bounds::Unsigned(lo, hi)) => (Val::Int(i128::from(lo)), Val::Int(i128::from(hi))),
-            Some(Bounds::Float(lo, hi)) => (Val::Float(lo), Val::Float(hi)),
+            Some(Bounds::Signed(lo, hi)) => (Seen::Int(i128::from(lo)), Seen::Int(i128::from(hi))),
+            Some(Bounds::Unsigned(lo, hi)) => (Seen::Int(i128::from(lo)), Seen::Int(i128::from(hi))),
+            Some(Bounds::Float(lo, hi)) => (Seen::Float(lo), Seen::Float(hi)),
         };
-        // `ord(a, b)`: how a compares with b; `None` when a NaN is involved.
-        let ord = |a: &Val, b: &Val| compare(a, b);
-        let outside = |v: &Val| ord(v, &lo) == Some(Ordering::Less) || ord(v, &hi) == Some(Ordering::Greater);
+        // `compare(bound, v)` is `None` when a NaN is involved: then nothing is ruled out.
+        let outside =
+            |v: &Val| compare(lo, v) == Some(Ordering::Greater) || compare(hi, v) == Some(Ordering::Less);
         match &self.test {
             Test::IsNull | Test::NotNull => false,
             Test::In(vals) => vals.iter().all(outside),
             Test::Cmp(Op::Eq, v) => outside(v),
             Test::Cmp(Op::Ne, v) => {
-                ord(&lo, v) == Some(Ordering::Equal) && ord(&hi, v) == Some(Ordering::Equal)
+                compare(lo, v) == Some(Ordering::Equal) && compare(hi, v) == Some(Ordering::Equal)
             }
             // No value in [lo, hi] meets the comparison when the nearest one does not.
-            Test::Cmp(op @ (Op::Lt | Op::Le), v) => !ord(&lo, v).is_some_and(|o| op.holds(o)),
-            Test::Cmp(op @ (Op::Gt | Op::Ge), v) => !ord(&hi, v).is_some_and(|o| op.holds(o)),
+            Test::Cmp(op @ (Op::Lt | Op::Le), v) => !compare(lo, v).is_some_and(|o| op.holds(o)),
+            Test::Cmp(op @ (Op::Gt | Op::Ge), v) => !compare(hi, v).is_some_and(|o| op.holds(o)),
         }
     }
 }
 
 impl Test {
     #[inline]
-    fn holds_for(&self, value: &Val) -> bool {
+    fn holds_for(&self, value: Seen) -> bool {
         match self {
             Test::IsNull => false,
             Test::NotNull => true,
@@ -186,35 +194,35 @@ impl Test {
     }
 }
 
-fn both_nan(a: &Val, b: &Val) -> bool {
-    matches!((a, b), (Val::Float(x), Val::Float(y)) if x.is_nan() && y.is_nan())
+fn both_nan(a: Seen, b: &Val) -> bool {
+    matches!((a, b), (Seen::Float(x), Val::Float(y)) if x.is_nan() && y.is_nan())
 }
 
 /// How `a` compares with `b` (both of one column, so of one kind); `None` when a NaN is involved.
 #[inline]
-fn compare(a: &Val, b: &Val) -> Option<Ordering> {
+fn compare(a: Seen, b: &Val) -> Option<Ordering> {
     match (a, b) {
-        (Val::Int(x), Val::Int(y)) => Some(x.cmp(y)),
-        (Val::Float(x), Val::Float(y)) => x.partial_cmp(y),
-        (Val::Text(x), Val::Text(y)) => Some(x.as_slice().cmp(y.as_slice())),
+        (Seen::Int(x), Val::Int(y)) => Some(x.cmp(y)),
+        (Seen::Float(x), Val::Float(y)) => x.partial_cmp(y),
+        (Seen::Text(x), Val::Text(y)) => Some(x.cmp(y.as_slice())),
         _ => None,
     }
 }
 
 /// The non-null value of `field` in `row`, as a filter compares it.
 #[inline]
-fn value_of(field: FieldAt, row: &[u8]) -> Val {
+fn value_of(field: FieldAt, row: &[u8]) -> Seen<'_> {
     match field.ty {
-        ColumnType::Bool => Val::Int(i128::from(field.bytes(row)[0] != 0)),
+        ColumnType::Bool => Seen::Int(i128::from(field.bytes(row)[0] != 0)),
         ColumnType::Str(_) => {
             let b = field.bytes(row);
             let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-            Val::Text(b[..end].to_vec())
+            Seen::Text(&b[..end])
         }
         _ => match field.num(row) {
-            Num::I(v) => Val::Int(i128::from(v)),
-            Num::U(v) => Val::Int(i128::from(v)),
-            Num::F(v) => Val::Float(v),
+            Num::I(v) => Seen::Int(i128::from(v)),
+            Num::U(v) => Seen::Int(i128::from(v)),
+            Num::F(v) => Seen::Float(v),
         },
     }
 }
@@ -341,12 +349,11 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
             "--where `{text}`: no column before the comparison; {SYNTAX}"
         ));
     }
+    let name = super::stored_name(name, |n| {
+        schema.column_index(n).is_some() || n == config.time_column
+    })
+    .map_err(|e| format!("--where: {e}"))?;
     let is_time = name == config.time_column;
-    let name = if is_time {
-        name.into()
-    } else {
-        super::stored_name(name, |n| schema.column_index(n).is_some()).map_err(|e| format!("--where: {e}"))?
-    };
     let target = if is_time {
         Target::Time
     } else {
