@@ -54,6 +54,13 @@ enum Test {
     NotNull,
     Cmp(Op, Val),
     In(Vec<Val>),
+    /// `=`, `!=` or `in` on a `str(N)` column: the values zero-padded to N bytes, compared with
+    /// the stored bytes as they are (`equal` false for `!=`). Values longer than N are left
+    /// out: they cannot be stored.
+    Padded {
+        any_of: Vec<Vec<u8>>,
+        equal: bool,
+    },
 }
 
 /// Which value a condition looks at.
@@ -139,6 +146,10 @@ impl Cond {
             Test::IsNull => null,
             Test::NotNull => !null,
             _ if null => false,
+            Test::Padded { any_of, equal } => {
+                let stored = field.bytes(row);
+                any_of.iter().any(|w| w.as_slice() == stored) == *equal
+            }
             test => test.holds_for(value_of(field, row)),
         }
     }
@@ -159,7 +170,7 @@ impl Cond {
         let outside =
             |v: &Val| compare(lo, v) == Some(Ordering::Greater) || compare(hi, v) == Some(Ordering::Less);
         match &self.test {
-            Test::IsNull | Test::NotNull => false,
+            Test::IsNull | Test::NotNull | Test::Padded { .. } => false,
             Test::In(vals) => vals.iter().all(outside),
             Test::Cmp(Op::Eq, v) => outside(v),
             Test::Cmp(Op::Ne, v) => {
@@ -190,6 +201,8 @@ impl Test {
             Test::In(wants) => wants
                 .iter()
                 .any(|w| compare(value, w) == Some(Ordering::Equal) || both_nan(value, w)),
+            // Made only for fields, which `Cond::matches` compares in place.
+            Test::Padded { .. } => false,
         }
     }
 }
@@ -412,11 +425,37 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
             "--where `{text}`: the time column is never null; give a time"
         ));
     }
+    // Text equality compares the stored bytes in place, as fast as a fixed-width compare.
+    let test = match (target, test) {
+        (Target::Field(f), Test::Cmp(op @ (Op::Eq | Op::Ne), v)) if matches!(f.ty, ColumnType::Str(_)) => {
+            padded(f.width, &[v], op == Op::Eq)
+        }
+        (Target::Field(f), Test::In(vals)) if matches!(f.ty, ColumnType::Str(_)) => {
+            padded(f.width, &vals, true)
+        }
+        (_, test) => test,
+    };
     let slot = match target {
         Target::Field(f) => layout.slot_of(f.col).zip(BoundKind::of(f.ty)),
         Target::Time => None,
     };
     Ok(Cond { target, test, slot })
+}
+
+/// `Test::Padded` for text `vals` of a `str` column `width` bytes wide.
+fn padded(width: usize, vals: &[Val], equal: bool) -> Test {
+    let any_of = vals
+        .iter()
+        .filter_map(|v| match v {
+            Val::Text(t) if t.len() <= width => {
+                let mut w = t.clone();
+                w.resize(width, 0);
+                Some(w)
+            }
+            _ => None,
+        })
+        .collect();
+    Test::Padded { any_of, equal }
 }
 
 /// The items of an `in` list, unquoted: commas inside quotes belong to the value.
@@ -533,6 +572,9 @@ mod tests {
         assert!(!yes(&["price > 1 and price < 1.5"]));
         assert!(yes(&["n in (1, -3)", "u>18446744073709551614"]));
         assert!(yes(&["side in ('a b', \"buy\")"]));
+        // Text longer than the column never equals a stored value.
+        assert!(!yes(&["side=buyers"]) && yes(&["side!=buyers"]) && !yes(&["side!=buy"]));
+        assert!(yes(&["side in ('much too long', buy)"]) && !yes(&["side in (bu, sell)"]));
         assert!(yes(&["ok=yes", "h=0.1", "h<0.2"]));
         assert!(yes(&["time>=4ns", "time<6ns", "time in (5ns, 7ns)"]));
         assert!(!yes(&["price="]));
