@@ -216,7 +216,7 @@ fn semicolons_decimal_commas_two_time_columns_and_sentinels() {
     );
     // Without --null the sentinel is a number, stored as it is.
     ok(xs(d).args(["-d", "raw", "import", "-q"]).arg(&input));
-    assert!(range(d, "raw").contains("2004-03-10T20:00:00Z,-200,1402"));
+    assert!(range(d, "raw").contains("2004-03-10T20:00:00Z,-200.0,1402"));
 }
 
 #[test]
