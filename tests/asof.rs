@@ -58,7 +58,7 @@ fn the_search_goes_back_over_days_of_holes_and_the_year_boundary() {
     assert_eq!(out, "2021-01-03T00:00:00.005Z,4.0,sell\n");
     // From mid-2020 back over half a year of holes, then into the 2019 partition.
     let (_, out) = asof(&db, &["2020-06-01"]);
-    assert_eq!(out, "2019-06-01T12:00:00.000Z,1,buy\n");
+    assert_eq!(out, "2019-06-01T12:00:00.000Z,1.0,buy\n");
     // Far in the future, with no partition at all: the last row.
     let (_, out) = asof(&db, &["2030-01-01"]);
     assert_eq!(out, "2021-01-10T08:00:00.000Z,,buy\n");
