@@ -581,7 +581,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__import)
-            opts="-q -d -h -V --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
+            opts="-q -d -h -V --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --update-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

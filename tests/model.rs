@@ -528,17 +528,33 @@ impl Case {
                 order.swap(i, j);
             }
         }
+        // `--update-columns`: each file gives the key columns and some of the others; its rows
+        // change only those in the stored rows they meet.
+        let update = self.rng.chance(25);
+        let keys = self.keys();
         let mut inputs: Vec<PathBuf> = Vec::new();
-        let mut all_rows: Vec<(i64, Vec<String>)> = Vec::new();
+        // (time, values, the columns its file gives)
+        let mut all_rows: Vec<(i64, Vec<String>, Vec<usize>)> = Vec::new();
         let mut described = String::new();
         for _ in 0..files {
+            let given: Vec<usize> = if update {
+                let mut given: Vec<usize> = order
+                    .iter()
+                    .copied()
+                    .filter(|&c| keys.series == Some(c) || keys.unique == Some(c) || self.rng.chance(50))
+                    .collect();
+                given.sort_unstable();
+                given
+            } else {
+                (0..columns).collect()
+            };
             let n = match self.rng.below(10) {
                 0 => 0,
                 1..=6 => self.rng.range(1, 30),
                 _ => self.rng.range(30, 400),
             };
             let mut text = String::from("time");
-            for &c in &order {
+            for &c in order.iter().filter(|c| given.contains(c)) {
                 text.push(',');
                 text.push_str(&self.schema().columns()[c].name);
             }
@@ -556,14 +572,19 @@ impl Case {
                 times.sort();
             }
             for t in times {
-                let values = self.random_row();
+                let mut values = self.random_row();
                 let _ = write!(text, "{}", format_iso_exact(t));
-                for &c in &order {
+                for &c in order.iter().filter(|c| given.contains(c)) {
                     text.push(',');
                     text.push_str(&csv_field(&values[c]));
                 }
                 text.push('\n');
-                all_rows.push((t, values));
+                for (c, v) in values.iter_mut().enumerate() {
+                    if !given.contains(&c) {
+                        v.clear(); // not in the file: null in a row it adds
+                    }
+                }
+                all_rows.push((t, values, given.clone()));
             }
             self.files += 1;
             let path = self.tmp.path().join(format!("in{}.csv", self.files));
@@ -581,7 +602,7 @@ impl Case {
         let sync = self.rng.chance(20);
         let _ = writeln!(
             self.log,
-            "import{described} floor={floor} chunk_bytes={chunk_bytes} threads={threads}"
+            "import{described} floor={floor} chunk_bytes={chunk_bytes} threads={threads} update={update}"
         );
 
         // The model: every row stored or rejected; a timestamp's first touch clears it.
@@ -593,13 +614,12 @@ impl Case {
         let mut touched = std::collections::HashSet::new();
         let (mut stored, mut rejected) = (0u64, 0u64);
         let mut next = self.model.clone();
-        let keys = self.keys();
         // Stored rows this import replaces and removes: per (time, series), the rows there
         // before its first touch against the rows it leaves; with a unique key, each row that
         // takes the place of one with its key.
         let mut displaced = 0u64;
         let mut first_touch: BTreeMap<(i64, Option<String>), (usize, usize)> = BTreeMap::new();
-        for (t, values) in &all_rows {
+        for (t, values, given) in &all_rows {
             let mut t = *t;
             if !self.is_storable(t) {
                 rejected += 1;
@@ -614,6 +634,35 @@ impl Case {
             }
             let row = self.encode(values);
             let rows = next.rows.entry(t).or_default();
+            if update {
+                // The stored row it updates: its key's, or the one row of its series.
+                let mine: Vec<usize> = (0..rows.len())
+                    .filter(|&k| keys.same_series(&rows[k], &row))
+                    .filter(|&k| keys.unique.is_none() || keys.key_of(&rows[k]) == keys.key_of(&row))
+                    .collect();
+                match mine.as_slice() {
+                    [] if keys.unique.is_some() => {
+                        keys.merge_unique(rows, row);
+                    }
+                    [] => {
+                        rows.push(row);
+                        keys.order(rows);
+                    }
+                    [k] => {
+                        for &c in given {
+                            keys.schema.copy_field(&mut rows[*k], &row, c);
+                        }
+                        displaced += 1;
+                    }
+                    _ => {
+                        rejected += 1;
+                        continue;
+                    }
+                }
+                stored += 1;
+                self.anchors.push(t);
+                continue;
+            }
             if keys.unique.is_some() {
                 displaced += u64::from(keys.merge_unique(rows, row));
                 stored += 1;
@@ -647,6 +696,7 @@ impl Case {
             floor,
             threads,
             sync,
+            update,
             rejects: self.tmp.path().join("rejects.csv"),
         };
         let summary =
@@ -1196,6 +1246,7 @@ impl Case {
             floor: false,
             threads: 2,
             sync: false,
+            update: false,
             rejects: self.tmp.path().join("rejects-copy.csv"),
         };
         let summary = run_import(&copy, std::slice::from_ref(&path), &setting)
@@ -1227,6 +1278,8 @@ struct ImportSetting {
     floor: bool,
     threads: usize,
     sync: bool,
+    /// `--update-columns`.
+    update: bool,
     rejects: PathBuf,
 }
 
@@ -1249,6 +1302,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         time: TimeSpec::utc(InputTimeFormat::Iso),
         date: DateSource::None,
         ignore_unknown_columns: false,
+        update_columns: setting.update,
         floor_time: setting.floor,
         rejects_path: setting.rejects.clone(),
         sync: setting.sync,
