@@ -75,6 +75,10 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;get' {
+            [CompletionResult]::new('--join', '--join', [CompletionResultType]::ParameterName, 'With --asof: join the rows of FILE (`-`: stdin) with their as-of matches')
+            [CompletionResult]::new('--on', '--on', [CompletionResultType]::ParameterName, 'With --join: the input column holding the times (default: the database''s time column, else one named time, timestamp, ts, datetime, date or t, else the first)')
+            [CompletionResult]::new('--time-unit', '--time-unit', [CompletionResultType]::ParameterName, 'With --join: the unit of epoch numbers without one in the input: s, ms, us or ns (default: from their magnitude)')
+            [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'With --join: the prefix of the appended column names (default: the database''s name)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows')
             [CompletionResult]::new('--within', '--within', [CompletionResultType]::ParameterName, 'With --asof: look back at most DUR before each TIME (default: to the first partition)')
             [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')

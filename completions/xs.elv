@@ -69,6 +69,10 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --version 'Print version'
         }
         &'xs;get'= {
+            cand --join 'With --asof: join the rows of FILE (`-`: stdin) with their as-of matches'
+            cand --on 'With --join: the input column holding the times (default: the database''s time column, else one named time, timestamp, ts, datetime, date or t, else the first)'
+            cand --time-unit 'With --join: the unit of epoch numbers without one in the input: s, ms, us or ns (default: from their magnitude)'
+            cand --prefix 'With --join: the prefix of the appended column names (default: the database''s name)'
             cand --limit 'Stop after N rows'
             cand --within 'With --asof: look back at most DUR before each TIME (default: to the first partition)'
             cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'

@@ -58,6 +58,10 @@ complete -c xs -n "__fish_xs_using_subcommand put" -l append -d 'Add the row aft
 complete -c xs -n "__fish_xs_using_subcommand put" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand put" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand get" -l join -d 'With --asof: join the rows of FILE (`-`: stdin) with their as-of matches' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l on -d 'With --join: the input column holding the times (default: the database\'s time column, else one named time, timestamp, ts, datetime, date or t, else the first)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l time-unit -d 'With --join: the unit of epoch numbers without one in the input: s, ms, us or ns (default: from their magnitude)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l prefix -d 'With --join: the prefix of the appended column names (default: the database\'s name)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N rows' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l within -d 'With --asof: look back at most DUR before each TIME (default: to the first partition)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r

@@ -44,6 +44,7 @@ use xs::io::stream::{write_range, Compression};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
 use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
 use xs::query::asof::AsOf;
+use xs::query::asof_join::{asof_join, Matches, Strategy};
 use xs::stat::{stat, StatOptions};
 use xs::{Access, Database, PutMode};
 
@@ -1017,9 +1018,8 @@ impl Case {
 
     fn check_asof(&mut self, db: &Database) {
         if !db.is_series_root() {
-            let asof = AsOf::new(db).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
             let model = self.model.clone();
-            return self.check_asof_of(&asof, &model, "");
+            return self.check_asof_of(db, &model, "");
         }
         // As-of works per series: each series against its own rows of the model.
         let keys = self.keys();
@@ -1027,17 +1027,17 @@ impl Case {
             .selected_series()
             .unwrap_or_else(|e| self.fail(&format!("list series: {e}")));
         for (name, one) in series {
-            let asof = AsOf::new(&one).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
             let mut model = self.model.clone();
             for rows in model.rows.values_mut() {
                 rows.retain(|r| xs::db::series::name_of(&keys.series_of(r)) == name);
             }
             model.remove_empty();
-            self.check_asof_of(&asof, &model, &name);
+            self.check_asof_of(&one, &model, &name);
         }
     }
 
-    fn check_asof_of(&mut self, asof: &AsOf, model: &Model, series: &str) {
+    fn check_asof_of(&mut self, db: &Database, model: &Model, series: &str) {
+        let asof = AsOf::new(db).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
         for _ in 0..8 {
             let misaligned = self.rng.chance(30);
             let at = self.random_time(misaligned);
@@ -1063,6 +1063,55 @@ impl Case {
                     got.map(format_iso_exact),
                     want.map(format_iso_exact)
                 ));
+            }
+        }
+        self.check_asof_join(db, model, series);
+    }
+
+    /// The as-of join of random probes (the last row of the latest timestamp at or before
+    /// each), by lookups and by a merged scan, against the model.
+    fn check_asof_join(&mut self, db: &Database, model: &Model, series: &str) {
+        let n = self.rng.range(1, 40) as usize;
+        let mut probes: Vec<i64> = (0..n)
+            .map(|_| {
+                let misaligned = self.rng.chance(30);
+                self.random_time(misaligned)
+            })
+            .collect();
+        probes.sort_unstable();
+        let within = match self.rng.below(3) {
+            0 => None,
+            1 => Some(self.g().saturating_mul(self.rng.range(0, 5))),
+            _ => Some(self.rng.range(0, DAY_NS)),
+        };
+        for strategy in [Strategy::Lookups, Strategy::Scan] {
+            let mut matches = Matches::new(self.schema().row_len());
+            let found = asof_join(db, &probes, within, strategy, &mut matches)
+                .unwrap_or_else(|e| self.fail(&format!("as-of join: {e}")));
+            for (&p, hit) in probes.iter().zip(&found) {
+                let not_before = within.map_or(i64::MIN, |w| p.saturating_sub(w));
+                let want = model
+                    .rows
+                    .range(..=p)
+                    .next_back()
+                    .filter(|(&t, _)| t >= not_before)
+                    .map(|(&t, rows)| (t, rows.last().unwrap().clone()));
+                let got = hit.map(|k| {
+                    let (t, row) = matches.get(k);
+                    (t, row.to_vec())
+                });
+                // Compared as bytes (a NaN equals itself there).
+                if got != want {
+                    let show = |m: &Option<(i64, Vec<u8>)>| {
+                        m.as_ref().map(|(t, r)| (format_iso_exact(*t), self.values(r)))
+                    };
+                    self.fail(&format!(
+                        "as-of join {strategy:?} at {} within {within:?} series `{series}`: {:?}, want {:?}",
+                        format_iso_exact(p),
+                        show(&got),
+                        show(&want)
+                    ));
+                }
             }
         }
     }

@@ -507,6 +507,70 @@ fn get_and_asof_work_per_series() {
 }
 
 #[test]
+fn an_asof_join_looks_each_row_up_in_its_series() {
+    let w = Work::new();
+    let q = w.file(
+        "q.csv",
+        "time,sym,bid\n\
+         2024-01-01T00:00:01Z,A,1\n\
+         2024-01-01T00:00:02Z,B,2\n\
+         2024-01-01T00:00:05Z,A,3\n",
+    );
+    w.import(&q, &["--series-by", "sym"]);
+    // Trades of three symbols, out of time order; C has no quotes, A's first trade none yet.
+    let trades = w.file(
+        "trades.csv",
+        "sym,time,px\n\
+         A,2024-01-01T00:00:06Z,10\n\
+         B,2024-01-01T00:00:03Z,11\n\
+         C,2024-01-01T00:00:03Z,12\n\
+         A,2024-01-01T00:00:00Z,13\n\
+         A,2024-01-01T00:00:04Z,14\n",
+    );
+    let out = w.ok(&[
+        "get",
+        "--asof",
+        "--join",
+        trades.to_str().unwrap(),
+        "--prefix",
+        "quote",
+    ]);
+    assert_eq!(
+        out,
+        "sym,time,px,quote.time,quote.sym,quote.bid\n\
+         A,2024-01-01T00:00:06Z,10,2024-01-01T00:00:05Z,A,3\n\
+         B,2024-01-01T00:00:03Z,11,2024-01-01T00:00:02Z,B,2\n\
+         C,2024-01-01T00:00:03Z,12,,,\n\
+         A,2024-01-01T00:00:00Z,13,,,\n\
+         A,2024-01-01T00:00:04Z,14,2024-01-01T00:00:01Z,A,1\n"
+    );
+    // Without a series column: every row in the one --series given, or an error that says so.
+    let times = w.file("times.csv", "2024-01-01T00:00:03Z\n2024-01-01T00:00:09Z\n");
+    let out = w.ok(&[
+        "get",
+        "--asof",
+        "--join",
+        times.to_str().unwrap(),
+        "--series",
+        "A",
+        "--prefix",
+        "q",
+    ]);
+    assert_eq!(
+        out,
+        "time,q.time,q.sym,q.bid\n\
+         2024-01-01T00:00:03Z,2024-01-01T00:00:01Z,A,1\n\
+         2024-01-01T00:00:09Z,2024-01-01T00:00:05Z,A,3\n"
+    );
+    let (code, _, err) = w.xs(&["get", "--asof", "--join", times.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no series column `sym`") && err.contains("--series"),
+        "{err}"
+    );
+}
+
+#[test]
 fn aggregates_go_per_series_unless_all_series() {
     let w = Work::new();
     let f = w.file(
