@@ -135,6 +135,26 @@ fn a_csv_is_joined_on_its_time_column_with_the_match_appended() {
          2,,1546300800000,,\n\
          3,x,1610265600000,,buy\n"
     );
+    // The same rows separated by `;` come out as the same CSV.
+    let semi = db.path.with_extension("semi.csv");
+    fs::write(
+        &semi,
+        "id;note;time\n1;a, b;1609322400250\n2;;1546300800000\n3;x;1610265600000\n",
+    )
+    .unwrap();
+    let again = db.ok(&[
+        "get",
+        "--asof",
+        "--join",
+        semi.to_str().unwrap(),
+        "--prefix",
+        "q",
+        "--columns",
+        "price,side",
+        "--within",
+        "7d",
+    ]);
+    assert_eq!(again, out);
     // `--on` names the column; one that is not there is an error naming the columns.
     let (code, _, err) = run(db.xs(&["get", "--asof", "--join", input.to_str().unwrap(), "--on", "when"]));
     assert_eq!(code, 2, "{err}");
