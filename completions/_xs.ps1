@@ -76,6 +76,10 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;get' {
+            [CompletionResult]::new('--join', '--join', [CompletionResultType]::ParameterName, 'With --asof: join the rows of FILE (`-`: stdin) with their as-of matches')
+            [CompletionResult]::new('--on', '--on', [CompletionResultType]::ParameterName, 'With --join: the input column holding the times (default: the database''s time column, else one named time, timestamp, ts, datetime, date or t, else the first)')
+            [CompletionResult]::new('--time-unit', '--time-unit', [CompletionResultType]::ParameterName, 'With --join: the unit of epoch numbers without one in the input: s, ms, us or ns (default: from their magnitude)')
+            [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'With --join: the prefix of the appended column names (default: the database''s name)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows')
             [CompletionResult]::new('--within', '--within', [CompletionResultType]::ParameterName, 'With --asof: look back at most DUR before each TIME (default: to the first partition)')
             [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes')
@@ -181,6 +185,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)')
             [CompletionResult]::new('--decimal-comma', '--decimal-comma', [CompletionResultType]::ParameterName, 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)')
             [CompletionResult]::new('--ignore-columns', '--ignore-columns', [CompletionResultType]::ParameterName, 'Skip input columns the database does not have (default: refuse them)')
+            [CompletionResult]::new('--update-columns', '--update-columns', [CompletionResultType]::ParameterName, 'Change only the columns the input has in the stored rows it meets: the row with the same unique key, or the one row stored at that time and series (default: an input must have every column, and its rows replace the stored rows of their times). Rows that were not stored are added with the other columns null')
             [CompletionResult]::new('--floor-time', '--floor-time', [CompletionResultType]::ParameterName, 'Round times down to the granularity instead of rejecting misaligned ones')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)')

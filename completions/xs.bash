@@ -359,12 +359,28 @@ _xs() {
             return 0
             ;;
         xs__subcmd__get)
-            opts="-f -d -h -V --limit --asof --within --where --series --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-f -d -h -V --join --on --time-unit --prefix --limit --asof --within --where --series --format --columns --time-format --no-header --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --join)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-unit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -609,7 +625,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__import)
-            opts="-q -d -h -V --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
+            opts="-q -d -h -V --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --update-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

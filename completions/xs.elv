@@ -70,6 +70,10 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --version 'Print version'
         }
         &'xs;get'= {
+            cand --join 'With --asof: join the rows of FILE (`-`: stdin) with their as-of matches'
+            cand --on 'With --join: the input column holding the times (default: the database''s time column, else one named time, timestamp, ts, datetime, date or t, else the first)'
+            cand --time-unit 'With --join: the unit of epoch numbers without one in the input: s, ms, us or ns (default: from their magnitude)'
+            cand --prefix 'With --join: the prefix of the appended column names (default: the database''s name)'
             cand --limit 'Stop after N rows'
             cand --within 'With --asof: look back at most DUR before each TIME (default: to the first partition)'
             cand --where 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes'
@@ -171,6 +175,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --no-header 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)'
             cand --decimal-comma 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)'
             cand --ignore-columns 'Skip input columns the database does not have (default: refuse them)'
+            cand --update-columns 'Change only the columns the input has in the stored rows it meets: the row with the same unique key, or the one row stored at that time and series (default: an input must have every column, and its rows replace the stored rows of their times). Rows that were not stored are added with the other columns null'
             cand --floor-time 'Round times down to the granularity instead of rejecting misaligned ones'
             cand -q 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)'
             cand --quiet 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)'

@@ -59,6 +59,10 @@ complete -c xs -n "__fish_xs_using_subcommand put" -l append -d 'Add the row aft
 complete -c xs -n "__fish_xs_using_subcommand put" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand put" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand get" -l join -d 'With --asof: join the rows of FILE (`-`: stdin) with their as-of matches' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l on -d 'With --join: the input column holding the times (default: the database\'s time column, else one named time, timestamp, ts, datetime, date or t, else the first)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l time-unit -d 'With --join: the unit of epoch numbers without one in the input: s, ms, us or ns (default: from their magnitude)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l prefix -d 'With --join: the prefix of the appended column names (default: the database\'s name)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N rows' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l within -d 'With --asof: look back at most DUR before each TIME (default: to the first partition)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes' -r
@@ -138,6 +142,7 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l header -d 'The first li
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-header -d 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l decimal-comma -d 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l ignore-columns -d 'Skip input columns the database does not have (default: refuse them)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l update-columns -d 'Change only the columns the input has in the stored rows it meets: the row with the same unique key, or the one row stored at that time and series (default: an input must have every column, and its rows replace the stored rows of their times). Rows that were not stored are added with the other columns null'
 complete -c xs -n "__fish_xs_using_subcommand import" -l floor-time -d 'Round times down to the granularity instead of rejecting misaligned ones'
 complete -c xs -n "__fish_xs_using_subcommand import" -s q -l quiet -d 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-sync -d 'Skip the final fsync of the written files (faster; not durable across a power loss)'

@@ -86,21 +86,79 @@ fn within_bounds_the_look_back() {
 }
 
 #[test]
-fn many_times_from_stdin_print_each_found_timestamp_once() {
+fn times_from_stdin_are_joined_each_in_input_order() {
     let db = database();
+    // A miss, a repeat and times out of order: one output row per input line, as given.
     let out = db
-        .xs(&["get", "--asof", "-"])
-        .write_stdin("2021-01-05\n2020-12-31\n\n2019-01-01\n2021-01-04\n")
+        .xs(&["get", "--asof", "--prefix", "q", "-"])
+        .write_stdin("2021-01-05\n2020-12-31\n\n2019-01-01\n2021-01-04\n2021-01-05\n")
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "time,price,side\n\
-         2020-12-30T10:00:00.250Z,2.0,buy\n\
-         2020-12-30T10:00:00.250Z,3.0,sell\n\
-         2021-01-03T00:00:00.005Z,4.0,sell\n"
+        "time,q.time,q.price,q.side\n\
+         2021-01-05,2021-01-03T00:00:00.005Z,4.0,sell\n\
+         2020-12-31,2020-12-30T10:00:00.250Z,3.0,sell\n\
+         2019-01-01,,,\n\
+         2021-01-04,2021-01-03T00:00:00.005Z,4.0,sell\n\
+         2021-01-05,2021-01-03T00:00:00.005Z,4.0,sell\n"
     );
+}
+
+#[test]
+fn a_csv_is_joined_on_its_time_column_with_the_match_appended() {
+    let db = database();
+    let input = db.path.with_extension("trades.csv");
+    // Bare epoch milliseconds (by their magnitude), a quoted field, a row too early to match.
+    fs::write(
+        &input,
+        "id,note,time\n1,\"a, b\",1609322400250\n2,,1546300800000\n3,x,1610265600000\n",
+    )
+    .unwrap();
+    let out = db.ok(&[
+        "get",
+        "--asof",
+        "--join",
+        input.to_str().unwrap(),
+        "--prefix",
+        "q",
+        "--columns",
+        "price,side",
+        "--within",
+        "7d",
+    ]);
+    assert_eq!(
+        out,
+        "id,note,time,q.price,q.side\n\
+         1,\"a, b\",1609322400250,3.0,sell\n\
+         2,,1546300800000,,\n\
+         3,x,1610265600000,,buy\n"
+    );
+    // The same rows separated by `;` come out as the same CSV.
+    let semi = db.path.with_extension("semi.csv");
+    fs::write(
+        &semi,
+        "id;note;time\n1;a, b;1609322400250\n2;;1546300800000\n3;x;1610265600000\n",
+    )
+    .unwrap();
+    let again = db.ok(&[
+        "get",
+        "--asof",
+        "--join",
+        semi.to_str().unwrap(),
+        "--prefix",
+        "q",
+        "--columns",
+        "price,side",
+        "--within",
+        "7d",
+    ]);
+    assert_eq!(again, out);
+    // `--on` names the column; one that is not there is an error naming the columns.
+    let (code, _, err) = run(db.xs(&["get", "--asof", "--join", input.to_str().unwrap(), "--on", "when"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no time column `when` among id,note,time"), "{err}");
 }
 
 #[test]
@@ -160,7 +218,8 @@ fn random_lookups_match_a_brute_force_search() {
             .collect();
         want.sort_unstable();
         want.dedup();
-        let stdin: String = queries.iter().map(|q| format!("{q}ms\n")).collect();
+        // Times as arguments: each timestamp found is printed once, in time order.
+        let texts: Vec<String> = queries.iter().map(|q| format!("{q}ms")).collect();
         let mut args = vec![
             "get",
             "--asof",
@@ -174,13 +233,48 @@ fn random_lookups_match_a_brute_force_search() {
         if let Some(w) = &w {
             args.extend(["--within", w]);
         }
-        args.push("-");
-        let out = db.xs(&args).write_stdin(stdin).output().unwrap();
+        args.push("--");
+        args.extend(texts.iter().map(String::as_str));
+        let out = db.xs(&args).output().unwrap();
         let got: Vec<i64> = String::from_utf8(out.stdout)
             .unwrap()
             .lines()
             .map(|l| l.parse().unwrap())
             .collect();
         assert_eq!(got, want, "within {within:?}");
+        // The join: every query in order with its own match, by lookups (a few queries) and
+        // by one merged scan (many).
+        for n in [40, queries.len()] {
+            let stdin: String = queries[..n].iter().map(|q| format!("{q}\n")).collect();
+            let mut args = vec![
+                "get",
+                "--asof",
+                "--join",
+                "-",
+                "--no-header",
+                "--time-format",
+                "epoch-ms",
+            ];
+            args.extend(["--columns", "time,v"]);
+            if let Some(w) = &w {
+                args.extend(["--within", w]);
+            }
+            let out = db.xs(&args).write_stdin(stdin).output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let text = String::from_utf8(out.stdout).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), n);
+            for (q, line) in queries.iter().zip(&lines) {
+                let hit = times
+                    .iter()
+                    .rposition(|&t| t <= *q)
+                    .filter(|&i| within.is_none_or(|w| q - times[i] <= w));
+                let want = match hit {
+                    Some(i) => format!("{q},{},{i}", times[i]),
+                    None => format!("{q},,"),
+                };
+                assert_eq!(*line, want, "{n} queries, within {within:?}");
+            }
+        }
     }
 }

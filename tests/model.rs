@@ -44,6 +44,7 @@ use xs::io::stream::{write_range, write_range_where, Compression};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
 use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
 use xs::query::asof::AsOf;
+use xs::query::asof_join::{asof_join, Matches, Strategy};
 use xs::query::filter::Filter;
 use xs::stat::{stat, StatOptions};
 use xs::{Access, Database, PutMode};
@@ -529,17 +530,33 @@ impl Case {
                 order.swap(i, j);
             }
         }
+        // `--update-columns`: each file gives the key columns and some of the others; its rows
+        // change only those in the stored rows they meet.
+        let update = self.rng.chance(25);
+        let keys = self.keys();
         let mut inputs: Vec<PathBuf> = Vec::new();
-        let mut all_rows: Vec<(i64, Vec<String>)> = Vec::new();
+        // (time, values, the columns its file gives)
+        let mut all_rows: Vec<(i64, Vec<String>, Vec<usize>)> = Vec::new();
         let mut described = String::new();
         for _ in 0..files {
+            let given: Vec<usize> = if update {
+                let mut given: Vec<usize> = order
+                    .iter()
+                    .copied()
+                    .filter(|&c| keys.series == Some(c) || keys.unique == Some(c) || self.rng.chance(50))
+                    .collect();
+                given.sort_unstable();
+                given
+            } else {
+                (0..columns).collect()
+            };
             let n = match self.rng.below(10) {
                 0 => 0,
                 1..=6 => self.rng.range(1, 30),
                 _ => self.rng.range(30, 400),
             };
             let mut text = String::from("time");
-            for &c in &order {
+            for &c in order.iter().filter(|c| given.contains(c)) {
                 text.push(',');
                 text.push_str(&self.schema().columns()[c].name);
             }
@@ -557,14 +574,19 @@ impl Case {
                 times.sort();
             }
             for t in times {
-                let values = self.random_row();
+                let mut values = self.random_row();
                 let _ = write!(text, "{}", format_iso_exact(t));
-                for &c in &order {
+                for &c in order.iter().filter(|c| given.contains(c)) {
                     text.push(',');
                     text.push_str(&csv_field(&values[c]));
                 }
                 text.push('\n');
-                all_rows.push((t, values));
+                for (c, v) in values.iter_mut().enumerate() {
+                    if !given.contains(&c) {
+                        v.clear(); // not in the file: null in a row it adds
+                    }
+                }
+                all_rows.push((t, values, given.clone()));
             }
             self.files += 1;
             let path = self.tmp.path().join(format!("in{}.csv", self.files));
@@ -582,7 +604,7 @@ impl Case {
         let sync = self.rng.chance(20);
         let _ = writeln!(
             self.log,
-            "import{described} floor={floor} chunk_bytes={chunk_bytes} threads={threads}"
+            "import{described} floor={floor} chunk_bytes={chunk_bytes} threads={threads} update={update}"
         );
 
         // The model: every row stored or rejected; a timestamp's first touch clears it.
@@ -594,13 +616,12 @@ impl Case {
         let mut touched = std::collections::HashSet::new();
         let (mut stored, mut rejected) = (0u64, 0u64);
         let mut next = self.model.clone();
-        let keys = self.keys();
         // Stored rows this import replaces and removes: per (time, series), the rows there
         // before its first touch against the rows it leaves; with a unique key, each row that
         // takes the place of one with its key.
         let mut displaced = 0u64;
         let mut first_touch: BTreeMap<(i64, Option<String>), (usize, usize)> = BTreeMap::new();
-        for (t, values) in &all_rows {
+        for (t, values, given) in &all_rows {
             let mut t = *t;
             if !self.is_storable(t) {
                 rejected += 1;
@@ -615,6 +636,35 @@ impl Case {
             }
             let row = self.encode(values);
             let rows = next.rows.entry(t).or_default();
+            if update {
+                // The stored row it updates: its key's, or the one row of its series.
+                let mine: Vec<usize> = (0..rows.len())
+                    .filter(|&k| keys.same_series(&rows[k], &row))
+                    .filter(|&k| keys.unique.is_none() || keys.key_of(&rows[k]) == keys.key_of(&row))
+                    .collect();
+                match mine.as_slice() {
+                    [] if keys.unique.is_some() => {
+                        keys.merge_unique(rows, row);
+                    }
+                    [] => {
+                        rows.push(row);
+                        keys.order(rows);
+                    }
+                    [k] => {
+                        for &c in given {
+                            keys.schema.copy_field(&mut rows[*k], &row, c);
+                        }
+                        displaced += 1;
+                    }
+                    _ => {
+                        rejected += 1;
+                        continue;
+                    }
+                }
+                stored += 1;
+                self.anchors.push(t);
+                continue;
+            }
             if keys.unique.is_some() {
                 displaced += u64::from(keys.merge_unique(rows, row));
                 stored += 1;
@@ -648,6 +698,7 @@ impl Case {
             floor,
             threads,
             sync,
+            update,
             rejects: self.tmp.path().join("rejects.csv"),
         };
         let summary =
@@ -1093,9 +1144,8 @@ impl Case {
 
     fn check_asof(&mut self, db: &Database) {
         if !db.is_series_root() {
-            let asof = AsOf::new(db).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
             let model = self.model.clone();
-            return self.check_asof_of(&asof, &model, "");
+            return self.check_asof_of(db, &model, "");
         }
         // As-of works per series: each series against its own rows of the model.
         let keys = self.keys();
@@ -1103,17 +1153,17 @@ impl Case {
             .selected_series()
             .unwrap_or_else(|e| self.fail(&format!("list series: {e}")));
         for (name, one) in series {
-            let asof = AsOf::new(&one).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
             let mut model = self.model.clone();
             for rows in model.rows.values_mut() {
                 rows.retain(|r| xs::db::series::name_of(&keys.series_of(r)) == name);
             }
             model.remove_empty();
-            self.check_asof_of(&asof, &model, &name);
+            self.check_asof_of(&one, &model, &name);
         }
     }
 
-    fn check_asof_of(&mut self, asof: &AsOf, model: &Model, series: &str) {
+    fn check_asof_of(&mut self, db: &Database, model: &Model, series: &str) {
+        let asof = AsOf::new(db).unwrap_or_else(|e| self.fail(&format!("as-of: {e}")));
         for _ in 0..8 {
             let misaligned = self.rng.chance(30);
             let at = self.random_time(misaligned);
@@ -1139,6 +1189,65 @@ impl Case {
                     got.map(format_iso_exact),
                     want.map(format_iso_exact)
                 ));
+            }
+        }
+        self.check_asof_join(db, model, series);
+    }
+
+    /// The as-of join of random probes (the last row of the latest timestamp at or before
+    /// each), by lookups and by a merged scan, against the model.
+    fn check_asof_join(&mut self, db: &Database, model: &Model, series: &str) {
+        let n = self.rng.range(1, 40) as usize;
+        let mut probes: Vec<i64> = (0..n)
+            .map(|_| {
+                let misaligned = self.rng.chance(30);
+                self.random_time(misaligned)
+            })
+            .collect();
+        probes.sort_unstable();
+        let within = match self.rng.below(3) {
+            0 => None,
+            1 => Some(self.g().saturating_mul(self.rng.range(0, 5))),
+            _ => Some(self.rng.range(0, DAY_NS)),
+        };
+        // Sometimes with a `--where`: only passing rows match.
+        let (texts, conds) = if self.rng.chance(30) {
+            self.random_filter()
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let filter = Filter::parse(&self.config, &texts)
+            .unwrap_or_else(|e| self.fail(&format!("--where {texts:?} refused: {e}")));
+        let schema = self.schema().clone();
+        let passes = |t: i64, row: &[u8]| conds.iter().all(|c| c.holds(&schema, t, row));
+        for strategy in [Strategy::Lookups, Strategy::Scan] {
+            let mut matches = Matches::new(self.schema().row_len());
+            let found = asof_join(db, &probes, within, strategy, filter.as_ref(), &mut matches)
+                .unwrap_or_else(|e| self.fail(&format!("as-of join: {e}")));
+            for (&p, hit) in probes.iter().zip(&found) {
+                let not_before = within.map_or(i64::MIN, |w| p.saturating_sub(w));
+                let want = model
+                    .rows
+                    .range(..=p)
+                    .rev()
+                    .find_map(|(&t, rows)| rows.iter().rev().find(|r| passes(t, r)).map(|r| (t, r.clone())))
+                    .filter(|(t, _)| *t >= not_before);
+                let got = hit.map(|k| {
+                    let (t, row) = matches.get(k);
+                    (t, row.to_vec())
+                });
+                // Compared as bytes (a NaN equals itself there).
+                if got != want {
+                    let show = |m: &Option<(i64, Vec<u8>)>| {
+                        m.as_ref().map(|(t, r)| (format_iso_exact(*t), self.values(r)))
+                    };
+                    self.fail(&format!(
+                        "as-of join {strategy:?} at {} within {within:?} where {texts:?} series `{series}`: {:?}, want {:?}",
+                        format_iso_exact(p),
+                        show(&got),
+                        show(&want)
+                    ));
+                }
             }
         }
     }
@@ -1336,6 +1445,7 @@ impl Case {
             floor: false,
             threads: 2,
             sync: false,
+            update: false,
             rejects: self.tmp.path().join("rejects-copy.csv"),
         };
         let summary = run_import(&copy, std::slice::from_ref(&path), &setting)
@@ -1367,6 +1477,8 @@ struct ImportSetting {
     floor: bool,
     threads: usize,
     sync: bool,
+    /// `--update-columns`.
+    update: bool,
     rejects: PathBuf,
 }
 
@@ -1389,6 +1501,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         time: TimeSpec::utc(InputTimeFormat::Iso),
         date: DateSource::None,
         ignore_unknown_columns: false,
+        update_columns: setting.update,
         floor_time: setting.floor,
         rejects_path: setting.rejects.clone(),
         sync: setting.sync,

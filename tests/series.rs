@@ -324,11 +324,158 @@ fn an_input_missing_a_column_is_refused() {
     cmd.arg("-d").arg(w.db()).arg("import").arg(&partial);
     let (code, _, err) = run(cmd);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("lacks the database column(s) qty"), "{err}");
+    assert!(
+        err.contains("lacks the database column(s) qty") && err.contains("--update-columns"),
+        "{err}"
+    );
     let out = w.ok(&["get", "2024-08-09T00:00:00Z"]);
     assert!(
         out.contains(",1\n") && !out.contains(",,"),
         "the stored row is untouched: {out}"
+    );
+}
+
+#[test]
+fn update_columns_changes_only_the_columns_the_input_has() {
+    let w = Work::new();
+    let full = w.file(
+        "full.csv",
+        "time,host,cpu,mem\n2024-01-01T00:00:00Z,a,1,10\n2024-01-01T00:00:00Z,b,2,20\n\
+         2024-01-01T00:01:00Z,a,3,30\n",
+    );
+    w.import(&full, &["--series-by", "host"]);
+    let mem = w.file(
+        "mem.csv",
+        "time,host,mem\n2024-01-01T00:00:00Z,a,11\n2024-01-01T00:02:00Z,b,22\n",
+    );
+    let err = w.import(&mem, &["--update-columns"]);
+    assert!(
+        err.contains("2 stored, 0 rejected") && err.contains("1 stored row(s) updated"),
+        "{err}"
+    );
+    let expected = "time,host,cpu,mem\n\
+                    2024-01-01T00:00:00Z,a,1,11\n\
+                    2024-01-01T00:00:00Z,b,2,20\n\
+                    2024-01-01T00:01:00Z,a,3,30\n\
+                    2024-01-01T00:02:00Z,b,,22\n";
+    assert_eq!(w.ok(&["range", "2024-01-01", "2024-01-02"]), expected);
+    // Updating with what is stored changes no byte.
+    let before = files(&w.db());
+    w.import(&mem, &["--update-columns"]);
+    assert!(files(&w.db()) == before, "a re-run changed the files");
+    assert_eq!(w.ok(&["range", "2024-01-01", "2024-01-02"]), expected);
+}
+
+#[test]
+fn update_columns_by_unique_key_in_any_order() {
+    let rows = trades(&["BTCUSDT", "ETHUSDT"], 3, 30);
+    // The same trades with a corrected qty (the trade id, time and symbol say which), split in two.
+    let fixes: Vec<String> = rows
+        .iter()
+        .step_by(2)
+        .map(|r| {
+            let f: Vec<&str> = r.split(',').collect();
+            format!("{},{},{},9{}", f[0], f[1], f[4], f[4])
+        })
+        .collect();
+    let mut stored = Vec::new();
+    for order in [[0, 1], [1, 0]] {
+        let w = Work::new();
+        let full = w.file("full.csv", &(TRADES_HEADER.to_string() + &rows.join("\n")));
+        w.import(&full, &["--series-by", "symbol", "--unique-by", "trade_id"]);
+        let half = fixes.len() / 2;
+        let parts = [&fixes[..half], &fixes[half..]];
+        for k in order {
+            let f = w.file(
+                &format!("fix{k}.csv"),
+                &format!("time,symbol,trade_id,qty\n{}\n", parts[k].join("\n")),
+            );
+            let err = w.import(&f, &["--update-columns"]);
+            assert!(
+                err.contains(&format!("{} stored row(s) updated", parts[k].len())),
+                "{err}"
+            );
+        }
+        // A new trade id at a stored time is added, its other columns null.
+        let new = w.file(
+            "new.csv",
+            "time,symbol,trade_id,qty\n1723161600000,BTCUSDT,999,7\n",
+        );
+        w.import(&new, &["--update-columns"]);
+        stored.push(w.ok(&["range", "2024-08-09", "2024-08-10"]));
+    }
+    assert_eq!(stored[0], stored[1], "the order of the updates matters");
+    let out = lines(&stored[0]);
+    assert_eq!(out.len(), 1 + rows.len() + 1);
+    // Each trade keeps its time, symbol and price; the fixed ones have the new qty.
+    for (i, r) in rows.iter().enumerate() {
+        let f: Vec<&str> = r.split(',').collect();
+        let qty = if i % 2 == 0 {
+            format!("9{}", f[4])
+        } else {
+            f[3].to_string()
+        };
+        let got: Vec<Vec<&str>> = out[1..]
+            .iter()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|g| g[4] == f[4])
+            .collect();
+        assert_eq!(got.len(), 1, "trade {}: {got:?}", f[4]);
+        let price: f64 = got[0][2].parse().unwrap();
+        assert_eq!(
+            (got[0][1], price, got[0][3]),
+            (f[1], f[2].parse::<f64>().unwrap(), qty.as_str()),
+            "trade {}",
+            f[4]
+        );
+    }
+    assert!(
+        out.contains(&"2024-08-09T00:00:00.000Z,BTCUSDT,,7,999"),
+        "{}",
+        stored[0]
+    );
+}
+
+#[test]
+fn update_columns_needs_the_keys_and_one_row_per_time_without_a_unique_key() {
+    let w = Work::new();
+    let full = w.file(
+        "full.csv",
+        "time,host,cpu,mem\n2024-01-01T00:00:00Z,a,1,10\n2024-01-01T00:00:00Z,a,2,20\n",
+    );
+    w.import(&full, &["--series-by", "host", "--depth", "2"]);
+    let nokey = w.file("nokey.csv", "time,mem\n2024-01-01T00:00:00Z,5\n");
+    let mut cmd = xs();
+    cmd.arg("-d")
+        .arg(w.db())
+        .args(["import", "--update-columns"])
+        .arg(&nokey);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lacks the key column(s) host"), "{err}");
+    // Two rows stored at the time and no unique key: which to update cannot be told.
+    let two = w.file("two.csv", "time,host,mem\n2024-01-01T00:00:00Z,a,5\n");
+    let mut cmd = xs();
+    cmd.arg("-d")
+        .arg(w.db())
+        .args(["import", "--update-columns", "--max-rejects", "1"])
+        .arg(&two);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("0 stored, 1 rejected"), "{err}");
+    let rejects = std::fs::read_dir(w.db())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .expect("a rejects file");
+    let text = std::fs::read_to_string(rejects).unwrap();
+    assert!(
+        text.contains("2 rows are stored at 2024-01-01T00:00:00Z") && text.contains("--unique-by"),
+        "{text}"
+    );
+    assert_eq!(
+        w.ok(&["range", "2024-01-01", "2024-01-02"]),
+        "time,host,cpu,mem\n2024-01-01T00:00:00Z,a,1,10\n2024-01-01T00:00:00Z,a,2,20\n"
     );
 }
 
@@ -357,6 +504,70 @@ fn get_and_asof_work_per_series() {
     let (code, _, err) = w.xs(&["get", "--series", "Z", "2024-01-01T00:00:01Z"]);
     assert_eq!(code, 1);
     assert!(err.contains("holds no series `Z`"), "{err}");
+}
+
+#[test]
+fn an_asof_join_looks_each_row_up_in_its_series() {
+    let w = Work::new();
+    let q = w.file(
+        "q.csv",
+        "time,sym,bid\n\
+         2024-01-01T00:00:01Z,A,1\n\
+         2024-01-01T00:00:02Z,B,2\n\
+         2024-01-01T00:00:05Z,A,3\n",
+    );
+    w.import(&q, &["--series-by", "sym"]);
+    // Trades of three symbols, out of time order; C has no quotes, A's first trade none yet.
+    let trades = w.file(
+        "trades.csv",
+        "sym,time,px\n\
+         A,2024-01-01T00:00:06Z,10\n\
+         B,2024-01-01T00:00:03Z,11\n\
+         C,2024-01-01T00:00:03Z,12\n\
+         A,2024-01-01T00:00:00Z,13\n\
+         A,2024-01-01T00:00:04Z,14\n",
+    );
+    let out = w.ok(&[
+        "get",
+        "--asof",
+        "--join",
+        trades.to_str().unwrap(),
+        "--prefix",
+        "quote",
+    ]);
+    assert_eq!(
+        out,
+        "sym,time,px,quote.time,quote.sym,quote.bid\n\
+         A,2024-01-01T00:00:06Z,10,2024-01-01T00:00:05Z,A,3\n\
+         B,2024-01-01T00:00:03Z,11,2024-01-01T00:00:02Z,B,2\n\
+         C,2024-01-01T00:00:03Z,12,,,\n\
+         A,2024-01-01T00:00:00Z,13,,,\n\
+         A,2024-01-01T00:00:04Z,14,2024-01-01T00:00:01Z,A,1\n"
+    );
+    // Without a series column: every row in the one --series given, or an error that says so.
+    let times = w.file("times.csv", "2024-01-01T00:00:03Z\n2024-01-01T00:00:09Z\n");
+    let out = w.ok(&[
+        "get",
+        "--asof",
+        "--join",
+        times.to_str().unwrap(),
+        "--series",
+        "A",
+        "--prefix",
+        "q",
+    ]);
+    assert_eq!(
+        out,
+        "time,q.time,q.sym,q.bid\n\
+         2024-01-01T00:00:03Z,2024-01-01T00:00:01Z,A,1\n\
+         2024-01-01T00:00:09Z,2024-01-01T00:00:05Z,A,3\n"
+    );
+    let (code, _, err) = w.xs(&["get", "--asof", "--join", times.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no series column `sym`") && err.contains("--series"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -16,7 +16,9 @@ const EXAMPLES: &str = "Examples:
   cut -d, -f1 times.csv | xs get -       # batch: one timestamp a line on stdin
   xs get --asof --within 1h 2024-08-08T14:03:07Z   # the last trade at or before 14:03:07
   xs get --asof --where side=sell 2024-08-08T14:03:07Z   # the last sell at or before it
-  xs get --asof --series ETHUSDT 2024-08-08T14:03:07Z   # per series, in a series database";
+  xs get --asof --series ETHUSDT 2024-08-08T14:03:07Z   # per series, in a series database
+  xs -d quotes get --asof --join trades.csv --within 1s   # as-of join: each trade with the quote before it
+  printf '2024-08-08T14:03:07Z\n2024-08-08T14:03:08Z\n' | xs get --asof -   # one output row per line";
 
 /// Print the rows stored at each TIME, in time order (CSV with a header by default).
 ///
@@ -24,14 +26,40 @@ const EXAMPLES: &str = "Examples:
 /// stored at that timestamp), searching back over holes and partitions, at most --within. In a
 /// series database each series is looked up on its own.
 ///
+/// With --asof and --join FILE (or `-` as the only TIME), an as-of join like pandas
+/// `merge_asof` or DuckDB `ASOF JOIN`: FILE is a CSV (a header is detected; `,` tab `;` `|`)
+/// or a list of times. Every input row is printed once, in input order, followed by the columns
+/// of the last row stored at the latest timestamp at or before its time (prefixed with
+/// --prefix, default the database's directory name: `quotes.bid`), empty where none is found
+/// (or none within --within). In a series database each row is looked up in the series its
+/// series-key columns name (or in --series). The join always exits 0.
+///
 /// Exit status 1 when no row was found at any TIME.
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Timestamps (ISO-8601 or epoch with a unit), or `-` to read one a line from stdin.
-    /// Negative epochs go after `--`: xs get -- -5ms
-    #[arg(required = true)]
+    /// Timestamps (ISO-8601 or epoch with a unit), or `-` to read one a line from stdin (with
+    /// --asof: an as-of join of stdin, as --join -). Negative epochs go after `--`: xs get -- -5ms
+    #[arg(required_unless_present = "join")]
     pub times: Vec<String>,
+
+    /// With --asof: join the rows of FILE (`-`: stdin) with their as-of matches.
+    #[arg(long, value_name = "FILE", requires = "asof", conflicts_with = "times")]
+    pub join: Option<String>,
+
+    /// With --join: the input column holding the times (default: the database's time column,
+    /// else one named time, timestamp, ts, datetime, date or t, else the first).
+    #[arg(long, value_name = "COLUMN")]
+    pub on: Option<String>,
+
+    /// With --join: the unit of epoch numbers without one in the input: s, ms, us or ns
+    /// (default: from their magnitude).
+    #[arg(long, value_name = "UNIT", value_parser = parse_unit)]
+    pub time_unit: Option<xs::io::timefmt::EpochUnit>,
+
+    /// With --join: the prefix of the appended column names (default: the database's name).
+    #[arg(long, value_name = "NAME")]
+    pub prefix: Option<String>,
 
     /// Stop after N rows.
     #[arg(long, value_name = "N")]
@@ -58,6 +86,10 @@ pub struct Args {
     pub output: FormatArgs,
 }
 
+fn parse_unit(text: &str) -> Result<xs::io::timefmt::EpochUnit, String> {
+    xs::io::timefmt::EpochUnit::parse(text).ok_or_else(|| format!("bad unit `{text}`: s, ms, us or ns"))
+}
+
 fn parse_within(text: &str) -> Result<i64, String> {
     xs::db::time::parse_duration(text)
         .ok_or_else(|| format!("bad duration `{text}`: use a number and a unit, e.g. 500ms, 1m, 1h, 7d"))
@@ -65,6 +97,35 @@ fn parse_within(text: &str) -> Result<i64, String> {
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let mut db = ctx.open_read()?;
+    let join = match &args.join {
+        Some(file) => Some(file.as_str()),
+        None if args.asof && args.times == ["-"] => Some("-"),
+        None => None,
+    };
+    if let Some(input) = join {
+        let formatter = args.output.formatter(db.config(), Format::Csv)?;
+        if args.series.series.len() > 1 {
+            return Err(Failure::usage(
+                "an as-of join looks each row up in the series it names, or in the one --series given",
+            ));
+        }
+        let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
+        let join = super::get_join::JoinArgs {
+            input,
+            filter: filter.as_ref(),
+            on: args.on.as_deref(),
+            time_unit: args.time_unit,
+            within_ns: args.within,
+            prefix: args.prefix.as_deref(),
+            series: args.series.series.first().map(String::as_str),
+        };
+        return super::get_join::run(&db, &formatter, &join);
+    }
+    if args.on.is_some() || args.time_unit.is_some() || args.prefix.is_some() {
+        return Err(Failure::usage(
+            "--on, --time-unit and --prefix go with an as-of join (--asof --join FILE)",
+        ));
+    }
     args.series.apply(&mut db)?;
     let formatter = args.output.formatter(db.config(), Format::Csv)?;
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;

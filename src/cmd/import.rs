@@ -79,6 +79,13 @@ pub struct Args {
     #[arg(long)]
     pub ignore_columns: bool,
 
+    /// Change only the columns the input has in the stored rows it meets: the row with the
+    /// same unique key, or the one row stored at that time and series (default: an input must
+    /// have every column, and its rows replace the stored rows of their times). Rows that were
+    /// not stored are added with the other columns null.
+    #[arg(long)]
+    pub update_columns: bool,
+
     /// The input column holding the time, or several joined with a space in the order given
     /// (`Date,Time`) (default: the database's time column, or a guess). Header text or its alias.
     #[arg(long, value_name = "NAME[,NAME]")]
@@ -364,6 +371,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         },
         date,
         ignore_unknown_columns: args.ignore_columns,
+        update_columns: args.update_columns,
         floor_time: args.floor_time,
         rejects_path: args
             .rejects
@@ -663,8 +671,13 @@ fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
     }
     if s.rows_replaced > 0 || s.rows_removed > 0 {
         eprintln!(
-            "  {} stored row(s) replaced{}",
+            "  {} stored row(s) {}{}",
             s.rows_replaced,
+            if opts.update_columns {
+                "updated"
+            } else {
+                "replaced"
+            },
             if s.rows_removed > 0 {
                 format!(", {} removed", s.rows_removed)
             } else {

@@ -7,6 +7,7 @@ pub mod delete;
 pub mod export;
 pub mod generate;
 pub mod get;
+pub mod get_join;
 pub mod import;
 pub mod output_args;
 pub mod put;

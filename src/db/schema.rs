@@ -303,6 +303,14 @@ impl Schema {
         set_bit(row, 1 + col, false);
     }
 
+    /// Copies column `col` (its value and null bit) from `from` into `row`.
+    pub fn copy_field(&self, row: &mut [u8], from: &[u8], col: usize) {
+        let at = self.offsets[col];
+        let end = at + self.columns[col].ty.width_bytes();
+        row[at..end].copy_from_slice(&from[at..end]);
+        set_bit(row, 1 + col, self.is_null(from, col));
+    }
+
     /// Sets column `col` to null.
     pub fn set_null(&self, row: &mut [u8], col: usize) {
         let at = self.offsets[col];

@@ -193,12 +193,18 @@ pub fn name_from_text(schema: &Schema, columns: &[usize], text: &str) -> Result<
             names.join(",")
         ));
     }
+    name_from_parts(schema, columns, &parts).map_err(|e| format!("--series `{text}`: {e}"))
+}
+
+/// The name of the series whose key columns hold `parts` (as text, one per key column).
+pub fn name_from_parts(schema: &Schema, columns: &[usize], parts: &[&str]) -> Result<String, String> {
+    debug_assert_eq!(parts.len(), columns.len());
     let mut row = schema.new_row();
     let mut values = Vec::with_capacity(columns.len());
     for (&col, part) in columns.iter().zip(parts) {
         schema.set_field(&mut row, col, part).map_err(|e| {
             format!(
-                "--series `{text}`: `{part}` is not a value of column `{}`: {e}",
+                "`{part}` is not a value of column `{}`: {e}",
                 schema.columns()[col].name
             )
         })?;

@@ -89,6 +89,7 @@ pub(super) fn write_partition(
         stored: entries.len() as u64,
         replaced: 0,
         overflow: Vec::new(),
+        ambiguous: Vec::new(),
     };
     let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
         return Ok(out);
@@ -179,7 +180,17 @@ pub(super) fn write_partition(
             (bucket::Entry::default(), &empty)
         };
         let base = b * upb;
-        let rows = if !unique.columns.is_empty() {
+        let rows = if unique.update {
+            let given = entries[from..to].iter().map(|e| super::batch_given(batch, e));
+            let (updated, ambiguous) = merge_update(old, &new, given, row_len, unique, &mut merged);
+            out.replaced += updated;
+            out.stored -= ambiguous.len() as u64;
+            out.ambiguous.extend(ambiguous.into_iter().map(|(k, stored)| {
+                let e = &entries[from + k];
+                (e.chunk, e.row, e.slot, stored)
+            }));
+            &merged
+        } else if !unique.columns.is_empty() {
             out.replaced += merge_unique(old, &new, row_len, unique, &mut merged);
             &merged
         } else if old.is_empty() {
@@ -263,13 +274,61 @@ fn count_replaced(
     }
 }
 
+/// `--update-columns`: applies a bucket's incoming rows (`new`, with the columns each gives) to
+/// its stored ones time by time (`db::unique::patch_rows`); returns the rows updated and the
+/// incoming rows refused as ambiguous (index into `new`, rows stored at their time).
+fn merge_update<'a>(
+    old: &Rows,
+    new: &Rows,
+    given: impl Iterator<Item = &'a [usize]>,
+    row_len: usize,
+    unique: &Unique,
+    out: &mut Rows,
+) -> (u64, Vec<(usize, u32)>) {
+    out.clear();
+    let given: Vec<&[usize]> = given.collect();
+    let (mut i, mut j) = (0, 0);
+    let mut updated = 0;
+    let mut ambiguous = Vec::new();
+    let mut rows: Vec<u8> = Vec::new();
+    while i < old.len() || j < new.len() {
+        let u = match (old.units.get(i), new.units.get(j)) {
+            (Some(&o), Some(&n)) => o.min(n),
+            (Some(&o), None) => o,
+            (None, Some(&n)) => n,
+            (None, None) => break,
+        };
+        let (oi, nj) = (i, j);
+        while i < old.len() && old.units[i] == u {
+            i += 1;
+        }
+        while j < new.len() && new.units[j] == u {
+            j += 1;
+        }
+        rows.clear();
+        let p = unique.patch(
+            (oi..i).map(|k| row(old, k, row_len)),
+            (nj..j).map(|k| (row(new, k, row_len), given[k])),
+            &mut rows,
+        );
+        updated += p.updated;
+        ambiguous.extend(p.ambiguous.iter().map(|&k| (nj + k, (i - oi) as u32)));
+        for r in rows.chunks_exact(row_len) {
+            out.push(u, r);
+        }
+    }
+    (updated, ambiguous)
+}
+
+/// Row `k` of `rows`.
+fn row(rows: &Rows, k: usize, row_len: usize) -> &[u8] {
+    &rows.rows[k * row_len..(k + 1) * row_len]
+}
+
 /// Merges a bucket's stored rows with incoming ones by unique key, time by time
 /// (`db::unique::merge_rows`); returns the rows replaced.
 fn merge_unique(old: &Rows, new: &Rows, row_len: usize, unique: &Unique, out: &mut Rows) -> u64 {
     out.clear();
-    fn row(rows: &Rows, k: usize, row_len: usize) -> &[u8] {
-        &rows.rows[k * row_len..(k + 1) * row_len]
-    }
     let (mut i, mut j) = (0, 0);
     let mut replaced = 0;
     let mut merged: Vec<&[u8]> = Vec::new();

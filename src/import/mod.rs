@@ -521,6 +521,9 @@ pub struct Options {
     pub date: DateSource,
     /// Input columns the database lacks are skipped instead of refused.
     pub ignore_unknown_columns: bool,
+    /// `--update-columns`: an input may lack database columns; its rows change only the
+    /// columns it has in the stored rows they meet (by unique key, or the one row of a time).
+    pub update_columns: bool,
     /// Round misaligned times down to the granularity instead of rejecting them.
     pub floor_time: bool,
     /// Where rejected rows go (created only when a row is rejected).
@@ -588,6 +591,9 @@ struct Plan {
     time_parts: usize,
     /// Ns of the midnight that times of day fall on.
     date_ns: Option<i64>,
+    /// The database columns this input gives, in schema order (what `--update-columns`
+    /// changes).
+    given: Vec<usize>,
 }
 
 /// Time columns joined at most.
@@ -677,23 +683,47 @@ fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts
             config.time_column
         )));
     }
-    // Every column must be given: a row stored without one would silently null it.
-    let missing: Vec<&str> = schema
-        .columns()
-        .iter()
-        .enumerate()
-        .filter(|(c, _)| !targets.contains(&Target::Column(*c)))
-        .map(|(_, col)| col.name.as_str())
+    let given: Vec<usize> = (0..schema.columns().len())
+        .filter(|c| targets.contains(&Target::Column(*c)))
         .collect();
-    if !missing.is_empty() {
-        return Err(Error::Invalid(format!(
-            "{}: the input lacks the database column(s) {} (its columns: {}); an import replaces \
-             whole rows, so these would be stored as null. Add the columns to the input, or import \
-             into a database without them",
-            source.name,
-            missing.join(", "),
-            names.join(",")
-        )));
+    let lacking = |columns: &[usize]| -> Vec<&str> {
+        columns
+            .iter()
+            .filter(|c| !given.contains(c))
+            .map(|&c| schema.columns()[c].name.as_str())
+            .collect()
+    };
+    if opts.update_columns {
+        // The keys say which stored row an input row updates: they cannot be left out.
+        let keys: Vec<usize> = config
+            .series_columns()
+            .into_iter()
+            .chain(config.unique_columns())
+            .collect();
+        let missing = lacking(&keys);
+        if !missing.is_empty() {
+            return Err(Error::Invalid(format!(
+                "{}: the input lacks the key column(s) {} (its columns: {}); --update-columns \
+                 finds the stored row to update by the series and unique keys, so the input must \
+                 give them",
+                source.name,
+                missing.join(", "),
+                names.join(",")
+            )));
+        }
+    } else {
+        // Every column must be given: a row stored without one would silently null it.
+        let missing = lacking(&(0..schema.columns().len()).collect::<Vec<_>>());
+        if !missing.is_empty() {
+            return Err(Error::Invalid(format!(
+                "{}: the input lacks the database column(s) {} (its columns: {}); an import \
+                 replaces whole rows, so these would be stored as null. Add the columns to the \
+                 input, or pass --update-columns to change only the columns it has",
+                source.name,
+                missing.join(", "),
+                names.join(",")
+            )));
+        }
     }
     let date_ns = match &opts.date {
         DateSource::None => None,
@@ -719,6 +749,7 @@ fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts
             .join("`+`"),
         time_parts: time_idx.len(),
         date_ns,
+        given,
     })
 }
 
@@ -1093,6 +1124,9 @@ struct Written {
     replaced: u64,
     /// (chunk, row, slot, rows already there) of rows beyond the depth.
     overflow: Vec<(u32, u32, u64, u32)>,
+    /// (chunk, row, slot, rows stored there) of `--update-columns` rows refused because the
+    /// time holds several rows and no unique key tells which to update.
+    ambiguous: Vec<(u32, u32, u64, u32)>,
 }
 
 /// Whether writing zeros over `[from, to)` allocates no block that would otherwise stay a hole:
@@ -1172,7 +1206,7 @@ fn write_partition(
         // Stable: rows at one timestamp keep their input order.
         entries.sort_by_key(|e| e.slot);
     }
-    if !unique.columns.is_empty() {
+    if unique.merges() {
         return write_partition_unique(key, &part, state, &entries, batch, row_len, depth, unique);
     }
     let slab_len = row_len * depth;
@@ -1181,6 +1215,7 @@ fn write_partition(
         stored: 0,
         replaced: 0,
         overflow: Vec::new(),
+        ambiguous: Vec::new(),
     };
     let mut run: Vec<u8> = Vec::with_capacity(RUN_BYTES.min(entries.len() * slab_len) + slab_len);
     let mut run_from = 0u64; // byte offset of run[0]
@@ -1310,8 +1345,9 @@ fn write_partition(
     Ok(out)
 }
 
-/// `write_partition` with a unique key: each timestamp's stored rows are read and merged with
-/// the incoming ones by key (`db::unique`), and the slot is rewritten whole, in key order.
+/// `write_partition` with a unique key or `--update-columns`: each timestamp's stored rows are
+/// read and merged with the incoming ones (`db::unique`: by key, in key order; or updated
+/// column by column), and the slot is rewritten whole.
 #[allow(clippy::too_many_arguments)]
 fn write_partition_unique(
     key: PartitionKey,
@@ -1329,9 +1365,11 @@ fn write_partition_unique(
         stored: 0,
         replaced: 0,
         overflow: Vec::new(),
+        ambiguous: Vec::new(),
     };
     let row_of = |e: &Entry| e.row_in(batch, row_len);
     let mut new_slab = vec![0u8; slab_len];
+    let mut patched: Vec<u8> = Vec::new();
     for group in entries.chunk_by(|a, b| a.slot == b.slot) {
         let slot = group[0].slot;
         let stored = !state.fresh || state.touched.contains(slot);
@@ -1346,6 +1384,33 @@ fn write_partition_unique(
             .collect();
         let before = old.len();
         let mut merged: Vec<&[u8]> = Vec::new();
+        if unique.update {
+            patched.clear();
+            let p = unique.patch(
+                old,
+                group.iter().map(|e| (row_of(e), batch_given(batch, e))),
+                &mut patched,
+            );
+            out.ambiguous.extend(
+                p.ambiguous
+                    .iter()
+                    .map(|&k| (group[k].chunk, group[k].row, slot, before as u32)),
+            );
+            if p.rows > depth {
+                out.overflow
+                    .extend(group.iter().map(|e| (e.chunk, e.row, slot, before as u32)));
+                continue;
+            }
+            new_slab.fill(0);
+            new_slab[..patched.len()].copy_from_slice(&patched);
+            if new_slab != slab {
+                part.write_slot(slot, &new_slab)?;
+            }
+            out.stored += (group.len() - p.ambiguous.len()) as u64;
+            out.replaced += p.updated;
+            state.touched.insert(slot);
+            continue;
+        }
         let m = if before == 0 && group.len() == 1 {
             // One new row at an empty time (the common case): nothing to merge.
             merged.push(row_of(&group[0]));
@@ -1564,7 +1629,7 @@ pub fn run(
         let states = &mut pipeline.states;
         let (written, mut parsed) = pool.install(|| {
             rayon::join(
-                || to_write.map(|batch| write_batch(db, &config, states, batch, opts.sync)),
+                || to_write.map(|batch| write_batch(db, &config, states, batch, opts)),
                 || {
                     use rayon::prelude::*;
                     works
@@ -1742,6 +1807,19 @@ impl Pipeline<'_> {
                     ),
                 ));
             }
+            for &(chunk, row, slot, stored) in &w.ambiguous {
+                let p = &batch[chunk as usize];
+                let t = self.db.time_of(w.key, slot);
+                overflow[chunk as usize].push((
+                    p.rec_starts[row as usize],
+                    format!(
+                        "{stored} rows are stored at {} and the database has no unique key, so \
+                         --update-columns cannot tell which to update; import whole rows instead, \
+                         or keep such data in a database created with --unique-by",
+                        format_iso(t, self.config.granularity.fraction_digits())
+                    ),
+                ));
+            }
         }
         let delimiter = self.opts.csv.delimiter;
         for (i, p) in batch.iter().enumerate() {
@@ -1816,8 +1894,9 @@ fn write_batch(
     config: &Config,
     states: &mut HashMap<PartId, PartState>,
     batch: Vec<Parsed>,
-    sync: bool,
+    opts: &Options,
 ) -> Result<(Vec<Parsed>, Vec<Written>)> {
+    let sync = opts.sync;
     use rayon::prelude::*;
     let mut by_part: BTreeMap<PartId, Vec<Entry>> = BTreeMap::new();
     for p in &batch {
@@ -1853,6 +1932,7 @@ fn write_batch(
     let unique = Unique {
         schema: &config.schema,
         columns: config.unique_columns(),
+        update: opts.update_columns,
     };
     let results: Vec<(PartId, PartState, Result<Written>)> = jobs
         .into_par_iter()
@@ -1910,10 +1990,34 @@ fn write_batch(
     Ok((batch, written))
 }
 
-/// The unique key rows are merged by (no columns: none).
+/// How an import's rows meet the stored rows of their time: merged by the unique key (no
+/// columns: none), and with `update` (`--update-columns`) applied column by column.
 pub(crate) struct Unique<'a> {
     schema: &'a Schema,
     columns: Vec<usize>,
+    update: bool,
+}
+
+impl Unique<'_> {
+    /// Whether stored rows are read and merged with the incoming ones, rather than replaced.
+    fn merges(&self) -> bool {
+        self.update || !self.columns.is_empty()
+    }
+
+    /// `db::unique::patch_rows` with this key.
+    fn patch<'r>(
+        &self,
+        old: impl IntoIterator<Item = &'r [u8]>,
+        new: impl IntoIterator<Item = (&'r [u8], &'r [usize])>,
+        out: &mut Vec<u8>,
+    ) -> crate::db::unique::Patched {
+        crate::db::unique::patch_rows(self.schema, &self.columns, old, new, out)
+    }
+}
+
+/// The database columns the input of `e`'s row gives.
+fn batch_given<'a>(batch: &'a [Parsed], e: &Entry) -> &'a [usize] {
+    &batch[e.chunk as usize].work.plan.given
 }
 
 /// Runs `f` on the database a series' rows go to: the series' own (made when missing) in a

@@ -261,6 +261,16 @@ impl RowFormatter {
         self.format
     }
 
+    /// The output columns' names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Whether a header line is printed (CSV, TSV).
+    pub fn has_header(&self) -> bool {
+        self.header && self.format != Format::Ndjson
+    }
+
     /// Appends the header line (CSV, TSV, unless turned off); NDJSON has none.
     pub fn header(&self, out: &mut Vec<u8>) {
         let delimiter = match self.format {

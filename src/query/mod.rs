@@ -3,6 +3,7 @@
 
 pub mod agg;
 pub mod asof;
+pub mod asof_join;
 pub mod filter;
 
 use std::borrow::Cow;

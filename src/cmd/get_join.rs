@@ -1,0 +1,417 @@
+//! `xs get --asof --join FILE` (or `get --asof -`): the as-of join of an input's rows with the
+//! database, in the sense of pandas `merge_asof` and DuckDB `ASOF JOIN`. Every input row is
+//! printed once, in input order, with the columns of its match appended (prefixed with the
+//! database's name), empty when nothing matched.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+use xs::db::series::name_from_parts;
+use xs::import::timeparse::{epoch_magnitude, is_epoch_number, parse_epoch_bytes, unit_by_magnitude};
+use xs::io::output::{write_csv_str, write_tsv_str, Format, RowFormatter};
+use xs::io::timefmt::EpochUnit;
+use xs::query::asof_join::{asof_join, Matches, Strategy};
+use xs::Database;
+
+use super::Output;
+use crate::exit::{CliResult, Failure};
+
+/// What the join needs besides the database.
+pub struct JoinArgs<'a> {
+    /// The input: a path, or `-` for stdin.
+    pub input: &'a str,
+    /// `--where`: only rows it passes are matched.
+    pub filter: Option<&'a xs::query::filter::Filter>,
+    /// The input column holding the probe times.
+    pub on: Option<&'a str>,
+    /// Unit of bare epoch numbers in the input (default: by their magnitude).
+    pub time_unit: Option<EpochUnit>,
+    pub within_ns: Option<i64>,
+    /// Prefix of the appended column names (default: the database directory's name).
+    pub prefix: Option<&'a str>,
+    /// The one series every row is looked up in (`--series X`), when the input has no series
+    /// column.
+    pub series: Option<&'a str>,
+}
+
+/// Names a time column is commonly given, for an input whose time column is not named.
+const TIME_NAMES: [&str; 6] = ["time", "timestamp", "ts", "datetime", "date", "t"];
+
+/// The input, read: its bytes, and per data record where it is and what it asks.
+struct Input {
+    data: Vec<u8>,
+    delimiter: u8,
+    header: Option<Vec<String>>,
+    /// (byte range, field count) of each data record, in input order.
+    records: Vec<(std::ops::Range<usize>, u32)>,
+    /// The time field of each record, trimmed, one after another (`time_ends` marks them).
+    time_text: Vec<u8>,
+    time_ends: Vec<u32>,
+    /// The series key fields of each record (joined by a 0 byte), when the input has them.
+    key_text: Vec<u8>,
+    key_ends: Vec<u32>,
+}
+
+impl Input {
+    /// Takes the record `rec` (at `span` of the input): its time field `time_at` and its key
+    /// fields `key_at`.
+    fn push(
+        &mut self,
+        rec: &csv::ByteRecord,
+        span: std::ops::Range<usize>,
+        time_at: usize,
+        key_at: Option<&[usize]>,
+    ) {
+        self.records.push((span, rec.len() as u32));
+        self.time_text
+            .extend_from_slice(rec.get(time_at).unwrap_or(b"").trim_ascii());
+        self.time_ends.push(self.time_text.len() as u32);
+        for (i, &k) in key_at.unwrap_or(&[]).iter().enumerate() {
+            if i > 0 {
+                self.key_text.push(0);
+            }
+            self.key_text.extend_from_slice(rec.get(k).unwrap_or(b""));
+        }
+        self.key_ends.push(self.key_text.len() as u32);
+    }
+
+    fn time_of(&self, k: usize) -> &[u8] {
+        let from = if k == 0 { 0 } else { self.time_ends[k - 1] as usize };
+        &self.time_text[from..self.time_ends[k] as usize]
+    }
+
+    fn key_of(&self, k: usize) -> &[u8] {
+        let from = if k == 0 { 0 } else { self.key_ends[k - 1] as usize };
+        &self.key_text[from..self.key_ends[k] as usize]
+    }
+}
+
+/// Whether `text` reads as a time (an ISO time, or an epoch number with or without a unit).
+fn looks_like_time(text: &str) -> bool {
+    let text = text.trim();
+    is_epoch_number(text.as_bytes()) || xs::io::timefmt::parse_time_arg(text).is_ok()
+}
+
+/// Reads the input: detects its delimiter and header, and takes from each record the time
+/// field and the series key fields (`key_names`, when the header has them all).
+fn read_input(args: &JoinArgs, db_time: &str, key_names: &[String]) -> CliResult<(Input, bool)> {
+    let what = if args.input == "-" { "stdin" } else { args.input };
+    let mut data = Vec::new();
+    let read = if args.input == "-" {
+        std::io::stdin().lock().read_to_end(&mut data)
+    } else {
+        std::fs::File::open(Path::new(args.input)).and_then(|mut f| f.read_to_end(&mut data))
+    };
+    read.map_err(|e| xs::Error::io("read", what, e))?;
+    // The delimiter the first line uses most: `,`, tab, `;` or `|`.
+    let first = data.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let delimiter = [b',', b'\t', b';', b'|']
+        .into_iter()
+        .max_by_key(|d| (first.iter().filter(|b| *b == d).count(), *d == b','))
+        .unwrap_or(b',');
+    let mut input = Input {
+        data: Vec::new(),
+        delimiter,
+        header: None,
+        records: Vec::new(),
+        time_text: Vec::new(),
+        time_ends: Vec::new(),
+        key_text: Vec::new(),
+        key_ends: Vec::new(),
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(data.as_slice());
+    let mut rec = csv::ByteRecord::new();
+    // Where the time and the key fields are, once the first record has said.
+    let mut time_at: Option<usize> = None;
+    let mut key_at: Option<Vec<usize>> = None;
+    let mut n = 0usize;
+    loop {
+        let more = reader
+            .read_byte_record(&mut rec)
+            .map_err(|e| Failure::usage(format!("{what}: record {}: {e}", n + 1)))?;
+        if !more {
+            break;
+        }
+        n += 1;
+        let start = rec.position().map_or(0, |p| p.byte() as usize);
+        let end = reader.position().byte() as usize;
+        if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
+            continue;
+        }
+        let Some(at) = time_at else {
+            // The first record: a header unless its time field reads as a time.
+            let names: Vec<String> = rec
+                .iter()
+                .map(|f| String::from_utf8_lossy(f).trim().to_string())
+                .collect();
+            let named = time_index(&names, args.on, db_time);
+            let is_data = match (args.on, named) {
+                (Some(_), Some(_)) => false,
+                _ => looks_like_time(&names[0]),
+            };
+            if !is_data {
+                let at = named.ok_or_else(|| {
+                    Failure::usage(format!(
+                        "{what}: no time column{} among {}; name it with --on",
+                        args.on.map(|n| format!(" `{n}`")).unwrap_or_default(),
+                        names.join(",")
+                    ))
+                })?;
+                time_at = Some(at);
+                key_at = key_names
+                    .iter()
+                    .map(|k| names.iter().position(|n| n == k))
+                    .collect();
+                input.header = Some(names);
+                continue;
+            }
+            if args.on.is_some() {
+                return Err(Failure::usage(format!(
+                    "{what} has no header, so --on cannot name a column; its first column is the time"
+                )));
+            }
+            time_at = Some(0);
+            input.push(&rec, start..end, 0, None);
+            continue;
+        };
+        input.push(&rec, start..end, at, key_at.as_deref());
+    }
+    input.data = data;
+    Ok((input, key_at.is_some()))
+}
+
+pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResult {
+    let format = formatter.format();
+    if format == Format::Ndjson {
+        return Err(Failure::usage(
+            "an as-of join prints csv or tsv (the input's rows with the matches appended); use -f csv or -f tsv",
+        ));
+    }
+    let what = if args.input == "-" { "stdin" } else { args.input };
+    let config = db.config();
+    let keys = if db.is_series_root() {
+        config.series_columns()
+    } else {
+        Vec::new()
+    };
+    let key_names: Vec<String> = keys
+        .iter()
+        .map(|&c| config.schema.columns()[c].name.clone())
+        .collect();
+    let (input, has_keys) = read_input(args, &config.time_column, &key_names)?;
+    let first_line = 1 + usize::from(input.header.is_some());
+
+    // The probe times, in input order; bare epoch numbers in the unit their magnitude says.
+    let rows = input.records.len();
+    let mut bare_max = 0u64;
+    for k in 0..rows {
+        let text = input.time_of(k);
+        if is_epoch_number(text) {
+            bare_max = bare_max.max(epoch_magnitude(text));
+        }
+    }
+    let unit = args.time_unit.unwrap_or_else(|| unit_by_magnitude(bare_max));
+    let mut times = Vec::with_capacity(rows);
+    for k in 0..rows {
+        let text = input.time_of(k);
+        let t = if is_epoch_number(text) {
+            parse_epoch_bytes(text, unit).map_err(|e| e.to_string())
+        } else {
+            xs::io::timefmt::parse_time_arg(&String::from_utf8_lossy(text))
+        };
+        let t = t.map_err(|e| {
+            Failure::usage(format!(
+                "{what}, record {}: cannot read the time `{}`: {e}",
+                k + first_line,
+                String::from_utf8_lossy(text)
+            ))
+        })?;
+        times.push(t);
+    }
+
+    // The store each row is looked up in: the database, or the series its key fields name
+    // (each distinct key's name worked out once).
+    let mut stores: Vec<String> = Vec::new();
+    let mut store_of: Vec<u32> = vec![0; rows];
+    if db.is_series_root() {
+        match (has_keys, args.series) {
+            (_, Some(series)) => {
+                stores.push(
+                    xs::db::series::name_from_text(&config.schema, &keys, series).map_err(Failure::usage)?,
+                );
+            }
+            (true, None) => {
+                let mut known: HashMap<&[u8], u32> = HashMap::new();
+                for (k, store) in store_of.iter_mut().enumerate() {
+                    let key = input.key_of(k);
+                    *store = match known.get(key) {
+                        Some(&s) => s,
+                        None => {
+                            let text = String::from_utf8_lossy(key);
+                            let parts: Vec<&str> = text.split('\0').collect();
+                            let name = name_from_parts(&config.schema, &keys, &parts).map_err(|e| {
+                                Failure::usage(format!("{what}, record {}: {e}", k + first_line))
+                            })?;
+                            stores.push(name);
+                            let s = (stores.len() - 1) as u32;
+                            known.insert(key, s);
+                            s
+                        }
+                    };
+                }
+            }
+            (false, None) => {
+                return Err(Failure::usage(format!(
+                    "{what} has no series column `{}`; name each row's series in such a column, or \
+                     pass --series VALUE to look every row up in one series",
+                    key_names.join("`,`")
+                )))
+            }
+        }
+    } else {
+        stores.push(String::new());
+    }
+    // Each store's rows, in time order (ties in input order): (store, time, record).
+    let mut order: Vec<(u32, i64, u32)> = (0..rows).map(|k| (store_of[k], times[k], k as u32)).collect();
+    order.sort_unstable();
+
+    let mut matches = Matches::new(config.schema.row_len());
+    let mut found: Vec<Option<u32>> = vec![None; rows];
+    for group in order.chunk_by(|a, b| a.0 == b.0) {
+        let name = &stores[group[0].0 as usize];
+        let series;
+        let store: &Database = if db.is_series_root() {
+            match db.series_db(name, false)? {
+                Some(s) => {
+                    series = s;
+                    &series
+                }
+                None => continue,
+            }
+        } else {
+            db
+        };
+        let probes: Vec<i64> = group.iter().map(|p| p.1).collect();
+        let hits = asof_join(
+            store,
+            &probes,
+            args.within_ns,
+            Strategy::Auto,
+            args.filter,
+            &mut matches,
+        )?;
+        for (p, hit) in group.iter().zip(hits) {
+            found[p.2 as usize] = hit;
+        }
+        if stores.len() > 1 {
+            store.forget_partitions();
+        }
+    }
+
+    // Out: the input's fields, then the match's. A comma-separated input goes out as CSV as it
+    // came; any other is split and written again.
+    let delimiter = if format == Format::Tsv { b'\t' } else { b',' };
+    let write_field = |out: &mut Vec<u8>, text: &[u8]| {
+        if format == Format::Tsv {
+            write_tsv_str(out, text)
+        } else {
+            write_csv_str(out, text, delimiter)
+        }
+    };
+    let prefix = match args.prefix {
+        Some(p) => p.to_string(),
+        None => db
+            .dir()
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "db".into()),
+    };
+    let mut out = Output::new();
+    let width = input.header.as_ref().map_or_else(
+        || input.records.iter().map(|r| r.1 as usize).max().unwrap_or(1),
+        Vec::len,
+    );
+    if formatter.has_header() {
+        let names: Vec<String> = match &input.header {
+            Some(names) => names.clone(),
+            None if width == 1 => vec!["time".into()],
+            None => (1..=width).map(|k| format!("column_{k}")).collect(),
+        };
+        for (k, name) in names.iter().enumerate() {
+            if k > 0 {
+                out.buf.push(delimiter);
+            }
+            write_field(&mut out.buf, name.as_bytes());
+        }
+        for name in formatter.names() {
+            out.buf.push(delimiter);
+            write_field(&mut out.buf, format!("{prefix}.{name}").as_bytes());
+        }
+        out.buf.push(b'\n');
+    }
+    let verbatim = input.delimiter == b',' && format == Format::Csv;
+    let mut fields = csv::ByteRecord::new();
+    let empty: Vec<u8> = vec![delimiter; formatter.names().len()];
+    for ((span, count), hit) in input.records.iter().zip(&found) {
+        let mut raw = &input.data[span.clone()];
+        // Without the line ends around it (a blank line before it counts in its span).
+        while let [b'\n' | b'\r', rest @ ..] = raw {
+            raw = rest;
+        }
+        while let [rest @ .., b'\n' | b'\r'] = raw {
+            raw = rest;
+        }
+        if verbatim {
+            out.buf.extend_from_slice(raw);
+            for _ in *count as usize..width {
+                out.buf.push(delimiter);
+            }
+        } else {
+            csv::ReaderBuilder::new()
+                .has_headers(false)
+                .flexible(true)
+                .delimiter(input.delimiter)
+                .from_reader(raw)
+                .read_byte_record(&mut fields)
+                .map_err(|e| Failure::usage(format!("{what}: {e}")))?;
+            for k in 0..width {
+                if k > 0 {
+                    out.buf.push(delimiter);
+                }
+                write_field(&mut out.buf, fields.get(k).unwrap_or(b""));
+            }
+        }
+        match hit {
+            Some(k) => {
+                let (t, row) = matches.get(*k);
+                out.buf.push(delimiter);
+                formatter.row(&mut out.buf, t, row);
+                out.buf.pop(); // its newline
+            }
+            None => out.buf.extend_from_slice(&empty),
+        }
+        out.buf.push(b'\n');
+        out.maybe_flush()?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The input column holding the time: `on`, else the database's time column, else a column
+/// named like a time.
+fn time_index(names: &[String], on: Option<&str>, db_time: &str) -> Option<usize> {
+    match on {
+        Some(on) => names.iter().position(|n| n == on),
+        None => names.iter().position(|n| n == db_time).or_else(|| {
+            names
+                .iter()
+                .position(|n| TIME_NAMES.contains(&n.to_ascii_lowercase().as_str()))
+        }),
+    }
+}
