@@ -47,10 +47,10 @@ struct Input {
     records: Vec<(std::ops::Range<usize>, u32)>,
     /// The time field of each record, trimmed, one after another (`time_ends` marks them).
     time_text: Vec<u8>,
-    time_ends: Vec<u32>,
+    time_ends: Vec<usize>,
     /// The series key fields of each record (joined by a 0 byte), when the input has them.
     key_text: Vec<u8>,
-    key_ends: Vec<u32>,
+    key_ends: Vec<usize>,
 }
 
 impl Input {
@@ -66,24 +66,24 @@ impl Input {
         self.records.push((span, rec.len() as u32));
         self.time_text
             .extend_from_slice(rec.get(time_at).unwrap_or(b"").trim_ascii());
-        self.time_ends.push(self.time_text.len() as u32);
+        self.time_ends.push(self.time_text.len());
         for (i, &k) in key_at.unwrap_or(&[]).iter().enumerate() {
             if i > 0 {
                 self.key_text.push(0);
             }
             self.key_text.extend_from_slice(rec.get(k).unwrap_or(b""));
         }
-        self.key_ends.push(self.key_text.len() as u32);
+        self.key_ends.push(self.key_text.len());
     }
 
     fn time_of(&self, k: usize) -> &[u8] {
-        let from = if k == 0 { 0 } else { self.time_ends[k - 1] as usize };
-        &self.time_text[from..self.time_ends[k] as usize]
+        let from = if k == 0 { 0 } else { self.time_ends[k - 1] };
+        &self.time_text[from..self.time_ends[k]]
     }
 
     fn key_of(&self, k: usize) -> &[u8] {
-        let from = if k == 0 { 0 } else { self.key_ends[k - 1] as usize };
-        &self.key_text[from..self.key_ends[k] as usize]
+        let from = if k == 0 { 0 } else { self.key_ends[k - 1] };
+        &self.key_text[from..self.key_ends[k]]
     }
 }
 
