@@ -116,18 +116,22 @@ fn a_csv_is_joined_on_its_time_column_with_the_match_appended() {
         "id,note,time\n1,\"a, b\",1609322400250\n2,,1546300800000\n3,x,1610265600000\n",
     )
     .unwrap();
-    let out = db.ok(&[
-        "get",
-        "--asof",
-        "--join",
-        input.to_str().unwrap(),
-        "--prefix",
-        "q",
-        "--columns",
-        "price,side",
-        "--within",
-        "7d",
-    ]);
+    let join = |file: &std::path::Path| {
+        let file = file.to_str().unwrap();
+        db.ok(&[
+            "get",
+            "--asof",
+            "--join",
+            file,
+            "--prefix",
+            "q",
+            "--columns",
+            "price,side",
+            "--within",
+            "7d",
+        ])
+    };
+    let out = join(&input);
     assert_eq!(
         out,
         "id,note,time,q.price,q.side\n\
@@ -142,18 +146,7 @@ fn a_csv_is_joined_on_its_time_column_with_the_match_appended() {
         "id;note;time\n1;a, b;1609322400250\n2;;1546300800000\n3;x;1610265600000\n",
     )
     .unwrap();
-    let again = db.ok(&[
-        "get",
-        "--asof",
-        "--join",
-        semi.to_str().unwrap(),
-        "--prefix",
-        "q",
-        "--columns",
-        "price,side",
-        "--within",
-        "7d",
-    ]);
+    let again = join(&semi);
     assert_eq!(again, out);
     // `--on` names the column; one that is not there is an error naming the columns.
     let (code, _, err) = run(db.xs(&["get", "--asof", "--join", input.to_str().unwrap(), "--on", "when"]));

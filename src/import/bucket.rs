@@ -8,6 +8,7 @@
 //! alone, so re-running an import changes no byte.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use roaring::RoaringTreemap;
 
@@ -274,6 +275,28 @@ fn count_replaced(
     }
 }
 
+/// Walks the times of a bucket's stored rows (`old`) and incoming rows (`new`) in order: `f`
+/// gets each time with the range of its rows in each.
+fn by_time(old: &Rows, new: &Rows, mut f: impl FnMut(u64, Range<usize>, Range<usize>)) {
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        let u = match (old.units.get(i), new.units.get(j)) {
+            (Some(&o), Some(&n)) => o.min(n),
+            (Some(&o), None) => o,
+            (None, Some(&n)) => n,
+            (None, None) => break,
+        };
+        let (oi, nj) = (i, j);
+        while i < old.len() && old.units[i] == u {
+            i += 1;
+        }
+        while j < new.len() && new.units[j] == u {
+            j += 1;
+        }
+        f(u, oi..i, nj..j);
+    }
+}
+
 /// `--update-columns`: applies a bucket's incoming rows (`new`, with the columns each gives) to
 /// its stored ones time by time (`db::unique::patch_rows`); returns the rows updated and the
 /// incoming rows refused as ambiguous (index into `new`, rows stored at their time).
@@ -287,36 +310,23 @@ fn merge_update<'a>(
 ) -> (u64, Vec<(usize, u32)>) {
     out.clear();
     let given: Vec<&[usize]> = given.collect();
-    let (mut i, mut j) = (0, 0);
     let mut updated = 0;
     let mut ambiguous = Vec::new();
     let mut rows: Vec<u8> = Vec::new();
-    while i < old.len() || j < new.len() {
-        let u = match (old.units.get(i), new.units.get(j)) {
-            (Some(&o), Some(&n)) => o.min(n),
-            (Some(&o), None) => o,
-            (None, Some(&n)) => n,
-            (None, None) => break,
-        };
-        let (oi, nj) = (i, j);
-        while i < old.len() && old.units[i] == u {
-            i += 1;
-        }
-        while j < new.len() && new.units[j] == u {
-            j += 1;
-        }
+    by_time(old, new, |u, olds, news| {
         rows.clear();
+        let stored = olds.len() as u32;
         let p = unique.patch(
-            (oi..i).map(|k| row(old, k, row_len)),
-            (nj..j).map(|k| (row(new, k, row_len), given[k])),
+            olds.map(|k| row(old, k, row_len)),
+            news.clone().map(|k| (row(new, k, row_len), given[k])),
             &mut rows,
         );
         updated += p.updated;
-        ambiguous.extend(p.ambiguous.iter().map(|&k| (nj + k, (i - oi) as u32)));
+        ambiguous.extend(p.ambiguous.iter().map(|&k| (news.start + k, stored)));
         for r in rows.chunks_exact(row_len) {
             out.push(u, r);
         }
-    }
+    });
     (updated, ambiguous)
 }
 
@@ -329,45 +339,32 @@ fn row(rows: &Rows, k: usize, row_len: usize) -> &[u8] {
 /// (`db::unique::merge_rows`); returns the rows replaced.
 fn merge_unique(old: &Rows, new: &Rows, row_len: usize, unique: &Unique, out: &mut Rows) -> u64 {
     out.clear();
-    let (mut i, mut j) = (0, 0);
     let mut replaced = 0;
     let mut merged: Vec<&[u8]> = Vec::new();
-    while i < old.len() || j < new.len() {
-        let u = match (old.units.get(i), new.units.get(j)) {
-            (Some(&o), Some(&n)) => o.min(n),
-            (Some(&o), None) => o,
-            (None, Some(&n)) => n,
-            (None, None) => break,
-        };
-        let (oi, nj) = (i, j);
-        while i < old.len() && old.units[i] == u {
-            i += 1;
-        }
-        while j < new.len() && new.units[j] == u {
-            j += 1;
-        }
-        if nj == j {
-            for k in oi..i {
+    by_time(old, new, |u, olds, news| {
+        if news.is_empty() {
+            for k in olds {
                 out.push(u, row(old, k, row_len));
             }
-            continue;
+            return;
         }
-        if oi == i && j - nj == 1 {
+        if olds.is_empty() && news.len() == 1 {
             // One new row at a time nothing holds (the common case): nothing to merge.
-            out.push(u, row(new, nj, row_len));
-            continue;
+            out.push(u, row(new, news.start, row_len));
+            return;
         }
+        let count = olds.len() + news.len();
         crate::db::unique::merge_rows(
             unique.schema,
             &unique.columns,
-            (oi..i).map(|k| row(old, k, row_len)),
-            (nj..j).map(|k| row(new, k, row_len)),
+            olds.map(|k| row(old, k, row_len)),
+            news.map(|k| row(new, k, row_len)),
             &mut merged,
         );
-        replaced += ((i - oi) + (j - nj) - merged.len()) as u64;
+        replaced += (count - merged.len()) as u64;
         for r in &merged {
             out.push(u, r);
         }
-    }
+    });
     replaced
 }
