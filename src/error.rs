@@ -110,7 +110,15 @@ impl Error {
         from_ns: i64,
         to_ns: i64,
     ) -> Error {
-        let rerun = path.parent().and_then(crate::db::marker::unfinished_import);
+        // The marker sits at the top of the database, above the series directories.
+        let rerun = path
+            .ancestors()
+            .skip(1)
+            .find_map(|dir| match crate::db::marker::unfinished_import(dir) {
+                Some(rerun) => Some(Some(rerun)),
+                None => dir.join(crate::db::config::CONFIG_FILE).exists().then_some(None),
+            })
+            .flatten();
         Error::Checksum(Box::new(Damage {
             path: path.to_path_buf(),
             offset,
