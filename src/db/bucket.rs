@@ -12,13 +12,13 @@ use std::sync::Mutex;
 
 use super::config::{sync_dir, Config};
 use super::files::{self, Mode};
-use super::vfs;
 use super::partition::{
     create_file_atomically, data_segments, next_data, punch_hole, read_full_at, unit_check, Header,
     CHECKSUM_VERSION, HEADER_ENCODED_LEN, HEADER_FIELDS_LEN, HEADER_LEN, PARTITION_VERSION,
 };
 use super::summary::{self, SummaryLayout, LOCATOR_LEN};
 use super::time::PartitionKey;
+use super::vfs;
 use crate::error::{Error, Result};
 
 /// Partition header version of bucket partitions whose entries carry min/max summaries: the
@@ -465,7 +465,8 @@ impl BucketPartition {
     }
 
     fn write_committed(&self, len: u64) -> Result<()> {
-        vfs::write_at(&self.dir_file, &len.to_le_bytes(), COMMITTED_AT).map_err(|e| Error::io("write", &self.dir_path, e))
+        vfs::write_at(&self.dir_file, &len.to_le_bytes(), COMMITTED_AT)
+            .map_err(|e| Error::io("write", &self.dir_path, e))
     }
 
     /// Creates both files (each as `.NAME.tmp`: header, size, fsync, rename), data file first,
@@ -1035,7 +1036,8 @@ impl BucketPartition {
         for (i, e) in entries.iter().enumerate() {
             self.encode_entry(first + i as u64, e, &mut buf)?;
         }
-        vfs::write_at(&self.dir_file, &buf, self.entry_offset(first)).map_err(|e| Error::io("write", &self.dir_path, e))?;
+        vfs::write_at(&self.dir_file, &buf, self.entry_offset(first))
+            .map_err(|e| Error::io("write", &self.dir_path, e))?;
         let mut salvaged = self
             .salvaged
             .lock()
@@ -1087,7 +1089,8 @@ impl BucketPartition {
             punch_hole(&self.dir_file, block_from, block_from + BLOCK_LEN)
                 .map_err(|e| Error::io("punch a hole in", &self.dir_path, e))
         } else {
-            vfs::write_at(&self.dir_file, &block[i..j], from).map_err(|e| Error::io("write", &self.dir_path, e))
+            vfs::write_at(&self.dir_file, &block[i..j], from)
+                .map_err(|e| Error::io("write", &self.dir_path, e))
         }
     }
 
@@ -1401,7 +1404,8 @@ impl BucketPartition {
         };
         let result = (|| -> Result<Compacted> {
             let data = make(&tmp_data_path, HEADER_LEN)?;
-            vfs::write_at(&data, &generation.to_le_bytes(), DATA_GENERATION_AT).map_err(|e| Error::io("write", &tmp_data_path, e))?;
+            vfs::write_at(&data, &generation.to_le_bytes(), DATA_GENERATION_AT)
+                .map_err(|e| Error::io("write", &tmp_data_path, e))?;
             // Allocate the whole copy at once, so the file system can lay it out in few extents.
             let mut live_bytes = 0u64;
             self.for_each_entry(0, self.buckets, |_, e| {
@@ -1414,9 +1418,11 @@ impl BucketPartition {
                 BucketPartition::new(self.key, dir, config, index, data, HEADER_LEN, version)
             };
             let index = make(&tmp_dir_path, HEADER_LEN)?;
-            vfs::write_at(&index, &generation.to_le_bytes(), DIR_GENERATION_AT).map_err(|e| Error::io("write", &tmp_dir_path, e))?;
+            vfs::write_at(&index, &generation.to_le_bytes(), DIR_GENERATION_AT)
+                .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
             let copy = open_copy(index, data);
-            vfs::set_len(&copy.dir_file, copy.dir_logical_len()).map_err(|e| Error::io("size", &tmp_dir_path, e))?;
+            vfs::set_len(&copy.dir_file, copy.dir_logical_len())
+                .map_err(|e| Error::io("size", &tmp_dir_path, e))?;
             let copy = BucketPartition {
                 dir_path: tmp_dir_path.clone(),
                 data_path: tmp_data_path.clone(),
@@ -1460,7 +1466,8 @@ impl BucketPartition {
                     ));
                     Ok(true)
                 })?;
-                vfs::write_at(&copy.data_file, &out, end).map_err(|e| Error::io("write", &tmp_data_path, e))?;
+                vfs::write_at(&copy.data_file, &out, end)
+                    .map_err(|e| Error::io("write", &tmp_data_path, e))?;
                 end += out.len() as u64;
                 done.buckets += placed.len() as u64;
                 done.live_bytes += out.len() as u64;
@@ -1648,6 +1655,8 @@ pub fn merge(old: &Rows, new: &Rows, row_len: usize, append: impl Fn(u64) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::os::unix::fs::FileExt;
 
     fn rows(units: &[u64]) -> Rows {
         let mut r = Rows::default();

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use super::config::{sync_dir, Config};
 use super::files::{self, Mode};
-use super::vfs;
 use super::time::PartitionKey;
+use super::vfs;
 use crate::error::{Error, Result};
 
 /// Bytes before the first row: one block, so rows start block-aligned.

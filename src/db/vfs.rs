@@ -18,13 +18,16 @@
 //!     since their directory's last fsync), then the process ends with exit status 86;
 //!   - `torn`: the same power loss, but the disk had written back part of what was pending:
 //!     each 4 KiB page keeps a prefix of its unsynced writes and the directories a prefix of
-//!     their unsynced changes, chosen pseudo-randomly (seeded by `n`) per page.
+//!     their unsynced changes, chosen pseudo-randomly per page, seeded by `n` or by `S` in
+//!     `<op>:<n>:torn:<S>`.
 //!
 //!   Whenever a fault fires, stderr gets a line starting `xs-fault: injected`.
 //!
 //! What the crash model leaves out: file sizes in `torn` mode stay as the process left them
 //! (only contents revert), `fsync` of a file is taken to persist all of it but none of its
-//! directory entry, a `syncfs` persists everything, and removed inodes come back whole.
+//! directory entry, a `syncfs` persists everything, removed inodes come back whole, pages of
+//! zeros come back as holes (never as allocated zeros), a page is never torn inside itself,
+//! and reordering across files is limited to what each file's and directory's own syncs allow.
 
 use std::fs::File;
 use std::io;
@@ -48,16 +51,30 @@ pub enum Op {
 #[cfg_attr(not(feature = "faults"), allow(dead_code))]
 enum Target<'a> {
     /// `len` bytes of `file` from `offset` (a write, a punched hole, an allocation).
-    Bytes { file: &'a File, offset: u64, len: u64 },
+    Bytes {
+        file: &'a File,
+        offset: u64,
+        len: u64,
+    },
     /// The length of `file`, to become `len`.
-    Length { file: &'a File, len: u64 },
+    Length {
+        file: &'a File,
+        len: u64,
+    },
     /// Blocks allocated (`fallocate` mode 0): the contents stay, the file may grow.
-    Allocate { file: &'a File, offset: u64, len: u64 },
+    Allocate {
+        file: &'a File,
+        offset: u64,
+        len: u64,
+    },
     /// An fsync or fdatasync of a file or a directory.
     Sync(&'a File),
     /// A `syncfs`.
     SyncAll,
-    Rename { from: &'a Path, to: &'a Path },
+    Rename {
+        from: &'a Path,
+        to: &'a Path,
+    },
     Remove(&'a Path),
     Create(&'a Path),
 }

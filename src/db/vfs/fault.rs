@@ -48,6 +48,8 @@ enum Mode {
         op: Option<Op>,
         n: u64,
         kind: Kind,
+        /// Seeds which pages a `torn` crash keeps (`<op>:<n>:torn:<seed>`); `n` by default.
+        seed: u64,
     },
 }
 
@@ -133,7 +135,12 @@ fn parse(text: &str) -> Option<Mode> {
         "torn" => Kind::Torn,
         name => Kind::Errno(ERRNOS.iter().find(|(n, _)| *n == name)?.1),
     };
-    Some(Mode::Inject { op, n, kind })
+    let seed = match parts.next() {
+        Some(seed) if kind == Kind::Torn => seed.parse().ok()?,
+        Some(_) => return None,
+        None => n,
+    };
+    Some(Mode::Inject { op, n, kind, seed })
 }
 
 fn state() -> MutexGuard<'static, State> {
@@ -162,10 +169,20 @@ pub fn enter(op: Op, target: Target<'_>) -> io::Result<Guard> {
     st.any += 1;
     let (n_op, n_any) = (st.counts[i], st.any);
     if std::env::var_os("XS_FAULT_TRACE").is_some() {
-        eprintln!("xs-fault: {} #{n_op} (operation {n_any}) {}", OPS[i].1, describe(&target));
+        eprintln!(
+            "xs-fault: {} #{n_op} (operation {n_any}) {}",
+            OPS[i].1,
+            describe(&target)
+        );
     }
     let mut short = false;
-    if let Mode::Inject { op: want, n, kind } = *mode {
+    if let Mode::Inject {
+        op: want,
+        n,
+        kind,
+        seed,
+    } = *mode
+    {
         let nth = match want {
             None => n_any,
             Some(w) if w == op => n_op,
@@ -183,7 +200,7 @@ pub fn enter(op: Op, target: Target<'_>) -> io::Result<Guard> {
                 Kind::Errno(errno) => return Err(io::Error::from_raw_os_error(errno)),
                 Kind::Short if op == Op::Write => short = true,
                 Kind::Short => return Err(io::Error::from_raw_os_error(libc::EIO)),
-                Kind::Crash | Kind::Torn => crash(&mut st, kind == Kind::Torn, n),
+                Kind::Crash | Kind::Torn => crash(&mut st, kind == Kind::Torn, seed),
             }
         }
         if matches!(kind, Kind::Crash | Kind::Torn) {
@@ -321,11 +338,7 @@ fn note_bytes(st: &mut State, file: &File, offset: u64, len: u64) {
             undo: Vec::new(),
         })
         .undo
-        .push(Undo {
-            offset,
-            old,
-            old_len,
-        });
+        .push(Undo { offset, old, old_len });
 }
 
 /// A hard link to `path` under a hidden name beside it, so a removal or a replacement can be
@@ -360,7 +373,7 @@ fn crash(st: &mut State, torn: bool, seed: u64) -> ! {
         } else {
             for u in tracked.undo.iter().rev() {
                 let stored = u.old_len.saturating_sub(u.offset).min(u.old.len() as u64) as usize;
-                let _ = tracked.file.write_all_at(&u.old[..stored], u.offset);
+                restore(&tracked.file, &u.old[..stored], u.offset);
                 let _ = tracked.file.set_len(u.old_len);
             }
         }
@@ -414,9 +427,38 @@ fn revert_torn(tracked: &Tracked, seed: u64) {
             left.insert(p, nth);
             if nth >= kept {
                 let bytes = &u.old[(from - u.offset) as usize..(to - u.offset) as usize];
-                let _ = tracked.file.write_all_at(bytes, from);
+                restore(&tracked.file, bytes, from);
             }
         }
+    }
+}
+
+/// Puts `old` back at `offset`. Whole pages of zeros become holes again: a page the disk never
+/// wrote stays unallocated after a crash (ext4 and XFS allocate at write-back), and xs reads
+/// an allocated all-zero directory block as damage, a hole as empty.
+fn restore(file: &File, old: &[u8], offset: u64) {
+    use std::os::fd::AsRawFd;
+    let mut at = 0usize;
+    while at < old.len() {
+        let pos = offset + at as u64;
+        let page_end = ((pos / PAGE + 1) * PAGE - offset).min(old.len() as u64) as usize;
+        let chunk = &old[at..page_end];
+        let whole_page = pos.is_multiple_of(PAGE) && chunk.len() as u64 == PAGE;
+        let punched = whole_page
+            && chunk.iter().all(|&b| b == 0)
+            // SAFETY: fallocate on a descriptor `file` owns has no memory effects.
+            && unsafe {
+                libc::fallocate(
+                    file.as_raw_fd(),
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    pos as libc::off_t,
+                    PAGE as libc::off_t,
+                )
+            } == 0;
+        if !punched {
+            let _ = file.write_all_at(chunk, pos);
+        }
+        at = page_end;
     }
 }
 
