@@ -10,7 +10,8 @@
 //!   leaves the rows of a clean run, a clean `xs check`, and (grid) the same bytes.
 //!
 //! `XS_FAULTS_FULL=1` tries every fault kind at every operation (the default rotates the errno
-//! kinds, and the two kinds of crash, over the operations); `XS_FAULTS_ONLY=<name>` runs one scenario.
+//! kinds, and the two kinds of crash, over the operations); `XS_FAULTS_TORN_SEEDS=k` adds
+//! k - 1 more torn crashes (other pages kept) at every operation; `XS_FAULTS_ONLY=<name>` runs one scenario.
 
 mod common;
 
@@ -31,7 +32,10 @@ fn xs_bin() -> PathBuf {
 
 fn xs(dir: &Path, args: &[String], fault: Option<&str>) -> (i32, String, String) {
     let mut cmd = Command::new(xs_bin());
-    cmd.current_dir(dir).args(args).env_remove("XS_DB").env_remove("XS_LAYOUT");
+    cmd.current_dir(dir)
+        .args(args)
+        .env_remove("XS_DB")
+        .env_remove("XS_LAYOUT");
     cmd.env_remove("XS_FAULT").env_remove("XS_FAULT_TRACE");
     if let Some(fault) = fault {
         cmd.env("XS_FAULT", fault);
@@ -60,34 +64,133 @@ struct Scenario {
 
 fn scenarios() -> Vec<Scenario> {
     let grid = ["--granularity", "1s", "--partition", "day", "--layout", "grid"];
-    let bucket = ["--granularity", "1s", "--partition", "day", "--layout", "bucket", "--bucket", "1m"];
+    let bucket = [
+        "--granularity",
+        "1s",
+        "--partition",
+        "day",
+        "--layout",
+        "bucket",
+        "--bucket",
+        "1m",
+    ];
     let trades = [
-        "--granularity", "1ms", "--partition", "day", "--layout", "bucket", "--bucket", "1s",
-        "--series-by", "symbol", "--unique-by", "trade_id",
+        "--granularity",
+        "1ms",
+        "--partition",
+        "day",
+        "--layout",
+        "bucket",
+        "--bucket",
+        "1s",
+        "--series-by",
+        "symbol",
+        "--unique-by",
+        "trade_id",
     ];
     let trades_grid = [
-        "--granularity", "100ms", "--partition", "day", "--layout", "grid", "--series-by", "symbol",
-        "--unique-by", "none",
+        "--granularity",
+        "100ms",
+        "--partition",
+        "day",
+        "--layout",
+        "grid",
+        "--series-by",
+        "symbol",
+        "--unique-by",
+        "none",
     ];
     let with = |head: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> {
         head.iter().chain(tail).copied().collect()
     };
     let import = |file: &'static str, flags: &[&'static str]| with(&["-d", "db", "import", file], flags);
-    let delete = vec!["-d", "db", "delete", "2024-03-01T00:01:30Z", "2024-03-01T00:04:10Z"];
+    let delete = vec![
+        "-d",
+        "db",
+        "delete",
+        "2024-03-01T00:01:30Z",
+        "2024-03-01T00:04:10Z",
+    ];
     let defrag = vec!["-d", "db", "defrag", "--min-extents", "0"];
     vec![
-        Scenario { name: "import_new_grid", setup: vec![], op: import("base.csv", &grid), same_bytes: true },
-        Scenario { name: "import_over_grid", setup: vec![import("base.csv", &grid)], op: import("over.csv", &[]), same_bytes: true },
-        Scenario { name: "import_new_bucket", setup: vec![], op: import("bbase.csv", &bucket), same_bytes: false },
-        Scenario { name: "import_over_bucket", setup: vec![import("bbase.csv", &bucket)], op: import("bover.csv", &[]), same_bytes: false },
-        Scenario { name: "import_series_unique", setup: vec![import("tbase.csv", &trades)], op: import("tover.csv", &[]), same_bytes: false },
-        Scenario { name: "import_series_grid", setup: vec![import("tbase.csv", &trades_grid)], op: import("tover.csv", &[]), same_bytes: true },
-        Scenario { name: "defrag_grid", setup: vec![import("base.csv", &grid), import("over.csv", &[])], op: defrag.clone(), same_bytes: false },
-        Scenario { name: "defrag_bucket", setup: vec![import("bbase.csv", &bucket), import("bover.csv", &[])], op: defrag.clone(), same_bytes: false },
-        Scenario { name: "defrag_series_unique", setup: vec![import("tbase.csv", &trades), import("tover.csv", &[])], op: defrag, same_bytes: false },
-        Scenario { name: "delete_grid", setup: vec![import("base.csv", &grid), import("over.csv", &[])], op: delete.clone(), same_bytes: false },
-        Scenario { name: "delete_bucket", setup: vec![import("bbase.csv", &bucket), import("bover.csv", &[])], op: delete.clone(), same_bytes: false },
-        Scenario { name: "delete_series_unique", setup: vec![import("tbase.csv", &trades)], op: vec!["-d", "db", "delete", "2024-03-01T00:00:03Z", "2024-03-01T00:00:09Z"], same_bytes: false },
+        Scenario {
+            name: "import_new_grid",
+            setup: vec![],
+            op: import("base.csv", &grid),
+            same_bytes: true,
+        },
+        Scenario {
+            name: "import_over_grid",
+            setup: vec![import("base.csv", &grid)],
+            op: import("over.csv", &[]),
+            same_bytes: true,
+        },
+        Scenario {
+            name: "import_new_bucket",
+            setup: vec![],
+            op: import("bbase.csv", &bucket),
+            same_bytes: false,
+        },
+        Scenario {
+            name: "import_over_bucket",
+            setup: vec![import("bbase.csv", &bucket)],
+            op: import("bover.csv", &[]),
+            same_bytes: false,
+        },
+        Scenario {
+            name: "import_series_unique",
+            setup: vec![import("tbase.csv", &trades)],
+            op: import("tover.csv", &[]),
+            same_bytes: false,
+        },
+        Scenario {
+            name: "import_series_grid",
+            setup: vec![import("tbase.csv", &trades_grid)],
+            op: import("tover.csv", &[]),
+            same_bytes: true,
+        },
+        Scenario {
+            name: "defrag_grid",
+            setup: vec![import("base.csv", &grid), import("over.csv", &[])],
+            op: defrag.clone(),
+            same_bytes: false,
+        },
+        Scenario {
+            name: "defrag_bucket",
+            setup: vec![import("bbase.csv", &bucket), import("bover.csv", &[])],
+            op: defrag.clone(),
+            same_bytes: false,
+        },
+        Scenario {
+            name: "defrag_series_unique",
+            setup: vec![import("tbase.csv", &trades), import("tover.csv", &[])],
+            op: defrag,
+            same_bytes: false,
+        },
+        Scenario {
+            name: "delete_grid",
+            setup: vec![import("base.csv", &grid), import("over.csv", &[])],
+            op: delete.clone(),
+            same_bytes: false,
+        },
+        Scenario {
+            name: "delete_bucket",
+            setup: vec![import("bbase.csv", &bucket), import("bover.csv", &[])],
+            op: delete.clone(),
+            same_bytes: false,
+        },
+        Scenario {
+            name: "delete_series_unique",
+            setup: vec![import("tbase.csv", &trades)],
+            op: vec![
+                "-d",
+                "db",
+                "delete",
+                "2024-03-01T00:00:03Z",
+                "2024-03-01T00:00:09Z",
+            ],
+            same_bytes: false,
+        },
     ]
 }
 
@@ -101,12 +204,24 @@ fn write_inputs(dir: &Path) {
         seed ^= seed << 17;
         seed
     };
-    for (name, lo, hi, dup) in [("base", 0, 240, false), ("over", 120, 360, false), ("bbase", 0, 240, true), ("bover", 120, 360, true)] {
+    for (name, lo, hi, dup) in [
+        ("base", 0, 240, false),
+        ("over", 120, 360, false),
+        ("bbase", 0, 240, true),
+        ("bover", 120, 360, true),
+    ] {
         let mut csv = String::from("time,temp,status\n");
         for i in lo..hi {
             for _ in 0..if dup && i % 3 == 0 { 2 } else { 1 } {
                 let temp = (next() % 4000) as f64 / 100.0 - 10.0;
-                writeln!(csv, "2024-03-01T00:{:02}:{:02}Z,{temp},{}", i / 60, i % 60, next() % 6).unwrap();
+                writeln!(
+                    csv,
+                    "2024-03-01T00:{:02}:{:02}Z,{temp},{}",
+                    i / 60,
+                    i % 60,
+                    next() % 6
+                )
+                .unwrap();
             }
         }
         std::fs::write(dir.join(format!("{name}.csv")), csv).unwrap();
@@ -118,7 +233,14 @@ fn write_inputs(dir: &Path) {
             let price = 100.0 + (next() % 10000) as f64 / 100.0;
             // Both symbols at each 100 ms: a series' rows fill consecutive slots.
             let t = i / 2;
-            writeln!(csv, "2024-03-01T00:00:{:02}.{:03}Z,{symbol},{i},{price},{}", t / 10, (t % 10) * 100, 1 + next() % 9).unwrap();
+            writeln!(
+                csv,
+                "2024-03-01T00:00:{:02}.{:03}Z,{symbol},{i},{price},{}",
+                t / 10,
+                (t % 10) * 100,
+                1 + next() % 9
+            )
+            .unwrap();
         }
         std::fs::write(dir.join(format!("{name}.csv")), csv).unwrap();
     }
@@ -167,7 +289,10 @@ fn files_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.file_name().is_some_and(|n| n != ".lock") {
-                out.insert(path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+                out.insert(
+                    path.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&path).unwrap(),
+                );
             }
         }
     }
@@ -176,7 +301,10 @@ fn files_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// The operation counts `XS_FAULT=count` reports.
 fn counts(stderr: &str) -> BTreeMap<String, u64> {
-    let line = stderr.lines().find(|l| l.starts_with("xs-fault-count:")).unwrap_or("");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("xs-fault-count:"))
+        .unwrap_or("");
     line.split_whitespace()
         .skip(1)
         .filter_map(|kv| kv.split_once('='))
@@ -222,6 +350,7 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
     }
     let op = strings(&s.op);
     let series = s.name.contains("series");
+    let torn_seeds: u64 = std::env::var("XS_FAULTS_TORN_SEEDS").map_or(1, |v| v.parse().unwrap());
     // Before, after (clean), and the count of each kind of operation.
     let before = if seed_dir.join("db").exists() {
         by_time(&read_all(&seed_dir).1, series)
@@ -250,6 +379,9 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
         }
         if full || n % 2 == 0 {
             faults.push(format!("any:{n}:torn"));
+        }
+        for seed in 1..torn_seeds {
+            faults.push(format!("any:{n}:torn:{}", seed * 1000 + n));
         }
     }
     for (i, fault) in faults.iter().enumerate() {
@@ -298,7 +430,11 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
                 if !text.contains("xs -d ") {
                     problem(format!("the marker holds no command: {text:?}"));
                 }
-                let path = format!("{}:{}", xs_bin().parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+                let path = format!(
+                    "{}:{}",
+                    xs_bin().parent().unwrap().display(),
+                    std::env::var("PATH").unwrap_or_default()
+                );
                 let out = Command::new("sh")
                     .arg("-c")
                     .arg(text.trim())
@@ -309,7 +445,10 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
                     .env_remove("XS_DB")
                     .output()
                     .unwrap();
-                (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+                (
+                    out.status.code().unwrap_or(-1),
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                )
             }
             None => {
                 let (code, _, err) = xs(&work, &op, None);
@@ -322,7 +461,9 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
         }
         let (code, out, err) = read_all(&work);
         if code != 0 || by_time(&out, series) != after {
-            problem(format!("after the re-run the rows differ from a clean run (exit {code}): {err}"));
+            problem(format!(
+                "after the re-run the rows differ from a clean run (exit {code}): {err}"
+            ));
         }
         let (code, _, err) = xs(&work, &strings(&["-d", "db", "check"]), None);
         if code != 0 {
@@ -330,7 +471,10 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
         }
         let left: Vec<_> = files_of(&work.join("db"))
             .into_keys()
-            .filter(|p| p.to_string_lossy().contains(".xs-fault-backup") || p.to_string_lossy().ends_with("-unfinished"))
+            .filter(|p| {
+                p.to_string_lossy().contains(".xs-fault-backup")
+                    || p.to_string_lossy().ends_with("-unfinished")
+            })
             .collect();
         if !left.is_empty() {
             problem(format!("left behind: {left:?}"));
@@ -365,7 +509,9 @@ fn every_operation_survives_every_fault() {
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| loop {
-                let Some(s) = queue.lock().unwrap().pop() else { break };
+                let Some(s) = queue.lock().unwrap().pop() else {
+                    break;
+                };
                 let tally = run_scenario(tmp.path(), &s, full);
                 results.lock().unwrap().push(tally);
             });
@@ -379,5 +525,15 @@ fn every_operation_survives_every_fault() {
     }
     eprintln!("{cases} faults injected, {} problems", problems.len());
     assert!(cases > 0);
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.iter().take(30).map(|p| p.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(30)
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

@@ -215,7 +215,11 @@ fn an_import_marker_is_never_left_empty_or_cut() {
     // left, it holds the whole command.
     let mut faults = Vec::new();
     for n in 1..=4 {
-        faults.extend([format!("write:{n}:short"), format!("write:{n}:ENOSPC"), format!("size:{n}:EIO")]);
+        faults.extend([
+            format!("write:{n}:short"),
+            format!("write:{n}:ENOSPC"),
+            format!("size:{n}:EIO"),
+        ]);
     }
     faults.extend((1..=16).map(|n| format!("any:{n}:crash")));
     let mut fired = 0;
@@ -223,7 +227,10 @@ fn an_import_marker_is_never_left_empty_or_cut() {
         let (_, _, err) = import(Some(fault));
         fired += usize::from(err.contains("xs-fault: injected"));
         if let Ok(text) = std::fs::read_to_string(db.join(".import-unfinished")) {
-            assert!(text.contains(" import ") && text.contains("in.csv"), "{fault}: marker {text:?}");
+            assert!(
+                text.contains(" import ") && text.contains("in.csv"),
+                "{fault}: marker {text:?}"
+            );
         }
         assert_eq!(import(None).0, 0, "{fault}: the re-run");
         assert!(!db.join(".import-unfinished").exists());
@@ -238,22 +245,43 @@ fn an_import_marker_is_never_left_empty_or_cut() {
 fn a_torn_series_slot_names_the_unfinished_import() {
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("in.csv");
-    std::fs::write(&input, "time,sym,v\n2024-03-01T00:00:00Z,A,1\n2024-03-01T00:00:01Z,B,2\n").unwrap();
+    std::fs::write(
+        &input,
+        "time,sym,v\n2024-03-01T00:00:00Z,A,1\n2024-03-01T00:00:01Z,B,2\n",
+    )
+    .unwrap();
     let db = tmp.path().join("db");
     let mut cmd = common::xs();
     cmd.arg("-d").arg(&db).arg("import").arg(&input);
-    cmd.args(["--granularity", "1s", "--partition", "day", "--layout", "grid", "--series-by", "sym"]);
+    cmd.args([
+        "--granularity",
+        "1s",
+        "--partition",
+        "day",
+        "--layout",
+        "grid",
+        "--series-by",
+        "sym",
+    ]);
     assert_eq!(common::run(cmd).0, 0);
     // A torn write of an import that did not finish: one byte of A's row, and the marker.
     let part = db.join("series/A/2024-03-01.xs");
     let mut bytes = std::fs::read(&part).unwrap();
-    let first = bytes.iter().enumerate().skip(4096).find(|(_, &b)| b != 0).map(|(i, _)| i).unwrap();
+    let first = bytes
+        .iter()
+        .enumerate()
+        .skip(4096)
+        .find(|(_, &b)| b != 0)
+        .map(|(i, _)| i)
+        .unwrap();
     bytes[first] ^= 0x40;
     std::fs::write(&part, bytes).unwrap();
     let rerun = format!("xs -d {} import {}", db.display(), input.display());
     std::fs::write(db.join(".import-unfinished"), format!("{rerun}\n")).unwrap();
     let mut cmd = common::xs();
-    cmd.arg("-d").arg(&db).args(["range", "2024-03-01", "2024-03-02", "--series", "A"]);
+    cmd.arg("-d")
+        .arg(&db)
+        .args(["range", "2024-03-01", "2024-03-02", "--series", "A"]);
     let (code, _, err) = common::run(cmd);
     assert_eq!(code, 6, "{err}");
     assert!(err.contains("did not finish") && err.contains(&rerun), "{err}");
