@@ -418,6 +418,14 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
                 }
             } else {
                 tally.read_refused += 1;
+                // While a marker names the command that repairs a torn write, the error says so
+                // rather than send the user to a backup.
+                let marked = ["db/.import-unfinished", "db/.delete-unfinished"]
+                    .iter()
+                    .any(|m| work.join(m).exists());
+                if marked && err.contains("restore the partition from a backup") {
+                    problem(format!("with a marker, the read advised a backup: {err}"));
+                }
             }
         }
         // The documented re-run, then the clean result.

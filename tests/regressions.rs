@@ -287,3 +287,47 @@ fn a_torn_series_slot_names_the_unfinished_import() {
     assert!(err.contains("did not finish") && err.contains(&rerun), "{err}");
     assert!(!err.contains("restore the partition from a backup"), "{err}");
 }
+
+/// Found by the fault-injection harness: a delete clears a slot that crosses a 4 KiB block
+/// edge with two writes, so a full disk or a crash between them leaves the slot torn; reads
+/// and `xs check` then sent the user to a backup, though `.delete-unfinished` names the delete
+/// whose re-run clears it.
+#[test]
+fn a_slot_torn_by_an_unfinished_delete_names_the_delete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.csv");
+    std::fs::write(&input, "time,v\n2024-03-01T00:00:00Z,1\n2024-03-01T00:00:01Z,2\n").unwrap();
+    let db = tmp.path().join("db");
+    let mut cmd = common::xs();
+    cmd.arg("-d").arg(&db).arg("import").arg(&input);
+    cmd.args(["--granularity", "1s", "--partition", "day", "--layout", "grid"]);
+    assert_eq!(common::run(cmd).0, 0);
+    // The delete's first write zeroed part of the first slot; its second never came.
+    let part = db.join("2024-03-01.xs");
+    let mut bytes = std::fs::read(&part).unwrap();
+    let first = bytes
+        .iter()
+        .enumerate()
+        .skip(4096)
+        .find(|(_, &b)| b != 0)
+        .map(|(i, _)| i)
+        .unwrap();
+    bytes[first] = 0;
+    std::fs::write(&part, bytes).unwrap();
+    let rerun = format!(
+        "xs -d {} delete 2024-03-01T00:00:00Z 2024-03-01T00:00:01Z",
+        db.display()
+    );
+    std::fs::write(db.join(".delete-unfinished"), format!("{rerun}\n")).unwrap();
+    for args in [&["range", "2024-03-01", "2024-03-02"][..], &["check"]] {
+        let mut cmd = common::xs();
+        cmd.arg("-d").arg(&db).args(args);
+        let (code, _, err) = common::run(cmd);
+        assert_eq!(code, 6, "{args:?}: {err}");
+        assert!(
+            err.contains("a delete") && err.contains(&rerun),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("from a backup"), "{args:?}: {err}");
+    }
+}
