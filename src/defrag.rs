@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::db::config::{human_bytes, sync_dir};
 use crate::db::partition::{data_segments, punch_hole, read_full_at, Header, Partition};
 use crate::db::time::PartitionKey;
+use crate::db::vfs;
 use crate::db::{Database, BLOCK_LEN};
 use crate::error::{Error, Result};
 use crate::stat::{bucket_footprint, free_bytes, Footprint};
@@ -387,7 +388,7 @@ fn remove_leftovers(
 ) -> Result<()> {
     for path in leftovers(db)? {
         if !options.dry_run {
-            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+            vfs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
             sync_dir(db.dir())?;
         }
         on_event(Event::Leftover {
@@ -431,7 +432,7 @@ fn rewrite(
         Err(e) => {
             // The original was only read; removing the copy leaves the database as it was.
             drop(temp);
-            let _ = fs::remove_file(&temp_path);
+            let _ = vfs::remove_file(&temp_path);
             return Err(e);
         }
     };
@@ -443,10 +444,10 @@ fn rewrite(
         // The file system had no better place for the data: keep the original, which is
         // just as good, rather than churn.
         drop(temp);
-        fs::remove_file(&temp_path).map_err(|e| Error::io("remove", &temp_path, e))?;
+        vfs::remove_file(&temp_path).map_err(|e| Error::io("remove", &temp_path, e))?;
         return Ok(Action::NotImproved { copy });
     }
-    fs::rename(&temp_path, &source.path).map_err(|e| Error::io("rename", &temp_path, e))?;
+    vfs::rename(&temp_path, &source.path).map_err(|e| Error::io("rename", &temp_path, e))?;
     db.forget_partition(key);
     on_event(Event::Step {
         key,
@@ -475,7 +476,7 @@ fn copy_and_verify(
     // `mode` was applied through the umask at creation; set it exactly.
     temp.set_permissions(fs::Permissions::from_mode(mode))
         .map_err(io_temp("set permissions of"))?;
-    temp.set_len(logical_bytes).map_err(io_temp("size"))?;
+    vfs::set_len(temp, logical_bytes).map_err(io_temp("size"))?;
     on_event(Event::Step {
         key,
         step: Step::Created,
@@ -495,9 +496,7 @@ fn copy_and_verify(
                     // Allocated above, but all zeros: give the blocks back, leave a hole.
                     punch_hole(temp, run_from, run_to).map_err(io_temp("punch a hole in"))?;
                 } else {
-                    use std::os::unix::fs::FileExt;
-                    temp.write_all_at(bytes, run_from)
-                        .map_err(|e| space_error(e, temp_path))?;
+                    vfs::write_at(temp, bytes, run_from).map_err(|e| space_error(e, temp_path))?;
                 }
             }
             at += len as u64;
@@ -507,7 +506,7 @@ fn copy_and_verify(
         key,
         step: Step::Copied,
     });
-    temp.sync_all().map_err(io_temp("sync"))?;
+    vfs::sync_all(temp).map_err(io_temp("sync"))?;
     on_event(Event::Step {
         key,
         step: Step::Synced,
@@ -597,22 +596,13 @@ fn block_runs(bytes: &[u8], at: u64) -> Vec<(u64, u64, bool)> {
 /// `fallocate(mode 0)` over `[from, to)`, so the segment gets one contiguous allocation.
 /// File systems without fallocate are left to allocate as the copy writes.
 fn allocate(file: &File, from: u64, to: u64) -> io::Result<()> {
-    let invalid = || io::Error::from(io::ErrorKind::InvalidInput);
-    let offset = libc::off_t::try_from(from).map_err(|_| invalid())?;
-    let len = libc::off_t::try_from(to.saturating_sub(from)).map_err(|_| invalid())?;
-    if len == 0 {
+    if to <= from {
         return Ok(());
     }
-    // SAFETY: fallocate on a valid descriptor owned by `file` has no memory effects.
-    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, offset, len) };
-    if rc != 0 {
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() == Some(libc::EOPNOTSUPP) {
-            return Ok(());
-        }
-        return Err(err);
+    match vfs::fallocate(file, 0, from, to - from) {
+        Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(()),
+        other => other,
     }
-    Ok(())
 }
 
 /// Drops the file's clean cached pages so that verification reads what reached the device.

@@ -55,9 +55,12 @@ pub struct Damage {
     /// The times the unit holds: `[from_ns, to_ns)`.
     pub from_ns: i64,
     pub to_ns: i64,
-    /// The command of the unfinished import (`.import-unfinished`) when there is one: the
-    /// damage is then most likely that import's torn write, which its re-run rewrites.
+    /// The command of the unfinished import (`.import-unfinished`) or, failing that, of the
+    /// unfinished deletes (`.delete-unfinished`) when there is one: the damage is then most
+    /// likely its torn write, which its re-run rewrites.
     pub rerun: Option<String>,
+    /// What `rerun` completes: "import" or "delete".
+    pub rerun_of: &'static str,
 }
 
 impl Damage {
@@ -86,9 +89,11 @@ impl std::fmt::Display for Damage {
         match &self.rerun {
             Some(rerun) => write!(
                 f,
-                "; an import is under way or did not finish (.import-unfinished), so this is most \
-                 likely its torn write: its rows are not served; once no import runs, run it again \
-                 to rewrite them: {rerun}"
+                "; {article} {what} is under way or did not finish (.{what}-unfinished), so this is \
+                 most likely its torn write: its rows are not served; once no {what} runs, run it \
+                 again to rewrite them: {rerun}",
+                article = if self.rerun_of == "import" { "an" } else { "a" },
+                what = self.rerun_of
             ),
             None => write!(
                 f,
@@ -101,7 +106,8 @@ impl std::fmt::Display for Damage {
 
 impl Error {
     /// A unit of `path` (a file in a database directory) that failed its check; notes the
-    /// database's unfinished import, if any.
+    /// database's unfinished import, or else its unfinished deletes, if any (a delete cut
+    /// between its two writes of a slot across a block edge leaves it torn too).
     pub fn damage(
         path: &std::path::Path,
         offset: u64,
@@ -110,7 +116,22 @@ impl Error {
         from_ns: i64,
         to_ns: i64,
     ) -> Error {
-        let rerun = path.parent().and_then(crate::db::marker::unfinished_import);
+        use crate::db::marker;
+        // The markers sit at the top of the database, above the series directories.
+        let top = path
+            .ancestors()
+            .skip(1)
+            .find(|dir| dir.join(crate::db::config::CONFIG_FILE).exists());
+        let (rerun, rerun_of) = match top {
+            None => (None, "import"),
+            Some(top) => match marker::unfinished_import(top) {
+                Some(rerun) => (Some(rerun), "import"),
+                None => {
+                    let deletes = marker::unfinished_deletes(top);
+                    ((!deletes.is_empty()).then(|| deletes.join(" && ")), "delete")
+                }
+            },
+        };
         Error::Checksum(Box::new(Damage {
             path: path.to_path_buf(),
             offset,
@@ -119,6 +140,7 @@ impl Error {
             from_ns,
             to_ns,
             rerun,
+            rerun_of,
         }))
     }
 

@@ -188,3 +188,146 @@ fn an_entry_ending_in_zeros_at_a_block_edge_is_not_damage() {
     let out = db.ok(&["range", "2024-01-01", "2024-01-02", "--agg", "count"]);
     assert!(out.ends_with(",120\n"), "{out}");
 }
+
+/// Found by the fault-injection harness (tests/faults.rs): the unfinished-import marker was
+/// truncated and then rewritten in place, so a full disk or a crash in between left an empty
+/// or cut marker: `xs` then advised "complete it by running again: " with no command, and the
+/// re-run it recorded could not be found. Now the marker is replaced whole (temp file, rename).
+#[cfg(feature = "faults")]
+#[test]
+fn an_import_marker_is_never_left_empty_or_cut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.csv");
+    std::fs::write(&input, "time,v\n2024-03-01T00:00:00Z,1\n2024-03-01T00:00:01Z,2\n").unwrap();
+    let db = tmp.path().join("db");
+    let import = |fault: Option<&str>| {
+        let mut cmd = common::xs();
+        cmd.arg("-d").arg(&db).arg("import").arg(&input);
+        cmd.args(["--granularity", "1s", "--partition", "day"]);
+        if let Some(fault) = fault {
+            cmd.env("XS_FAULT", fault);
+        }
+        common::run(cmd)
+    };
+    assert_eq!(import(None).0, 0);
+    // The first writes and size changes of a second import fail in turn, and it crashes at
+    // each of its first steps (the lock file and the marker come first); whenever a marker is
+    // left, it holds the whole command.
+    let mut faults = Vec::new();
+    for n in 1..=4 {
+        faults.extend([
+            format!("write:{n}:short"),
+            format!("write:{n}:ENOSPC"),
+            format!("size:{n}:EIO"),
+        ]);
+    }
+    faults.extend((1..=16).map(|n| format!("any:{n}:crash")));
+    let mut fired = 0;
+    for fault in &faults {
+        let (_, _, err) = import(Some(fault));
+        fired += usize::from(err.contains("xs-fault: injected"));
+        if let Ok(text) = std::fs::read_to_string(db.join(".import-unfinished")) {
+            assert!(
+                text.contains(" import ") && text.contains("in.csv"),
+                "{fault}: marker {text:?}"
+            );
+        }
+        assert_eq!(import(None).0, 0, "{fault}: the re-run");
+        assert!(!db.join(".import-unfinished").exists());
+    }
+    assert!(fired >= 20, "{fired} faults fired");
+}
+
+/// Found by the fault-injection harness: a torn slot of a series database was reported as
+/// damage to restore from a backup, though an import was unfinished and its re-run rewrites
+/// the slot: the marker was looked for beside the series' file, not at the database's top.
+#[test]
+fn a_torn_series_slot_names_the_unfinished_import() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.csv");
+    std::fs::write(
+        &input,
+        "time,sym,v\n2024-03-01T00:00:00Z,A,1\n2024-03-01T00:00:01Z,B,2\n",
+    )
+    .unwrap();
+    let db = tmp.path().join("db");
+    let mut cmd = common::xs();
+    cmd.arg("-d").arg(&db).arg("import").arg(&input);
+    cmd.args([
+        "--granularity",
+        "1s",
+        "--partition",
+        "day",
+        "--layout",
+        "grid",
+        "--series-by",
+        "sym",
+    ]);
+    assert_eq!(common::run(cmd).0, 0);
+    // A torn write of an import that did not finish: one byte of A's row, and the marker.
+    let part = db.join("series/A/2024-03-01.xs");
+    let mut bytes = std::fs::read(&part).unwrap();
+    let first = bytes
+        .iter()
+        .enumerate()
+        .skip(4096)
+        .find(|(_, &b)| b != 0)
+        .map(|(i, _)| i)
+        .unwrap();
+    bytes[first] ^= 0x40;
+    std::fs::write(&part, bytes).unwrap();
+    let rerun = format!("xs -d {} import {}", db.display(), input.display());
+    std::fs::write(db.join(".import-unfinished"), format!("{rerun}\n")).unwrap();
+    let mut cmd = common::xs();
+    cmd.arg("-d")
+        .arg(&db)
+        .args(["range", "2024-03-01", "2024-03-02", "--series", "A"]);
+    let (code, _, err) = common::run(cmd);
+    assert_eq!(code, 6, "{err}");
+    assert!(err.contains("did not finish") && err.contains(&rerun), "{err}");
+    assert!(!err.contains("restore the partition from a backup"), "{err}");
+}
+
+/// Found by the fault-injection harness: a delete clears a slot that crosses a 4 KiB block
+/// edge with two writes, so a full disk or a crash between them leaves the slot torn; reads
+/// and `xs check` then sent the user to a backup, though `.delete-unfinished` names the delete
+/// whose re-run clears it.
+#[test]
+fn a_slot_torn_by_an_unfinished_delete_names_the_delete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.csv");
+    std::fs::write(&input, "time,v\n2024-03-01T00:00:00Z,1\n2024-03-01T00:00:01Z,2\n").unwrap();
+    let db = tmp.path().join("db");
+    let mut cmd = common::xs();
+    cmd.arg("-d").arg(&db).arg("import").arg(&input);
+    cmd.args(["--granularity", "1s", "--partition", "day", "--layout", "grid"]);
+    assert_eq!(common::run(cmd).0, 0);
+    // The delete's first write zeroed part of the first slot; its second never came.
+    let part = db.join("2024-03-01.xs");
+    let mut bytes = std::fs::read(&part).unwrap();
+    let first = bytes
+        .iter()
+        .enumerate()
+        .skip(4096)
+        .find(|(_, &b)| b != 0)
+        .map(|(i, _)| i)
+        .unwrap();
+    bytes[first] = 0;
+    std::fs::write(&part, bytes).unwrap();
+    let rerun = format!(
+        "xs -d {} delete 2024-03-01T00:00:00Z 2024-03-01T00:00:01Z",
+        db.display()
+    );
+    std::fs::write(db.join(".delete-unfinished"), format!("{rerun}\n")).unwrap();
+    for args in [&["range", "2024-03-01", "2024-03-02"][..], &["check"]] {
+        let mut cmd = common::xs();
+        cmd.arg("-d").arg(&db).args(args);
+        let (code, _, err) = common::run(cmd);
+        assert_eq!(code, 6, "{args:?}: {err}");
+        assert!(
+            err.contains("a delete") && err.contains(&rerun),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("from a backup"), "{args:?}: {err}");
+    }
+}

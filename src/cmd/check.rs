@@ -50,10 +50,18 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     out.flush()?;
     if damaged_units > 0 || problems > 0 {
         let rerun = xs::db::marker::unfinished_import(db.dir());
+        let deletes = xs::db::marker::unfinished_deletes(db.dir());
         let advice = match rerun {
             Some(rerun) => format!(
                 "an import did not finish, so the damage is most likely its torn write; run it \
                  again to rewrite it: {rerun}"
+            ),
+            // A delete cut between its writes of one slot leaves the slot torn; its re-run
+            // clears it.
+            None if !deletes.is_empty() => format!(
+                "a delete did not finish, so the damage is most likely its torn write; run it \
+                 again to rewrite it: {}",
+                deletes.join(" && ")
             ),
             None => "the damaged rows are not served; restore those partitions from a backup, or \
                      re-import their time ranges"

@@ -6,8 +6,7 @@
 //! garbage. Data is appended and fdatasynced before any entry points to it, so a crash leaves
 //! at most unreferenced bytes at the end of the data file. See docs/FORMAT.md.
 
-use std::fs::{self, File};
-use std::os::unix::fs::FileExt;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -19,6 +18,7 @@ use super::partition::{
 };
 use super::summary::{self, SummaryLayout, LOCATOR_LEN};
 use super::time::PartitionKey;
+use super::vfs;
 use crate::error::{Error, Result};
 
 /// Partition header version of bucket partitions whose entries carry min/max summaries: the
@@ -383,7 +383,7 @@ impl BucketPartition {
                     reason,
                 });
             }
-            fs::rename(&pending, &dir_path).map_err(|e| Error::io("rename", &pending, e))?;
+            vfs::rename(&pending, &dir_path).map_err(|e| Error::io("rename", &pending, e))?;
             sync_dir(dir)?;
             (dir_file, version) = open(&dir_path)?;
             if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
@@ -451,12 +451,8 @@ impl BucketPartition {
             Ok(true)
         })?;
         if end < data_len {
-            self.data_file
-                .set_len(end)
-                .map_err(|e| Error::io("truncate", &self.data_path, e))?;
-            self.data_file
-                .sync_all()
-                .map_err(|e| Error::io("sync", &self.data_path, e))?;
+            vfs::set_len(&self.data_file, end).map_err(|e| Error::io("truncate", &self.data_path, e))?;
+            vfs::sync_all(&self.data_file).map_err(|e| Error::io("sync", &self.data_path, e))?;
             *self.data_end_lock() = end;
         }
         self.write_committed(end)
@@ -469,8 +465,7 @@ impl BucketPartition {
     }
 
     fn write_committed(&self, len: u64) -> Result<()> {
-        self.dir_file
-            .write_all_at(&len.to_le_bytes(), COMMITTED_AT)
+        vfs::write_at(&self.dir_file, &len.to_le_bytes(), COMMITTED_AT)
             .map_err(|e| Error::io("write", &self.dir_path, e))
     }
 
@@ -1023,9 +1018,7 @@ impl BucketPartition {
     pub fn append(&self, bytes: &[u8]) -> Result<u64> {
         let mut end = self.data_end_lock();
         let at = *end;
-        self.data_file
-            .write_all_at(bytes, at)
-            .map_err(|e| Error::io("write", &self.data_path, e))?;
+        vfs::write_at(&self.data_file, bytes, at).map_err(|e| Error::io("write", &self.data_path, e))?;
         *end = at
             .checked_add(bytes.len() as u64)
             .ok_or_else(|| Error::Invalid(format!("{}: data file too large", self.data_path.display())))?;
@@ -1034,9 +1027,7 @@ impl BucketPartition {
 
     /// Makes appended data durable: must precede writing entries that point to it.
     pub fn sync_data(&self) -> Result<()> {
-        self.data_file
-            .sync_data()
-            .map_err(|e| Error::io("sync", &self.data_path, e))
+        vfs::sync_data(&self.data_file).map_err(|e| Error::io("sync", &self.data_path, e))
     }
 
     /// Writes the entries of consecutive buckets from `first`.
@@ -1045,8 +1036,7 @@ impl BucketPartition {
         for (i, e) in entries.iter().enumerate() {
             self.encode_entry(first + i as u64, e, &mut buf)?;
         }
-        self.dir_file
-            .write_all_at(&buf, self.entry_offset(first))
+        vfs::write_at(&self.dir_file, &buf, self.entry_offset(first))
             .map_err(|e| Error::io("write", &self.dir_path, e))?;
         let mut salvaged = self
             .salvaged
@@ -1099,8 +1089,7 @@ impl BucketPartition {
             punch_hole(&self.dir_file, block_from, block_from + BLOCK_LEN)
                 .map_err(|e| Error::io("punch a hole in", &self.dir_path, e))
         } else {
-            self.dir_file
-                .write_all_at(&block[i..j], from)
+            vfs::write_at(&self.dir_file, &block[i..j], from)
                 .map_err(|e| Error::io("write", &self.dir_path, e))
         }
     }
@@ -1195,9 +1184,7 @@ impl BucketPartition {
         self.sync_data()?;
         let end = self.data_len();
         self.write_committed(end)?;
-        self.dir_file
-            .sync_data()
-            .map_err(|e| Error::io("sync", &self.dir_path, e))
+        vfs::sync_data(&self.dir_file).map_err(|e| Error::io("sync", &self.dir_path, e))
     }
 
     /// Reads records of `entries` (in bucket order) with as few `pread`s as their placement
@@ -1411,14 +1398,13 @@ impl BucketPartition {
         let header = header_of(config, self.key, version).encode();
         let make = |path: &Path, len: u64| -> Result<File> {
             let file = files::create_temp(path, 0o644)?;
-            file.write_all_at(&header, 0)
-                .map_err(|e| Error::io("write", path, e))?;
-            file.set_len(len).map_err(|e| Error::io("size", path, e))?;
+            vfs::write_at(&file, &header, 0).map_err(|e| Error::io("write", path, e))?;
+            vfs::set_len(&file, len).map_err(|e| Error::io("size", path, e))?;
             Ok(file)
         };
         let result = (|| -> Result<Compacted> {
             let data = make(&tmp_data_path, HEADER_LEN)?;
-            data.write_all_at(&generation.to_le_bytes(), DATA_GENERATION_AT)
+            vfs::write_at(&data, &generation.to_le_bytes(), DATA_GENERATION_AT)
                 .map_err(|e| Error::io("write", &tmp_data_path, e))?;
             // Allocate the whole copy at once, so the file system can lay it out in few extents.
             let mut live_bytes = 0u64;
@@ -1432,12 +1418,10 @@ impl BucketPartition {
                 BucketPartition::new(self.key, dir, config, index, data, HEADER_LEN, version)
             };
             let index = make(&tmp_dir_path, HEADER_LEN)?;
-            index
-                .write_all_at(&generation.to_le_bytes(), DIR_GENERATION_AT)
+            vfs::write_at(&index, &generation.to_le_bytes(), DIR_GENERATION_AT)
                 .map_err(|e| Error::io("write", &tmp_dir_path, e))?;
             let copy = open_copy(index, data);
-            copy.dir_file
-                .set_len(copy.dir_logical_len())
+            vfs::set_len(&copy.dir_file, copy.dir_logical_len())
                 .map_err(|e| Error::io("size", &tmp_dir_path, e))?;
             let copy = BucketPartition {
                 dir_path: tmp_dir_path.clone(),
@@ -1482,8 +1466,7 @@ impl BucketPartition {
                     ));
                     Ok(true)
                 })?;
-                copy.data_file
-                    .write_all_at(&out, end)
+                vfs::write_at(&copy.data_file, &out, end)
                     .map_err(|e| Error::io("write", &tmp_data_path, e))?;
                 end += out.len() as u64;
                 done.buckets += placed.len() as u64;
@@ -1501,12 +1484,8 @@ impl BucketPartition {
             }
             copy.write_committed(end)?;
             *copy.data_end_lock() = end;
-            copy.data_file
-                .sync_all()
-                .map_err(|e| Error::io("sync", &tmp_data_path, e))?;
-            copy.dir_file
-                .sync_all()
-                .map_err(|e| Error::io("sync", &tmp_dir_path, e))?;
+            vfs::sync_all(&copy.data_file).map_err(|e| Error::io("sync", &tmp_data_path, e))?;
+            vfs::sync_all(&copy.dir_file).map_err(|e| Error::io("sync", &tmp_dir_path, e))?;
             // Verify: the new files hold the same records for the same buckets, and every new
             // entry passes its check.
             let mut mismatch = None;
@@ -1556,13 +1535,13 @@ impl BucketPartition {
         let done = match result {
             Ok(done) => done,
             Err(e) => {
-                let _ = fs::remove_file(&tmp_data_path);
-                let _ = fs::remove_file(&tmp_dir_path);
+                let _ = vfs::remove_file(&tmp_data_path);
+                let _ = vfs::remove_file(&tmp_dir_path);
                 return Err(e);
             }
         };
-        fs::rename(&tmp_data_path, &self.data_path).map_err(|e| Error::io("rename", &tmp_data_path, e))?;
-        fs::rename(&tmp_dir_path, &self.dir_path).map_err(|e| Error::io("rename", &tmp_dir_path, e))?;
+        vfs::rename(&tmp_data_path, &self.data_path).map_err(|e| Error::io("rename", &tmp_data_path, e))?;
+        vfs::rename(&tmp_dir_path, &self.dir_path).map_err(|e| Error::io("rename", &tmp_dir_path, e))?;
         sync_dir(dir)?;
         Ok(done)
     }
@@ -1571,19 +1550,10 @@ impl BucketPartition {
 /// `fallocate(2)` of `[0, len)` (the file grows to `len`); file systems without it are fine,
 /// the writes allocate as they go.
 fn preallocate(file: &File, len: u64) -> std::io::Result<()> {
-    use std::os::unix::io::AsRawFd;
-    let len =
-        libc::off_t::try_from(len).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    // SAFETY: fallocate on a valid descriptor owned by `file` has no memory effects.
-    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) };
-    if rc != 0 {
-        let err = std::io::Error::last_os_error();
-        if err.raw_os_error() == Some(libc::EOPNOTSUPP) {
-            return Ok(());
-        }
-        return Err(err);
+    match vfs::fallocate(file, 0, 0, len) {
+        Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(()),
+        other => other,
     }
-    Ok(())
 }
 
 /// What a walk of a bucket partition's directory finds (`xs stat`).
@@ -1685,6 +1655,8 @@ pub fn merge(old: &Rows, new: &Rows, row_len: usize, append: impl Fn(u64) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::os::unix::fs::FileExt;
 
     fn rows(units: &[u64]) -> Rows {
         let mut r = Rows::default();

@@ -1,14 +1,14 @@
 //! `xs.toml`: the human-readable, versioned database config, validated on open and written
 //! atomically (temp file, fsync, rename, fsync of the directory).
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::schema::{Column, ColumnType, Schema};
 use super::time::{parse_duration, Granularity, Period};
+use super::vfs;
 use crate::error::{Error, Result};
 
 /// The newest on-disk format this build reads and writes: 2 adds series and unique keys.
@@ -423,11 +423,10 @@ impl Config {
     pub fn save(&self, dir: &Path) -> Result<()> {
         let tmp = dir.join(CONFIG_TEMP_FILE);
         let path = dir.join(CONFIG_FILE);
-        let mut file = super::files::create_temp(&tmp, 0o644)?;
-        file.write_all(self.to_toml().as_bytes())
-            .map_err(|e| Error::io("write", &tmp, e))?;
-        file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
-        fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
+        let file = super::files::create_temp(&tmp, 0o644)?;
+        vfs::write_at(&file, self.to_toml().as_bytes(), 0).map_err(|e| Error::io("write", &tmp, e))?;
+        vfs::sync_all(&file).map_err(|e| Error::io("sync", &tmp, e))?;
+        vfs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
         sync_dir(dir)
     }
 }
@@ -480,7 +479,7 @@ pub const MAX_PARTITION_BYTES: u64 = (1 << 44) - 4096;
 /// Fsyncs a directory so that renames and new files in it survive a crash.
 pub fn sync_dir(dir: &Path) -> Result<()> {
     let handle = File::open(dir).map_err(|e| Error::io("open", dir, e))?;
-    handle.sync_all().map_err(|e| Error::io("sync", dir, e))
+    vfs::sync_all(&handle).map_err(|e| Error::io("sync", dir, e))
 }
 
 /// `1.5 GiB`-style size with binary units.

@@ -12,6 +12,7 @@ use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+use super::vfs;
 use crate::error::{Error, Result};
 
 /// What a file is opened for.
@@ -34,14 +35,21 @@ pub fn open(path: &Path, mode: Mode, op: &'static str) -> Result<File> {
     match mode {
         Mode::Read => options.read(true),
         Mode::ReadWrite => options.read(true).write(true),
-        Mode::Create => options.read(true).write(true).create(true).truncate(false),
-        Mode::Replace => options.write(true).create(true).truncate(true),
+        // Replace truncates after opening, so the truncation is a change `vfs` sees.
+        Mode::Create | Mode::Replace => options.read(true).write(true).create(true).truncate(false),
     };
     options
         .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| classify(op, path, e))
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+    let file = match mode {
+        Mode::Read | Mode::ReadWrite => options.open(path),
+        Mode::Create | Mode::Replace => vfs::create(path, || options.open(path)),
+    }
+    .map_err(|e| classify(op, path, e))?;
+    if mode == Mode::Replace {
+        vfs::set_len(&file, 0).map_err(|e| Error::io("truncate", path, e))?;
+    }
+    Ok(file)
 }
 
 /// Creates the temporary file `path` afresh: whatever is there (a stale copy, or a link) is
@@ -49,19 +57,23 @@ pub fn open(path: &Path, mode: Mode, op: &'static str) -> Result<File> {
 /// new inode that nobody else can have pointed anywhere. `mode` is the permission bits (before
 /// the umask).
 pub fn create_temp(path: &Path, mode: u32) -> Result<File> {
-    match fs::remove_file(path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(Error::io("remove the stale temporary file", path, e)),
+    if fs::symlink_metadata(path).is_ok() {
+        match vfs::remove_file(path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io("remove the stale temporary file", path, e)),
+        }
     }
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| classify("create", path, e))
+    vfs::create(path, || {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+    })
+    .map_err(|e| classify("create", path, e))
 }
 
 /// Whether `path` exists, without following a link: `Ok(false)` when nothing is there, and
@@ -96,7 +108,7 @@ pub fn is_dir(path: &Path) -> Result<bool> {
 
 /// Makes the directory `path`; one made meanwhile by another process is fine.
 pub fn create_dir(path: &Path) -> Result<()> {
-    match fs::create_dir(path) {
+    match vfs::create_dir(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists && is_dir(path)? => Ok(()),
         Err(e) => Err(Error::io("create directory", path, e)),
@@ -156,17 +168,8 @@ pub fn raise_open_file_limit() -> u64 {
 /// Makes every write to the file system holding `dir` durable (`syncfs`): data, inodes and
 /// directory entries, with one journal commit.
 pub fn sync_file_system(dir: &Path) -> Result<()> {
-    use std::os::fd::AsRawFd;
     let handle = File::open(dir).map_err(|e| Error::io("open", dir, e))?;
-    // SAFETY: syncfs only takes a file descriptor, which `handle` keeps open.
-    if unsafe { libc::syncfs(handle.as_raw_fd()) } != 0 {
-        return Err(Error::io(
-            "sync the file system of",
-            dir,
-            io::Error::last_os_error(),
-        ));
-    }
-    Ok(())
+    vfs::sync_file_system(&handle).map_err(|e| Error::io("sync the file system of", dir, e))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! Readers take no lock, so they never block writers.
 
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use super::files::{self, Mode};
@@ -49,9 +49,8 @@ impl WriteLock {
             Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", &path, e)),
         }
         // Best effort: the holder's pid only improves the message a second writer sees.
-        let _ = file.set_len(0);
-        let _ = file.rewind();
-        let _ = write!(file, "pid {}", std::process::id());
+        let _ = super::vfs::set_len(&file, 0);
+        let _ = super::vfs::write_at(&file, format!("pid {}", std::process::id()).as_bytes(), 0);
         Ok(WriteLock { _file: file })
     }
 }

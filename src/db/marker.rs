@@ -2,12 +2,11 @@
 //! writes its first row and removed after its final fsync. While it exists the database may hold
 //! a partial import; its text is the command that completes it (imports are idempotent).
 
-use std::fs;
-use std::io::Write;
 use std::path::Path;
 
 use super::config::sync_dir;
-use super::files::{self, Mode};
+use super::files;
+use super::vfs;
 use crate::error::{Error, Result};
 
 pub const IMPORT_MARKER: &str = ".import-unfinished";
@@ -21,17 +20,15 @@ pub fn unfinished_import(dir: &Path) -> Option<String> {
 
 /// Records that an import is under way; `rerun` is the command that completes it.
 pub fn mark_import_started(dir: &Path, rerun: &str) -> Result<()> {
-    let path = dir.join(IMPORT_MARKER);
-    let mut file = files::open(&path, Mode::Replace, "create")?;
-    writeln!(file, "{rerun}").map_err(|e| Error::io("write", &path, e))?;
-    file.sync_all().map_err(|e| Error::io("sync", &path, e))?;
-    sync_dir(dir)
+    // Replaced whole, never truncated and rewritten in place: a crash or a full disk in
+    // between would leave an empty or cut command, which tells the user nothing.
+    replace_marker(dir, IMPORT_MARKER, &format!("{rerun}\n"))
 }
 
 /// Removes the marker once the import's data is durable.
 pub fn clear_import_marker(dir: &Path) -> Result<()> {
     let path = dir.join(IMPORT_MARKER);
-    match fs::remove_file(&path) {
+    match vfs::remove_file(&path) {
         Ok(()) => sync_dir(dir),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io("remove", &path, e)),
@@ -85,25 +82,29 @@ pub fn clear_delete(dir: &Path, rerun: &str) -> Result<()> {
         return write_delete_marker(dir, &lines);
     }
     let path = dir.join(DELETE_MARKER);
-    match fs::remove_file(&path) {
+    match vfs::remove_file(&path) {
         Ok(()) => sync_dir(dir),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(Error::io("remove", &path, e)),
     }
 }
 
-/// Replaces the marker atomically: temp file, fsync, rename, fsync of the directory.
 fn write_delete_marker(dir: &Path, lines: &[String]) -> Result<()> {
-    let path = dir.join(DELETE_MARKER);
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    replace_marker(dir, DELETE_MARKER, &text)
+}
+
+/// Replaces the marker `name` with `text` atomically: temp file, fsync, rename, fsync of the
+/// directory.
+fn replace_marker(dir: &Path, name: &str, text: &str) -> Result<()> {
+    let path = dir.join(name);
     // A link in place of the marker is refused, as for every database file.
     files::exists(&path)?;
-    let tmp = dir.join(format!("{DELETE_MARKER}.tmp"));
-    let mut file = files::create_temp(&tmp, 0o644)?;
-    for line in lines {
-        writeln!(file, "{line}").map_err(|e| Error::io("write", &tmp, e))?;
-    }
-    file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
-    fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
+    let tmp = dir.join(format!("{name}.tmp"));
+    let file = files::create_temp(&tmp, 0o644)?;
+    vfs::write_at(&file, text.as_bytes(), 0).map_err(|e| Error::io("write", &tmp, e))?;
+    vfs::sync_all(&file).map_err(|e| Error::io("sync", &tmp, e))?;
+    vfs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
     sync_dir(dir)
 }
 

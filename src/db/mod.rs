@@ -13,6 +13,7 @@ mod series_root;
 pub mod summary;
 pub mod time;
 pub mod unique;
+pub mod vfs;
 
 use std::collections::HashMap;
 use std::fs;
@@ -205,7 +206,7 @@ impl Database {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 // Another creator may make it first: that is fine.
-                fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
+                vfs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
                 if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
                     sync_dir(parent)?;
                 }

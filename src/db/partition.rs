@@ -2,7 +2,7 @@
 //! computed from the timestamp. Created sparse at its full logical size; read and written with
 //! positioned I/O only (`pread`/`pwrite`), so one handle is shared by all threads.
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use super::config::{sync_dir, Config};
 use super::files::{self, Mode};
 use super::time::PartitionKey;
+use super::vfs;
 use crate::error::{Error, Result};
 
 /// Bytes before the first row: one block, so rows start block-aligned.
@@ -503,16 +504,12 @@ impl Partition {
     }
 
     pub fn write_at(&self, buf: &[u8], offset: u64) -> Result<()> {
-        self.file
-            .write_all_at(buf, offset)
-            .map_err(|e| Error::io("write", &self.path, e))
+        vfs::write_at(&self.file, buf, offset).map_err(|e| Error::io("write", &self.path, e))
     }
 
     /// Flushes written data to disk (fdatasync).
     pub fn sync(&self) -> Result<()> {
-        self.file
-            .sync_data()
-            .map_err(|e| Error::io("sync", &self.path, e))
+        vfs::sync_data(&self.file).map_err(|e| Error::io("sync", &self.path, e))
     }
 
     /// The data segments (runs between holes) overlapping `[from, to)`, clipped to it.
@@ -622,11 +619,10 @@ pub fn create_file_atomically(dir: &Path, name: &str, header: &[u8], len_bytes: 
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
     let file = files::create_temp(&tmp, 0o644)?;
-    file.write_all_at(header, 0)
-        .map_err(|e| Error::io("write", &tmp, e))?;
-    file.set_len(len_bytes).map_err(|e| Error::io("size", &tmp, e))?;
-    file.sync_all().map_err(|e| Error::io("sync", &tmp, e))?;
-    fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
+    vfs::write_at(&file, header, 0).map_err(|e| Error::io("write", &tmp, e))?;
+    vfs::set_len(&file, len_bytes).map_err(|e| Error::io("size", &tmp, e))?;
+    vfs::sync_all(&file).map_err(|e| Error::io("sync", &tmp, e))?;
+    vfs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
     Ok(file)
 }
 
@@ -692,21 +688,12 @@ pub fn punch_hole(file: &File, from: u64, to: u64) -> io::Result<()> {
     if to <= from {
         return Ok(());
     }
-    let offset = libc::off_t::try_from(from).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    let len = libc::off_t::try_from(to - from).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: fallocate on a valid descriptor owned by `file` has no memory effects.
-    let rc = unsafe {
-        libc::fallocate(
-            file.as_raw_fd(),
-            libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-            offset,
-            len,
-        )
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+    vfs::fallocate(
+        file,
+        libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+        from,
+        to - from,
+    )
 }
 
 #[cfg(test)]
