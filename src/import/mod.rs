@@ -1070,6 +1070,8 @@ struct PartState {
     fresh: bool,
     /// Bucket layout: directory entries of records appended but not yet pointed to.
     pending: bucket::Pending,
+    /// Bucket layout: the rows of the last bucket written to, held back for the next batch.
+    carry: bucket::Carry,
     /// Slots (granularity units) whose stored rows this import replaces: the rows there
     /// before its first touch, and the rows it has written there since. Summed at the end
     /// into the rows replaced and removed, whatever batches a timestamp's rows came in.
@@ -1594,6 +1596,7 @@ pub fn run(
     let _ = reader.join();
     let mut ids: Vec<PartId> = pipeline.states.keys().cloned().collect();
     ids.sort();
+    pipeline.summary.rows_replaced += write_carries(db, &config, &mut pipeline.states, opts.sync)?;
     // Bucket partitions: make the last records durable, then point the directory at them.
     for state in pipeline.states.values_mut() {
         if let Some(Store::Bucket(part)) = &state.store {
@@ -1837,6 +1840,7 @@ fn write_batch(
                     Ok(!files::exists(&target.dir().join(id.1.file_name()))?)
                 })?,
                 pending: bucket::Pending::default(),
+                carry: bucket::Carry::default(),
                 replacing: Replacing::new(),
             },
         };
@@ -1878,8 +1882,10 @@ fn write_batch(
                         &mut state.touched,
                         &mut state.pending,
                         &mut state.replacing,
-                        entries,
+                        &entries,
                         &batch,
+                        &mut state.carry,
+                        false,
                         sync,
                         &unique,
                     )
@@ -1908,6 +1914,57 @@ fn write_batch(
         return Err(e);
     }
     Ok((batch, written))
+}
+
+/// Writes the rows bucket partitions held back for a next batch (the input has ended), the
+/// partitions in parallel; a partition closed to stay within the open-file limit is opened
+/// for it and closed again. Returns the rows replaced (with a unique key).
+fn write_carries(
+    db: &Database,
+    config: &Config,
+    states: &mut HashMap<PartId, PartState>,
+    sync: bool,
+) -> Result<u64> {
+    use rayon::prelude::*;
+    let unique = Unique {
+        schema: &config.schema,
+        columns: config.unique_columns(),
+    };
+    states
+        .par_iter_mut()
+        .filter(|(_, state)| !state.carry.is_empty())
+        .map(|(id, state)| {
+            let was_open = state.store.is_some();
+            if !was_open {
+                state.store = Some(open_store(db, config, id)?);
+            }
+            let Some(Store::Bucket(part)) = state.store.as_ref() else {
+                return Err(Error::Invalid(format!(
+                    "partition {} is not a bucket partition",
+                    id.1
+                )));
+            };
+            let part = Arc::clone(part);
+            let written = bucket::write_partition(
+                id.1,
+                &part,
+                &mut state.touched,
+                &mut state.pending,
+                &mut state.replacing,
+                &[],
+                &[],
+                &mut state.carry,
+                true,
+                sync,
+                &unique,
+            )?;
+            drop(part);
+            if !was_open {
+                close_store(db, id, state, sync)?;
+            }
+            Ok(written.replaced)
+        })
+        .sum()
 }
 
 /// The unique key rows are merged by (no columns: none).
