@@ -110,7 +110,16 @@ impl Error {
         from_ns: i64,
         to_ns: i64,
     ) -> Error {
-        let rerun = path.parent().and_then(crate::db::marker::unfinished_import);
+        // The marker is in the database's directory: the partition's, or above a series'
+        // directory (`DB/series/NAME/`) the one two levels up.
+        let dir = path.parent();
+        let series_root = dir
+            .and_then(|d| d.parent())
+            .filter(|d| d.file_name().is_some_and(|n| n == crate::db::series::SERIES_DIR))
+            .and_then(|d| d.parent());
+        let rerun = dir
+            .and_then(crate::db::marker::unfinished_import)
+            .or_else(|| series_root.and_then(crate::db::marker::unfinished_import));
         Error::Checksum(Box::new(Damage {
             path: path.to_path_buf(),
             offset,
