@@ -497,3 +497,119 @@ fn kill_9_at_any_moment_serves_no_torn_row_and_a_rerun_equals_a_clean_run() {
         failures.join("\n")
     );
 }
+
+/// Issue 19: an import into a unique-key grid database reads each stored slot to merge into
+/// it; a kill that cut the slot's write left it torn, and the re-run, which must read it,
+/// stopped with exit code 6. The undo journal (docs/FORMAT.md) puts the old rows back first.
+#[test]
+fn a_torn_slot_of_a_unique_key_import_is_rolled_back_and_the_rerun_completes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("base.csv");
+    let input = tmp.path().join("input.csv");
+    fs::write(&base, ticks(9_000, 60, 5)).unwrap();
+    fs::write(&input, ticks(20_000, 60, 0)).unwrap();
+    let before = tmp.path().join("before");
+    create(&before, "grid", true);
+    run_op(&before, Op::Import, &base, None);
+    let clean = tmp.path().join("clean");
+    copy_db(&before, &clean);
+    run_op(&clean, Op::Import, &input, None);
+    let clean_rows = range_all(&clean).1;
+    let clean_files = partition_files(&clean);
+
+    // The import stops (kill -9) once its first undo journal is durable, before the slots.
+    let dir = tmp.path().join("killed");
+    copy_db(&before, &dir);
+    let mut cmd = Command::new(bin());
+    cmd.env_remove("XS_DB")
+        .env("XS_IMPORT_KILL_AT", "journaled")
+        .arg("-d")
+        .arg(&dir)
+        .args(Op::Import.args())
+        .stdin(fs::File::open(&input).unwrap())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let _ = cmd.status().expect("xs runs");
+    // Then one slot is torn as a cut pwrite leaves it: its first bytes new, the rest old. The
+    // slot is the first the clean import changed in a partition that has a journal (or in any
+    // partition, if there is none).
+    let journals: Vec<PathBuf> = ["AAA", "BBB"]
+        .iter()
+        .map(|s| dir.join(format!("series/{s}/.2024-01-01.xs.undo")))
+        .filter(|p| p.exists())
+        .collect();
+    let file = journals
+        .first()
+        .map(|j| j.with_file_name("2024-01-01.xs"))
+        .unwrap_or_else(|| dir.join("series/AAA/2024-01-01.xs"));
+    let rel = file.strip_prefix(&dir).unwrap();
+    let old = content(&before.join(rel));
+    let new = content(&clean.join(rel));
+    let block = *new
+        .blocks
+        .iter()
+        .find(|(at, bytes)| old.blocks.get(at) != Some(bytes))
+        .expect("the import changes a block")
+        .0;
+    let new_block = &new.blocks[&block];
+    let old_block = old
+        .blocks
+        .get(&block)
+        .cloned()
+        .unwrap_or_else(|| vec![0; new_block.len()]);
+    let first = (0..new_block.len())
+        .find(|&i| new_block[i] != old_block[i])
+        .unwrap() as u64;
+    // Rows of 29 bytes, depth 8, a 4-byte check: 236-byte slots after the 4 KiB header.
+    let slot_len = 8 * 29 + 4;
+    let slot_at = 4096 + (block + first - 4096) / slot_len * slot_len;
+    let new_slot = read_range(&clean.join(rel), slot_at, slot_len);
+    let old_slot = read_range(&before.join(rel), slot_at, slot_len);
+    // Cut after the first byte that differs: the rows differ there and the check at the end.
+    let cut = (0..new_slot.len()).find(|&i| new_slot[i] != old_slot[i]).unwrap() + 1;
+    let mut torn = new_slot[..cut].to_vec();
+    torn.extend_from_slice(&old_slot[cut..]);
+    assert!(torn != new_slot && torn != old_slot);
+    patch(&file, slot_at, &torn);
+    let rerun = format!("xs -d {} import -", dir.display());
+    fs::write(dir.join(".import-unfinished"), format!("{rerun}\n")).unwrap();
+
+    let (code, out, err) = range_all(&dir);
+    assert_eq!(code, DAMAGED, "a torn slot is not served: {err}");
+    assert!(err.contains("torn") && err.contains(&rerun), "{err}");
+    let served: BTreeSet<&str> = out.lines().collect();
+    assert!(served.len() < 3, "rows before the damage at most: {out}");
+
+    // The re-run rolls the journal back and merges into the old rows.
+    let mut cmd = xs();
+    cmd.arg("-d")
+        .arg(&dir)
+        .args(Op::Import.args())
+        .pipe_stdin(&input)
+        .unwrap();
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "the re-run: {err}");
+    assert_eq!(range_all(&dir).1, clean_rows);
+    assert_eq!(
+        differing(&clean_files, &partition_files(&dir)),
+        Vec::<String>::new()
+    );
+    assert!(!journals.is_empty(), "the import left an undo journal");
+    for j in &journals {
+        assert!(!j.exists(), "{} removed", j.display());
+    }
+    ok_in(&dir, &["check"]);
+}
+
+fn read_range(path: &Path, at: u64, len: u64) -> Vec<u8> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; len as usize];
+    fs::File::open(path).unwrap().read_exact_at(&mut buf, at).unwrap();
+    buf
+}
+
+fn patch(path: &Path, at: u64, bytes: &[u8]) {
+    use std::os::unix::fs::FileExt;
+    let f = fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.write_all_at(bytes, at).unwrap();
+}

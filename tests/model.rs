@@ -1254,6 +1254,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         sync: setting.sync,
         threads: Some(setting.threads),
         rerun_command: "xs import (model test)".into(),
+        kill_after_journal: false,
     };
     xs::import::run(db, prepared, &opts, &|_| {})
 }

@@ -40,7 +40,7 @@ use crate::db::config::{Config, Layout};
 use crate::db::partition::Partition;
 use crate::db::schema::Schema;
 use crate::db::time::PartitionKey;
-use crate::db::{files, marker, Database, BLOCK_LEN};
+use crate::db::{files, marker, undo, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
 use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
@@ -531,6 +531,9 @@ pub struct Options {
     pub threads: Option<usize>,
     /// The command recorded in the unfinished-import marker.
     pub rerun_command: String,
+    /// Test hook: SIGKILL the process once an undo journal is committed, before its slots
+    /// are written (to test the roll-back of a torn slot).
+    pub kill_after_journal: bool,
 }
 
 /// Progress so far, for a progress bar.
@@ -1072,6 +1075,8 @@ struct PartState {
     pending: bucket::Pending,
     /// Bucket layout: the rows of the last bucket written to, held back for the next batch.
     carry: bucket::Carry,
+    /// Grid layout with a unique key: the undo journal of the slots being overwritten.
+    undo: Option<undo::Journal>,
     /// Slots (granularity units) whose stored rows this import replaces: the rows there
     /// before its first touch, and the rows it has written there since. Summed at the end
     /// into the rows replaced and removed, whatever batches a timestamp's rows came in.
@@ -1169,13 +1174,14 @@ fn write_partition(
     row_len: usize,
     depth: usize,
     unique: &Unique,
+    hooks: WriteHooks,
 ) -> Result<Written> {
     if !entries.windows(2).all(|w| w[0].slot <= w[1].slot) {
         // Stable: rows at one timestamp keep their input order.
         entries.sort_by_key(|e| e.slot);
     }
     if !unique.columns.is_empty() {
-        return write_partition_unique(key, &part, state, &entries, batch, row_len, depth, unique);
+        return write_partition_unique(key, &part, state, &entries, batch, row_len, depth, unique, hooks);
     }
     let slab_len = row_len * depth;
     let mut out = Written {
@@ -1312,8 +1318,14 @@ fn write_partition(
     Ok(out)
 }
 
+/// Old rows the undo journal collects before it is committed and the slots are written.
+const JOURNAL_BYTES: usize = 4 << 20;
+
 /// `write_partition` with a unique key: each timestamp's stored rows are read and merged with
 /// the incoming ones by key (`db::unique`), and the slot is rewritten whole, in key order.
+/// A write cut by a crash would leave a slot that the re-run cannot read to merge into, so
+/// the old rows of the slots about to change go to the partition's undo journal (`db::undo`),
+/// committed before the slots are written (up to `JOURNAL_BYTES` at a time).
 #[allow(clippy::too_many_arguments)]
 fn write_partition_unique(
     key: PartitionKey,
@@ -1324,6 +1336,7 @@ fn write_partition_unique(
     row_len: usize,
     depth: usize,
     unique: &Unique,
+    hooks: WriteHooks,
 ) -> Result<Written> {
     let slab_len = row_len * depth;
     let mut out = Written {
@@ -1333,6 +1346,9 @@ fn write_partition_unique(
         overflow: Vec::new(),
     };
     let row_of = |e: &Entry| e.row_in(batch, row_len);
+    // The new rows of the slots the journal holds, in its order.
+    let mut writes: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut writes_bytes = 0usize;
     let mut new_slab = vec![0u8; slab_len];
     for group in entries.chunk_by(|a, b| a.slot == b.slot) {
         let slot = group[0].slot;
@@ -1374,7 +1390,17 @@ fn write_partition_unique(
         // The slot is written whole (rows, zeros over any stored rows beyond them, and its
         // check), and only when it changes, so a re-run changes no byte.
         if new_slab != slab {
-            part.write_slot(slot, &new_slab)?;
+            let journal = match &mut state.undo {
+                Some(journal) => journal,
+                None => state.undo.insert(undo::Journal::create(part)?),
+            };
+            journal.add(slot, &slab);
+            writes_bytes += slab_len;
+            writes.push((slot, std::mem::replace(&mut new_slab, vec![0u8; slab_len])));
+            if journal.pending_bytes() + writes_bytes >= JOURNAL_BYTES {
+                write_journaled(part, journal, &mut writes, hooks)?;
+                writes_bytes = 0;
+            }
         }
         out.stored += group.len() as u64;
         // Stored rows whose key came again, and incoming rows a later one of their key replaced.
@@ -1382,7 +1408,49 @@ fn write_partition_unique(
         debug_assert!(before + group.len() - merged.len() >= m.replaced as usize);
         state.touched.insert(slot);
     }
+    if let Some(journal) = &mut state.undo {
+        write_journaled(part, journal, &mut writes, hooks)?;
+    }
     Ok(out)
+}
+
+/// Commits the journal (the old rows of `writes`' slots), then writes the slots.
+fn write_journaled(
+    part: &Partition,
+    journal: &mut undo::Journal,
+    writes: &mut Vec<(u64, Vec<u8>)>,
+    hooks: WriteHooks,
+) -> Result<()> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    journal.commit(part, hooks.sync)?;
+    if hooks.kill_after_journal {
+        kill_self();
+    }
+    for (slot, rows) in writes.drain(..) {
+        part.write_slot(slot, &rows)?;
+    }
+    Ok(())
+}
+
+/// What a batch's writes need besides their rows.
+#[derive(Clone, Copy)]
+struct WriteHooks {
+    /// Make each step durable (`--no-sync` clears it).
+    sync: bool,
+    /// Test hook (`XS_IMPORT_KILL_AT=journaled`): SIGKILL the process once an undo journal is
+    /// committed, before its slots are written.
+    kill_after_journal: bool,
+}
+
+/// Ends the process as `kill -9` would: no destructors, no cleanup (the test hook).
+fn kill_self() {
+    // SAFETY: getpid and kill take and return plain integers; SIGKILL to ourselves ends the
+    // process here.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
 }
 
 /// Appends rejected records to the rejects file, creating it on first use.
@@ -1550,6 +1618,10 @@ pub fn run(
         encoder: encode::Encoder::new(&config.schema),
         series: config.series_columns(),
     };
+    let hooks = WriteHooks {
+        sync: opts.sync,
+        kill_after_journal: opts.kill_after_journal,
+    };
     let mut pending: Option<Vec<Parsed>> = None;
     let mut marked = false;
     loop {
@@ -1566,7 +1638,7 @@ pub fn run(
         let states = &mut pipeline.states;
         let (written, mut parsed) = pool.install(|| {
             rayon::join(
-                || to_write.map(|batch| write_batch(db, &config, states, batch, opts.sync)),
+                || to_write.map(|batch| write_batch(db, &config, states, batch, hooks)),
                 || {
                     use rayon::prelude::*;
                     works
@@ -1609,6 +1681,7 @@ pub fn run(
             pipeline.summary.rows_removed += u64::from(before.saturating_sub(written));
         }
     }
+    remove_journals(&mut pipeline.states, opts.sync)?;
     let mut series: Vec<&str> = ids.iter().map(|(s, _)| s.as_str()).collect();
     series.dedup();
     if opts.sync {
@@ -1819,9 +1892,10 @@ fn write_batch(
     config: &Config,
     states: &mut HashMap<PartId, PartState>,
     batch: Vec<Parsed>,
-    sync: bool,
+    hooks: WriteHooks,
 ) -> Result<(Vec<Parsed>, Vec<Written>)> {
     use rayon::prelude::*;
+    let sync = hooks.sync;
     let mut by_part: BTreeMap<PartId, Vec<Entry>> = BTreeMap::new();
     for p in &batch {
         for (group, entries) in &p.groups {
@@ -1841,6 +1915,7 @@ fn write_batch(
                 })?,
                 pending: bucket::Pending::default(),
                 carry: bucket::Carry::default(),
+                undo: None,
                 replacing: Replacing::new(),
             },
         };
@@ -1872,7 +1947,9 @@ fn write_batch(
             let r = match state.store.as_ref() {
                 Some(Store::Grid(part)) => {
                     let part = Arc::clone(part);
-                    write_partition(key, part, &mut state, entries, &batch, row_len, depth, &unique)
+                    write_partition(
+                        key, part, &mut state, entries, &batch, row_len, depth, &unique, hooks,
+                    )
                 }
                 Some(Store::Bucket(part)) => {
                     let part = Arc::clone(part);
@@ -2019,14 +2096,39 @@ fn close_stores(db: &Database, states: &mut HashMap<PartId, PartState>, sync: bo
     Ok(())
 }
 
+/// Removes the undo journals of the import (their partitions made durable first, with
+/// `sync`); the directories are synced after, with the partitions (`sync_written`), before the
+/// marker goes.
+fn remove_journals(states: &mut HashMap<PartId, PartState>, sync: bool) -> Result<()> {
+    for state in states.values_mut() {
+        if let Some(journal) = state.undo.take() {
+            if let (true, Some(Store::Grid(part))) = (sync, &state.store) {
+                part.sync()?;
+            }
+            journal.remove()?;
+        }
+    }
+    Ok(())
+}
+
 /// Closes the partition `id`: its pending directory entries are written first, and the
 /// database's cached handle is dropped with the import's, so the file is closed now.
 fn close_store(db: &Database, id: &PartId, state: &mut PartState, sync: bool) -> Result<()> {
     let Some(store) = state.store.take() else {
         return Ok(());
     };
-    if let Store::Bucket(part) = &store {
-        state.pending.flush(part, sync)?;
+    match &store {
+        Store::Bucket(part) => state.pending.flush(part, sync)?,
+        Store::Grid(part) => {
+            if let Some(journal) = state.undo.take() {
+                // The journal's slots are written; durable first, so a later journal may
+                // replace it.
+                if sync {
+                    part.sync()?;
+                }
+                journal.remove()?;
+            }
+        }
     }
     drop(store);
     with_target(db, &id.0, |target| {
