@@ -4,8 +4,10 @@
 //! until `PENDING_BYTES` of records or `PENDING_ENTRIES` entries have accumulated, or the
 //! import ends: then the data file is fdatasynced and only then are the entries written, so a
 //! crash leaves at most unreferenced records at the end of the data file, with one fsync per
-//! flush instead of one per batch. A bucket whose merged content equals what is stored is left
-//! alone, so re-running an import changes no byte.
+//! flush instead of one per batch. The rows of each partition's last bucket in a batch are
+//! held back for the next batch, so a bucket of time-ordered input is written once, with all
+//! its rows; a bucket whose merged content equals what is stored is left alone, so re-running
+//! an import changes no byte.
 
 use std::collections::BTreeMap;
 
