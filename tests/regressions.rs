@@ -189,7 +189,7 @@ fn an_entry_ending_in_zeros_at_a_block_edge_is_not_damage() {
     assert!(out.ends_with(",120\n"), "{out}");
 }
 
-/// Issue 19 (found by the kill loops of tests/crash.rs): in a series database the damage
+/// Issue 19 (found while building tests/crash.rs's torn slot): in a series database the damage
 /// message looked for `.import-unfinished` beside the partition (`DB/series/NAME/`), not in
 /// `DB/`, so a torn write of an unfinished import was called damage to restore from a backup
 /// instead of being named with the re-run that repairs it.
