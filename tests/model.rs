@@ -1507,6 +1507,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         sync: setting.sync,
         threads: Some(setting.threads),
         rerun_command: "xs import (model test)".into(),
+        kill_after_journal: false,
     };
     xs::import::run(db, prepared, &opts, &|_| {})
 }

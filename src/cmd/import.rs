@@ -177,6 +177,10 @@ pub struct Args {
     pub chunk_bytes: usize,
 }
 
+/// Test hook: `XS_IMPORT_KILL_AT=journaled` makes the process SIGKILL itself once an undo
+/// journal is committed, before the slots it covers are written.
+const KILL_AT_ENV: &str = "XS_IMPORT_KILL_AT";
+
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let delimiter = match &args.delimiter {
         Some(d) => Some(parse_delimiter(d)?),
@@ -380,6 +384,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         sync: !args.no_sync,
         threads: args.threads,
         rerun_command: rerun_command(&dir),
+        kill_after_journal: std::env::var(KILL_AT_ENV).is_ok_and(|v| v == "journaled"),
     };
     let total_bytes: u64 = prepared.sources().iter().map(|s| s.len_bytes).sum();
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(total_bytes));

@@ -12,6 +12,7 @@ pub mod series;
 mod series_root;
 pub mod summary;
 pub mod time;
+pub mod undo;
 pub mod unique;
 pub mod vfs;
 

@@ -261,6 +261,10 @@ impl Partition {
                 reason: format!("its size is {len_bytes} bytes, expected {expected_len}"),
             });
         }
+        if writable {
+            // An import cut while it overwrote slots left their old rows here: put them back.
+            super::undo::roll_back(&partition)?;
+        }
         Ok(partition)
     }
 

@@ -4,8 +4,10 @@
 //! until `PENDING_BYTES` of records or `PENDING_ENTRIES` entries have accumulated, or the
 //! import ends: then the data file is fdatasynced and only then are the entries written, so a
 //! crash leaves at most unreferenced records at the end of the data file, with one fsync per
-//! flush instead of one per batch. A bucket whose merged content equals what is stored is left
-//! alone, so re-running an import changes no byte.
+//! flush instead of one per batch. The rows of each partition's last bucket in a batch are
+//! held back for the next batch, so a bucket of time-ordered input is written once, with all
+//! its rows; a bucket whose merged content equals what is stored is left alone, so re-running
+//! an import changes no byte.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -65,10 +67,12 @@ impl Pending {
 /// many buckets; sparser batches read the entries one by one.
 const DENSE_SPAN_BUCKETS: u64 = 1 << 16;
 
-/// Writes `entries` (rows of `batch`) into the bucket partition `part`. `touched` holds the
-/// time slots (granularity units from the partition start) this import has written so far:
-/// their rows are kept and the batch's rows follow; other slots the batch has are replaced.
-/// With `sync`, the appended data is fdatasynced before the directory points to it.
+/// Writes `batch_entries` (rows of `batch`), after the rows `carry` held back from earlier
+/// batches, into the bucket partition `part`, except the rows of the last bucket, which go
+/// back into `carry` (unless `last_write`: the input has ended). `touched` holds the time
+/// slots (granularity units from the partition start) this import has written so far: their
+/// rows are kept and the batch's rows follow; other slots the batch has are replaced. With
+/// `sync`, the appended data is fdatasynced before the directory points to it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_partition(
     key: PartitionKey,
@@ -76,37 +80,125 @@ pub(super) fn write_partition(
     touched: &mut RoaringTreemap,
     pending: &mut Pending,
     replacing: &mut super::Replacing,
-    mut entries: Vec<Entry>,
+    batch_entries: &[Entry],
     batch: &[Parsed],
+    carry: &mut Carry,
+    last_write: bool,
     sync: bool,
     unique: &Unique,
 ) -> Result<Written> {
-    if !entries.windows(2).all(|w| w[0].slot <= w[1].slot) {
-        // Stable: rows at one timestamp keep their input order.
-        entries.sort_by_key(|e| e.slot);
-    }
+    let row_len = part.row_len;
+    let upb = part.units_per_bucket;
     let mut out = Written {
         key,
-        stored: entries.len() as u64,
+        stored: batch_entries.len() as u64,
         replaced: 0,
         overflow: Vec::new(),
         ambiguous: Vec::new(),
     };
+    // The rows held back from earlier batches come first: they came first in the input.
+    let mut entries: Vec<(u64, &[u8])> = Vec::with_capacity(carry.len() + batch_entries.len());
+    entries.extend(
+        carry
+            .slots
+            .iter()
+            .zip(carry.rows.chunks_exact(row_len))
+            .map(|(&s, r)| (s, r)),
+    );
+    // `--update-columns` needs each row's input (the columns it gives, and its line for a
+    // reject): its rows are kept in batch order beside `entries`, and none is held back.
+    let mut origins: Vec<&Entry> = Vec::new();
+    if unique.update {
+        debug_assert!(carry.is_empty());
+        origins.extend(batch_entries);
+        origins.sort_by_key(|e| e.slot);
+        entries.extend(origins.iter().map(|e| (e.slot, e.row_in(batch, row_len))));
+    } else {
+        entries.extend(batch_entries.iter().map(|e| (e.slot, e.row_in(batch, row_len))));
+    }
+    if !entries.windows(2).all(|w| w[0].0 <= w[1].0) {
+        // Stable: rows at one timestamp keep their input order.
+        entries.sort_by_key(|e| e.0);
+    }
+    // The last bucket is held back for the next batch, which may hold more of its rows (time
+    // ordered input continues there): written once with all of them, a bucket is written once
+    // per import, so a re-run, or a re-run after a kill, finds every bucket as it leaves it.
+    let mut held = Carry::default();
+    if !last_write && !unique.update {
+        if let Some(&(slot, _)) = entries.last() {
+            let held_from = entries.partition_point(|e| e.0 / upb < slot / upb);
+            for &(s, r) in &entries[held_from..] {
+                held.slots.push(s);
+                held.rows.extend_from_slice(r);
+            }
+            entries.truncate(held_from);
+        }
+    }
+    let origins = Origins {
+        entries: &origins,
+        batch,
+    };
+    let result = write_rows(
+        part, touched, pending, replacing, &entries, &origins, sync, unique, &mut out,
+    );
+    drop(entries);
+    *carry = held;
+    result.map(|()| out)
+}
+
+/// With `--update-columns`, the batch entry of each row being written (in the same order).
+struct Origins<'a> {
+    entries: &'a [&'a Entry],
+    batch: &'a [Parsed],
+}
+
+/// Rows of a partition held back from one batch for the next (in input order).
+#[derive(Default)]
+pub(super) struct Carry {
+    /// Each row's time slot (granularity units from the partition start).
+    slots: Vec<u64>,
+    /// The rows, `row_len` bytes each.
+    rows: Vec<u8>,
+}
+
+impl Carry {
+    pub(super) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
+/// Writes `entries` (slot and row, in slot order, rows of one slot in input order).
+#[allow(clippy::too_many_arguments)]
+fn write_rows(
+    part: &BucketPartition,
+    touched: &mut RoaringTreemap,
+    pending: &mut Pending,
+    replacing: &mut super::Replacing,
+    entries: &[(u64, &[u8])],
+    origins: &Origins,
+    sync: bool,
+    unique: &Unique,
+    out: &mut Written,
+) -> Result<()> {
     let (Some(first), Some(last)) = (entries.first(), entries.last()) else {
-        return Ok(out);
+        return Ok(());
     };
     let row_len = part.row_len;
     let upb = part.units_per_bucket;
-    let (first_bucket, last_bucket) = (first.slot / upb, last.slot / upb);
-    let untouched_span = touched.range_cardinality(first.slot..=last.slot) == 0;
+    let (first_bucket, last_bucket) = (first.0 / upb, last.0 / upb);
+    let untouched_span = touched.range_cardinality(first.0..=last.0) == 0;
 
     // The buckets of the batch, with the rows of each as a range of `entries`.
     let mut groups: Vec<(u64, usize, usize)> = Vec::new();
     let mut i = 0;
     while i < entries.len() {
-        let b = entries[i].slot / upb;
+        let b = entries[i].0 / upb;
         let mut j = i + 1;
-        while j < entries.len() && entries[j].slot / upb == b {
+        while j < entries.len() && entries[j].0 / upb == b {
             j += 1;
         }
         groups.push((b, i, j));
@@ -159,8 +251,10 @@ pub(super) fn write_partition(
         Ok(true)
     })?;
 
-    let row_of = |e: &Entry| e.row_in(batch, row_len);
     let mut records: Vec<u8> = Vec::new();
+    // Entries rewritten in place, their record kept; a record re-encoded to compute one.
+    let mut repointed: Vec<(u64, bucket::NewEntry)> = Vec::new();
+    let mut scratch: Vec<u8> = Vec::new();
     // (bucket, entry with its offset relative to `records`)
     let mut placed: Vec<(u64, bucket::NewEntry)> = Vec::with_capacity(groups.len());
     let mut new = Rows::default();
@@ -169,8 +263,8 @@ pub(super) fn write_partition(
     let mut o = 0;
     for &(b, from, to) in &groups {
         new.clear();
-        for e in &entries[from..to] {
-            new.push(e.slot % upb, row_of(e));
+        for &(slot, row) in &entries[from..to] {
+            new.push(slot % upb, row);
         }
         while o < olds.len() && olds[o].0 < b {
             o += 1;
@@ -182,12 +276,13 @@ pub(super) fn write_partition(
         };
         let base = b * upb;
         let rows = if unique.update {
-            let given = entries[from..to].iter().map(|e| super::batch_given(batch, e));
+            let mine = &origins.entries[from..to];
+            let given = mine.iter().map(|e| super::batch_given(origins.batch, e));
             let (updated, ambiguous) = merge_update(old, &new, given, row_len, unique, &mut merged);
             out.replaced += updated;
             out.stored -= ambiguous.len() as u64;
             out.ambiguous.extend(ambiguous.into_iter().map(|(k, stored)| {
-                let e = &entries[from + k];
+                let e = mine[k];
                 (e.chunk, e.row, e.slot, stored)
             }));
             &merged
@@ -202,7 +297,14 @@ pub(super) fn write_partition(
             bucket::merge(old, &new, row_len, append, &mut merged);
             &merged
         };
-        if !old_entry.is_empty() && rows == old && !part.needs_rewrite(b) {
+        if !old_entry.is_empty() && rows == old {
+            if part.needs_rewrite(b) && !pending.entries.contains_key(&b) {
+                // A torn entry whose record passed: the same record gets its entry written
+                // whole again, the bytes a clean run wrote, so a re-run stays byte-identical.
+                scratch.clear();
+                part.encode_record(b, &rows.units, &rows.rows, &mut scratch);
+                repointed.push((b, part.entry_for(&scratch, rows.len(), old_entry.offset)?));
+            }
             continue;
         }
         let at = records.len();
@@ -211,6 +313,7 @@ pub(super) fn write_partition(
         placed.push((b, entry));
     }
 
+    pending.entries.extend(repointed);
     if !records.is_empty() {
         let base = part.append(&records)?;
         for (b, mut e) in placed {
@@ -218,25 +321,24 @@ pub(super) fn write_partition(
             pending.entries.insert(b, e);
         }
         pending.bytes += records.len() as u64;
-        if pending.bytes >= PENDING_BYTES || pending.entries.len() >= PENDING_ENTRIES {
-            pending.flush(part, sync)?;
-        }
+    }
+    if pending.bytes >= PENDING_BYTES || pending.entries.len() >= PENDING_ENTRIES {
+        pending.flush(part, sync)?;
     }
 
     // Remember the slots written, as runs.
     let mut k = 0;
     while k < entries.len() {
-        let start = entries[k].slot;
+        let start = entries[k].0;
         let mut end = start + 1;
         k += 1;
-        while k < entries.len() && entries[k].slot <= end {
-            end = entries[k].slot + 1;
+        while k < entries.len() && entries[k].0 <= end {
+            end = entries[k].0 + 1;
             k += 1;
         }
         touched.insert_range(start..end);
     }
-    out.overflow.clear();
-    Ok(out)
+    Ok(())
 }
 
 /// Records in `replacing` the stored rows of `old` that the upsert of `new` replaces (the times

@@ -40,7 +40,7 @@ use crate::db::config::{Config, Layout};
 use crate::db::partition::Partition;
 use crate::db::schema::Schema;
 use crate::db::time::PartitionKey;
-use crate::db::{files, marker, Database, BLOCK_LEN};
+use crate::db::{files, marker, undo, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
 use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
@@ -534,6 +534,9 @@ pub struct Options {
     pub threads: Option<usize>,
     /// The command recorded in the unfinished-import marker.
     pub rerun_command: String,
+    /// Test hook: SIGKILL the process once an undo journal is committed, before its slots
+    /// are written (to test the roll-back of a torn slot).
+    pub kill_after_journal: bool,
 }
 
 /// Progress so far, for a progress bar.
@@ -1101,6 +1104,10 @@ struct PartState {
     fresh: bool,
     /// Bucket layout: directory entries of records appended but not yet pointed to.
     pending: bucket::Pending,
+    /// Bucket layout: the rows of the last bucket written to, held back for the next batch.
+    carry: bucket::Carry,
+    /// Grid layout with a unique key: the undo journal of the slots being overwritten.
+    undo: Option<undo::Journal>,
     /// Slots (granularity units) whose stored rows this import replaces: the rows there
     /// before its first touch, and the rows it has written there since. Summed at the end
     /// into the rows replaced and removed, whatever batches a timestamp's rows came in.
@@ -1201,13 +1208,14 @@ fn write_partition(
     row_len: usize,
     depth: usize,
     unique: &Unique,
+    hooks: WriteHooks,
 ) -> Result<Written> {
     if !entries.windows(2).all(|w| w[0].slot <= w[1].slot) {
         // Stable: rows at one timestamp keep their input order.
         entries.sort_by_key(|e| e.slot);
     }
     if unique.merges() {
-        return write_partition_unique(key, &part, state, &entries, batch, row_len, depth, unique);
+        return write_partition_unique(key, &part, state, &entries, batch, row_len, depth, unique, hooks);
     }
     let slab_len = row_len * depth;
     let mut out = Written {
@@ -1345,9 +1353,15 @@ fn write_partition(
     Ok(out)
 }
 
+/// Old rows the undo journal collects before it is committed and the slots are written.
+const JOURNAL_BYTES: usize = 4 << 20;
+
 /// `write_partition` with a unique key or `--update-columns`: each timestamp's stored rows are
 /// read and merged with the incoming ones (`db::unique`: by key, in key order; or updated
-/// column by column), and the slot is rewritten whole.
+/// column by column), and the slot is rewritten whole. A write cut by a crash would leave a
+/// slot that the re-run cannot read to merge into, so the old rows of the slots about to
+/// change go to the partition's undo journal (`db::undo`), committed before the slots are
+/// written (up to `JOURNAL_BYTES` at a time).
 #[allow(clippy::too_many_arguments)]
 fn write_partition_unique(
     key: PartitionKey,
@@ -1358,6 +1372,7 @@ fn write_partition_unique(
     row_len: usize,
     depth: usize,
     unique: &Unique,
+    hooks: WriteHooks,
 ) -> Result<Written> {
     let slab_len = row_len * depth;
     let mut out = Written {
@@ -1368,6 +1383,9 @@ fn write_partition_unique(
         ambiguous: Vec::new(),
     };
     let row_of = |e: &Entry| e.row_in(batch, row_len);
+    // The new rows of the slots the journal holds, in its order.
+    let mut writes: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut writes_bytes = 0usize;
     let mut new_slab = vec![0u8; slab_len];
     let mut patched: Vec<u8> = Vec::new();
     for group in entries.chunk_by(|a, b| a.slot == b.slot) {
@@ -1383,69 +1401,120 @@ fn write_partition_unique(
             .take_while(|r| Schema::is_present(r))
             .collect();
         let before = old.len();
-        let mut merged: Vec<&[u8]> = Vec::new();
-        if unique.update {
+        // The rows the slot gets, and (stored, replaced or updated) what that did.
+        let (stored_rows, replaced) = if unique.update {
             patched.clear();
             let p = unique.patch(
                 old,
                 group.iter().map(|e| (row_of(e), batch_given(batch, e))),
                 &mut patched,
             );
-            out.ambiguous.extend(
-                p.ambiguous
-                    .iter()
-                    .map(|&k| (group[k].chunk, group[k].row, slot, before as u32)),
-            );
             if p.rows > depth {
                 out.overflow
                     .extend(group.iter().map(|e| (e.chunk, e.row, slot, before as u32)));
                 continue;
             }
+            out.ambiguous.extend(
+                p.ambiguous
+                    .iter()
+                    .map(|&k| (group[k].chunk, group[k].row, slot, before as u32)),
+            );
             new_slab.fill(0);
             new_slab[..patched.len()].copy_from_slice(&patched);
-            if new_slab != slab {
-                part.write_slot(slot, &new_slab)?;
-            }
-            out.stored += (group.len() - p.ambiguous.len()) as u64;
-            out.replaced += p.updated;
-            state.touched.insert(slot);
-            continue;
-        }
-        let m = if before == 0 && group.len() == 1 {
-            // One new row at an empty time (the common case): nothing to merge.
-            merged.push(row_of(&group[0]));
-            crate::db::unique::Merged::default()
+            ((group.len() - p.ambiguous.len()) as u64, p.updated)
         } else {
-            crate::db::unique::merge_rows(
-                unique.schema,
-                &unique.columns,
-                old,
-                group.iter().map(|e| -> &[u8] { row_of(e) }),
-                &mut merged,
-            )
+            let mut merged: Vec<&[u8]> = Vec::new();
+            let m = if before == 0 && group.len() == 1 {
+                // One new row at an empty time (the common case): nothing to merge.
+                merged.push(row_of(&group[0]));
+                crate::db::unique::Merged::default()
+            } else {
+                crate::db::unique::merge_rows(
+                    unique.schema,
+                    &unique.columns,
+                    old,
+                    group.iter().map(|e| -> &[u8] { row_of(e) }),
+                    &mut merged,
+                )
+            };
+            if merged.len() > depth {
+                // The timestamp cannot hold its rows: keep what is stored, refuse the new ones.
+                out.overflow
+                    .extend(group.iter().map(|e| (e.chunk, e.row, slot, before as u32)));
+                continue;
+            }
+            new_slab.fill(0);
+            for (k, row) in merged.iter().enumerate() {
+                new_slab[k * row_len..(k + 1) * row_len].copy_from_slice(row);
+            }
+            // Stored rows whose key came again, and incoming rows a later one of their key
+            // replaced.
+            let replaced = before + group.len() - merged.len();
+            debug_assert!(replaced >= m.replaced as usize);
+            (group.len() as u64, replaced as u64)
         };
-        if merged.len() > depth {
-            // The timestamp cannot hold its rows: keep what is stored, refuse the new ones.
-            out.overflow
-                .extend(group.iter().map(|e| (e.chunk, e.row, slot, before as u32)));
-            continue;
-        }
-        new_slab.fill(0);
-        for (k, row) in merged.iter().enumerate() {
-            new_slab[k * row_len..(k + 1) * row_len].copy_from_slice(row);
-        }
         // The slot is written whole (rows, zeros over any stored rows beyond them, and its
         // check), and only when it changes, so a re-run changes no byte.
         if new_slab != slab {
-            part.write_slot(slot, &new_slab)?;
+            let journal = match &mut state.undo {
+                Some(journal) => journal,
+                None => state.undo.insert(undo::Journal::create(part)?),
+            };
+            journal.add(slot, &slab);
+            writes_bytes += slab_len;
+            writes.push((slot, std::mem::replace(&mut new_slab, vec![0u8; slab_len])));
+            if journal.pending_bytes() + writes_bytes >= JOURNAL_BYTES {
+                write_journaled(part, journal, &mut writes, hooks)?;
+                writes_bytes = 0;
+            }
         }
-        out.stored += group.len() as u64;
-        // Stored rows whose key came again, and incoming rows a later one of their key replaced.
-        out.replaced += (before + group.len() - merged.len()) as u64;
-        debug_assert!(before + group.len() - merged.len() >= m.replaced as usize);
+        out.stored += stored_rows;
+        out.replaced += replaced;
         state.touched.insert(slot);
     }
+    if let Some(journal) = &mut state.undo {
+        write_journaled(part, journal, &mut writes, hooks)?;
+    }
     Ok(out)
+}
+
+/// Commits the journal (the old rows of `writes`' slots), then writes the slots.
+fn write_journaled(
+    part: &Partition,
+    journal: &mut undo::Journal,
+    writes: &mut Vec<(u64, Vec<u8>)>,
+    hooks: WriteHooks,
+) -> Result<()> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    journal.commit(part, hooks.sync)?;
+    if hooks.kill_after_journal {
+        kill_self();
+    }
+    for (slot, rows) in writes.drain(..) {
+        part.write_slot(slot, &rows)?;
+    }
+    Ok(())
+}
+
+/// What a batch's writes need besides their rows.
+#[derive(Clone, Copy)]
+struct WriteHooks {
+    /// Make each step durable (`--no-sync` clears it).
+    sync: bool,
+    /// Test hook (`XS_IMPORT_KILL_AT=journaled`): SIGKILL the process once an undo journal is
+    /// committed, before its slots are written.
+    kill_after_journal: bool,
+}
+
+/// Ends the process as `kill -9` would: no destructors, no cleanup (the test hook).
+fn kill_self() {
+    // SAFETY: getpid and kill take and return plain integers; SIGKILL to ourselves ends the
+    // process here.
+    unsafe {
+        libc::kill(libc::getpid(), libc::SIGKILL);
+    }
 }
 
 /// Appends rejected records to the rejects file, creating it on first use.
@@ -1613,6 +1682,10 @@ pub fn run(
         encoder: encode::Encoder::new(&config.schema),
         series: config.series_columns(),
     };
+    let hooks = WriteHooks {
+        sync: opts.sync,
+        kill_after_journal: opts.kill_after_journal,
+    };
     let mut pending: Option<Vec<Parsed>> = None;
     let mut marked = false;
     loop {
@@ -1629,7 +1702,7 @@ pub fn run(
         let states = &mut pipeline.states;
         let (written, mut parsed) = pool.install(|| {
             rayon::join(
-                || to_write.map(|batch| write_batch(db, &config, states, batch, opts)),
+                || to_write.map(|batch| write_batch(db, &config, states, batch, hooks, opts.update_columns)),
                 || {
                     use rayon::prelude::*;
                     works
@@ -1659,6 +1732,7 @@ pub fn run(
     let _ = reader.join();
     let mut ids: Vec<PartId> = pipeline.states.keys().cloned().collect();
     ids.sort();
+    pipeline.summary.rows_replaced += write_carries(db, &config, &mut pipeline.states, opts.sync)?;
     // Bucket partitions: make the last records durable, then point the directory at them.
     for state in pipeline.states.values_mut() {
         if let Some(Store::Bucket(part)) = &state.store {
@@ -1671,6 +1745,7 @@ pub fn run(
             pipeline.summary.rows_removed += u64::from(before.saturating_sub(written));
         }
     }
+    remove_journals(&mut pipeline.states, opts.sync)?;
     let mut series: Vec<&str> = ids.iter().map(|(s, _)| s.as_str()).collect();
     series.dedup();
     if opts.sync {
@@ -1894,10 +1969,11 @@ fn write_batch(
     config: &Config,
     states: &mut HashMap<PartId, PartState>,
     batch: Vec<Parsed>,
-    opts: &Options,
+    hooks: WriteHooks,
+    update: bool,
 ) -> Result<(Vec<Parsed>, Vec<Written>)> {
-    let sync = opts.sync;
     use rayon::prelude::*;
+    let sync = hooks.sync;
     let mut by_part: BTreeMap<PartId, Vec<Entry>> = BTreeMap::new();
     for p in &batch {
         for (group, entries) in &p.groups {
@@ -1916,6 +1992,8 @@ fn write_batch(
                     Ok(!files::exists(&target.dir().join(id.1.file_name()))?)
                 })?,
                 pending: bucket::Pending::default(),
+                carry: bucket::Carry::default(),
+                undo: None,
                 replacing: Replacing::new(),
             },
         };
@@ -1932,7 +2010,7 @@ fn write_batch(
     let unique = Unique {
         schema: &config.schema,
         columns: config.unique_columns(),
-        update: opts.update_columns,
+        update,
     };
     let results: Vec<(PartId, PartState, Result<Written>)> = jobs
         .into_par_iter()
@@ -1948,7 +2026,9 @@ fn write_batch(
             let r = match state.store.as_ref() {
                 Some(Store::Grid(part)) => {
                     let part = Arc::clone(part);
-                    write_partition(key, part, &mut state, entries, &batch, row_len, depth, &unique)
+                    write_partition(
+                        key, part, &mut state, entries, &batch, row_len, depth, &unique, hooks,
+                    )
                 }
                 Some(Store::Bucket(part)) => {
                     let part = Arc::clone(part);
@@ -1958,8 +2038,10 @@ fn write_batch(
                         &mut state.touched,
                         &mut state.pending,
                         &mut state.replacing,
-                        entries,
+                        &entries,
                         &batch,
+                        &mut state.carry,
+                        false,
                         sync,
                         &unique,
                     )
@@ -1988,6 +2070,59 @@ fn write_batch(
         return Err(e);
     }
     Ok((batch, written))
+}
+
+/// Writes the rows bucket partitions held back for a next batch (the input has ended), the
+/// partitions in parallel; a partition closed to stay within the open-file limit is opened
+/// for it and closed again. Returns the rows replaced (with a unique key).
+fn write_carries(
+    db: &Database,
+    config: &Config,
+    states: &mut HashMap<PartId, PartState>,
+    sync: bool,
+) -> Result<u64> {
+    use rayon::prelude::*;
+    // `--update-columns` holds nothing back (each batch writes all its buckets).
+    let unique = Unique {
+        schema: &config.schema,
+        columns: config.unique_columns(),
+        update: false,
+    };
+    states
+        .par_iter_mut()
+        .filter(|(_, state)| !state.carry.is_empty())
+        .map(|(id, state)| {
+            let was_open = state.store.is_some();
+            if !was_open {
+                state.store = Some(open_store(db, config, id)?);
+            }
+            let Some(Store::Bucket(part)) = state.store.as_ref() else {
+                return Err(Error::Invalid(format!(
+                    "partition {} is not a bucket partition",
+                    id.1
+                )));
+            };
+            let part = Arc::clone(part);
+            let written = bucket::write_partition(
+                id.1,
+                &part,
+                &mut state.touched,
+                &mut state.pending,
+                &mut state.replacing,
+                &[],
+                &[],
+                &mut state.carry,
+                true,
+                sync,
+                &unique,
+            )?;
+            drop(part);
+            if !was_open {
+                close_store(db, id, state, sync)?;
+            }
+            Ok(written.replaced)
+        })
+        .sum()
 }
 
 /// How an import's rows meet the stored rows of their time: merged by the unique key (no
@@ -2066,14 +2201,39 @@ fn close_stores(db: &Database, states: &mut HashMap<PartId, PartState>, sync: bo
     Ok(())
 }
 
+/// Removes the undo journals of the import (their partitions made durable first, with
+/// `sync`); the directories are synced after, with the partitions (`sync_written`), before the
+/// marker goes.
+fn remove_journals(states: &mut HashMap<PartId, PartState>, sync: bool) -> Result<()> {
+    for state in states.values_mut() {
+        if let Some(journal) = state.undo.take() {
+            if let (true, Some(Store::Grid(part))) = (sync, &state.store) {
+                part.sync()?;
+            }
+            journal.remove()?;
+        }
+    }
+    Ok(())
+}
+
 /// Closes the partition `id`: its pending directory entries are written first, and the
 /// database's cached handle is dropped with the import's, so the file is closed now.
 fn close_store(db: &Database, id: &PartId, state: &mut PartState, sync: bool) -> Result<()> {
     let Some(store) = state.store.take() else {
         return Ok(());
     };
-    if let Store::Bucket(part) = &store {
-        state.pending.flush(part, sync)?;
+    match &store {
+        Store::Bucket(part) => state.pending.flush(part, sync)?,
+        Store::Grid(part) => {
+            if let Some(journal) = state.undo.take() {
+                // The journal's slots are written; durable first, so a later journal may
+                // replace it.
+                if sync {
+                    part.sync()?;
+                }
+                journal.remove()?;
+            }
+        }
     }
     drop(store);
     with_target(db, &id.0, |target| {
