@@ -38,7 +38,9 @@ pub const SLOT_CHECK_LEN: u64 = 4;
 /// unit. The index (slot or bucket) is hashed in so that a unit written to the wrong place
 /// fails too.
 pub fn unit_check(index: u64, bytes: &[u8]) -> u32 {
-    let mut h = crc32fast::Hasher::new();
+    // A fresh hasher tests the CPU's features each time; a clone of one keeps its choice.
+    static FRESH: std::sync::OnceLock<crc32fast::Hasher> = std::sync::OnceLock::new();
+    let mut h = FRESH.get_or_init(crc32fast::Hasher::new).clone();
     h.update(&index.to_le_bytes());
     h.update(bytes);
     h.finalize()

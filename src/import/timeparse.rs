@@ -275,6 +275,8 @@ pub struct TimeParser<'a> {
     day_ns: Option<i64>,
     /// ISO times read as UTC: the fast path's result is final.
     iso_utc: bool,
+    /// Epoch times (always UTC): the unit, for the plain-digits fast path.
+    epoch: Option<EpochUnit>,
 }
 
 impl<'a> TimeParser<'a> {
@@ -287,6 +289,10 @@ impl<'a> TimeParser<'a> {
             date: [0; 10],
             day_ns: None,
             iso_utc: spec.format == TimeFormat::Iso && spec.zone == Zone::Utc,
+            epoch: match spec.format {
+                TimeFormat::Epoch(unit) => Some(unit),
+                _ => None,
+            },
         }
     }
 
@@ -298,6 +304,10 @@ impl<'a> TimeParser<'a> {
         if self.iso_utc {
             if let Some(t) = self.fast_iso(b) {
                 return Ok(t);
+            }
+        } else if let Some(unit) = self.epoch {
+            if let Some(t) = fast_epoch(b, unit).filter(|&t| in_storable_range(t)) {
+                return Ok((t, false));
             }
         }
         self.parse_other(b)
@@ -427,6 +437,24 @@ pub fn local_to_utc(local_ns: i64, zone: &Zone, dst: Dst) -> Result<i64, TimeErr
 
 /// Parses `[-]digits[.digits]` scaled by `unit` into ns; fraction digits finer than 1 ns are
 /// refused rather than silently dropped.
+/// `parse_epoch_bytes` for the common case, plain digits (at most 18, so a u64 cannot
+/// overflow), without its 128-bit arithmetic; `None` sends anything else to the general path.
+#[inline(always)]
+fn fast_epoch(b: &[u8], unit: EpochUnit) -> Option<i64> {
+    if b.is_empty() || b.len() > 18 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &c in b {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+    }
+    (v as i64).checked_mul(unit.ns())
+}
+
 pub fn parse_epoch_bytes(b: &[u8], unit: EpochUnit) -> Result<i64, TimeError> {
     let (negative, digits) = match b.first() {
         Some(b'-') => (true, &b[1..]),
@@ -535,6 +563,38 @@ fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_epoch_fast_path_agrees_with_the_general_parser() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let alphabet = b"0123456789000999-+. x";
+        for round in 0..200_000 {
+            let len = (next() % 22) as usize;
+            // Mostly digits; sometimes a sign, a point or junk anywhere.
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    let k = if round % 3 == 0 { next() % alphabet.len() as u64 } else { next() % 10 };
+                    alphabet[k as usize]
+                })
+                .collect();
+            for unit in [EpochUnit::S, EpochUnit::Ms, EpochUnit::Us, EpochUnit::Ns] {
+                let spec = TimeSpec::utc(TimeFormat::Epoch(unit));
+                let general = TimeFormat::Epoch(unit).parse(&text);
+                let mut parser = TimeParser::new(&spec, None);
+                let fast = parser.parse(&text);
+                assert_eq!(fast, general, "{:?} in {unit:?}", String::from_utf8_lossy(&text));
+                if let Some(t) = fast_epoch(&text, unit) {
+                    assert_eq!(Ok(t), parse_epoch_bytes(&text, unit), "{:?}", String::from_utf8_lossy(&text));
+                }
+            }
+        }
+    }
 
     #[test]
     fn epochs_parse_in_every_unit() {
