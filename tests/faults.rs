@@ -98,7 +98,7 @@ fn scenarios() -> Vec<Scenario> {
         "--series-by",
         "symbol",
         "--unique-by",
-        "none",
+        "trade_id",
     ];
     let with = |head: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> {
         head.iter().chain(tail).copied().collect()
