@@ -579,7 +579,11 @@ mod tests {
             // Mostly digits; sometimes a sign, a point or junk anywhere.
             let text: Vec<u8> = (0..len)
                 .map(|_| {
-                    let k = if round % 3 == 0 { next() % alphabet.len() as u64 } else { next() % 10 };
+                    let k = if round % 3 == 0 {
+                        next() % alphabet.len() as u64
+                    } else {
+                        next() % 10
+                    };
                     alphabet[k as usize]
                 })
                 .collect();
@@ -590,7 +594,12 @@ mod tests {
                 let fast = parser.parse(&text);
                 assert_eq!(fast, general, "{:?} in {unit:?}", String::from_utf8_lossy(&text));
                 if let Some(t) = fast_epoch(&text, unit) {
-                    assert_eq!(Ok(t), parse_epoch_bytes(&text, unit), "{:?}", String::from_utf8_lossy(&text));
+                    assert_eq!(
+                        Ok(t),
+                        parse_epoch_bytes(&text, unit),
+                        "{:?}",
+                        String::from_utf8_lossy(&text)
+                    );
                 }
             }
         }
