@@ -219,4 +219,12 @@ fn the_database_comes_from_the_flag_the_environment_or_the_current_directory() {
     let (code, _, stderr) = run(c);
     assert_eq!(code, 2);
     assert!(stderr.contains("is not an xs database"), "{stderr}");
+    // A path that is a file is not a database either: the same usage error (issue 18).
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let mut c = xs();
+    c.arg("-d").arg(&file).args(["get", "2024-01-01"]);
+    let (code, _, stderr) = run(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is not an xs database"), "{stderr}");
 }

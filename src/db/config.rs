@@ -127,10 +127,17 @@ impl Config {
     /// Reads and validates `dir/xs.toml`.
     pub fn load(dir: &Path) -> Result<Config> {
         let path = dir.join(CONFIG_FILE);
-        let Some(text) = super::files::read_to_string(&path)? else {
-            return Err(Error::NotADatabase {
-                path: dir.to_path_buf(),
-            });
+        let not_a_database = || Error::NotADatabase {
+            path: dir.to_path_buf(),
+        };
+        let text = match super::files::read_to_string(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => return Err(not_a_database()),
+            // `dir` is a file: not a database either (a usage error, not a failure).
+            Err(Error::Io { source, .. }) if source.raw_os_error() == Some(libc::ENOTDIR) => {
+                return Err(not_a_database())
+            }
+            Err(e) => return Err(e),
         };
         Config::parse(&text).map_err(|reason| Error::BadConfig { path, reason })
     }
