@@ -10,14 +10,15 @@ fn main() {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version go to stdout with 0; usage errors to stderr with 2.
-            let code = if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::SUCCESS
-            };
-            let _ = e.print();
-            std::process::exit(code);
+            // Help and version go to stdout with 0; usage errors to stderr with 2, with the
+            // `xs:` prefix every other error has.
+            if !e.use_stderr() {
+                let _ = e.print();
+                std::process::exit(exit::SUCCESS);
+            }
+            let text = e.render().to_string();
+            eprint!("xs: {}", text.strip_prefix("error: ").unwrap_or(&text));
+            std::process::exit(exit::USAGE);
         }
     };
     let code = match cmd::run(cli) {

@@ -228,3 +228,15 @@ fn the_database_comes_from_the_flag_the_environment_or_the_current_directory() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("is not an xs database"), "{stderr}");
 }
+
+#[test]
+fn argument_errors_carry_the_xs_prefix_and_exit_2() {
+    for args in [&["nosuch"][..], &["get", "--no-such-flag", "2024-01-01"]] {
+        let mut c = xs();
+        c.args(args);
+        let (code, _, stderr) = run(c);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("xs: "), "{args:?}: {stderr}");
+        assert!(!stderr.contains("error:"), "{args:?}: {stderr}");
+    }
+}
