@@ -240,3 +240,20 @@ fn argument_errors_carry_the_xs_prefix_and_exit_2() {
         assert!(!stderr.contains("error:"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_missing_input_file_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("missing.csv");
+    let db = tmp.path().join("db");
+    let mut c = xs();
+    c.arg("import").arg(&missing).arg("-d").arg(&db);
+    let (code, _, stderr) = run(c);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("missing.csv: no such file or directory"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("os error"), "{stderr}");
+    assert!(!db.exists(), "nothing is created for a mistyped input");
+}

@@ -103,7 +103,12 @@ fn read_input(args: &JoinArgs, db_time: &str, key_names: &[String]) -> CliResult
     } else {
         std::fs::File::open(Path::new(args.input)).and_then(|mut f| f.read_to_end(&mut data))
     };
-    read.map_err(|e| xs::Error::io("read", what, e))?;
+    read.map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            Failure::usage(format!("{what}: no such file or directory; check the path"))
+        }
+        _ => xs::Error::io("read", what, e).into(),
+    })?;
     // The delimiter the first line uses most: `,`, tab, `;` or `|`.
     let first = data.split(|&b| b == b'\n').next().unwrap_or(&[]);
     let delimiter = [b',', b'\t', b';', b'|']

@@ -269,6 +269,16 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             known_names,
         },
     };
+    // A path that names nothing is a mistake in the command (exit 2), not a failure.
+    if let Some(missing) = args.files.iter().find(|f| {
+        f.as_os_str() != "-"
+            && std::fs::symlink_metadata(f).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    }) {
+        return Err(Failure::usage(format!(
+            "{}: no such file or directory; check the path",
+            missing.display()
+        )));
+    }
     let mut prepared = xs::import::prepare(&args.files, &csv)?;
 
     let mut overrides = Overrides {
