@@ -257,3 +257,23 @@ fn a_missing_input_file_is_a_usage_error() {
     assert!(!stderr.contains("os error"), "{stderr}");
     assert!(!db.exists(), "nothing is created for a mistyped input");
 }
+
+#[test]
+fn creation_flags_on_an_existing_database_are_said_to_be_ignored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("x.csv");
+    std::fs::write(&input, "time,a\n2024-01-01T00:00:00Z,1\n").unwrap();
+    let db = tmp.path().join("db");
+    let import = |extra: &[&str]| {
+        let mut c = xs();
+        c.arg("import").arg(&input).arg("-d").arg(&db).args(extra);
+        run(c)
+    };
+    let (code, _, stderr) = import(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = import(&["--layout", "bucket", "--granularity", "1ms"]);
+    assert_eq!(code, 0, "{stderr}");
+    for flag in ["--layout", "--granularity"] {
+        assert!(stderr.contains(&format!("{flag} is ignored")), "{flag}: {stderr}");
+    }
+}

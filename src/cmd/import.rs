@@ -306,6 +306,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             (args.depth.is_some(), "--depth"),
             (args.partition.is_some(), "--partition"),
             (args.bucket.is_some(), "--bucket"),
+            (args.layout.is_some(), "--layout"),
         ] {
             if given {
                 eprintln!(
