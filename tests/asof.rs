@@ -271,3 +271,48 @@ fn random_lookups_match_a_brute_force_search() {
         }
     }
 }
+
+#[test]
+fn join_inputs_at_the_edges() {
+    let db = database();
+    let file = |name: &str, text: &str| {
+        let path = db.path.with_extension(name);
+        fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let join = |input: &str, extra: &[&str]| {
+        let mut args = vec![
+            "get",
+            "--asof",
+            "--join",
+            input,
+            "--prefix",
+            "q",
+            "--columns",
+            "price",
+        ];
+        args.extend_from_slice(extra);
+        run(db.xs(&args))
+    };
+    // A quoted header field holding `;` does not make `;` the delimiter; a row without a time
+    // is printed without a match, and said.
+    let quoted = file("quoted.csv", "time,\"a;b;c\"\n2021-01-05,x\n,y\n");
+    let (code, out, err) = join(&quoted, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "time,a;b;c,q.price\n2021-01-05,x,4.0\n,y,\n");
+    assert!(err.contains("1 input row(s) have no time"), "{err}");
+    // A record wider than its header would misplace its match: refused, naming the record.
+    let wide = file("wide.csv", "time,note\n2021-01-05,a,EXTRA\n");
+    let (code, out, err) = join(&wide, &[]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("record 2: 3 fields, but the header names 2"),
+        "{err}"
+    );
+    // Options the join cannot honour are refused, not ignored.
+    let (code, _, err) = join(&quoted, &["--limit", "1"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = join(&quoted, &["--series", "A"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has no series key"), "{err}");
+}

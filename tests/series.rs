@@ -545,6 +545,20 @@ fn an_asof_join_looks_each_row_up_in_its_series() {
          A,2024-01-01T00:00:04Z,14,2024-01-01T00:00:01Z,A,1\n"
     );
     // Without a series column: every row in the one --series given, or an error that says so.
+    // Fields are trimmed, the series key's too.
+    let spaced = w.file("spaced.csv", "time, sym\n2024-01-01T00:00:03Z, B\n");
+    let out = w.ok(&[
+        "get",
+        "--asof",
+        "--join",
+        spaced.to_str().unwrap(),
+        "--prefix",
+        "q",
+    ]);
+    assert_eq!(
+        out,
+        "time,sym,q.time,q.sym,q.bid\n2024-01-01T00:00:03Z, B,2024-01-01T00:00:02Z,B,2\n"
+    );
     let times = w.file("times.csv", "2024-01-01T00:00:03Z\n2024-01-01T00:00:09Z\n");
     let out = w.ok(&[
         "get",

@@ -104,6 +104,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     };
     if let Some(input) = join {
         let formatter = args.output.formatter(db.config(), Format::Csv)?;
+        if args.limit.is_some() {
+            return Err(Failure::usage(
+                "--limit does not go with an as-of join, which prints every input row",
+            ));
+        }
         if args.series.series.len() > 1 {
             return Err(Failure::usage(
                 "an as-of join looks each row up in the series it names, or in the one --series given",

@@ -71,7 +71,8 @@ impl Input {
             if i > 0 {
                 self.key_text.push(0);
             }
-            self.key_text.extend_from_slice(rec.get(k).unwrap_or(b""));
+            self.key_text
+                .extend_from_slice(rec.get(k).unwrap_or(b"").trim_ascii());
         }
         self.key_ends.push(self.key_text.len());
     }
@@ -109,11 +110,20 @@ fn read_input(args: &JoinArgs, db_time: &str, key_names: &[String]) -> CliResult
         }
         _ => xs::Error::io("read", what, e).into(),
     })?;
-    // The delimiter the first line uses most: `,`, tab, `;` or `|`.
+    // The delimiter the first line uses most outside quotes: `,`, tab, `;` or `|`.
     let first = data.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let mut quoted = false;
+    let unquoted: Vec<u8> = first
+        .iter()
+        .copied()
+        .filter(|&b| {
+            quoted ^= b == b'"';
+            !quoted && b != b'"'
+        })
+        .collect();
     let delimiter = [b',', b'\t', b';', b'|']
         .into_iter()
-        .max_by_key(|d| (first.iter().filter(|b| *b == d).count(), *d == b','))
+        .max_by_key(|d| (unquoted.iter().filter(|b| *b == d).count(), *d == b','))
         .unwrap_or(b',');
     let mut input = Input {
         data: Vec::new(),
@@ -199,6 +209,12 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
     }
     let what = if args.input == "-" { "stdin" } else { args.input };
     let config = db.config();
+    if args.series.is_some() && !db.is_series_root() {
+        return Err(Failure::usage(format!(
+            "--series: {} has no series key",
+            db.dir().display()
+        )));
+    }
     let keys = if db.is_series_root() {
         config.series_columns()
     } else {
@@ -222,8 +238,15 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
     }
     let unit = args.time_unit.unwrap_or_else(|| unit_by_magnitude(bare_max));
     let mut times = Vec::with_capacity(rows);
+    // Rows without a time are printed without a match (as a null key joins nothing).
+    let mut timeless = vec![false; rows];
     for k in 0..rows {
         let text = input.time_of(k);
+        if text.is_empty() {
+            timeless[k] = true;
+            times.push(0);
+            continue;
+        }
         let t = if is_epoch_number(text) {
             parse_epoch_bytes(text, unit).map_err(|e| e.to_string())
         } else {
@@ -282,7 +305,14 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
         stores.push(String::new());
     }
     // Each store's rows, in time order (ties in input order): (store, time, record).
-    let mut order: Vec<(u32, i64, u32)> = (0..rows).map(|k| (store_of[k], times[k], k as u32)).collect();
+    let mut order: Vec<(u32, i64, u32)> = (0..rows)
+        .filter(|&k| !timeless[k])
+        .map(|k| (store_of[k], times[k], k as u32))
+        .collect();
+    let no_time = timeless.iter().filter(|&&t| t).count();
+    if no_time > 0 {
+        eprintln!("xs: warning: {no_time} input row(s) have no time; they are printed without a match");
+    }
     order.sort_unstable();
 
     let mut matches = Matches::new(config.schema.row_len());
@@ -296,7 +326,15 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
                     series = s;
                     &series
                 }
-                None => continue,
+                None => {
+                    if let Some(given) = args.series {
+                        eprintln!(
+                            "xs: warning: {} holds no series `{given}`; no row matched",
+                            db.dir().display()
+                        );
+                    }
+                    continue;
+                }
             }
         } else {
             db
@@ -342,6 +380,14 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
         || input.records.iter().map(|r| r.1 as usize).max().unwrap_or(1),
         Vec::len,
     );
+    // A record wider than the header would put its match under the wrong names.
+    if let Some(k) = input.records.iter().position(|r| r.1 as usize > width) {
+        return Err(Failure::usage(format!(
+            "{what}, record {}: {} fields, but the header names {width}; fix the record or the header",
+            k + first_line,
+            input.records[k].1
+        )));
+    }
     if formatter.has_header() {
         let names: Vec<String> = match &input.header {
             Some(names) => names.clone(),

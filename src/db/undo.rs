@@ -7,12 +7,12 @@
 //! "Undo journal".
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::config::sync_dir;
 use super::files::{self, Mode};
 use super::partition::{read_full_at, Partition};
+use super::vfs;
 use crate::error::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"XSUNDO\0\0";
@@ -98,14 +98,13 @@ impl Journal {
         bytes.resize(HEADER_LEN, 0);
         bytes.extend_from_slice(&self.body);
         let io = |verb, e| Error::io(verb, &self.path, e);
-        self.file.write_all_at(&bytes, 0).map_err(|e| io("write", e))?;
-        self.file
-            .set_len(bytes.len() as u64)
-            .map_err(|e| io("truncate", e))?;
+        // Through the storage layer, so the fault harness can cut, fail or lose these too.
+        vfs::write_at(&self.file, &bytes, 0).map_err(|e| io("write", e))?;
+        vfs::set_len(&self.file, bytes.len() as u64).map_err(|e| io("truncate", e))?;
         // Without it (`--no-sync`) a kill is still covered (the page cache keeps the journal);
         // a power loss is not.
         if sync {
-            self.file.sync_data().map_err(|e| io("sync", e))?;
+            vfs::sync_data(&self.file).map_err(|e| io("sync", e))?;
         }
         self.body.clear();
         self.entries = 0;
@@ -116,7 +115,7 @@ impl Journal {
     /// Removes the journal once the import's writes are durable.
     pub fn remove(self) -> Result<()> {
         drop(self.file);
-        std::fs::remove_file(&self.path).map_err(|e| Error::io("remove", &self.path, e))
+        vfs::remove_file(&self.path).map_err(|e| Error::io("remove", &self.path, e))
     }
 }
 
@@ -153,7 +152,7 @@ pub fn roll_back(part: &Partition) -> Result<u64> {
         slots = entries.len() as u64;
     }
     drop(file);
-    std::fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+    vfs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
     if let Some(dir) = path.parent() {
         sync_dir(dir)?;
     }

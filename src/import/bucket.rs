@@ -109,7 +109,11 @@ pub(super) fn write_partition(
     // reject): its rows are kept in batch order beside `entries`, and none is held back.
     let mut origins: Vec<&Entry> = Vec::new();
     if unique.update {
-        debug_assert!(carry.is_empty());
+        if !carry.is_empty() {
+            return Err(crate::error::Error::Invalid(
+                "internal: rows held back in an --update-columns import".into(),
+            ));
+        }
         origins.extend(batch_entries);
         origins.sort_by_key(|e| e.slot);
         entries.extend(origins.iter().map(|e| (e.slot, e.row_in(batch, row_len))));
