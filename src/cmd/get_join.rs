@@ -240,10 +240,10 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
     let mut times = Vec::with_capacity(rows);
     // Rows without a time are printed without a match (as a null key joins nothing).
     let mut timeless = vec![false; rows];
-    for k in 0..rows {
+    for (k, no_time) in timeless.iter_mut().enumerate() {
         let text = input.time_of(k);
         if text.is_empty() {
-            timeless[k] = true;
+            *no_time = true;
             times.push(0);
             continue;
         }
