@@ -331,32 +331,3 @@ fn a_slot_torn_by_an_unfinished_delete_names_the_delete() {
         assert!(!err.contains("from a backup"), "{args:?}: {err}");
     }
 }
-
-/// Issue 19 (found while building tests/crash.rs's torn slot): in a series database the damage
-/// message looked for `.import-unfinished` beside the partition (`DB/series/NAME/`), not in
-/// `DB/`, so a torn write of an unfinished import was called damage to restore from a backup
-/// instead of being named with the re-run that repairs it.
-#[test]
-fn a_torn_slot_in_a_series_database_names_the_unfinished_import() {
-    let db = TestDb::create(
-        "1s",
-        "sym:str(4),v:i64",
-        &["--layout", "grid", "--series-by", "sym"],
-    );
-    let input = db.path.with_file_name("in.csv");
-    std::fs::write(&input, "time,sym,v\n2024-01-01T00:00:00Z,AAA,1\n").expect("write input");
-    db.ok(&["import", input.to_str().expect("utf-8 path")]);
-    // The slot of 00:00:00 torn: its row's value half rewritten.
-    let file = db.path.join("series/AAA/2024.xs");
-    let mut bytes = std::fs::read(&file).expect("read the partition");
-    bytes[4096 + 6] ^= 0x5a;
-    std::fs::write(&file, bytes).expect("tear the slot");
-    let rerun = format!("xs -d {} import in.csv", db.path.display());
-    std::fs::write(db.file(".import-unfinished"), format!("{rerun}\n")).expect("marker");
-    let (code, out, err) = run(db.xs(&["get", "2024-01-01T00:00:00Z"]));
-    assert_eq!(code, 6, "{out}\n{err}");
-    assert!(
-        err.contains("most likely its torn write") && err.contains(&rerun),
-        "{err}"
-    );
-}
