@@ -112,7 +112,15 @@ fn scenarios() -> Vec<Scenario> {
         "2024-03-01T00:04:10Z",
     ];
     let defrag = vec!["-d", "db", "defrag", "--min-extents", "0"];
+    // A slot of 3 × 17 bytes and its 4-byte check: the slot at 00:01:14 crosses a page edge.
+    let unique_grid = with(&grid, &["--unique-by", "status", "--depth", "3"]);
     vec![
+        Scenario {
+            name: "put_unique_grid",
+            setup: vec![import("base.csv", &unique_grid)],
+            op: vec!["-d", "db", "put", "2024-03-01T00:01:14Z", "temp=1.5", "status=2"],
+            same_bytes: true,
+        },
         Scenario {
             name: "import_new_grid",
             setup: vec![],
@@ -420,9 +428,13 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
                 tally.read_refused += 1;
                 // While a marker names the command that repairs a torn write, the error says so
                 // rather than send the user to a backup.
-                let marked = ["db/.import-unfinished", "db/.delete-unfinished"]
-                    .iter()
-                    .any(|m| work.join(m).exists());
+                let journaled = files_of(&work.join("db"))
+                    .keys()
+                    .any(|p| p.to_string_lossy().ends_with(".undo"));
+                let marked = journaled
+                    || ["db/.import-unfinished", "db/.delete-unfinished"]
+                        .iter()
+                        .any(|m| work.join(m).exists());
                 if marked && err.contains("restore the partition from a backup") {
                     problem(format!("with a marker, the read advised a backup: {err}"));
                 }
