@@ -172,7 +172,7 @@ _xs() {
                     return 0
                     ;;
                 --partition)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "year month day" -- "${cur}"))
                     return 0
                     ;;
                 --time-column)
@@ -180,7 +180,7 @@ _xs() {
                     return 0
                     ;;
                 --layout)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "grid bucket" -- "${cur}"))
                     return 0
                     ;;
                 --bucket)
@@ -660,11 +660,11 @@ _xs() {
                     return 0
                     ;;
                 --dst)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "earlier later" -- "${cur}"))
                     return 0
                     ;;
                 --time-unit)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "s ms us µs ns" -- "${cur}"))
                     return 0
                     ;;
                 --time-format)
@@ -680,7 +680,7 @@ _xs() {
                     return 0
                     ;;
                 --layout)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "grid bucket" -- "${cur}"))
                     return 0
                     ;;
                 --bucket)
@@ -688,7 +688,7 @@ _xs() {
                     return 0
                     ;;
                 --partition)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "year month day" -- "${cur}"))
                     return 0
                     ;;
                 --rejects)

@@ -44,9 +44,12 @@ complete -c xs -n "__fish_xs_needs_command" -f -a "help" -d 'Print this message 
 complete -c xs -n "__fish_xs_using_subcommand create" -s g -l granularity -d 'Time step between slots; must divide one day: 1ns 1us 1ms 10ms 1s 1m 1h 1d …' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -s c -l columns -d 'Columns as name:type, comma-separated, e.g. \'price:f64,qty:f64,side:str(4)\'' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l depth -d 'Rows one timestamp can hold (e.g. several trades in one millisecond)' -r
-complete -c xs -n "__fish_xs_using_subcommand create" -l partition -d 'Time covered by one file; default: year, or month/day when a year file would be too large' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l partition -d 'Time covered by one file; default: year, or month/day when a year file would be too large' -r -f -a "year\t''
+month\t''
+day\t''"
 complete -c xs -n "__fish_xs_using_subcommand create" -l time-column -d 'Name of the time column in input and output headers' -r
-complete -c xs -n "__fish_xs_using_subcommand create" -l layout -d 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l layout -d 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)' -r -f -a "grid\t''
+bucket\t''"
 complete -c xs -n "__fish_xs_using_subcommand create" -l bucket -d 'Bucket width for --layout bucket: a multiple of the granularity that divides one day' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l series-by -d 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l unique-by -d 'Columns that identify a row among one series\' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added' -r
@@ -123,14 +126,22 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l columns -d 'Without a h
 complete -c xs -n "__fish_xs_using_subcommand import" -l time-column -d 'The input column holding the time, or several joined with a space in the order given (`Date,Time`) (default: the database\'s time column, or a guess). Header text or its alias' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l date -d 'The date of times that carry none (`09:30:00`, or a number since midnight with --time-unit) (default: a date in the file name, such as `20131007_…`)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l timezone -d 'Time zone of times written without one: an IANA name (`America/New_York`) or an offset (`-05:00`) (default: UTC)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l dst -d 'With --timezone: place local times that a daylight-saving change makes ambiguous or skips at the earlier or the later instant (default: reject them)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l time-unit -d 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l dst -d 'With --timezone: place local times that a daylight-saving change makes ambiguous or skips at the earlier or the later instant (default: reject them)' -r -f -a "earlier\t''
+later\t''"
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-unit -d 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)' -r -f -a "s\t''
+ms\t''
+us\t''
+µs\t''
+ns\t''"
 complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\'; without a date it reads times of day (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l granularity -d 'New database only: time step between slots (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l depth -d 'New database only: rows one timestamp can hold (default: inferred)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)' -r -f -a "grid\t''
+bucket\t''"
 complete -c xs -n "__fish_xs_using_subcommand import" -l bucket -d 'New database only: bucket width for the bucket layout (default: inferred)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New database only: year, month or day (default: the longest that fits)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New database only: year, month or day (default: the longest that fits)' -r -f -a "year\t''
+month\t''
+day\t''"
 complete -c xs -n "__fish_xs_using_subcommand import" -l rejects -d 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)' -r -F
 complete -c xs -n "__fish_xs_using_subcommand import" -l series-by -d 'New database: the columns that tell series apart (symbol, host); each series is stored on its own and rows are identified by (series, time). Default: inferred; `none`: one series' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l unique-by -d 'New database: the columns that identify a row among a series\' rows at one time (trade_id): a row whose key is stored replaces it. Default: inferred; `none`: no key' -r

@@ -103,11 +103,11 @@ pub struct Args {
 
     /// With --timezone: place local times that a daylight-saving change makes ambiguous or
     /// skips at the earlier or the later instant (default: reject them).
-    #[arg(long, value_name = "earlier|later")]
+    #[arg(long, value_name = "earlier|later", value_parser = ["earlier", "later"])]
     pub dst: Option<String>,
 
     /// Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude).
-    #[arg(long, value_name = "UNIT")]
+    #[arg(long, value_name = "UNIT", value_parser = ["s", "ms", "us", "µs", "ns"])]
     pub time_unit: Option<String>,
 
     /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S'; without a date it reads times of
@@ -130,7 +130,7 @@ pub struct Args {
 
     /// New database only: storage layout, grid or bucket (default: inferred — grid for
     /// regular series, bucket for irregular or bursty ticks).
-    #[arg(long, env = "XS_LAYOUT", value_name = "grid|bucket")]
+    #[arg(long, env = "XS_LAYOUT", value_name = "grid|bucket", value_parser = ["grid", "bucket"])]
     pub layout: Option<String>,
 
     /// New database only: bucket width for the bucket layout (default: inferred).
@@ -138,7 +138,7 @@ pub struct Args {
     pub bucket: Option<String>,
 
     /// New database only: year, month or day (default: the longest that fits).
-    #[arg(long, value_name = "PERIOD")]
+    #[arg(long, value_name = "PERIOD", value_parser = ["year", "month", "day"])]
     pub partition: Option<String>,
 
     /// Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed).
