@@ -212,6 +212,8 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed')
+            [CompletionResult]::new('--recursive', '--recursive', [CompletionResultType]::ParameterName, 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (schema in docs/STAT.md) instead of a table')
             [CompletionResult]::new('--bytes', '--bytes', [CompletionResultType]::ParameterName, 'Print sizes as exact byte counts instead of KiB/MiB/GiB')
             [CompletionResult]::new('--fast', '--fast', [CompletionResultType]::ParameterName, 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted')

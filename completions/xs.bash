@@ -837,7 +837,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__stat)
-            opts="-d -h -V --json --bytes --fast --series --db --wait --help --version"
+            opts="-r -d -h -V --recursive --json --bytes --fast --series --db --wait --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

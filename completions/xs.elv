@@ -200,6 +200,8 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
+            cand -r 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'
+            cand --recursive 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'
             cand --json 'Print JSON (schema in docs/STAT.md) instead of a table'
             cand --bytes 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
             cand --fast 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted'

@@ -167,6 +167,7 @@ complete -c xs -n "__fish_xs_using_subcommand schema" -s h -l help -d 'Print hel
 complete -c xs -n "__fish_xs_using_subcommand schema" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand stat" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand stat" -s r -l recursive -d 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l json -d 'Print JSON (schema in docs/STAT.md) instead of a table'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l bytes -d 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l fast -d 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted'

@@ -15,6 +15,7 @@ pub mod range;
 pub mod schema;
 pub mod series_args;
 pub mod stat;
+pub mod stat_many;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
