@@ -72,6 +72,19 @@ impl Context {
 /// Every command but import itself says on stderr when an import was interrupted (and every
 /// command, when a delete was).
 pub fn warn_unfinished_operations(dir: &Path) {
+    // A marker beside a live writer is its own: the operation is under way, not abandoned.
+    if let Some(pid) = xs::db::lock::active_writer(dir) {
+        let under_way = xs::db::marker::unfinished_import(dir).is_some()
+            || !xs::db::marker::unfinished_deletes(dir).is_empty();
+        if under_way {
+            eprintln!(
+                "xs: note: a write into {} is under way (pid {pid}); this read may see some of its \
+                 rows and not others",
+                dir.display()
+            );
+        }
+        return;
+    }
     warn_unfinished_deletes(dir);
     if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
         eprintln!(
