@@ -204,7 +204,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --recursive 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'
             cand --json 'Print JSON (schema in docs/STAT.md) instead of a table'
             cand --bytes 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
-            cand --fast 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted'
+            cand --fast 'Grid layout: skip counting rows (no row data is read; rows, row bytes, fill, first and last are omitted). Bucket layout: no effect, its rows are counted from the bucket directory, which stat reads anyway (never the data file)'
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -170,7 +170,7 @@ complete -c xs -n "__fish_xs_using_subcommand stat" -s d -l db -d 'Database dire
 complete -c xs -n "__fish_xs_using_subcommand stat" -s r -l recursive -d 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l json -d 'Print JSON (schema in docs/STAT.md) instead of a table'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l bytes -d 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
-complete -c xs -n "__fish_xs_using_subcommand stat" -l fast -d 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted'
+complete -c xs -n "__fish_xs_using_subcommand stat" -l fast -d 'Grid layout: skip counting rows (no row data is read; rows, row bytes, fill, first and last are omitted). Bucket layout: no effect, its rows are counted from the bucket directory, which stat reads anyway (never the data file)'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand stat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand stat" -s V -l version -d 'Print version'

@@ -862,3 +862,28 @@ fn a_bad_time_in_the_sample_is_rejected_without_stopping_inference() {
         "time,v\n2020-01-01T00:00:00Z,1.5\n2020-01-02T00:00:00Z,NaN\n2020-01-03T00:00:00Z,inf\n2020-01-04T00:00:00Z,-inf\n"
     );
 }
+
+/// Issue 18: `xs import days/` without -d named the database after the input directory, then
+/// said "days already exists; choose another path or remove it first" — advice to delete the
+/// input. It now asks for -d.
+#[test]
+fn a_directory_input_without_a_database_asks_for_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    fs::create_dir(d.join("days")).unwrap();
+    fs::write(d.join("days/a.csv"), "time,v\n2024-01-01T00:00:00Z,1\n").unwrap();
+    for input in ["days/", "days"] {
+        let out = xs(d).args(["import", input]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("is a directory of input files"), "{err}");
+        assert!(err.contains("-d days-db"), "{err}");
+        assert!(!err.contains("remove it"), "{err}");
+    }
+    assert!(
+        fs::read_dir(d.join("days")).unwrap().count() == 1,
+        "the input is untouched"
+    );
+    let out = xs(d).args(["-d", "days-db", "import", "days"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -505,6 +505,15 @@ fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if first.is_dir() {
+        // Named after the directory, the database would be the input directory itself.
+        return Err(Failure::usage(format!(
+            "{} is a directory of input files; name the database to create or add to with -d, \
+             e.g. xs -d {name}-db import {}",
+            first.display(),
+            first.display()
+        )));
+    }
     let mut stem = name.as_str();
     for ext in [".gz", ".zst", ".csv", ".tsv", ".txt"] {
         stem = stem.strip_suffix(ext).unwrap_or(stem);

@@ -48,7 +48,9 @@ pub struct Args {
     #[arg(long)]
     pub bytes: bool,
 
-    /// Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted.
+    /// Grid layout: skip counting rows (no row data is read; rows, row bytes, fill, first and
+    /// last are omitted). Bucket layout: no effect, its rows are counted from the bucket
+    /// directory, which stat reads anyway (never the data file).
     #[arg(long)]
     pub fast: bool,
 
