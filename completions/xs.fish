@@ -25,7 +25,7 @@ function __fish_xs_using_subcommand
 end
 
 complete -c xs -n "__fish_xs_needs_command" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_needs_command" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_needs_command" -l wait -d 'Writers (import, put, delete, defrag): when another process holds the writer lock, wait for it instead of failing with exit 5. Also accepted after the subcommand'
 complete -c xs -n "__fish_xs_needs_command" -s h -l help -d 'Print help'
 complete -c xs -n "__fish_xs_needs_command" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_needs_command" -f -a "create" -d 'Create an empty database directory'
@@ -54,12 +54,11 @@ complete -c xs -n "__fish_xs_using_subcommand create" -l bucket -d 'Bucket width
 complete -c xs -n "__fish_xs_using_subcommand create" -l series-by -d 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l unique-by -d 'Columns that identify a row among one series\' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand create" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand create" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand put" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand put" -l append -d 'Add the row after the rows already at TIME (needs --depth > 1) instead of replacing them'
 complete -c xs -n "__fish_xs_using_subcommand put" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand put" -l append -d 'Add the row after the rows already at TIME (needs --depth > 1) instead of replacing them'
 complete -c xs -n "__fish_xs_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand put" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand get" -l join -d 'With --asof: join the rows of FILE (`-`: stdin) with their as-of matches' -r
@@ -76,7 +75,6 @@ complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (defau
 complete -c xs -n "__fish_xs_using_subcommand get" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand get" -l asof -d 'For each TIME, the rows of the latest timestamp at or before it (an as-of lookup)'
 complete -c xs -n "__fish_xs_using_subcommand get" -l no-header -d 'Leave out the header line (csv, tsv)'
-complete -c xs -n "__fish_xs_using_subcommand get" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand get" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand range" -l limit -d 'Stop after N rows (N buckets with --every)' -r
@@ -92,7 +90,6 @@ complete -c xs -n "__fish_xs_using_subcommand range" -s d -l db -d 'Database dir
 complete -c xs -n "__fish_xs_using_subcommand range" -l fill -d 'With --every: also print buckets without rows (count 0, other aggregates empty)'
 complete -c xs -n "__fish_xs_using_subcommand range" -l all-series -d 'With --agg or --ohlcv in a series database: fold every series together instead of one output row per series and bucket'
 complete -c xs -n "__fish_xs_using_subcommand range" -l no-header -d 'Leave out the header line (csv, tsv)'
-complete -c xs -n "__fish_xs_using_subcommand range" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand range" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand range" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand delete" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
@@ -116,7 +113,6 @@ complete -c xs -n "__fish_xs_using_subcommand export" -l columns -d 'Columns to 
 complete -c xs -n "__fish_xs_using_subcommand export" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand export" -l no-header -d 'Leave out the header line (csv, tsv)'
-complete -c xs -n "__fish_xs_using_subcommand export" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand export" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand import" -l delimiter -d 'Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`)' -r
@@ -149,6 +145,7 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l max-rejects -d 'Rejecte
 complete -c xs -n "__fish_xs_using_subcommand import" -l threads -d 'Worker threads (default: one per core)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l chunk-bytes -d 'Bytes of input per chunk (testing and tuning; default 1 MiB)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand import" -l header -d 'The first line is a header (default: detected — a first line that does not type like the rows below it is a header; into an existing database, one that names its columns)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-header -d 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l decimal-comma -d 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)'
@@ -157,12 +154,10 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l update-columns -d 'Chan
 complete -c xs -n "__fish_xs_using_subcommand import" -l floor-time -d 'Round times down to the granularity instead of rejecting misaligned ones'
 complete -c xs -n "__fish_xs_using_subcommand import" -s q -l quiet -d 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-sync -d 'Skip the final fsync of the written files (faster; not durable across a power loss)'
-complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand import" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand schema" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand schema" -l json -d 'Print JSON instead of text'
-complete -c xs -n "__fish_xs_using_subcommand schema" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand schema" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
@@ -171,22 +166,19 @@ complete -c xs -n "__fish_xs_using_subcommand stat" -s r -l recursive -d 'Audit 
 complete -c xs -n "__fish_xs_using_subcommand stat" -l json -d 'Print JSON (schema in docs/STAT.md) instead of a table'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l bytes -d 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l fast -d 'Grid layout: skip counting rows (no row data is read; rows, row bytes, fill, first and last are omitted). Bucket layout: no effect, its rows are counted from the bucket directory, which stat reads anyway (never the data file)'
-complete -c xs -n "__fish_xs_using_subcommand stat" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand stat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand stat" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -l min-extents -d 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one' -r
 complete -c xs -n "__fish_xs_using_subcommand defrag" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand defrag" -l dry-run -d 'Report what would be rewritten and the space it needs; change nothing'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand defrag" -l dry-run -d 'Report what would be rewritten and the space it needs; change nothing'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand check" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand check" -l json -d 'Print JSON instead of text'
-complete -c xs -n "__fish_xs_using_subcommand check" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand check" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand generate" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s h -l help -d 'Print help'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "create" -d 'Create an empty database directory'

@@ -49,13 +49,23 @@ fn a_second_writer_fails_at_once_with_the_locked_exit_code() {
 
 #[test]
 fn with_wait_a_second_writer_waits_then_writes() {
+    // `--wait` before the subcommand, and after it.
+    for args in [
+        ["--wait", "put", "2024-01-01T00:00:05Z", "7"],
+        ["put", "--wait", "2024-01-01T00:00:05Z", "7"],
+    ] {
+        a_writer_waits_then_writes(&args);
+    }
+}
+
+fn a_writer_waits_then_writes(args: &[&str]) {
     let db = TestDb::create("1s", "v:i64", &[]);
     let lock = hold_lock(&db);
     let bin = assert_cmd::cargo::cargo_bin("xs");
     let mut child = std::process::Command::new(bin)
         .arg("-d")
         .arg(&db.path)
-        .args(["--wait", "put", "2024-01-01T00:00:05Z", "7"])
+        .args(args)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -120,4 +130,19 @@ fn a_reader_beside_a_live_import_says_it_is_under_way_not_unfinished() {
     assert!(import.wait().expect("the import ends").success());
     let (_, _, stderr) = run(db.xs(&["range", "2024-01-01", "2024-01-02"]));
     assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// Issue 18: `--wait` was offered by every subcommand, readers included, where it does nothing.
+#[test]
+fn only_writers_offer_wait() {
+    let help = |sub: &str| {
+        let out = common::xs().args([sub, "--help"]).output().expect("xs runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for writer in ["import", "put", "delete", "defrag"] {
+        assert!(help(writer).contains("--wait"), "{writer} --help");
+    }
+    for reader in ["get", "range", "export", "stat", "check", "schema", "create"] {
+        assert!(!help(reader).contains("--wait"), "{reader} --help offers --wait");
+    }
 }

@@ -35,6 +35,9 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
+    #[command(flatten)]
+    pub wait: super::WaitArg,
+
     /// Input files: `-` for stdin, .csv, .csv.gz, .csv.zst (detected by content), or directories.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,

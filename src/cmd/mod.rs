@@ -94,11 +94,25 @@ pub fn warn_unfinished_operations(dir: &Path) {
     }
 }
 
+/// `--wait`, on the commands that take the writer lock (readers never wait).
+#[derive(clap::Args, Debug, Default, Clone, Copy)]
+pub struct WaitArg {
+    /// When another process holds the writer lock, wait for it instead of failing with exit 5.
+    #[arg(long)]
+    pub wait: bool,
+}
+
 pub fn run(cli: Cli) -> CliResult {
-    let ctx = Context {
-        db: cli.db,
-        wait: cli.wait,
-    };
+    // `--wait` before the subcommand works too (`xs -d DB --wait import …`).
+    let wait = cli.wait
+        || match &cli.command {
+            Command::Put(a) => a.wait.wait,
+            Command::Delete(a) => a.wait.wait,
+            Command::Import(a) => a.wait.wait,
+            Command::Defrag(a) => a.wait.wait,
+            _ => false,
+        };
+    let ctx = Context { db: cli.db, wait };
     match cli.command {
         Command::Create(args) => create::run(&ctx, args),
         Command::Put(args) => put::run(&ctx, args),

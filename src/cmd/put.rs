@@ -18,6 +18,9 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
+    #[command(flatten)]
+    pub wait: super::WaitArg,
+
     /// Timestamp: ISO-8601 or epoch with a unit (1723161255342ms).
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
     pub time: i64,
