@@ -98,6 +98,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;range' {
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows (N buckets with --every)')
             [CompletionResult]::new('--every', '--every', [CompletionResultType]::ParameterName, 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row''s time is its bucket''s start. Needs --agg or --ohlcv')
             [CompletionResult]::new('--agg', '--agg', [CompletionResultType]::ParameterName, 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)')

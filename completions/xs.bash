@@ -753,12 +753,16 @@ _xs() {
             return 0
             ;;
         xs__subcmd__range)
-            opts="-f -d -h -V --limit --every --agg --ohlcv --fill --where --series --all-series --format --columns --time-format --no-header --db --help --version"
+            opts="-f -d -h -V --last --limit --every --agg --ohlcv --fill --where --series --all-series --format --columns --time-format --no-header --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --last)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -91,6 +91,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --version 'Print version'
         }
         &'xs;range'= {
+            cand --last 'The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO'
             cand --limit 'Stop after N rows (N buckets with --every)'
             cand --every 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row''s time is its bucket''s start. Needs --agg or --ohlcv'
             cand --agg 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)'

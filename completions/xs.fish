@@ -77,6 +77,7 @@ complete -c xs -n "__fish_xs_using_subcommand get" -l asof -d 'For each TIME, th
 complete -c xs -n "__fish_xs_using_subcommand get" -l no-header -d 'Leave out the header line (csv, tsv)'
 complete -c xs -n "__fish_xs_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand get" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand range" -l last -d 'The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l limit -d 'Stop after N rows (N buckets with --every)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row\'s time is its bucket\'s start. Needs --agg or --ohlcv' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)' -r

@@ -50,6 +50,11 @@ impl EpochUnit {
 /// (`1700000000s`, `1700000000123ms`, `…us`, `…ns`).
 pub fn parse_time_arg(text: &str) -> Result<i64, String> {
     let text = text.trim();
+    if text == "now" {
+        return chrono::Utc::now()
+            .timestamp_nanos_opt()
+            .ok_or_else(|| "the clock reads a time xs cannot represent".to_string());
+    }
     let digits_end = text
         .char_indices()
         .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))

@@ -695,7 +695,9 @@ pub fn write_buckets_of<E: From<Error>>(
         plan,
         formatter,
         buckets,
-        fill,
+        // A whole-window aggregate answers even for an empty window (count 0, as SQL's
+        // aggregate without GROUP BY does); per series, only the series with rows answer.
+        fill: fill || (buckets.whole_window && group.is_empty()),
         row: template.clone(),
         template,
         empty: plan.aggs.iter().map(Agg::empty).collect(),
@@ -814,6 +816,17 @@ impl Writer<'_> {
     /// With --fill, prints the empty buckets from `next_fill` up to (not including) `until_ns`.
     fn fill_until(&mut self, until_ns: i64) -> Result<()> {
         if !self.fill {
+            return Ok(());
+        }
+        if self.buckets.whole_window {
+            // Its one row: the empty one only when no bucket came (after one, `next_fill`
+            // has moved past the origin; a width that saturates must not make a second).
+            let origin = self.buckets.origin_ns;
+            if self.next_fill == origin && until_ns > origin {
+                let empty = std::mem::take(&mut self.empty);
+                self.emit(origin, &empty)?;
+                self.empty = empty;
+            }
             return Ok(());
         }
         let empty = std::mem::take(&mut self.empty);
