@@ -285,15 +285,10 @@ fn run_op(dir: &Path, op: Op, input: &Path, kill_after: Option<Duration>) -> Opt
     }
 }
 
+/// Replaces the database at `to` with a copy of the one at `from`.
 fn copy_db(from: &Path, to: &Path) {
     let _ = fs::remove_dir_all(to);
-    let status = Command::new("cp")
-        .args(["-a", "--sparse=always"])
-        .arg(from)
-        .arg(to)
-        .status()
-        .expect("cp runs");
-    assert!(status.success(), "cp -a {} {}", from.display(), to.display());
+    common::sparse_copy(from, to);
 }
 
 /// The scenario of `op` on a `layout` database; `imported` is the database after the import

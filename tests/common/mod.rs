@@ -109,17 +109,18 @@ pub fn assert_no_panic(stderr: &str) {
     );
 }
 
-/// Copies a sparse file keeping its holes (a plain copy would write terabytes of zeros).
+/// Copies a sparse file, or a directory tree to a path that does not exist yet, keeping holes
+/// (a plain copy would write terabytes of zeros) and attributes.
 pub fn sparse_copy(from: &Path, to: &Path) {
     let status = std::process::Command::new("cp")
-        .arg("--sparse=always")
+        .args(["-a", "--sparse=always"])
         .arg(from)
         .arg(to)
         .status()
         .expect("cp runs");
     assert!(
         status.success(),
-        "cp --sparse=always {} {}",
+        "cp -a --sparse=always {} {}",
         from.display(),
         to.display()
     );
