@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{run, xs};
+use common::{run, xs, Rng};
 
 const DAMAGED: i32 = 6;
 
@@ -346,18 +346,6 @@ struct Tally {
     failures: Vec<String>,
 }
 
-/// Deterministic pseudo-random numbers (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
-    }
-}
-
 fn kill_loop(sc: &Scenario, loops: u32, rng: &mut Rng) -> Tally {
     let mut t = Tally::default();
     let dir = sc.before.with_file_name(format!(
@@ -438,14 +426,8 @@ fn kill_loop(sc: &Scenario, loops: u32, rng: &mut Rng) -> Tally {
 /// `kill -9` during import, defrag and delete, on both layouts, with and without keys.
 #[test]
 fn kill_9_at_any_moment_serves_no_torn_row_and_a_rerun_equals_a_clean_run() {
-    let loops: u32 = std::env::var("XS_CRASH_LOOPS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
-    let seed: u64 = std::env::var("XS_CRASH_SEED")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0x9e37_79b9_7f4a_7c15);
+    let loops: u32 = common::env_number("XS_CRASH_LOOPS", 1);
+    let seed: u64 = common::env_number("XS_CRASH_SEED", 0x9e37_79b9_7f4a_7c15);
     let mut rng = Rng(seed | 1);
     let tmp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();

@@ -126,6 +126,31 @@ pub fn sparse_copy(from: &Path, to: &Path) {
     );
 }
 
+/// A small seeded generator (xorshift64*): a loop driven by it reproduces from its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform enough in `0..n` (`0` when n is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The number in the environment variable `name`, else `default` (unset or not a number).
+pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// The layout this test target runs against: targets named `*_bucket` (tests/*_bucket.rs,
 /// which include a suite file) create bucket databases; the others leave the choice to `xs`.
 pub fn layout() -> &'static str {
