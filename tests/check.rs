@@ -12,7 +12,7 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use common::{run, xs, Rng, TestDb};
+use common::{ok_in, s, xs, xs_in, Rng, TestDb};
 use tempfile::TempDir;
 
 const DAMAGED: i32 = 6;
@@ -42,23 +42,6 @@ fn create(layout: &str) -> (TempDir, PathBuf) {
     }
     cmd.assert().success();
     (tmp, dir)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Runs `xs -d DIR ARGS` and returns (code, stdout, stderr).
-fn xs_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = xs();
-    cmd.arg("-d").arg(dir).args(args);
-    run(cmd)
-}
-
-fn ok_in(dir: &Path, args: &[&str]) -> String {
-    let (code, out, err) = xs_in(dir, args);
-    assert_eq!(code, 0, "xs {args:?}\nstdout: {out}\nstderr: {err}");
-    out
 }
 
 /// Imports `csv` (written next to the database as `name`) into `dir`.

@@ -14,30 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{run, xs, Rng};
+use common::{ok_in, run, s, xs, xs_in, Rng};
 
 const DAMAGED: i32 = 6;
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("xs")
-}
-
-/// `xs -d DIR ARGS…` → (exit code, stdout, stderr).
-fn xs_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = xs();
-    cmd.arg("-d").arg(dir).args(args);
-    run(cmd)
-}
-
-fn ok_in(dir: &Path, args: &[&str]) -> String {
-    let (code, out, err) = xs_in(dir, args);
-    assert_eq!(code, 0, "xs -d {} {args:?}: {out}\n{err}", dir.display());
-    common::assert_no_panic(&err);
-    out
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 /// A sparse file's content without reading its holes: its logical length, and its 4 KiB

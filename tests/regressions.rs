@@ -58,13 +58,6 @@ impl Imported {
         }
         run(cmd)
     }
-
-    /// `xs -d DB ARGS…`: (exit code, stdout, stderr).
-    fn xs(&self, args: &[&str]) -> (i32, String, String) {
-        let mut cmd = common::xs();
-        cmd.arg("-d").arg(&self.db).args(args);
-        run(cmd)
-    }
 }
 
 /// Applies `tear` to the first stored byte after the 4 KiB header of the partition file
@@ -312,7 +305,10 @@ fn a_torn_series_slot_names_the_unfinished_import() {
     tear_first_row(&db.join("series/A/2024-03-01.xs"), |b| *b ^= 0x40);
     let rerun = format!("xs -d {} import {}", db.display(), imported.input.display());
     std::fs::write(db.join(".import-unfinished"), format!("{rerun}\n")).unwrap();
-    let (code, _, err) = imported.xs(&["range", "2024-03-01", "2024-03-02", "--series", "A"]);
+    let (code, _, err) = common::xs_in(
+        &imported.db,
+        &["range", "2024-03-01", "2024-03-02", "--series", "A"],
+    );
     assert_eq!(code, 6, "{err}");
     assert!(err.contains("did not finish") && err.contains(&rerun), "{err}");
     assert!(!err.contains("restore the partition from a backup"), "{err}");
@@ -337,7 +333,7 @@ fn a_slot_torn_by_an_unfinished_delete_names_the_delete() {
     );
     std::fs::write(db.join(".delete-unfinished"), format!("{rerun}\n")).unwrap();
     for args in [&["range", "2024-03-01", "2024-03-02"][..], &["check"]] {
-        let (code, _, err) = imported.xs(args);
+        let (code, _, err) = common::xs_in(&imported.db, args);
         assert_eq!(code, 6, "{args:?}: {err}");
         assert!(
             err.contains("a delete") && err.contains(&rerun),

@@ -90,6 +90,31 @@ pub fn run(mut cmd: Command) -> (i32, String, String) {
     )
 }
 
+/// Runs `xs -d DIR ARGS…`: (exit code, stdout, stderr).
+pub fn xs_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = xs();
+    cmd.arg("-d").arg(dir).args(args);
+    run(cmd)
+}
+
+/// `xs_in` that must succeed without a panic: its stdout.
+pub fn ok_in(dir: &Path, args: &[&str]) -> String {
+    let (code, out, err) = xs_in(dir, args);
+    assert_eq!(
+        code,
+        0,
+        "xs -d {} {args:?}\nstdout: {out}\nstderr: {err}",
+        dir.display()
+    );
+    assert_no_panic(&err);
+    out
+}
+
+/// A path as an argument of `xs_in`.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
 /// Allocated bytes of a file (st_blocks × 512).
 pub fn allocated_bytes(path: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt;
