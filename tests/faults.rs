@@ -276,17 +276,6 @@ fn read_all(work: &Path) -> (i32, String, String) {
     xs(work, &strings(&["-d", "db", "range", ALL[0], ALL[1]]), None)
 }
 
-/// Copies the directory tree `from` to `to`, keeping holes.
-fn copy_tree(from: &Path, to: &Path) {
-    let status = Command::new("cp")
-        .args(["-a", "--sparse=always"])
-        .arg(from)
-        .arg(to)
-        .status()
-        .expect("cp runs");
-    assert!(status.success());
-}
-
 /// Every regular file under `dir` with its bytes, by relative path (the lock file aside).
 fn files_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -366,7 +355,7 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
         BTreeMap::new()
     };
     let clean = root.join("clean");
-    copy_tree(&seed_dir, &clean);
+    common::sparse_copy(&seed_dir, &clean);
     let (code, _, err) = xs(&clean, &op, Some("count"));
     assert_eq!(code, 0, "{}: clean run: {err}", s.name);
     let counted = counts(&err);
@@ -395,7 +384,7 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
     for (i, fault) in faults.iter().enumerate() {
         tally.cases += 1;
         let work = root.join(format!("case{i}"));
-        copy_tree(&seed_dir, &work);
+        common::sparse_copy(&seed_dir, &work);
         let mut problem = |what: String| tally.problems.push(format!("{} {fault}: {what}", s.name));
         let (code, _, err) = xs(&work, &op, Some(fault));
         if err.contains("xs-fault: injected") {

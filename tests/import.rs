@@ -1,5 +1,7 @@
 //! `xs import` end to end: formats, dialects, inference, upsert semantics, rejects, crashes.
 
+mod common;
+
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
@@ -9,6 +11,7 @@ use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use common::{layout, with_layout};
 use tempfile::TempDir;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
@@ -16,22 +19,8 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
 fn xs(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("xs").unwrap();
     cmd.current_dir(dir);
-    if layout() == "bucket" {
-        cmd.env("XS_LAYOUT", "bucket");
-    } else {
-        cmd.env_remove("XS_LAYOUT");
-    }
+    with_layout(&mut cmd);
     cmd
-}
-
-/// The layout this test target runs against: `import_bucket` (tests/import_bucket.rs)
-/// creates bucket databases; `import` leaves the choice to `xs`.
-fn layout() -> &'static str {
-    if env!("CARGO_CRATE_NAME").ends_with("_bucket") {
-        "bucket"
-    } else {
-        "grid"
-    }
 }
 
 /// Runs and returns (exit code, stdout, stderr), printing them on failure of the caller.

@@ -1762,16 +1762,19 @@ mod tests {
         .unwrap()
     }
 
+    /// A row of `bucket_db` (one column, `v:i64`) holding `v`.
+    fn v_row(db: &crate::Database, v: i64) -> Vec<u8> {
+        let mut r = db.schema().new_row();
+        db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
+        r
+    }
+
     #[test]
     fn put_get_scan_delete_through_the_database() {
         use crate::PutMode;
         let tmp = tempfile::tempdir().unwrap();
         let db = bucket_db(&tmp.path().join("db"));
-        let row = |v: i64| {
-            let mut r = db.schema().new_row();
-            db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
-            r
-        };
+        let row = |v: i64| v_row(&db, v);
         let t0 = 1_704_067_200_000_000_000i64; // 2024-01-01
         let ms = 1_000_000i64;
         db.put(t0 + 5 * ms, &row(1), PutMode::Replace).unwrap();
@@ -1815,11 +1818,7 @@ mod tests {
         use crate::PutMode;
         let tmp = tempfile::tempdir().unwrap();
         let db = bucket_db(&tmp.path().join("db"));
-        let row = |v: i64| {
-            let mut r = db.schema().new_row();
-            db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
-            r
-        };
+        let row = |v: i64| v_row(&db, v);
         let t0 = 1_704_067_200_000_000_000i64; // 2024-01-01
         let (s, ms) = (1_000_000_000i64, 1_000_000i64);
         // Seconds 0, 1, 2 hold rows; second 1 has three.

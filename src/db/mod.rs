@@ -781,9 +781,9 @@ impl Database {
         &self,
         from_ns: i64,
         to_ns: i64,
-        mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
+        visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
-        self.scan_batches(from_ns, to_ns, |batch| self.each_row(batch, &mut visit))
+        self.scan_pruned(from_ns, to_ns, None, visit)
     }
 
     /// `scan` that passes over the storage buckets `prune` rules out (see `Prune`).
@@ -795,17 +795,6 @@ impl Database {
         mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
         self.scan_batches_pruned(from_ns, to_ns, prune, |batch| self.each_row(batch, &mut visit))
-    }
-
-    /// `scan` of the partitions in this directory (a plain database or one series).
-    fn scan_local<E: From<Error>>(
-        &self,
-        from_ns: i64,
-        to_ns: i64,
-        prune: Prune<'_>,
-        mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
-    ) -> Result<(), E> {
-        self.scan_batches_local(from_ns, to_ns, prune, |batch| self.each_row(batch, &mut visit))
     }
 
     /// Hands each row of `batch` to `visit` with its time; `Ok(false)` when `visit` stops.
