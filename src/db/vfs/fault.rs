@@ -376,7 +376,7 @@ fn crash(st: &mut State, torn: bool, seed: u64) -> ! {
             // The size is metadata, committed apart from the data: half the time the file
             // has the length of its last sync (what lay beyond it is gone).
             if let Some(first) = tracked.undo.first() {
-                if mix(seed ^ 0x512e) % 2 == 0 {
+                if mix(seed ^ 0x512e).is_multiple_of(2) {
                     let _ = tracked.file.set_len(first.old_len);
                 }
             }
