@@ -100,7 +100,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
         'xs;range' {
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Stop after N rows (N buckets with --every)')
-            [CompletionResult]::new('--every', '--every', [CompletionResultType]::ParameterName, 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row''s time is its bucket''s start. Needs --agg or --ohlcv')
+            [CompletionResult]::new('--every', '--every', [CompletionResultType]::ParameterName, 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity), aligned on the epoch (weeks on Mondays); each row''s time is its bucket''s start. Needs --agg or --ohlcv')
             [CompletionResult]::new('--agg', '--agg', [CompletionResultType]::ParameterName, 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)')
             [CompletionResult]::new('--ohlcv', '--ohlcv', [CompletionResultType]::ParameterName, 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count')
             [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (''a b''); COL= matches nulls, which no comparison does')

@@ -51,8 +51,9 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
 
-    /// Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity),
-    /// aligned on the epoch; each row's time is its bucket's start. Needs --agg or --ohlcv.
+    /// Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity),
+    /// aligned on the epoch (weeks on Mondays); each row's time is its bucket's start. Needs
+    /// --agg or --ohlcv.
     #[arg(long, value_name = "DUR", value_parser = parse_every)]
     pub every: Option<i64>,
 

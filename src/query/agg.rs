@@ -577,6 +577,17 @@ struct Buckets {
     whole_window: bool,
 }
 
+/// Where `--every` buckets are counted from: the epoch, but for whole weeks the Monday after
+/// it (1970-01-05), so weeks run Monday to Sunday as ISO 8601 has them.
+pub fn bucket_origin(every_ns: i64) -> i64 {
+    const WEEK_NS: i64 = 7 * 86_400_000_000_000;
+    if every_ns % WEEK_NS == 0 {
+        4 * 86_400_000_000_000
+    } else {
+        0
+    }
+}
+
 impl Buckets {
     /// The start of the bucket holding `t_ns`.
     #[inline]
@@ -665,7 +676,10 @@ pub fn write_buckets_of<E: From<Error>>(
         return Ok(0);
     }
     let buckets = Buckets {
-        origin_ns: if plan.every_ns.is_some() { 0 } else { from_ns },
+        origin_ns: match plan.every_ns {
+            Some(every) => bucket_origin(every),
+            None => from_ns,
+        },
         every_ns: plan
             .every_ns
             .unwrap_or_else(|| to_ns.saturating_sub(from_ns).max(1)),
