@@ -93,7 +93,7 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;range'= {
             cand --last 'The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO'
             cand --limit 'Stop after N rows (N buckets with --every)'
-            cand --every 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity), aligned on the epoch (weeks on Mondays); each row''s time is its bucket''s start. Needs --agg or --ohlcv'
+            cand --every 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity), aligned on the epoch (weeks on Mondays), or of calendar months (1M, 3M, 12M; UTC); each row''s time is its bucket''s start. Needs --agg or --ohlcv'
             cand --agg 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)'
             cand --ohlcv 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count'
             cand --where 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (''a b''); COL= matches nulls, which no comparison does'

@@ -79,7 +79,7 @@ complete -c xs -n "__fish_xs_using_subcommand get" -s h -l help -d 'Print help (
 complete -c xs -n "__fish_xs_using_subcommand get" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand range" -l last -d 'The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l limit -d 'Stop after N rows (N buckets with --every)' -r
-complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity), aligned on the epoch (weeks on Mondays); each row\'s time is its bucket\'s start. Needs --agg or --ohlcv' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity), aligned on the epoch (weeks on Mondays), or of calendar months (1M, 3M, 12M; UTC); each row\'s time is its bucket\'s start. Needs --agg or --ohlcv' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l ohlcv -d 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (\'a b\'); COL= matches nulls, which no comparison does' -r

@@ -198,7 +198,11 @@ fn expected(
 ) -> Vec<(i64, Vec<V>)> {
     let mut out = Vec::new();
     // Epoch-aligned; whole weeks from Monday 1970-01-05.
-    let origin = if every_s % (7 * 86_400) == 0 { 4 * 86_400 } else { 0 };
+    let origin = if every_s % (7 * 86_400) == 0 {
+        4 * 86_400
+    } else {
+        0
+    };
     let mut b = (from_s - origin).div_euclid(every_s) * every_s + origin;
     while b < to_s {
         let in_bucket: Vec<&Row> = rows
@@ -720,4 +724,51 @@ fn weekly_buckets_start_on_monday() {
          2024-03-04T00:00:00Z,2,5\n\
          2024-03-11T00:00:00Z,1,4\n"
     );
+}
+
+/// Issue 18: `--every 1M` buckets are calendar months (and 3M quarters, 12M years), whatever
+/// their length; with an open window `--fill` stops at the last partition.
+#[test]
+fn calendar_month_buckets() {
+    let db = TestDb::create("1h", "v:i64", &["--partition", "year"]);
+    for (t, v) in [
+        ("2024-01-31T23:00:00Z", 1),
+        ("2024-02-01T00:00:00Z", 2),
+        ("2024-02-29T23:00:00Z", 3),
+        ("2024-03-01T00:00:00Z", 4),
+        ("2024-12-31T23:00:00Z", 5),
+    ] {
+        db.ok(&["put", t, &v.to_string()]);
+    }
+    assert_eq!(
+        db.ok(&["range", "..", "--every", "1M", "--agg", "count,sum(v)"]),
+        "time,count,sum_v\n\
+         2024-01-01T00:00:00Z,1,1\n\
+         2024-02-01T00:00:00Z,2,5\n\
+         2024-03-01T00:00:00Z,1,4\n\
+         2024-12-01T00:00:00Z,1,5\n"
+    );
+    assert_eq!(
+        db.ok(&["range", "..", "--every", "3M", "--agg", "count", "--fill"]),
+        "time,count\n\
+         2024-01-01T00:00:00Z,4\n\
+         2024-04-01T00:00:00Z,0\n\
+         2024-07-01T00:00:00Z,0\n\
+         2024-10-01T00:00:00Z,1\n"
+    );
+    // A window that starts mid-month counts only its own rows, timed by the month.
+    assert_eq!(
+        db.ok(&[
+            "range",
+            "2024-02-15",
+            "2024-03-15",
+            "--every",
+            "1M",
+            "--agg",
+            "count"
+        ]),
+        "time,count\n2024-02-01T00:00:00Z,1\n2024-03-01T00:00:00Z,1\n"
+    );
+    let (code, _, err) = run(db.xs(&["range", "..", "--every", "0M", "--agg", "count"]));
+    assert_eq!(code, 2, "{err}");
 }

@@ -52,10 +52,10 @@ pub struct Args {
     pub limit: Option<u64>,
 
     /// Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity),
-    /// aligned on the epoch (weeks on Mondays); each row's time is its bucket's start. Needs
-    /// --agg or --ohlcv.
-    #[arg(long, value_name = "DUR", value_parser = parse_every)]
-    pub every: Option<i64>,
+    /// aligned on the epoch (weeks on Mondays), or of calendar months (1M, 3M, 12M; UTC); each
+    /// row's time is its bucket's start. Needs --agg or --ohlcv.
+    #[arg(long, value_name = "DUR", value_parser = parse_bucket)]
+    pub every: Option<Every>,
 
     /// Aggregates per bucket (without --every: one row for the whole window, timed FROM):
     /// count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty).
@@ -111,7 +111,7 @@ fn parse_window(text: &str) -> Result<Window, String> {
 
 /// The window to read: FROM and TO, a `..` window, or `--last`; an open start is the start of
 /// the first partition (so a whole-window aggregate is timed by something stored), an open end
-/// the end of time.
+/// the end of the last.
 fn window(args: &Args, db: &xs::Database) -> CliResult<(i64, i64)> {
     let (from, to) = match (args.last, args.from, args.to) {
         (Some(last), _, _) => {
@@ -126,11 +126,30 @@ fn window(args: &Args, db: &xs::Database) -> CliResult<(i64, i64)> {
         (None, Some(w), to) => (w.from, w.to.or(to)),
         (None, None, to) => (None, to),
     };
-    let from = match from {
-        Some(t) => t,
-        None => db.partition_keys()?.first().map_or(MIN_TIME_NS, |k| k.start_ns()),
-    };
-    Ok((from, to.unwrap_or(END_TIME_NS)))
+    let keys = db.partition_keys()?;
+    let from = from.unwrap_or_else(|| keys.first().map_or(MIN_TIME_NS, |k| k.start_ns()));
+    // No row lies past the last partition (and `--fill` stops there).
+    let to = to.unwrap_or_else(|| keys.last().map_or(END_TIME_NS, |k| k.end_ns()).max(from));
+    Ok((from, to))
+}
+
+/// `--every`: a fixed width, or calendar months (`1M`, `3M`, `12M`).
+#[derive(Clone, Copy, Debug)]
+pub enum Every {
+    Fixed(i64),
+    Months(u32),
+}
+
+fn parse_bucket(text: &str) -> Result<Every, String> {
+    match text.trim().strip_suffix('M') {
+        Some(n) => n
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n > 0)
+            .map(Every::Months)
+            .ok_or_else(|| format!("bad --every `{text}`: calendar months are 1M, 3M, 12M…")),
+        None => parse_every(text).map(Every::Fixed),
+    }
 }
 
 fn parse_every(text: &str) -> Result<i64, String> {
@@ -169,7 +188,16 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         .map_err(Failure::usage)?;
-        let mut plan = Plan::new(db.config(), aggs, args.every, filter).map_err(Failure::usage)?;
+        let mut plan = match args.every {
+            None => Plan::new(db.config(), aggs, None, filter),
+            Some(Every::Fixed(ns)) => Plan::new(db.config(), aggs, Some(ns), filter),
+            Some(Every::Months(n)) => {
+                // A day is a multiple of every granularity: the width check passes.
+                Plan::new(db.config(), aggs, Some(86_400_000_000_000), filter)
+                    .and_then(|plan| plan.calendar_months(n))
+            }
+        }
+        .map_err(Failure::usage)?;
         let per_series = db.is_series_root() && !args.all_series;
         if per_series {
             plan = plan

@@ -17,7 +17,9 @@
 use crate::db::config::{Config, Layout};
 use crate::db::schema::{split_top_level, ColumnType, FieldAt, Num, Schema};
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
-use crate::db::time::{format_duration, Granularity, END_TIME_NS, MIN_TIME_NS};
+use crate::db::time::{
+    civil_from_days, days_from_civil, format_duration, Granularity, END_TIME_NS, MIN_TIME_NS,
+};
 use crate::db::{Batch, BucketSummary, Database, Scanned};
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
@@ -246,6 +248,9 @@ pub struct Plan {
     aggs: Vec<Agg>,
     /// Bucket width; `None`: one bucket, the whole window (its time is FROM).
     every_ns: Option<i64>,
+    /// Calendar months per bucket (`--every 1M`), 0 for fixed widths; `every_ns` is then the
+    /// longest such bucket, which only sizes the scan's slices.
+    months: u32,
     filter: Option<Filter>,
     out: Config,
     /// Output columns before the aggregates that hold each series' key values (aggregates
@@ -320,11 +325,25 @@ impl Plan {
         Ok(Plan {
             aggs,
             every_ns,
+            months: 0,
             filter,
             out,
             group_len: 0,
             summary_slots,
         })
+    }
+
+    /// Buckets of `months` calendar months (UTC), counted from January 1970, instead of a fixed
+    /// width: `--every 1M` is each month, `3M` the quarters, `12M` the years.
+    pub fn calendar_months(mut self, months: u32) -> Result<Plan, String> {
+        if months == 0 {
+            return Err("--every 0M: a bucket must be at least one month".into());
+        }
+        self.months = months;
+        self.every_ns = Some(MAX_MONTH_NS.saturating_mul(i64::from(months)));
+        // Month starts are midnights: print them as days.
+        self.out.granularity = Granularity::from_ns(86_400_000_000_000).unwrap_or(self.out.granularity);
+        Ok(self)
     }
 
     /// The same aggregates per series: the output starts with the series key's `columns` (of
@@ -567,11 +586,16 @@ const SLICES_PER_THREAD: i64 = 8;
 /// Buckets in one slice, at most: bounds the memory of a slice's partial results.
 const MAX_SLICE_BUCKETS: i64 = 1 << 16;
 
-/// How times map to buckets: `origin + k × every`.
+/// The longest calendar month, in ns.
+const MAX_MONTH_NS: i64 = 31 * 86_400_000_000_000;
+
+/// How times map to buckets: `origin + k × every`, or calendar months.
 #[derive(Clone, Copy, Debug)]
 struct Buckets {
     origin_ns: i64,
     every_ns: i64,
+    /// Calendar months per bucket; 0 for the fixed width `every_ns`.
+    months: u32,
     /// No `--every`: one bucket, the whole window from `origin`. Its width may pass i64's range
     /// (a window of more than 292 years), so `every_ns` saturates and cannot be divided by.
     whole_window: bool,
@@ -595,6 +619,9 @@ impl Buckets {
         if self.whole_window {
             return self.origin_ns;
         }
+        if self.months > 0 {
+            return self.month_start(self.month_of(t_ns));
+        }
         // i64 arithmetic when it cannot overflow (always, but near the ends of the range).
         let start = t_ns
             .checked_sub(self.origin_ns)
@@ -617,8 +644,27 @@ impl Buckets {
         if self.whole_window {
             return i64::MAX;
         }
+        if self.months > 0 {
+            return self.month_start(self.month_of(t_ns) + i64::from(self.months));
+        }
         let k = (i128::from(t_ns) - i128::from(self.origin_ns)).div_euclid(i128::from(self.every_ns));
         i64::try_from(i128::from(self.origin_ns) + (k + 1) * i128::from(self.every_ns)).unwrap_or(i64::MAX)
+    }
+}
+
+impl Buckets {
+    /// The first month (counted from January 1970) of the bucket holding `t_ns`.
+    fn month_of(self, t_ns: i64) -> i64 {
+        let (y, m, _) = civil_from_days(t_ns.div_euclid(86_400_000_000_000));
+        let month = (y - 1970) * 12 + i64::from(m) - 1;
+        month - month.rem_euclid(i64::from(self.months))
+    }
+
+    /// The start of month `month` (counted from January 1970), clamped to i64's range.
+    fn month_start(self, month: i64) -> i64 {
+        let (y, m) = (1970 + month.div_euclid(12), month.rem_euclid(12) as u32 + 1);
+        let ns = i128::from(days_from_civil(y, m, 1)) * 86_400_000_000_000;
+        i64::try_from(ns).unwrap_or(if ns < 0 { i64::MIN } else { i64::MAX })
     }
 }
 
@@ -684,6 +730,7 @@ pub fn write_buckets_of<E: From<Error>>(
             .every_ns
             .unwrap_or_else(|| to_ns.saturating_sub(from_ns).max(1)),
         whole_window: plan.every_ns.is_none(),
+        months: plan.months,
     };
     let (mut scan_from, mut scan_to) = (from_ns, to_ns);
     // Only the partitions that exist hold data.
@@ -812,7 +859,11 @@ impl Writer<'_> {
     }
 
     fn emit(&mut self, bucket_ns: i64, accs: &[Acc]) -> Result<()> {
-        self.next_fill = bucket_ns.saturating_add(self.buckets.every_ns);
+        self.next_fill = if self.buckets.months > 0 {
+            self.buckets.end_of(bucket_ns)
+        } else {
+            bucket_ns.saturating_add(self.buckets.every_ns)
+        };
         if self.left == 0 {
             return Ok(());
         }
