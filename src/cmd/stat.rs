@@ -1,12 +1,12 @@
 //! `xs stat`: the storage-footprint audit, as an aligned table or as JSON (docs/STAT.md).
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{json, Value};
 use xs::db::config::human_bytes;
 use xs::io::timefmt::format_iso;
 use xs::stat::{self, Footprint, RowCount, StatOptions};
 use xs::Database;
-
-use std::path::{Path, PathBuf};
 
 use super::series_args::SeriesArgs;
 use super::{stat_many, Context, Output};
