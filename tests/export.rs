@@ -271,15 +271,31 @@ fn import_copy(tmp: &TempDir, name: &str, files: &[PathBuf]) -> PathBuf {
     copy
 }
 
-/// The partition files of `db`; a bucket database is defragmented first (every partition,
-/// so that both sides of a comparison reach the same data file generation), because rows
-/// put one by one leave old bucket versions as garbage that an import of the export does
-/// not have; defrag writes the live records in time order, which is what an import writes.
+/// The partition files of `db`; a bucket database is defragmented first, because rows put
+/// one by one leave old bucket versions as garbage that an import of the export does not
+/// have; defrag writes the live records in time order, which is what an import writes. The
+/// data file's generation (docs/FORMAT.md: bumped by each rewrite, outside the header's
+/// check) is masked: a defragmented original and a fresh import differ there by design.
 fn compacted_partition_files(db: &Path) -> Vec<support::PartitionImage> {
-    if layout() == "bucket" {
-        ok(&["-d", s(db), "defrag", "--min-extents", "0"]);
+    if layout() != "bucket" {
+        return partition_files(db);
     }
-    partition_files(db)
+    ok(&["-d", s(db), "defrag"]);
+    // The generation's offset in a data file's header block, and in a directory's.
+    const DATA_GENERATION: usize = 72;
+    const DIR_GENERATION: usize = 80;
+    let mut files = partition_files(db);
+    for (name, _, blocks) in &mut files {
+        let at = if name.ends_with(".xs.data") {
+            DATA_GENERATION
+        } else {
+            DIR_GENERATION
+        };
+        if let Some((0, header)) = blocks.first_mut() {
+            header[at..at + 8].fill(0);
+        }
+    }
+    files
 }
 
 #[test]

@@ -730,7 +730,7 @@ fn new_flags_are_documented_and_checked() {
     }
     let input = fixture(d, "stocks.csv");
     for (args, needle) in [
-        (&["--dst", "both"][..], "bad --dst `both`"),
+        (&["--dst", "both"][..], "invalid value 'both' for '--dst"),
         (&["--date", "01/05/2014"], "bad --date"),
         (&["--timezone", "+25:00"], "bad --timezone"),
         (&["--time-column", "Date,"], "--time-column has an empty name"),
