@@ -151,10 +151,17 @@ impl Agg {
             Kind::First | Kind::Last | Kind::Min | Kind::Max => fields[0].ty,
             Kind::Sum => match fields[0].ty {
                 ty if is_float(ty) => ColumnType::F64,
+                // Exact, at the column's scale.
+                ColumnType::Dec(s) => ColumnType::Dec(s),
                 ColumnType::U8 | ColumnType::U16 | ColumnType::U32 | ColumnType::U64 => ColumnType::U64,
                 _ => ColumnType::I64,
             },
-            Kind::Mean | Kind::Stddev | Kind::Vwap => ColumnType::F64,
+            // The mean of decimals lies between their min and max: it fits the column's type.
+            Kind::Mean => match fields[0].ty {
+                ColumnType::Dec(s) => ColumnType::Dec(s),
+                _ => ColumnType::F64,
+            },
+            Kind::Stddev | Kind::Vwap => ColumnType::F64,
         };
         let name = match name {
             Some(n) => n.to_string(),
@@ -184,7 +191,10 @@ impl Agg {
                 Some(ty) if is_float(ty) => Acc::SumFloat { n: 0, sum: 0.0 },
                 _ => Acc::SumInt { n: 0, sum: 0 },
             },
-            Kind::Mean => Acc::Mean { n: 0, sum: 0.0 },
+            Kind::Mean => match self.field.map(|f| f.ty) {
+                Some(ColumnType::Dec(_)) => Acc::MeanDec { n: 0, sum: 0 },
+                _ => Acc::Mean { n: 0, sum: 0.0 },
+            },
             Kind::Stddev => Acc::Moments {
                 n: 0,
                 mean: 0.0,
@@ -374,6 +384,12 @@ enum Acc {
         n: u64,
         sum: f64,
     },
+    /// The exact sum of `dec(S)` values (2^64 values of at most 2^63 cannot overflow an i128),
+    /// divided and rounded at S decimals at the end.
+    MeanDec {
+        n: u64,
+        sum: i128,
+    },
     /// Welford's running mean and sum of squared deviations.
     Moments {
         n: u64,
@@ -425,6 +441,12 @@ impl Acc {
                 *n += 1;
                 *sum += f.f64(row);
             }
+            Acc::MeanDec { n, sum } => {
+                *n += 1;
+                if let Num::I(v) = f.num(row) {
+                    *sum += i128::from(v);
+                }
+            }
             Acc::Moments { n, mean, m2 } => {
                 let x = f.f64(row);
                 *n += 1;
@@ -467,8 +489,12 @@ impl Acc {
             }
             Acc::SumInt { n, sum } if *n > 0 => {
                 let overflow = || {
+                    let total = match agg.out_ty {
+                        ColumnType::Dec(s) => crate::db::decimal::to_string(*sum, s),
+                        _ => sum.to_string(),
+                    };
                     Error::Invalid(format!(
-                        "sum({}) of the bucket at {} is {sum}, too large for {}; sum a narrower window or mean({}) instead",
+                        "sum({}) of the bucket at {} is {total}, too large for {}; sum a narrower window or mean({}) instead",
                         agg.column,
                         format_iso_exact(bucket_ns),
                         agg.out_ty,
@@ -485,6 +511,11 @@ impl Acc {
             }
             Acc::SumFloat { n, sum } if *n > 0 => out.set_field_bytes(row, col, &f64_bytes(*sum)),
             Acc::Mean { n, sum } if *n > 0 => out.set_field_bytes(row, col, &f64_bytes(*sum / *n as f64)),
+            Acc::MeanDec { n, sum } if *n > 0 => {
+                // Between the smallest and the largest value, so within i64.
+                let mean = i64::try_from(crate::db::decimal::mean(*sum, *n)).unwrap_or(i64::MAX);
+                out.set_field_bytes(row, col, &mean.to_le_bytes())
+            }
             Acc::Moments { n, m2, .. } if *n > 1 => {
                 out.set_field_bytes(row, col, &f64_bytes((*m2 / (*n - 1) as f64).sqrt()))
             }
@@ -504,7 +535,8 @@ impl Acc {
             (Acc::Count(a), Acc::Count(b)) => *a += b,
             (Acc::Pick(a), Acc::Pick(b)) if b.is_some() && (agg.kind == Kind::Last || a.is_none()) => *a = b,
             (Acc::Extreme(a), Acc::Extreme(Some(x))) => consider(agg.kind, a, x),
-            (Acc::SumInt { n, sum }, Acc::SumInt { n: n2, sum: s2 }) => {
+            (Acc::SumInt { n, sum }, Acc::SumInt { n: n2, sum: s2 })
+            | (Acc::MeanDec { n, sum }, Acc::MeanDec { n: n2, sum: s2 }) => {
                 *n += n2;
                 *sum += s2;
             }
@@ -1042,6 +1074,17 @@ impl Acc {
                 for r in all.filter(present) {
                     count += 1;
                     total += f64_at(r, f.offset);
+                }
+                (*n, *sum) = (count, total);
+            }
+            // 8-byte integers and decimals: an exact i128 sum (`add` does the same).
+            Acc::SumInt { n, sum } | Acc::MeanDec { n, sum }
+                if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) =>
+            {
+                let (mut count, mut total) = (*n, *sum);
+                for r in all.filter(present) {
+                    count += 1;
+                    total += i128::from(i64::from_le_bytes(crate::db::schema::le(&r[f.offset..])));
                 }
                 (*n, *sum) = (count, total);
             }
