@@ -1700,7 +1700,7 @@ mod tests {
         // 18 digits in all at most; binary-float output (16-17 significant digits) stays f64.
         assert_eq!(scale(&["1234567890.5", "0.00000001"]), Some(8));
         assert_eq!(scale(&["1234567890.5", "0.000000001"]), None);
-        assert_eq!(scale(&["1.5", "0.000000000000000001"]), Some(18));
+        assert_eq!(scale(&["0.5", "0.000000000000000001"]), Some(18));
         assert_eq!(scale(&["73.96732207", "74.93588199999998"]), None);
         assert_eq!(scale(&["0.30000000000000004"]), None);
     }
