@@ -223,6 +223,10 @@ fn filters_compare_decimals_exactly() {
     assert_eq!(count(&[&format!("price = {short}")]), want);
     assert_eq!(count(&[&format!("price = +{p}00")]), want);
     assert_eq!(count(&[&format!("price in ({short}, 1.000000001)")]), want);
+    // Literals far past the column's range compare as arithmetic says.
+    assert_eq!(count(&["price < 99999999999999999999999999"]), TRADES);
+    assert_eq!(count(&["price > -99999999999999999999999999"]), TRADES);
+    assert_eq!(count(&["price >= 99999999999999999999999999"]), 0);
     // Exponents are not decimals.
     let (code, _, err) = run(db.xs(&["range", DAY[0], DAY[1], "--where", "price > 6e4"]));
     assert_eq!(code, 2, "{err}");
@@ -336,6 +340,9 @@ fn put_takes_decimals_as_import_does() {
         db.ok(&["range", "2024-08-08", "2024-08-09", "--no-header"]),
         "2024-08-08T23:54:15Z,61837.63000000,12\n2024-08-08T23:54:16Z,0.50000000,0\n"
     );
+    let schema: serde_json::Value = serde_json::from_str(&db.ok(&["schema", "--json"])).expect("json");
+    assert_eq!(schema["columns"][0]["type"], "dec(8)", "{schema}");
+    assert_eq!(schema["columns"][0]["width_bytes"], 8, "{schema}");
     let (code, _, err) = run(db.xs(&["put", "2024-08-08T23:54:17Z", "1.123456789", "1"]));
     assert_ne!(code, 0, "{err}");
     assert!(err.contains("9 decimals, more than dec(8) holds"), "{err}");

@@ -88,14 +88,16 @@ pub fn parse(text: &[u8], scale: u8) -> Result<i64, DecError> {
 }
 
 /// A comparison literal at `scale`: the largest multiple of 10^-`scale` not above it (its
-/// floor, scaled), and whether it is exactly that. `None` when it is not a plain decimal or
-/// its integer part passes 30 digits (far beyond any stored value).
+/// floor, scaled), and whether it is exactly that. A literal of more than 19 integer digits,
+/// beyond every stored value, stands as the first value past i64's range on its side. `None`
+/// when it is not a plain decimal.
 pub fn parse_floor(text: &[u8], scale: u8) -> Option<(i128, bool)> {
     let (negative, int, frac) = split(text)?;
     let first = int.iter().position(|&d| d != b'0').unwrap_or(int.len());
     let int = &int[first..];
-    if int.len() > 30 {
-        return None;
+    if int.len() > 19 {
+        let beyond = i128::from(i64::MAX) + 1;
+        return Some(if negative { (-beyond - 1, false) } else { (beyond, false) });
     }
     let s = usize::from(scale);
     let (kept, dropped) = frac.split_at(frac.len().min(s));
@@ -240,7 +242,10 @@ mod tests {
         assert_eq!(f("1.00", 2), Some((100, true)));
         assert_eq!(f("-1.005", 2), Some((-101, false)));
         assert_eq!(f("-1.0000", 2), Some((-100, true)));
-        assert_eq!(f("99999999999999999999", 2), Some((9_999_999_999_999_999_999_900, true)));
+        assert_eq!(f("9999999999999999999", 2), Some((999_999_999_999_999_999_900, true)));
+        let beyond = i128::from(i64::MAX) + 1;
+        assert_eq!(f("99999999999999999999", 2), Some((beyond, false)));
+        assert_eq!(f("-99999999999999999999999999999999999999999", 0), Some((-beyond - 1, false)));
         assert_eq!(f("1e3", 2), None);
     }
 
