@@ -137,20 +137,32 @@ fn binance_prices_and_quantities_round_trip_as_text() {
     // NDJSON carries them as numbers with every decimal.
     let json = db.ok(&["range", DAY[0], DAY[1], "--format", "ndjson", "--limit", "1"]);
     assert!(
-        json.contains(&format!("\"price\":{},\"qty\":{}", trades[0].price, trades[0].qty)),
+        json.contains(&format!(
+            "\"price\":{},\"qty\":{}",
+            trades[0].price, trades[0].qty
+        )),
         "{json}"
     );
     // get, at the first trade's time.
     let at = format!("{}s", trades[0].t_s);
     let got = db.ok(&["get", &at]);
     assert!(
-        got.ends_with(&format!(",{},{},{}\n", trades[0].price, trades[0].qty, trades[0].side)),
+        got.ends_with(&format!(
+            ",{},{},{}\n",
+            trades[0].price, trades[0].qty, trades[0].side
+        )),
         "{got}"
     );
     // export, then import into a fresh database: the same text again.
     let dir = db.path.parent().expect("temp dir");
     let exported = dir.join("export.csv");
-    db.ok(&["export", "-o", exported.to_str().expect("utf-8"), "--compress", "none"]);
+    db.ok(&[
+        "export",
+        "-o",
+        exported.to_str().expect("utf-8"),
+        "--compress",
+        "none",
+    ]);
     let fresh = TestDb::create("1s", "price:dec(8),qty:dec(8),side:str(4)", &[]);
     fresh.ok(&["import", exported.to_str().expect("utf-8")]);
     assert_eq!(
@@ -165,14 +177,37 @@ fn a_days_volume_sums_exactly() {
     assert_eq!(agg(&db, "sum(qty)", &[]), SUM_QTY);
     assert_eq!(agg(&db, "sum(qty)", &["side=sell"]), SUM_SELL_QTY);
     assert_eq!(
-        agg(&db, "count,min(price),max(price),mean(price),first(qty),last(qty)", &[]),
-        format!("{TRADES},{MIN_PRICE},{MAX_PRICE},{MEAN_PRICE},0.33749284,{}", day()[TRADES - 1].qty)
+        agg(
+            &db,
+            "count,min(price),max(price),mean(price),first(qty),last(qty)",
+            &[]
+        ),
+        format!(
+            "{TRADES},{MIN_PRICE},{MAX_PRICE},{MEAN_PRICE},0.33749284,{}",
+            day()[TRADES - 1].qty
+        )
     );
     // Hourly volumes add up to the day's, exactly.
-    let hourly = db.ok(&["range", DAY[0], DAY[1], "--agg", "sum(qty)", "--every", "1h", "--no-header"]);
+    let hourly = db.ok(&[
+        "range",
+        DAY[0],
+        DAY[1],
+        "--agg",
+        "sum(qty)",
+        "--every",
+        "1h",
+        "--no-header",
+    ]);
     let total: i128 = hourly
         .lines()
-        .map(|l| l.rsplit(',').next().expect("a sum").replace('.', "").parse::<i128>().expect("digits"))
+        .map(|l| {
+            l.rsplit(',')
+                .next()
+                .expect("a sum")
+                .replace('.', "")
+                .parse::<i128>()
+                .expect("digits")
+        })
         .sum();
     assert_eq!(hourly.lines().count(), 24);
     assert_eq!(total.to_string(), SUM_QTY.replace('.', ""));
@@ -193,12 +228,20 @@ fn an_inferred_database_makes_the_decimals_dec_and_sums_them_exactly() {
         c
     });
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("columns: price:dec(8),qty:dec(8),side:str(4)"), "{err}");
-    assert!(err.contains("a later value with more is rejected, never rounded"), "{err}");
+    assert!(
+        err.contains("columns: price:dec(8),qty:dec(8),side:str(4)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("a later value with more is rejected, never rounded"),
+        "{err}"
+    );
     let toml = fs::read_to_string(db.join("xs.toml")).expect("config");
     assert!(toml.contains("name = \"price\"\ntype = \"dec(8)\""), "{toml}");
     let mut c = xs();
-    c.arg("-d").arg(&db).args(["range", DAY[0], DAY[1], "--agg", "sum(qty)", "--no-header"]);
+    c.arg("-d")
+        .arg(&db)
+        .args(["range", DAY[0], DAY[1], "--agg", "sum(qty)", "--no-header"]);
     let (code, out, err) = run(c);
     assert_eq!(code, 0, "{err}");
     assert!(out.trim_end().ends_with(&format!(",{SUM_QTY}")), "{out}");
@@ -239,7 +282,16 @@ fn filters_compare_decimals_exactly() {
         small.ok(&["put", &format!("2024-01-01T00:00:0{i}Z"), v]);
     }
     let range = |w: &str| {
-        small.ok(&["range", "2024-01-01", "2024-01-02", "--where", w, "--columns", "price", "--no-header"])
+        small.ok(&[
+            "range",
+            "2024-01-01",
+            "2024-01-02",
+            "--where",
+            w,
+            "--columns",
+            "price",
+            "--no-header",
+        ])
     };
     assert_eq!(range("price > 1.005"), "1.01\n2.00\n");
     assert_eq!(range("price < 1.005"), "1.00\n-1.01\n-1.00\n");
@@ -313,7 +365,10 @@ fn an_inferred_scale_refuses_a_later_finer_value_rather_than_round_it() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let db = tmp.path().join("db");
     let mut c = xs();
-    c.arg("-d").arg(&db).args(["import", "-", "--max-rejects", "1"]).write_stdin(text);
+    c.arg("-d")
+        .arg(&db)
+        .args(["import", "-", "--max-rejects", "1"])
+        .write_stdin(text);
     let (code, _, err) = run(c);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("column `price`: dec(2)"), "{err}");
@@ -321,7 +376,10 @@ fn an_inferred_scale_refuses_a_later_finer_value_rather_than_round_it() {
     let rejects: Vec<_> = fs::read_dir(&db)
         .expect("db dir")
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rejects")))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("rejects"))
+        })
         .collect();
     assert_eq!(rejects.len(), 1, "{rejects:?}");
     let listed = fs::read_to_string(&rejects[0]).expect("rejects");
@@ -361,13 +419,22 @@ fn a_sum_too_large_for_the_column_is_an_error_not_a_wrap() {
     let (code, out, err) = run(db.xs(&["range", "2024-01-01", "2024-01-02", "--agg", "sum(v),mean(v)"]));
     assert_ne!(code, 0, "{out}{err}");
     assert!(
-        err.contains("sum(v) of the bucket at 2024-01-01T00:00:00Z is 92233720368547758.08, too large for dec(2)"),
+        err.contains(
+            "sum(v) of the bucket at 2024-01-01T00:00:00Z is 92233720368547758.08, too large for dec(2)"
+        ),
         "{err}"
     );
     assert_no_panic(&err);
     // The mean cannot overflow: it lies between the values.
     assert_eq!(
-        db.ok(&["range", "2024-01-01", "2024-01-02", "--agg", "mean(v),min(v),max(v)", "--no-header"]),
+        db.ok(&[
+            "range",
+            "2024-01-01",
+            "2024-01-02",
+            "--agg",
+            "mean(v),min(v),max(v)",
+            "--no-header"
+        ]),
         "2024-01-01T00:00:00Z,46116860184273879.04,0.01,92233720368547758.07\n"
     );
 }
@@ -377,7 +444,9 @@ fn a_bad_scale_is_refused_at_create() {
     let tmp = tempfile::tempdir().expect("temp dir");
     for spec in ["p:dec(19)", "p:dec(x)", "p:dec"] {
         let mut c = xs();
-        c.arg("create").arg(tmp.path().join("db")).args(["--granularity", "1s", "--columns", spec]);
+        c.arg("create")
+            .arg(tmp.path().join("db"))
+            .args(["--granularity", "1s", "--columns", spec]);
         let (code, _, err) = run(c);
         assert_eq!(code, 2, "{spec}: {err}");
         assert!(err.contains("dec(S)"), "{spec}: {err}");

@@ -97,7 +97,11 @@ pub fn parse_floor(text: &[u8], scale: u8) -> Option<(i128, bool)> {
     let int = &int[first..];
     if int.len() > 19 {
         let beyond = i128::from(i64::MAX) + 1;
-        return Some(if negative { (-beyond - 1, false) } else { (beyond, false) });
+        return Some(if negative {
+            (-beyond - 1, false)
+        } else {
+            (beyond, false)
+        });
     }
     let s = usize::from(scale);
     let (kept, dropped) = frac.split_at(frac.len().min(s));
@@ -225,12 +229,21 @@ mod tests {
     #[test]
     fn what_would_need_rounding_or_is_not_a_decimal_is_refused() {
         assert_eq!(p("1.005", 2), Err(DecError::TooManyDecimals { decimals: 3 }));
-        assert_eq!(p("-0.0000000001", 8), Err(DecError::TooManyDecimals { decimals: 10 }));
+        assert_eq!(
+            p("-0.0000000001", 8),
+            Err(DecError::TooManyDecimals { decimals: 10 })
+        );
         assert_eq!(p("9223372036854775808", 0), Err(DecError::OutOfRange));
         assert_eq!(p("92233720368.54775808", 8), Err(DecError::OutOfRange));
-        assert_eq!(p("100000000000000000000000000000000000000000", 0), Err(DecError::OutOfRange));
+        assert_eq!(
+            p("100000000000000000000000000000000000000000", 0),
+            Err(DecError::OutOfRange)
+        );
         assert_eq!(p("10", 18), Err(DecError::OutOfRange));
-        for bad in ["", "-", "+", ".", "1e-5", "1E5", "nan", "NaN", "inf", "-inf", "1.2.3", " 1", "1 ", "1,5", "--1", "0x10", "١"] {
+        for bad in [
+            "", "-", "+", ".", "1e-5", "1E5", "nan", "NaN", "inf", "-inf", "1.2.3", " 1", "1 ", "1,5", "--1",
+            "0x10", "١",
+        ] {
             assert_eq!(p(bad, 8), Err(DecError::Unparsable), "{bad:?}");
         }
     }
@@ -242,10 +255,16 @@ mod tests {
         assert_eq!(f("1.00", 2), Some((100, true)));
         assert_eq!(f("-1.005", 2), Some((-101, false)));
         assert_eq!(f("-1.0000", 2), Some((-100, true)));
-        assert_eq!(f("9999999999999999999", 2), Some((999_999_999_999_999_999_900, true)));
+        assert_eq!(
+            f("9999999999999999999", 2),
+            Some((999_999_999_999_999_999_900, true))
+        );
         let beyond = i128::from(i64::MAX) + 1;
         assert_eq!(f("99999999999999999999", 2), Some((beyond, false)));
-        assert_eq!(f("-99999999999999999999999999999999999999999", 0), Some((-beyond - 1, false)));
+        assert_eq!(
+            f("-99999999999999999999999999999999999999999", 0),
+            Some((-beyond - 1, false))
+        );
         assert_eq!(f("1e3", 2), None);
     }
 
@@ -273,7 +292,10 @@ mod tests {
     #[test]
     fn shapes_tell_decimals_and_significant_digits() {
         let s = |t: &str| shape(t.as_bytes());
-        assert_eq!(s("0.0250").map(|s| (s.int_digits, s.decimals, s.significant)), Some((0, 3, 2)));
+        assert_eq!(
+            s("0.0250").map(|s| (s.int_digits, s.decimals, s.significant)),
+            Some((0, 3, 2))
+        );
         assert_eq!(s("74.93588199999998").map(|s| s.significant), Some(16));
         assert_eq!(s("5.").map(|s| (s.decimals, s.has_point)), Some((0, true)));
         assert_eq!(s("1e5"), None);
@@ -307,7 +329,11 @@ mod tests {
                 assert_eq!(parse(text.as_bytes(), scale), Ok(v), "{text} at {scale}");
                 let decimals = text.split_once('.').map_or(0, |(_, f)| f.len());
                 assert_eq!(decimals, usize::from(scale), "{text}");
-                let padded = format!("{}{text}{}", if v >= 0 { "+" } else { "" }, if scale > 0 { "000" } else { ".000" });
+                let padded = format!(
+                    "{}{text}{}",
+                    if v >= 0 { "+" } else { "" },
+                    if scale > 0 { "000" } else { ".000" }
+                );
                 assert_eq!(parse(padded.as_bytes(), scale), Ok(v), "{padded} at {scale}");
                 assert_eq!(parse_floor(text.as_bytes(), scale), Some((i128::from(v), true)));
                 if scale < MAX_SCALE {
@@ -315,16 +341,25 @@ mod tests {
                     let finer = format!("{text}{}5", if scale == 0 { "." } else { "" });
                     assert_eq!(
                         parse(finer.as_bytes(), scale),
-                        Err(DecError::TooManyDecimals { decimals: usize::from(scale) + 1 })
+                        Err(DecError::TooManyDecimals {
+                            decimals: usize::from(scale) + 1
+                        })
                     );
                     let floor = if v < 0 { i128::from(v) - 1 } else { i128::from(v) };
-                    assert_eq!(parse_floor(finer.as_bytes(), scale), Some((floor, false)), "{finer}");
+                    assert_eq!(
+                        parse_floor(finer.as_bytes(), scale),
+                        Some((floor, false)),
+                        "{finer}"
+                    );
                 }
                 let (approx, nearest) = (to_f64(v, scale), text.parse::<f64>().unwrap());
                 if v.unsigned_abs() < 1 << 53 {
                     assert_eq!(approx, nearest, "{text}");
                 } else {
-                    assert!((approx - nearest).abs() <= nearest.abs() * 2.0 * f64::EPSILON, "{text}");
+                    assert!(
+                        (approx - nearest).abs() <= nearest.abs() * 2.0 * f64::EPSILON,
+                        "{text}"
+                    );
                 }
             }
         }

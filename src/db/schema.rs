@@ -116,24 +116,38 @@ pub struct Column {
 /// Why a text field could not be stored. Import turns these into reject reasons.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldError {
-    Unparsable { ty: ColumnType },
-    OutOfRange { ty: ColumnType },
-    TooLong { len_bytes: usize, max_bytes: u16 },
+    Unparsable {
+        ty: ColumnType,
+    },
+    OutOfRange {
+        ty: ColumnType,
+    },
+    TooLong {
+        len_bytes: usize,
+        max_bytes: u16,
+    },
     NulByte,
     /// A `dec(S)` value with more decimals than S: storing it would round it.
-    TooManyDecimals { scale: u8, decimals: usize },
+    TooManyDecimals {
+        scale: u8,
+        decimals: usize,
+    },
 }
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FieldError::Unparsable { ty: ty @ ColumnType::Dec(_) } => write!(
+            FieldError::Unparsable {
+                ty: ty @ ColumnType::Dec(_),
+            } => write!(
                 f,
                 "not a valid {ty}: write a plain decimal such as -12.5 (no exponent, nan or inf; \
                  store such values in an f64 column)"
             ),
             FieldError::Unparsable { ty } => write!(f, "not a valid {ty}"),
-            FieldError::OutOfRange { ty: ty @ ColumnType::Dec(s) } => write!(
+            FieldError::OutOfRange {
+                ty: ty @ ColumnType::Dec(s),
+            } => write!(
                 f,
                 "value out of range for {ty}, which holds at most {} in magnitude; use a smaller \
                  scale or an f64 column",
@@ -685,17 +699,28 @@ mod tests {
         assert_eq!(s.field_at(0).f64(&row), 61837.63);
         assert_eq!(
             s.set_field(&mut row, 0, "0.123456789"),
-            Err(FieldError::TooManyDecimals { scale: 8, decimals: 9 })
+            Err(FieldError::TooManyDecimals {
+                scale: 8,
+                decimals: 9
+            })
         );
         assert_eq!(
             s.set_field(&mut row, 1, "1e5"),
-            Err(FieldError::Unparsable { ty: ColumnType::Dec(0) })
+            Err(FieldError::Unparsable {
+                ty: ColumnType::Dec(0)
+            })
         );
         assert_eq!(
             s.set_field(&mut row, 2, "10"),
-            Err(FieldError::OutOfRange { ty: ColumnType::Dec(18) })
+            Err(FieldError::OutOfRange {
+                ty: ColumnType::Dec(18)
+            })
         );
-        let msg = FieldError::TooManyDecimals { scale: 8, decimals: 9 }.to_string();
+        let msg = FieldError::TooManyDecimals {
+            scale: 8,
+            decimals: 9,
+        }
+        .to_string();
         assert!(msg.contains("dec(9)") && msg.contains("never rounded"), "{msg}");
     }
 

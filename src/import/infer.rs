@@ -1683,7 +1683,10 @@ mod tests {
         assert_eq!(inf.time_format, TimeFormat::Epoch(EpochUnit::Ms));
         assert_eq!(inf.config.granularity.ns(), NS_PER_MS);
         assert_eq!(inf.config.depth, 4);
-        assert_eq!(inf.config.schema.spec(), "id:i64,price:dec(1),side:str(8),ok:bool");
+        assert_eq!(
+            inf.config.schema.spec(),
+            "id:i64,price:dec(1),side:str(8),ok:bool"
+        );
     }
 
     #[test]

@@ -507,7 +507,8 @@ fn split_list(list: &str) -> Result<Vec<String>, String> {
 fn is_inexact_dec(target: Target, text: &str) -> bool {
     match target {
         Target::Field(FieldAt {
-            ty: ColumnType::Dec(s), ..
+            ty: ColumnType::Dec(s),
+            ..
         }) => crate::db::decimal::parse_floor(text.as_bytes(), s).is_some_and(|(_, exact)| !exact),
         _ => false,
     }
@@ -543,7 +544,9 @@ fn value(target: Target, text: &str) -> Result<Val, String> {
         }
         ColumnType::Dec(s) => crate::db::decimal::parse_floor(text.as_bytes(), s)
             .map(|(v, _)| Val::Int(v))
-            .ok_or_else(|| "give a plain decimal such as -12.5 (dec columns compare exactly; no exponent)".into()),
+            .ok_or_else(|| {
+                "give a plain decimal such as -12.5 (dec columns compare exactly; no exponent)".into()
+            }),
         ColumnType::Str(_) => {
             if text.contains('\0') {
                 return Err("text cannot hold a NUL byte".into());
