@@ -75,7 +75,7 @@ fn day() -> Vec<Trade> {
             let t_s = 1_723_075_200 + i * 4 + (r.next() % 4) as i64;
             cents += (r.next() % 201) as i64 - 100;
             let q = r.next() % 500_000_000 + 1;
-            let side = if r.next() % 2 == 0 { "buy" } else { "sell" };
+            let side = if r.next().is_multiple_of(2) { "buy" } else { "sell" };
             Trade {
                 t_s,
                 price: format!("{}.{:02}000000", cents / 100, cents % 100),

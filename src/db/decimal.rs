@@ -69,6 +69,9 @@ fn push_digits(mut acc: i128, digits: &[u8]) -> Option<i128> {
 /// 8 is 6183763000000. Signs, `.5`, `5.` and trailing zeros are accepted; more significant
 /// decimals than `scale`, exponents, `nan` and `inf` are refused, never rounded.
 pub fn parse(text: &[u8], scale: u8) -> Result<i64, DecError> {
+    if let Some(v) = parse_short(text, scale) {
+        return Ok(v);
+    }
     let (negative, int, frac) = split(text).ok_or(DecError::Unparsable)?;
     if frac.len() > usize::from(scale) {
         return Err(DecError::TooManyDecimals { decimals: frac.len() });
@@ -85,6 +88,49 @@ pub fn parse(text: &[u8], scale: u8) -> Result<i64, DecError> {
         .ok_or(DecError::OutOfRange)?;
     let value = if negative { -magnitude } else { magnitude };
     i64::try_from(value).map_err(|_| DecError::OutOfRange)
+}
+
+/// `parse` in one pass for the common case, `[-]digits[.digits]` with at most `scale`
+/// decimals and at most 18 digits once scaled (so no overflow is possible); `None` sends
+/// everything else to the general path, which gives the same answer or the error.
+#[inline]
+fn parse_short(text: &[u8], scale: u8) -> Option<i64> {
+    let (negative, body) = match text.first() {
+        Some(b'-') => (true, &text[1..]),
+        _ => (false, text),
+    };
+    let mut value: u64 = 0;
+    let mut digits = 0usize;
+    let mut decimals: Option<usize> = None;
+    for &c in body {
+        if c == b'.' {
+            if decimals.is_some() {
+                return None;
+            }
+            decimals = Some(0);
+            continue;
+        }
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        value = value * 10 + u64::from(d);
+        digits += 1;
+        if let Some(n) = decimals.as_mut() {
+            *n += 1;
+        }
+        if digits > 18 {
+            return None;
+        }
+    }
+    let decimals = decimals.unwrap_or(0);
+    let scale = usize::from(scale);
+    // Digits written plus the zeros the scale adds stay within 18: below 10^18 < 2^63.
+    if digits == 0 || decimals > scale || digits + scale - decimals > 18 {
+        return None;
+    }
+    let v = (value * POW10[scale - decimals] as u64) as i64;
+    Some(if negative { -v } else { v })
 }
 
 /// A comparison literal at `scale`: the largest multiple of 10^-`scale` not above it (its

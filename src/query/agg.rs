@@ -1123,6 +1123,22 @@ impl Acc {
                 }
                 *best = b.map(Num::F);
             }
+            // 8-byte integers and decimals: the same comparisons as `consider`, without NaN.
+            Acc::Extreme(best) if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) => {
+                let mut b = match *best {
+                    Some(Num::I(x)) => Some(x),
+                    _ => None,
+                };
+                let max = agg.kind == Kind::Max;
+                for r in all.filter(present) {
+                    let v = i64::from_le_bytes(crate::db::schema::le(&r[f.offset..]));
+                    b = Some(match b {
+                        Some(x) if (max && v <= x) || (!max && v >= x) => x,
+                        _ => v,
+                    });
+                }
+                *best = b.map(Num::I);
+            }
             Acc::Moments { n, mean, m2 } if f.ty == ColumnType::F64 => {
                 let (mut count, mut mu, mut sq) = (*n, *mean, *m2);
                 for r in all.filter(present) {
