@@ -211,6 +211,22 @@ fn a_days_volume_sums_exactly() {
         .sum();
     assert_eq!(hourly.lines().count(), 24);
     assert_eq!(total.to_string(), SUM_QTY.replace('.', ""));
+    // vwap is computed in f64, each decimal as its nearest f64: the same as from f64 columns.
+    let floats = TestDb::create("1s", "price:f64,qty:f64,side:str(4)", &[]);
+    let csv = write_day(floats.path.parent().expect("temp dir"), &day());
+    floats.ok(&["import", csv.to_str().expect("utf-8 path")]);
+    let vwap = |db: &TestDb| {
+        db.ok(&[
+            "range",
+            DAY[0],
+            DAY[1],
+            "--every",
+            "1h",
+            "--agg",
+            "vwap(price,qty)",
+        ])
+    };
+    assert_eq!(vwap(&db), vwap(&floats));
     // The bars of --ohlcv too.
     let bars = db.ok(&["range", DAY[0], DAY[1], "--ohlcv", "price,qty", "--no-header"]);
     assert!(bars.contains(&format!(",{MAX_PRICE},{MIN_PRICE},")), "{bars}");

@@ -1123,6 +1123,25 @@ impl Acc {
                 }
                 *best = b.map(Num::F);
             }
+            // Decimal price and quantity: each value as `f64()` reads it, in the same order.
+            Acc::Vwap { pq, q }
+                if matches!(f.ty, ColumnType::Dec(_))
+                    && agg.qty.is_some_and(|g| matches!(g.ty, ColumnType::Dec(_))) =>
+            {
+                let Some(g) = agg.qty else { return };
+                let (ColumnType::Dec(sp), ColumnType::Dec(sq)) = (f.ty, g.ty) else {
+                    return;
+                };
+                let raw = |r: &[u8], at: usize| i64::from_le_bytes(crate::db::schema::le(&r[at..]));
+                let (mut pq_sum, mut q_sum) = (*pq, *q);
+                for r in all.filter(|r| !f.is_null(r) && !g.is_null(r)) {
+                    let p = crate::db::decimal::to_f64(raw(r, f.offset), sp);
+                    let v = crate::db::decimal::to_f64(raw(r, g.offset), sq);
+                    pq_sum += p * v;
+                    q_sum += v;
+                }
+                (*pq, *q) = (pq_sum, q_sum);
+            }
             // 8-byte integers and decimals: the same comparisons as `consider`, without NaN.
             Acc::Extreme(best) if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) => {
                 let mut b = match *best {
