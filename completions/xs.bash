@@ -123,7 +123,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__check)
-            opts="-d -h -V --json --db --wait --help --version"
+            opts="-d -h -V --json --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -145,7 +145,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__create)
-            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --series-by --unique-by --db --wait --help --version"
+            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --series-by --unique-by --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -172,7 +172,7 @@ _xs() {
                     return 0
                     ;;
                 --partition)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "year month day" -- "${cur}"))
                     return 0
                     ;;
                 --time-column)
@@ -180,7 +180,7 @@ _xs() {
                     return 0
                     ;;
                 --layout)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "grid bucket" -- "${cur}"))
                     return 0
                     ;;
                 --bucket)
@@ -211,7 +211,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__defrag)
-            opts="-d -h -V --min-extents --dry-run --db --wait --help --version"
+            opts="-d -h -V --wait --min-extents --dry-run --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,7 +237,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__delete)
-            opts="-d -h -V --series --db --wait --help --version"
+            opts="-d -h -V --wait --series --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -263,7 +263,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__export)
-            opts="-o -f -d -h -V --from --to --output --compress --level --split --where --series --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-o -f -d -h -V --from --to --output --compress --level --split --where --series --format --columns --time-format --no-header --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -337,7 +337,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__generate)
-            opts="-d -h -V --db --wait --help --version"
+            opts="-d -h -V --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -359,7 +359,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__get)
-            opts="-f -d -h -V --join --on --time-unit --prefix --limit --asof --within --where --series --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-f -d -h -V --join --on --time-unit --prefix --limit --asof --within --where --series --format --columns --time-format --no-header --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -625,7 +625,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__import)
-            opts="-q -d -h -V --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --update-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --wait --help --version"
+            opts="-q -d -h -V --wait --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --update-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -660,11 +660,11 @@ _xs() {
                     return 0
                     ;;
                 --dst)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "earlier later" -- "${cur}"))
                     return 0
                     ;;
                 --time-unit)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "s ms us µs ns" -- "${cur}"))
                     return 0
                     ;;
                 --time-format)
@@ -680,7 +680,7 @@ _xs() {
                     return 0
                     ;;
                 --layout)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "grid bucket" -- "${cur}"))
                     return 0
                     ;;
                 --bucket)
@@ -688,7 +688,7 @@ _xs() {
                     return 0
                     ;;
                 --partition)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "year month day" -- "${cur}"))
                     return 0
                     ;;
                 --rejects)
@@ -731,7 +731,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__put)
-            opts="-d -h -V --append --db --wait --help --version"
+            opts="-d -h -V --wait --append --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -753,12 +753,16 @@ _xs() {
             return 0
             ;;
         xs__subcmd__range)
-            opts="-f -d -h -V --limit --every --agg --ohlcv --fill --where --series --all-series --format --columns --time-format --no-header --db --wait --help --version"
+            opts="-f -d -h -V --last --limit --every --agg --ohlcv --fill --where --series --all-series --format --columns --time-format --no-header --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --last)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -815,7 +819,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__schema)
-            opts="-d -h -V --json --db --wait --help --version"
+            opts="-d -h -V --json --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -837,7 +841,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__stat)
-            opts="-d -h -V --json --bytes --fast --series --db --wait --help --version"
+            opts="-r -d -h -V --recursive --json --bytes --fast --series --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

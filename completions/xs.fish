@@ -25,7 +25,7 @@ function __fish_xs_using_subcommand
 end
 
 complete -c xs -n "__fish_xs_needs_command" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_needs_command" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_needs_command" -l wait -d 'Writers (import, put, delete, defrag): when another process holds the writer lock, wait for it instead of failing with exit 5. Also accepted after the subcommand'
 complete -c xs -n "__fish_xs_needs_command" -s h -l help -d 'Print help'
 complete -c xs -n "__fish_xs_needs_command" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_needs_command" -f -a "create" -d 'Create an empty database directory'
@@ -44,19 +44,21 @@ complete -c xs -n "__fish_xs_needs_command" -f -a "help" -d 'Print this message 
 complete -c xs -n "__fish_xs_using_subcommand create" -s g -l granularity -d 'Time step between slots; must divide one day: 1ns 1us 1ms 10ms 1s 1m 1h 1d …' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -s c -l columns -d 'Columns as name:type, comma-separated, e.g. \'price:f64,qty:f64,side:str(4)\'' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l depth -d 'Rows one timestamp can hold (e.g. several trades in one millisecond)' -r
-complete -c xs -n "__fish_xs_using_subcommand create" -l partition -d 'Time covered by one file; default: year, or month/day when a year file would be too large' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l partition -d 'Time covered by one file; default: year, or month/day when a year file would be too large' -r -f -a "year\t''
+month\t''
+day\t''"
 complete -c xs -n "__fish_xs_using_subcommand create" -l time-column -d 'Name of the time column in input and output headers' -r
-complete -c xs -n "__fish_xs_using_subcommand create" -l layout -d 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l layout -d 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)' -r -f -a "grid\t''
+bucket\t''"
 complete -c xs -n "__fish_xs_using_subcommand create" -l bucket -d 'Bucket width for --layout bucket: a multiple of the granularity that divides one day' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l series-by -d 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l unique-by -d 'Columns that identify a row among one series\' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand create" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand create" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand put" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand put" -l append -d 'Add the row after the rows already at TIME (needs --depth > 1) instead of replacing them'
 complete -c xs -n "__fish_xs_using_subcommand put" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand put" -l append -d 'Add the row after the rows already at TIME (needs --depth > 1) instead of replacing them'
 complete -c xs -n "__fish_xs_using_subcommand put" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand put" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand get" -l join -d 'With --asof: join the rows of FILE (`-`: stdin) with their as-of matches' -r
@@ -73,11 +75,11 @@ complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (defau
 complete -c xs -n "__fish_xs_using_subcommand get" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand get" -l asof -d 'For each TIME, the rows of the latest timestamp at or before it (an as-of lookup)'
 complete -c xs -n "__fish_xs_using_subcommand get" -l no-header -d 'Leave out the header line (csv, tsv)'
-complete -c xs -n "__fish_xs_using_subcommand get" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand get" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand get" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand range" -l last -d 'The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l limit -d 'Stop after N rows (N buckets with --every)' -r
-complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity), aligned on the epoch; each row\'s time is its bucket\'s start. Needs --agg or --ohlcv' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity), aligned on the epoch (weeks on Mondays); each row\'s time is its bucket\'s start. Needs --agg or --ohlcv' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l ohlcv -d 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (\'a b\'); COL= matches nulls, which no comparison does' -r
@@ -89,7 +91,6 @@ complete -c xs -n "__fish_xs_using_subcommand range" -s d -l db -d 'Database dir
 complete -c xs -n "__fish_xs_using_subcommand range" -l fill -d 'With --every: also print buckets without rows (count 0, other aggregates empty)'
 complete -c xs -n "__fish_xs_using_subcommand range" -l all-series -d 'With --agg or --ohlcv in a series database: fold every series together instead of one output row per series and bucket'
 complete -c xs -n "__fish_xs_using_subcommand range" -l no-header -d 'Leave out the header line (csv, tsv)'
-complete -c xs -n "__fish_xs_using_subcommand range" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand range" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand range" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand delete" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
@@ -113,7 +114,6 @@ complete -c xs -n "__fish_xs_using_subcommand export" -l columns -d 'Columns to 
 complete -c xs -n "__fish_xs_using_subcommand export" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand export" -l no-header -d 'Leave out the header line (csv, tsv)'
-complete -c xs -n "__fish_xs_using_subcommand export" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand export" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand import" -l delimiter -d 'Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`)' -r
@@ -123,14 +123,22 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l columns -d 'Without a h
 complete -c xs -n "__fish_xs_using_subcommand import" -l time-column -d 'The input column holding the time, or several joined with a space in the order given (`Date,Time`) (default: the database\'s time column, or a guess). Header text or its alias' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l date -d 'The date of times that carry none (`09:30:00`, or a number since midnight with --time-unit) (default: a date in the file name, such as `20131007_…`)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l timezone -d 'Time zone of times written without one: an IANA name (`America/New_York`) or an offset (`-05:00`) (default: UTC)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l dst -d 'With --timezone: place local times that a daylight-saving change makes ambiguous or skips at the earlier or the later instant (default: reject them)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l time-unit -d 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l dst -d 'With --timezone: place local times that a daylight-saving change makes ambiguous or skips at the earlier or the later instant (default: reject them)' -r -f -a "earlier\t''
+later\t''"
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-unit -d 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)' -r -f -a "s\t''
+ms\t''
+us\t''
+µs\t''
+ns\t''"
 complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\'; without a date it reads times of day (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l granularity -d 'New database only: time step between slots (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l depth -d 'New database only: rows one timestamp can hold (default: inferred)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)' -r -f -a "grid\t''
+bucket\t''"
 complete -c xs -n "__fish_xs_using_subcommand import" -l bucket -d 'New database only: bucket width for the bucket layout (default: inferred)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New database only: year, month or day (default: the longest that fits)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New database only: year, month or day (default: the longest that fits)' -r -f -a "year\t''
+month\t''
+day\t''"
 complete -c xs -n "__fish_xs_using_subcommand import" -l rejects -d 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)' -r -F
 complete -c xs -n "__fish_xs_using_subcommand import" -l series-by -d 'New database: the columns that tell series apart (symbol, host); each series is stored on its own and rows are identified by (series, time). Default: inferred; `none`: one series' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l unique-by -d 'New database: the columns that identify a row among a series\' rows at one time (trade_id): a row whose key is stored replaces it. Default: inferred; `none`: no key' -r
@@ -138,6 +146,7 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l max-rejects -d 'Rejecte
 complete -c xs -n "__fish_xs_using_subcommand import" -l threads -d 'Worker threads (default: one per core)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l chunk-bytes -d 'Bytes of input per chunk (testing and tuning; default 1 MiB)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand import" -l header -d 'The first line is a header (default: detected — a first line that does not type like the rows below it is a header; into an existing database, one that names its columns)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-header -d 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l decimal-comma -d 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)'
@@ -146,35 +155,31 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l update-columns -d 'Chan
 complete -c xs -n "__fish_xs_using_subcommand import" -l floor-time -d 'Round times down to the granularity instead of rejecting misaligned ones'
 complete -c xs -n "__fish_xs_using_subcommand import" -s q -l quiet -d 'Print nothing on success: no inference notes, no summary (errors, and warnings that call for action, still go to stderr)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-sync -d 'Skip the final fsync of the written files (faster; not durable across a power loss)'
-complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand import" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand schema" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand schema" -l json -d 'Print JSON instead of text'
-complete -c xs -n "__fish_xs_using_subcommand schema" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand schema" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand stat" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand stat" -s r -l recursive -d 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l json -d 'Print JSON (schema in docs/STAT.md) instead of a table'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l bytes -d 'Print sizes as exact byte counts instead of KiB/MiB/GiB'
-complete -c xs -n "__fish_xs_using_subcommand stat" -l fast -d 'Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted'
-complete -c xs -n "__fish_xs_using_subcommand stat" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand stat" -l fast -d 'Grid layout: skip counting rows (no row data is read; rows, row bytes, fill, first and last are omitted). Bucket layout: no effect, its rows are counted from the bucket directory, which stat reads anyway (never the data file)'
 complete -c xs -n "__fish_xs_using_subcommand stat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand stat" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -l min-extents -d 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one' -r
 complete -c xs -n "__fish_xs_using_subcommand defrag" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand defrag" -l dry-run -d 'Report what would be rewritten and the space it needs; change nothing'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand defrag" -l dry-run -d 'Report what would be rewritten and the space it needs; change nothing'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand check" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand check" -l json -d 'Print JSON instead of text'
-complete -c xs -n "__fish_xs_using_subcommand check" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand check" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_using_subcommand generate" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s h -l help -d 'Print help'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "create" -d 'Create an empty database directory'

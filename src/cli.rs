@@ -28,8 +28,9 @@ pub struct Cli {
     #[arg(short = 'd', long = "db", env = "XS_DB", global = true, value_name = "DIR")]
     pub db: Option<PathBuf>,
 
-    /// When another process holds the writer lock, wait for it instead of failing with exit 5.
-    #[arg(long, global = true)]
+    /// Writers (import, put, delete, defrag): when another process holds the writer lock, wait
+    /// for it instead of failing with exit 5. Also accepted after the subcommand.
+    #[arg(long)]
     pub wait: bool,
 
     #[command(subcommand)]

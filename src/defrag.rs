@@ -12,6 +12,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
+use crate::db::bucket::BucketPartition;
 use crate::db::config::{human_bytes, sync_dir};
 use crate::db::partition::{data_segments, punch_hole, read_full_at, Header, Partition};
 use crate::db::time::PartitionKey;
@@ -289,7 +290,8 @@ fn refuse_damage(db: &Database, key: PartitionKey, path: &Path) -> Result<()> {
 
 /// `defrag` for the bucket layout: a partition with garbage or out-of-order buckets (or every
 /// partition, with `min_fragmented_extents` 0) gets its live records rewritten in bucket
-/// order into a new data file and directory, verified, and renamed into place.
+/// order into a new data file and directory, verified, and renamed into place; a compact
+/// partition's copy only if it lies better on disk.
 fn defrag_buckets(
     db: &Database,
     keys: &[PartitionKey],
@@ -353,17 +355,37 @@ fn defrag_buckets(
                 });
             } else {
                 refuse_damage(db, key, &part.dir_path)?;
-                part.compact(db.dir(), db.config())?;
-                db.forget_partition(key);
-                on_event(Event::Step {
-                    key,
-                    step: Step::Renamed,
-                });
-                let fresh = db
-                    .bucket_partition(key, false)?
-                    .ok_or_else(|| Error::Invalid(format!("partition {key} vanished during defrag")))?;
-                Action::Rewritten {
-                    after: bucket_footprint(&fresh)?,
+                // A partition already compact is rewritten (with `--min-extents 0`) only for a
+                // better layout on disk: if the copy is no better, keeping the original makes a
+                // second run (or the re-run after a kill) change nothing, as for the grid.
+                let mut not_improved = None;
+                let mut install = |copy: &BucketPartition| -> Result<bool> {
+                    if !compact {
+                        return Ok(true);
+                    }
+                    let footprint = bucket_footprint(copy)?;
+                    let better = improves(&before, &footprint);
+                    if !better {
+                        not_improved = Some(footprint);
+                    }
+                    Ok(better)
+                };
+                let rewritten = part.compact(db.dir(), db.config(), &mut install)?;
+                match (rewritten, not_improved) {
+                    (None, Some(copy)) => Action::NotImproved { copy },
+                    _ => {
+                        db.forget_partition(key);
+                        on_event(Event::Step {
+                            key,
+                            step: Step::Renamed,
+                        });
+                        let fresh = db.bucket_partition(key, false)?.ok_or_else(|| {
+                            Error::Invalid(format!("partition {key} vanished during defrag"))
+                        })?;
+                        Action::Rewritten {
+                            after: bucket_footprint(&fresh)?,
+                        }
+                    }
                 }
             }
         };

@@ -59,7 +59,8 @@ pub struct Damage {
     /// unfinished deletes (`.delete-unfinished`) when there is one: the damage is then most
     /// likely its torn write, which its re-run rewrites.
     pub rerun: Option<String>,
-    /// What `rerun` completes: "import" or "delete".
+    /// What `rerun` completes: "import" or "delete"; or "write" when `rerun` says how an undo
+    /// journal beside the partition repairs it.
     pub rerun_of: &'static str,
 }
 
@@ -87,6 +88,11 @@ impl std::fmt::Display for Damage {
             self.times()
         )?;
         match &self.rerun {
+            Some(rerun) if self.rerun_of == "write" => write!(
+                f,
+                "; a write into it did not finish, so this is most likely its torn write: its rows \
+                 are not served; {rerun}"
+            ),
             Some(rerun) => write!(
                 f,
                 "; {article} {what} is under way or did not finish (.{what}-unfinished), so this is \
@@ -122,7 +128,7 @@ impl Error {
             .ancestors()
             .skip(1)
             .find(|dir| dir.join(crate::db::config::CONFIG_FILE).exists());
-        let (rerun, rerun_of) = match top {
+        let (mut rerun, mut rerun_of) = match top {
             None => (None, "import"),
             Some(top) => match marker::unfinished_import(top) {
                 Some(rerun) => (Some(rerun), "import"),
@@ -132,6 +138,17 @@ impl Error {
                 }
             },
         };
+        // Else a write (a `put`) that did not finish may have left the old rows of the slot it
+        // was writing in the partition's undo journal, which its repetition puts back first.
+        let journal = crate::db::undo::path_for(path);
+        if rerun.is_none() && journal.exists() {
+            rerun = Some(format!(
+                "its undo journal {} holds the slot's old rows: repeat the command that was cut \
+                 off (once no xs writes to the database), which puts them back first",
+                journal.display()
+            ));
+            rerun_of = "write";
+        }
         Error::Checksum(Box::new(Damage {
             path: path.to_path_buf(),
             offset,
@@ -208,7 +225,7 @@ impl std::fmt::Display for Error {
 }
 
 /// An I/O error as a person reads it: the system's text without its "(os error N)" suffix.
-fn describe_io(e: &io::Error) -> String {
+pub fn describe_io(e: &io::Error) -> String {
     let text = e.to_string();
     match text.find(" (os error ") {
         Some(at) if text.ends_with(')') => text[..at].to_string(),

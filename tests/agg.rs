@@ -197,7 +197,9 @@ fn expected(
     fill: bool,
 ) -> Vec<(i64, Vec<V>)> {
     let mut out = Vec::new();
-    let mut b = from_s.div_euclid(every_s) * every_s;
+    // Epoch-aligned; whole weeks from Monday 1970-01-05.
+    let origin = if every_s % (7 * 86_400) == 0 { 4 * 86_400 } else { 0 };
+    let mut b = (from_s - origin).div_euclid(every_s) * every_s + origin;
     while b < to_s {
         let in_bucket: Vec<&Row> = rows
             .iter()
@@ -687,4 +689,35 @@ fn without_every_one_row_covers_the_whole_window() {
     let in_window: Vec<&Row> = rows.iter().filter(|r| r.t_s >= from_s && r.t_s < to_s).collect();
     let want = vec![(from_s, aggs.iter().map(|a| reference(a, &in_window)).collect())];
     assert_tables(&want, &got, &aggs, "whole window, no NaN");
+}
+
+/// Issue 18: `--every 1w` buckets run Monday to Sunday (ISO weeks), not from the epoch's
+/// Thursday.
+#[test]
+fn weekly_buckets_start_on_monday() {
+    let db = TestDb::create("1h", "v:i64", &[]);
+    // Sunday 2024-03-03, Monday 2024-03-04, Sunday 2024-03-10, Monday 2024-03-11.
+    for (t, v) in [
+        ("2024-03-03T12:00:00Z", 1),
+        ("2024-03-04T00:00:00Z", 2),
+        ("2024-03-10T23:00:00Z", 3),
+        ("2024-03-11T00:00:00Z", 4),
+    ] {
+        db.ok(&["put", t, &v.to_string()]);
+    }
+    assert_eq!(
+        db.ok(&[
+            "range",
+            "2024-03-01",
+            "2024-04-01",
+            "--every",
+            "1w",
+            "--agg",
+            "count,sum(v)"
+        ]),
+        "time,count,sum_v\n\
+         2024-02-26T00:00:00Z,1,1\n\
+         2024-03-04T00:00:00Z,2,5\n\
+         2024-03-11T00:00:00Z,1,4\n"
+    );
 }

@@ -12,7 +12,7 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use common::{run, xs, TestDb};
+use common::{ok_in, s, xs, xs_in, Rng, TestDb};
 use tempfile::TempDir;
 
 const DAMAGED: i32 = 6;
@@ -42,23 +42,6 @@ fn create(layout: &str) -> (TempDir, PathBuf) {
     }
     cmd.assert().success();
     (tmp, dir)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Runs `xs -d DIR ARGS` and returns (code, stdout, stderr).
-fn xs_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = xs();
-    cmd.arg("-d").arg(dir).args(args);
-    run(cmd)
-}
-
-fn ok_in(dir: &Path, args: &[&str]) -> String {
-    let (code, out, err) = xs_in(dir, args);
-    assert_eq!(code, 0, "xs {args:?}\nstdout: {out}\nstderr: {err}");
-    out
 }
 
 /// Imports `csv` (written next to the database as `name`) into `dir`.
@@ -400,32 +383,10 @@ fn data_runs(path: &Path) -> Vec<(u64, u64)> {
     runs
 }
 
-/// A small seeded generator (xorshift64*): the loop is reproducible from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
 #[test]
 fn corruption_loop_serves_no_wrong_row_with_exit_0() {
-    let flips: u64 = std::env::var("XS_CORRUPTIONS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(60);
-    let seed: u64 = std::env::var("XS_CORRUPTION_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(19);
+    let flips: u64 = common::env_number("XS_CORRUPTIONS", 60);
+    let seed: u64 = common::env_number("XS_CORRUPTION_SEED", 19);
     for layout in LAYOUTS {
         let (_tmp, dir) = create(layout);
         // Two partitions; depth-1 grid, bucket records of several rows.

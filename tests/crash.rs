@@ -1,7 +1,7 @@
 //! Crashes (issue 19): `kill -9` at random moments of an import, a defrag and a delete, on
 //! both layouts, with and without a series key and a unique key. Before the re-run a read
 //! serves no torn or damaged row with exit 0; after it the database equals a clean run
-//! (`range` of everything identical, and for imports the partition files byte for byte).
+//! (`range` of everything identical, and the partition files byte for byte).
 //!
 //! `XS_CRASH_LOOPS=N` sets the kills per layout, operation and database (default 1, so the
 //! suite stays fast); the counts are printed (`cargo test --test crash -- --nocapture`).
@@ -14,30 +14,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{run, xs};
+use common::{ok_in, run, s, xs, xs_in, Rng};
 
 const DAMAGED: i32 = 6;
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("xs")
-}
-
-/// `xs -d DIR ARGS…` → (exit code, stdout, stderr).
-fn xs_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = xs();
-    cmd.arg("-d").arg(dir).args(args);
-    run(cmd)
-}
-
-fn ok_in(dir: &Path, args: &[&str]) -> String {
-    let (code, out, err) = xs_in(dir, args);
-    assert_eq!(code, 0, "xs -d {} {args:?}: {out}\n{err}", dir.display());
-    common::assert_no_panic(&err);
-    out
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 /// A sparse file's content without reading its holes: its logical length, and its 4 KiB
@@ -285,15 +267,10 @@ fn run_op(dir: &Path, op: Op, input: &Path, kill_after: Option<Duration>) -> Opt
     }
 }
 
+/// Replaces the database at `to` with a copy of the one at `from`.
 fn copy_db(from: &Path, to: &Path) {
     let _ = fs::remove_dir_all(to);
-    let status = Command::new("cp")
-        .args(["-a", "--sparse=always"])
-        .arg(from)
-        .arg(to)
-        .status()
-        .expect("cp runs");
-    assert!(status.success(), "cp -a {} {}", from.display(), to.display());
+    common::sparse_copy(from, to);
 }
 
 /// The scenario of `op` on a `layout` database; `imported` is the database after the import
@@ -349,18 +326,6 @@ struct Tally {
     /// Re-runs whose partition files equal the clean run's.
     identical: u32,
     failures: Vec<String>,
-}
-
-/// Deterministic pseudo-random numbers (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
-    }
 }
 
 fn kill_loop(sc: &Scenario, loops: u32, rng: &mut Rng) -> Tally {
@@ -431,10 +396,10 @@ fn kill_loop(sc: &Scenario, loops: u32, rng: &mut Rng) -> Tally {
         let diff = differing(&sc.after_files, &partition_files(&dir));
         if diff.is_empty() {
             t.identical += 1;
-        } else if matches!(sc.op, Op::Import) {
+        } else {
             // docs/IMPORT.md: an import killed at any point and run again equals a clean
-            // import byte for byte.
-            fail(format!("files differ from a clean import: {diff:?}"));
+            // import byte for byte; a defrag or delete run again equals a clean one too.
+            fail(format!("files differ from a clean run: {diff:?}"));
         }
     }
     t
@@ -443,14 +408,8 @@ fn kill_loop(sc: &Scenario, loops: u32, rng: &mut Rng) -> Tally {
 /// `kill -9` during import, defrag and delete, on both layouts, with and without keys.
 #[test]
 fn kill_9_at_any_moment_serves_no_torn_row_and_a_rerun_equals_a_clean_run() {
-    let loops: u32 = std::env::var("XS_CRASH_LOOPS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
-    let seed: u64 = std::env::var("XS_CRASH_SEED")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0x9e37_79b9_7f4a_7c15);
+    let loops: u32 = common::env_number("XS_CRASH_LOOPS", 1);
+    let seed: u64 = common::env_number("XS_CRASH_SEED", 0x9e37_79b9_7f4a_7c15);
     let mut rng = Rng(seed | 1);
     let tmp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();

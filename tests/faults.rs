@@ -112,7 +112,15 @@ fn scenarios() -> Vec<Scenario> {
         "2024-03-01T00:04:10Z",
     ];
     let defrag = vec!["-d", "db", "defrag", "--min-extents", "0"];
+    // A slot of 3 × 17 bytes and its 4-byte check: the slot at 00:01:14 crosses a page edge.
+    let unique_grid = with(&grid, &["--unique-by", "status", "--depth", "3"]);
     vec![
+        Scenario {
+            name: "put_unique_grid",
+            setup: vec![import("base.csv", &unique_grid)],
+            op: vec!["-d", "db", "put", "2024-03-01T00:01:14Z", "temp=1.5", "status=2"],
+            same_bytes: true,
+        },
         Scenario {
             name: "import_new_grid",
             setup: vec![],
@@ -268,17 +276,6 @@ fn read_all(work: &Path) -> (i32, String, String) {
     xs(work, &strings(&["-d", "db", "range", ALL[0], ALL[1]]), None)
 }
 
-/// Copies the directory tree `from` to `to`, keeping holes.
-fn copy_tree(from: &Path, to: &Path) {
-    let status = Command::new("cp")
-        .args(["-a", "--sparse=always"])
-        .arg(from)
-        .arg(to)
-        .status()
-        .expect("cp runs");
-    assert!(status.success());
-}
-
 /// Every regular file under `dir` with its bytes, by relative path (the lock file aside).
 fn files_of(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -358,7 +355,7 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
         BTreeMap::new()
     };
     let clean = root.join("clean");
-    copy_tree(&seed_dir, &clean);
+    common::sparse_copy(&seed_dir, &clean);
     let (code, _, err) = xs(&clean, &op, Some("count"));
     assert_eq!(code, 0, "{}: clean run: {err}", s.name);
     let counted = counts(&err);
@@ -387,7 +384,7 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
     for (i, fault) in faults.iter().enumerate() {
         tally.cases += 1;
         let work = root.join(format!("case{i}"));
-        copy_tree(&seed_dir, &work);
+        common::sparse_copy(&seed_dir, &work);
         let mut problem = |what: String| tally.problems.push(format!("{} {fault}: {what}", s.name));
         let (code, _, err) = xs(&work, &op, Some(fault));
         if err.contains("xs-fault: injected") {
@@ -420,9 +417,13 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
                 tally.read_refused += 1;
                 // While a marker names the command that repairs a torn write, the error says so
                 // rather than send the user to a backup.
-                let marked = ["db/.import-unfinished", "db/.delete-unfinished"]
-                    .iter()
-                    .any(|m| work.join(m).exists());
+                let journaled = files_of(&work.join("db"))
+                    .keys()
+                    .any(|p| p.to_string_lossy().ends_with(".undo"));
+                let marked = journaled
+                    || ["db/.import-unfinished", "db/.delete-unfinished"]
+                        .iter()
+                        .any(|m| work.join(m).exists());
                 if marked && err.contains("restore the partition from a backup") {
                     problem(format!("with a marker, the read advised a backup: {err}"));
                 }

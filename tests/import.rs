@@ -1,5 +1,7 @@
 //! `xs import` end to end: formats, dialects, inference, upsert semantics, rejects, crashes.
 
+mod common;
+
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
@@ -9,6 +11,7 @@ use std::process::{Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use common::{layout, with_layout};
 use tempfile::TempDir;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
@@ -16,22 +19,8 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures");
 fn xs(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("xs").unwrap();
     cmd.current_dir(dir);
-    if layout() == "bucket" {
-        cmd.env("XS_LAYOUT", "bucket");
-    } else {
-        cmd.env_remove("XS_LAYOUT");
-    }
+    with_layout(&mut cmd);
     cmd
-}
-
-/// The layout this test target runs against: `import_bucket` (tests/import_bucket.rs)
-/// creates bucket databases; `import` leaves the choice to `xs`.
-fn layout() -> &'static str {
-    if env!("CARGO_CRATE_NAME").ends_with("_bucket") {
-        "bucket"
-    } else {
-        "grid"
-    }
 }
 
 /// Runs and returns (exit code, stdout, stderr), printing them on failure of the caller.
@@ -861,4 +850,29 @@ fn a_bad_time_in_the_sample_is_rejected_without_stopping_inference() {
         range(tmp.path(), "z"),
         "time,v\n2020-01-01T00:00:00Z,1.5\n2020-01-02T00:00:00Z,NaN\n2020-01-03T00:00:00Z,inf\n2020-01-04T00:00:00Z,-inf\n"
     );
+}
+
+/// Issue 18: `xs import days/` without -d named the database after the input directory, then
+/// said "days already exists; choose another path or remove it first" — advice to delete the
+/// input. It now asks for -d.
+#[test]
+fn a_directory_input_without_a_database_asks_for_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    fs::create_dir(d.join("days")).unwrap();
+    fs::write(d.join("days/a.csv"), "time,v\n2024-01-01T00:00:00Z,1\n").unwrap();
+    for input in ["days/", "days"] {
+        let out = xs(d).args(["import", input]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("is a directory of input files"), "{err}");
+        assert!(err.contains("-d days-db"), "{err}");
+        assert!(!err.contains("remove it"), "{err}");
+    }
+    assert!(
+        fs::read_dir(d.join("days")).unwrap().count() == 1,
+        "the input is untouched"
+    );
+    let out = xs(d).args(["-d", "days-db", "import", "days"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -49,13 +49,23 @@ fn a_second_writer_fails_at_once_with_the_locked_exit_code() {
 
 #[test]
 fn with_wait_a_second_writer_waits_then_writes() {
+    // `--wait` before the subcommand, and after it.
+    for args in [
+        ["--wait", "put", "2024-01-01T00:00:05Z", "7"],
+        ["put", "--wait", "2024-01-01T00:00:05Z", "7"],
+    ] {
+        a_writer_waits_then_writes(&args);
+    }
+}
+
+fn a_writer_waits_then_writes(args: &[&str]) {
     let db = TestDb::create("1s", "v:i64", &[]);
     let lock = hold_lock(&db);
     let bin = assert_cmd::cargo::cargo_bin("xs");
     let mut child = std::process::Command::new(bin)
         .arg("-d")
         .arg(&db.path)
-        .args(["--wait", "put", "2024-01-01T00:00:05Z", "7"])
+        .args(args)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -76,4 +86,63 @@ fn with_wait_a_second_writer_waits_then_writes() {
         db.ok(&["get", "2024-01-01T00:00:05Z"]),
         "time,v\n2024-01-01T00:00:05Z,7\n"
     );
+}
+
+/// Issue 18: a reader beside a live import warned "an import … did not finish; complete it by
+/// running again", inviting a second import while the first was still writing.
+#[test]
+fn a_reader_beside_a_live_import_says_it_is_under_way_not_unfinished() {
+    use std::io::Write;
+    let db = TestDb::create("1s", "v:i64", &[]);
+    let mut import = std::process::Command::new(assert_cmd::cargo::cargo_bin("xs"))
+        .env_remove("XS_DB")
+        .arg("-d")
+        .arg(&db.path)
+        .args(["import", "-", "--time-unit", "s", "--chunk-bytes", "4096"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("xs import starts");
+    let mut stdin = import.stdin.take().expect("stdin");
+    let mut csv = String::from("time,v\n");
+    // More than the import samples before it begins, so it writes some while it waits for
+    // the rest.
+    for s in 0..200_000 {
+        csv.push_str(&format!("{},{s}\n", 1_704_067_200 + s));
+    }
+    stdin.write_all(csv.as_bytes()).expect("feed the import");
+    stdin.flush().expect("flush");
+    // The import has begun writing once its marker is there; it then waits for more input.
+    let started = std::time::Instant::now();
+    while !db.file(".import-unfinished").exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the import never began"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, _, stderr) = run(db.xs(&["range", "2024-01-01", "2024-01-02"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("is under way"), "{stderr}");
+    assert!(!stderr.contains("did not finish"), "{stderr}");
+    drop(stdin);
+    assert!(import.wait().expect("the import ends").success());
+    let (_, _, stderr) = run(db.xs(&["range", "2024-01-01", "2024-01-02"]));
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// Issue 18: `--wait` was offered by every subcommand, readers included, where it does nothing.
+#[test]
+fn only_writers_offer_wait() {
+    let help = |sub: &str| {
+        let out = common::xs().args([sub, "--help"]).output().expect("xs runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for writer in ["import", "put", "delete", "defrag"] {
+        assert!(help(writer).contains("--wait"), "{writer} --help");
+    }
+    for reader in ["get", "range", "export", "stat", "check", "schema", "create"] {
+        assert!(!help(reader).contains("--wait"), "{reader} --help offers --wait");
+    }
 }

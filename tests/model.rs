@@ -1322,6 +1322,7 @@ impl Case {
             0 => None,
             1 => Some(g),
             2 => Some(g.saturating_mul(self.rng.pick(&[2i64, 3, 7, 1000]))),
+            3 if self.rng.chance(30) => Some(7 * DAY_NS),
             _ => Some(DAY_NS - DAY_NS % g),
         }
         .filter(|&e| e > 0 && e % g == 0);
@@ -1372,7 +1373,12 @@ impl Case {
             for (&t, rows) in self.model.rows.range(from_c..to_c) {
                 let b = match every {
                     // A wide bucket near 1678 starts before i64's range: the engine clamps.
-                    Some(e) => i64::try_from(i128::from(t) - i128::from(t.rem_euclid(e))).unwrap_or(i64::MIN),
+                    // Epoch-aligned; whole weeks from Monday 1970-01-05.
+                    Some(e) => {
+                        let origin = if e % (7 * DAY_NS) == 0 { 4 * DAY_NS } else { 0 };
+                        let offset = (i128::from(t) - i128::from(origin)).rem_euclid(i128::from(e));
+                        i64::try_from(i128::from(t) - offset).unwrap_or(i64::MIN)
+                    }
                     None => from_c,
                 };
                 let passing = rows
@@ -1384,6 +1390,10 @@ impl Case {
                     buckets.entry(b).or_default().extend(passing);
                 }
             }
+        }
+        // A whole-window aggregate answers even without rows: count 0, the rest null.
+        if every.is_none() && from_c < to_c && buckets.is_empty() {
+            buckets.insert(from_c, Vec::new());
         }
         let got_lines: Vec<&str> = got.lines().collect();
         if got_lines.len() != buckets.len() {

@@ -279,3 +279,18 @@ fn get_reads_a_batch_from_stdin_in_time_order_and_exits_1_when_nothing_is_found(
     assert_eq!(code, 2);
     assert!(stderr.contains("stdin line 2"), "{stderr}");
 }
+
+/// Issue 18: `--append` after the values was read as a value ("unknown column names:
+/// --append"); negative numbers and `-inf` among the values still are values.
+#[test]
+fn append_after_the_values_is_the_option_and_negative_values_stay_values() {
+    let db = TestDb::create("1ms", "px:f64,side:str(4)", &["--depth", "4"]);
+    let t = "2024-08-08T23:54:15.342Z";
+    db.ok(&["put", t, "-1.5", "buy"]);
+    db.ok(&["put", t, "-inf", "sell", "--append"]);
+    db.ok(&["put", t, "px=-2", "side=buy", "--append"]);
+    assert_eq!(
+        db.ok(&["get", t]),
+        format!("time,px,side\n{t},-1.5,buy\n{t},-inf,sell\n{t},-2.0,buy\n")
+    );
+}

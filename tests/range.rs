@@ -366,3 +366,62 @@ fn a_reversed_window_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is after TO"));
 }
+
+/// Issue 18: open windows (`FROM` alone, `..TO`, `FROM..TO`), `now` and `--last`.
+#[test]
+fn open_windows_now_and_last() {
+    let (_tmp, db) = small();
+    let d = s(&db);
+    let all = ok(&["-d", d, "range", "2021-01-01", "2021-01-02", "--no-header"]);
+    assert_eq!(all.lines().count(), 3);
+    assert_eq!(ok(&["-d", d, "range", "2021-01-01", "--no-header"]), all);
+    assert_eq!(ok(&["-d", d, "range", "..2021-01-02", "--no-header"]), all);
+    assert_eq!(ok(&["-d", d, "range", "..", "--no-header"]), all);
+    let first = ok(&["-d", d, "range", "..2021-01-01T00:00:01Z", "--no-header"]);
+    assert_eq!(first.lines().count(), 2, "{first}");
+    let last = ok(&["-d", d, "range", "2021-01-01T00:00:01Z..", "--no-header"]);
+    assert_eq!(last.lines().count(), 1, "{last}");
+    let mid = ok(&[
+        "-d",
+        d,
+        "range",
+        "2021-01-01T00:00:00.001Z..2021-01-01T00:00:00.002Z",
+        "--no-header",
+    ]);
+    assert_eq!(mid.lines().count(), 2, "{mid}");
+    // Nothing is stored after now, or in the last hour.
+    assert_eq!(ok(&["-d", d, "range", "now", "--no-header"]), "");
+    assert_eq!(ok(&["-d", d, "range", "--last", "1h", "--no-header"]), "");
+    assert_eq!(ok(&["-d", d, "range", "--last", "100000d", "--no-header"]), all);
+    let out = xs()
+        .args(["-d", d, "range", "2021-01-01..2021-01-02", "2021-01-03"])
+        .output()
+        .expect("xs runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the window is given twice"), "{err}");
+}
+
+/// Issue 18: an aggregate over a window without rows printed only the header; like SQL's
+/// aggregate without GROUP BY it now answers with count 0 (the other aggregates empty).
+#[test]
+fn a_whole_window_aggregate_of_no_rows_is_count_zero() {
+    let (_tmp, db) = small();
+    let d = s(&db);
+    assert_eq!(
+        ok(&[
+            "-d",
+            d,
+            "range",
+            "2022-01-01",
+            "2022-01-02",
+            "--agg",
+            "count,sum(n)"
+        ]),
+        "time,count,sum_n\n2022-01-01T00:00:00.000Z,0,\n"
+    );
+    assert_eq!(
+        ok(&["-d", d, "range", "2021-01-01", "2021-01-02", "--agg", "count"]),
+        "time,count\n2021-01-01T00:00:00.000Z,3\n"
+    );
+}

@@ -2,6 +2,8 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
+
 use common::{run, TestDb};
 
 /// Forty rows at four neighbouring seconds of a grid database whose slot (1000 × 9 bytes) spans
@@ -19,6 +21,58 @@ fn split_slot_db() -> TestDb {
     std::fs::write(&input, csv).expect("write input");
     db.ok(&["import", input.to_str().expect("utf-8 path")]);
     db
+}
+
+/// A database that `xs import` created from `csv` with `options`, in its own temp directory
+/// beside its input file `in.csv`.
+struct Imported {
+    _tmp: tempfile::TempDir,
+    db: PathBuf,
+    input: PathBuf,
+    options: &'static [&'static str],
+}
+
+impl Imported {
+    fn new(csv: &str, options: &'static [&'static str]) -> Imported {
+        let tmp = tempfile::tempdir().unwrap();
+        let input = tmp.path().join("in.csv");
+        std::fs::write(&input, csv).unwrap();
+        let db = tmp.path().join("db");
+        let imported = Imported {
+            _tmp: tmp,
+            db,
+            input,
+            options,
+        };
+        assert_eq!(imported.import(None).0, 0);
+        imported
+    }
+
+    /// The import again, with the fault `XS_FAULT` injects if any: (exit code, stdout, stderr).
+    fn import(&self, fault: Option<&str>) -> (i32, String, String) {
+        let mut cmd = common::xs();
+        cmd.arg("-d").arg(&self.db).arg("import").arg(&self.input);
+        cmd.args(self.options);
+        if let Some(fault) = fault {
+            cmd.env("XS_FAULT", fault);
+        }
+        run(cmd)
+    }
+}
+
+/// Applies `tear` to the first stored byte after the 4 KiB header of the partition file
+/// `part`: a write that stopped part way.
+fn tear_first_row(part: &Path, tear: impl FnOnce(&mut u8)) {
+    let mut bytes = std::fs::read(part).unwrap();
+    let first = bytes
+        .iter()
+        .enumerate()
+        .skip(4096)
+        .find(|(_, &b)| b != 0)
+        .map(|(i, _)| i)
+        .unwrap();
+    tear(&mut bytes[first]);
+    std::fs::write(part, bytes).unwrap();
 }
 
 /// Issue 12: a slot that spans a hole was handed out once for each data segment it touches,
@@ -196,20 +250,10 @@ fn an_entry_ending_in_zeros_at_a_block_edge_is_not_damage() {
 #[cfg(feature = "faults")]
 #[test]
 fn an_import_marker_is_never_left_empty_or_cut() {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("in.csv");
-    std::fs::write(&input, "time,v\n2024-03-01T00:00:00Z,1\n2024-03-01T00:00:01Z,2\n").unwrap();
-    let db = tmp.path().join("db");
-    let import = |fault: Option<&str>| {
-        let mut cmd = common::xs();
-        cmd.arg("-d").arg(&db).arg("import").arg(&input);
-        cmd.args(["--granularity", "1s", "--partition", "day"]);
-        if let Some(fault) = fault {
-            cmd.env("XS_FAULT", fault);
-        }
-        common::run(cmd)
-    };
-    assert_eq!(import(None).0, 0);
+    let imported = Imported::new(
+        "time,v\n2024-03-01T00:00:00Z,1\n2024-03-01T00:00:01Z,2\n",
+        &["--granularity", "1s", "--partition", "day"],
+    );
     // The first writes and size changes of a second import fail in turn, and it crashes at
     // each of its first steps (the lock file and the marker come first); whenever a marker is
     // left, it holds the whole command.
@@ -224,16 +268,16 @@ fn an_import_marker_is_never_left_empty_or_cut() {
     faults.extend((1..=16).map(|n| format!("any:{n}:crash")));
     let mut fired = 0;
     for fault in &faults {
-        let (_, _, err) = import(Some(fault));
+        let (_, _, err) = imported.import(Some(fault));
         fired += usize::from(err.contains("xs-fault: injected"));
-        if let Ok(text) = std::fs::read_to_string(db.join(".import-unfinished")) {
+        if let Ok(text) = std::fs::read_to_string(imported.db.join(".import-unfinished")) {
             assert!(
                 text.contains(" import ") && text.contains("in.csv"),
                 "{fault}: marker {text:?}"
             );
         }
-        assert_eq!(import(None).0, 0, "{fault}: the re-run");
-        assert!(!db.join(".import-unfinished").exists());
+        assert_eq!(imported.import(None).0, 0, "{fault}: the re-run");
+        assert!(!imported.db.join(".import-unfinished").exists());
     }
     assert!(fired >= 20, "{fired} faults fired");
 }
@@ -243,46 +287,28 @@ fn an_import_marker_is_never_left_empty_or_cut() {
 /// the slot: the marker was looked for beside the series' file, not at the database's top.
 #[test]
 fn a_torn_series_slot_names_the_unfinished_import() {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("in.csv");
-    std::fs::write(
-        &input,
+    let imported = Imported::new(
         "time,sym,v\n2024-03-01T00:00:00Z,A,1\n2024-03-01T00:00:01Z,B,2\n",
-    )
-    .unwrap();
-    let db = tmp.path().join("db");
-    let mut cmd = common::xs();
-    cmd.arg("-d").arg(&db).arg("import").arg(&input);
-    cmd.args([
-        "--granularity",
-        "1s",
-        "--partition",
-        "day",
-        "--layout",
-        "grid",
-        "--series-by",
-        "sym",
-    ]);
-    assert_eq!(common::run(cmd).0, 0);
+        &[
+            "--granularity",
+            "1s",
+            "--partition",
+            "day",
+            "--layout",
+            "grid",
+            "--series-by",
+            "sym",
+        ],
+    );
+    let db = &imported.db;
     // A torn write of an import that did not finish: one byte of A's row, and the marker.
-    let part = db.join("series/A/2024-03-01.xs");
-    let mut bytes = std::fs::read(&part).unwrap();
-    let first = bytes
-        .iter()
-        .enumerate()
-        .skip(4096)
-        .find(|(_, &b)| b != 0)
-        .map(|(i, _)| i)
-        .unwrap();
-    bytes[first] ^= 0x40;
-    std::fs::write(&part, bytes).unwrap();
-    let rerun = format!("xs -d {} import {}", db.display(), input.display());
+    tear_first_row(&db.join("series/A/2024-03-01.xs"), |b| *b ^= 0x40);
+    let rerun = format!("xs -d {} import {}", db.display(), imported.input.display());
     std::fs::write(db.join(".import-unfinished"), format!("{rerun}\n")).unwrap();
-    let mut cmd = common::xs();
-    cmd.arg("-d")
-        .arg(&db)
-        .args(["range", "2024-03-01", "2024-03-02", "--series", "A"]);
-    let (code, _, err) = common::run(cmd);
+    let (code, _, err) = common::xs_in(
+        &imported.db,
+        &["range", "2024-03-01", "2024-03-02", "--series", "A"],
+    );
     assert_eq!(code, 6, "{err}");
     assert!(err.contains("did not finish") && err.contains(&rerun), "{err}");
     assert!(!err.contains("restore the partition from a backup"), "{err}");
@@ -294,35 +320,20 @@ fn a_torn_series_slot_names_the_unfinished_import() {
 /// whose re-run clears it.
 #[test]
 fn a_slot_torn_by_an_unfinished_delete_names_the_delete() {
-    let tmp = tempfile::tempdir().unwrap();
-    let input = tmp.path().join("in.csv");
-    std::fs::write(&input, "time,v\n2024-03-01T00:00:00Z,1\n2024-03-01T00:00:01Z,2\n").unwrap();
-    let db = tmp.path().join("db");
-    let mut cmd = common::xs();
-    cmd.arg("-d").arg(&db).arg("import").arg(&input);
-    cmd.args(["--granularity", "1s", "--partition", "day", "--layout", "grid"]);
-    assert_eq!(common::run(cmd).0, 0);
+    let imported = Imported::new(
+        "time,v\n2024-03-01T00:00:00Z,1\n2024-03-01T00:00:01Z,2\n",
+        &["--granularity", "1s", "--partition", "day", "--layout", "grid"],
+    );
+    let db = &imported.db;
     // The delete's first write zeroed part of the first slot; its second never came.
-    let part = db.join("2024-03-01.xs");
-    let mut bytes = std::fs::read(&part).unwrap();
-    let first = bytes
-        .iter()
-        .enumerate()
-        .skip(4096)
-        .find(|(_, &b)| b != 0)
-        .map(|(i, _)| i)
-        .unwrap();
-    bytes[first] = 0;
-    std::fs::write(&part, bytes).unwrap();
+    tear_first_row(&db.join("2024-03-01.xs"), |b| *b = 0);
     let rerun = format!(
         "xs -d {} delete 2024-03-01T00:00:00Z 2024-03-01T00:00:01Z",
         db.display()
     );
     std::fs::write(db.join(".delete-unfinished"), format!("{rerun}\n")).unwrap();
     for args in [&["range", "2024-03-01", "2024-03-02"][..], &["check"]] {
-        let mut cmd = common::xs();
-        cmd.arg("-d").arg(&db).args(args);
-        let (code, _, err) = common::run(cmd);
+        let (code, _, err) = common::xs_in(&imported.db, args);
         assert_eq!(code, 6, "{args:?}: {err}");
         assert!(
             err.contains("a delete") && err.contains(&rerun),
@@ -330,4 +341,58 @@ fn a_slot_torn_by_an_unfinished_delete_names_the_delete() {
         );
         assert!(!err.contains("from a backup"), "{args:?}: {err}");
     }
+}
+
+/// Issue 19: `defrag --min-extents 0` rewrote a bucket partition that was already compact into
+/// the next generation of its data file, so a second run (or the re-run after a kill that came
+/// just after the renames) changed every byte of the header and the directory. A compact
+/// partition is now kept as it was unless the copy lies better on disk, as in the grid.
+#[test]
+fn a_second_bucket_defrag_changes_no_byte() {
+    let db = TestDb::create("1ms", "v:i64", &["--layout", "bucket", "--bucket", "1s"]);
+    // Two imports, the later seconds first, so the first defrag has buckets to put in order.
+    for (name, seconds) in [("late.csv", [2, 3]), ("early.csv", [0, 1])] {
+        let mut csv = String::from("time,v\n");
+        for s in seconds {
+            for k in 0..5 {
+                csv.push_str(&format!("2024-01-01T00:00:0{s}.{k}Z,{}\n", s * 10 + k));
+            }
+        }
+        let input = db.path.with_file_name(name);
+        std::fs::write(&input, csv).expect("write input");
+        db.ok(&["import", input.to_str().expect("utf-8 path")]);
+    }
+    let files = || -> Vec<(String, Vec<u8>)> {
+        let mut names: Vec<_> = std::fs::read_dir(&db.path)
+            .expect("read the database")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("2024"))
+            .collect();
+        names.sort();
+        names
+            .into_iter()
+            .map(|n| {
+                let bytes = std::fs::read(db.path.join(&n)).expect("read a partition file");
+                (n, bytes)
+            })
+            .collect()
+    };
+    let first = db.ok(&["defrag", "--min-extents", "0"]);
+    assert!(first.contains("defragmented"), "{first}");
+    let after_first = files();
+    let second = db.ok(&["defrag", "--min-extents", "0"]);
+    assert!(second.contains("kept as it was"), "{second}");
+    assert!(
+        after_first == files(),
+        "the second defrag changed the partition files"
+    );
+    let rows = db.ok(&[
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--no-header",
+        "--columns",
+        "v",
+    ]);
+    assert_eq!(rows.lines().count(), 20, "{rows}");
 }

@@ -479,17 +479,23 @@ fn update_columns_needs_the_keys_and_one_row_per_time_without_a_unique_key() {
     );
 }
 
-#[test]
-fn get_and_asof_work_per_series() {
+/// Three quotes of series A and B (`--series-by sym`): A at 1 s and 5 s, B at 2 s.
+fn quotes_by_sym() -> Work {
     let w = Work::new();
-    let f = w.file(
+    let q = w.file(
         "q.csv",
         "time,sym,bid\n\
          2024-01-01T00:00:01Z,A,1\n\
          2024-01-01T00:00:02Z,B,2\n\
          2024-01-01T00:00:05Z,A,3\n",
     );
-    w.import(&f, &["--series-by", "sym"]);
+    w.import(&q, &["--series-by", "sym"]);
+    w
+}
+
+#[test]
+fn get_and_asof_work_per_series() {
+    let w = quotes_by_sym();
     let out = w.ok(&["get", "--asof", "2024-01-01T00:00:04Z"]);
     assert_eq!(
         lines(&out)[1..],
@@ -508,15 +514,7 @@ fn get_and_asof_work_per_series() {
 
 #[test]
 fn an_asof_join_looks_each_row_up_in_its_series() {
-    let w = Work::new();
-    let q = w.file(
-        "q.csv",
-        "time,sym,bid\n\
-         2024-01-01T00:00:01Z,A,1\n\
-         2024-01-01T00:00:02Z,B,2\n\
-         2024-01-01T00:00:05Z,A,3\n",
-    );
-    w.import(&q, &["--series-by", "sym"]);
+    let w = quotes_by_sym();
     // Trades of three symbols, out of time order; C has no quotes, A's first trade none yet.
     let trades = w.file(
         "trades.csv",

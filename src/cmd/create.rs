@@ -42,7 +42,7 @@ pub struct Args {
     pub depth: u32,
 
     /// Time covered by one file; default: year, or month/day when a year file would be too large.
-    #[arg(long, value_name = "year|month|day")]
+    #[arg(long, value_name = "year|month|day", value_parser = ["year", "month", "day"])]
     pub partition: Option<String>,
 
     /// Name of the time column in input and output headers.
@@ -51,7 +51,13 @@ pub struct Args {
 
     /// Storage layout: grid (a slot per granularity step; regular series) or bucket (rows
     /// with exact times in fixed time buckets; bursty ticks, any number of rows per time).
-    #[arg(long, env = "XS_LAYOUT", default_value = "grid", value_name = "grid|bucket")]
+    #[arg(
+        long,
+        env = "XS_LAYOUT",
+        default_value = "grid",
+        value_name = "grid|bucket",
+        value_parser = ["grid", "bucket"]
+    )]
     pub layout: String,
 
     /// Bucket width for --layout bucket: a multiple of the granularity that divides one day.

@@ -29,6 +29,9 @@ const ASSUME_FREE_ENV: &str = "XS_DEFRAG_ASSUME_FREE_BYTES";
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
+    #[command(flatten)]
+    pub wait: super::WaitArg,
+
     /// Partitions to consider, as named by `xs stat` (2024, 2024-03 or 2024.xs); default: all.
     #[arg(value_name = "PARTITION")]
     pub partitions: Vec<String>,

@@ -16,6 +16,9 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
+    #[command(flatten)]
+    pub wait: super::WaitArg,
+
     /// Start, inclusive (or the one timestamp to delete when TO is absent).
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
     pub from: i64,

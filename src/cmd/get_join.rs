@@ -40,51 +40,48 @@ const TIME_NAMES: [&str; 6] = ["time", "timestamp", "ts", "datetime", "date", "t
 
 /// The input, read: its bytes, and per data record where it is and what it asks.
 struct Input {
+    /// `stdin` or the input's path, for messages.
+    what: String,
     data: Vec<u8>,
     delimiter: u8,
     header: Option<Vec<String>>,
+    /// Whether the header names every series key column.
+    has_keys: bool,
     /// (byte range, field count) of each data record, in input order.
     records: Vec<(std::ops::Range<usize>, u32)>,
-    /// The time field of each record, trimmed, one after another (`time_ends` marks them).
-    time_text: Vec<u8>,
-    time_ends: Vec<usize>,
-    /// The series key fields of each record (joined by a 0 byte), when the input has them.
-    key_text: Vec<u8>,
-    key_ends: Vec<usize>,
+    /// Field k: the time field of record k, trimmed (a ByteRecord is one buffer of fields).
+    times: csv::ByteRecord,
+    /// Field k: the series key fields of record k, trimmed and joined by a 0 byte.
+    keys: csv::ByteRecord,
 }
 
 impl Input {
     /// Takes the record `rec` (at `span` of the input): its time field `time_at` and its key
-    /// fields `key_at`.
+    /// fields `key_at`, joined in `key` (a buffer reused across records).
     fn push(
         &mut self,
         rec: &csv::ByteRecord,
         span: std::ops::Range<usize>,
         time_at: usize,
         key_at: Option<&[usize]>,
+        key: &mut Vec<u8>,
     ) {
         self.records.push((span, rec.len() as u32));
-        self.time_text
-            .extend_from_slice(rec.get(time_at).unwrap_or(b"").trim_ascii());
-        self.time_ends.push(self.time_text.len());
+        self.times
+            .push_field(rec.get(time_at).unwrap_or(b"").trim_ascii());
+        key.clear();
         for (i, &k) in key_at.unwrap_or(&[]).iter().enumerate() {
             if i > 0 {
-                self.key_text.push(0);
+                key.push(0);
             }
-            self.key_text
-                .extend_from_slice(rec.get(k).unwrap_or(b"").trim_ascii());
+            key.extend_from_slice(rec.get(k).unwrap_or(b"").trim_ascii());
         }
-        self.key_ends.push(self.key_text.len());
+        self.keys.push_field(key);
     }
 
-    fn time_of(&self, k: usize) -> &[u8] {
-        let from = if k == 0 { 0 } else { self.time_ends[k - 1] };
-        &self.time_text[from..self.time_ends[k]]
-    }
-
-    fn key_of(&self, k: usize) -> &[u8] {
-        let from = if k == 0 { 0 } else { self.key_ends[k - 1] };
-        &self.key_text[from..self.key_ends[k]]
+    /// The number messages give the first data record (a header is record 1).
+    fn first_line(&self) -> usize {
+        1 + usize::from(self.header.is_some())
     }
 }
 
@@ -96,7 +93,7 @@ fn looks_like_time(text: &str) -> bool {
 
 /// Reads the input: detects its delimiter and header, and takes from each record the time
 /// field and the series key fields (`key_names`, when the header has them all).
-fn read_input(args: &JoinArgs, db_time: &str, key_names: &[String]) -> CliResult<(Input, bool)> {
+fn read_input(args: &JoinArgs, db_time: &str, key_names: &[String]) -> CliResult<Input> {
     let what = if args.input == "-" { "stdin" } else { args.input };
     let mut data = Vec::new();
     let read = if args.input == "-" {
@@ -126,14 +123,14 @@ fn read_input(args: &JoinArgs, db_time: &str, key_names: &[String]) -> CliResult
         .max_by_key(|d| (unquoted.iter().filter(|b| *b == d).count(), *d == b','))
         .unwrap_or(b',');
     let mut input = Input {
+        what: what.to_string(),
         data: Vec::new(),
         delimiter,
         header: None,
+        has_keys: false,
         records: Vec::new(),
-        time_text: Vec::new(),
-        time_ends: Vec::new(),
-        key_text: Vec::new(),
-        key_ends: Vec::new(),
+        times: csv::ByteRecord::new(),
+        keys: csv::ByteRecord::new(),
     };
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -141,6 +138,7 @@ fn read_input(args: &JoinArgs, db_time: &str, key_names: &[String]) -> CliResult
         .delimiter(delimiter)
         .from_reader(data.as_slice());
     let mut rec = csv::ByteRecord::new();
+    let mut key = Vec::new();
     // Where the time and the key fields are, once the first record has said.
     let mut time_at: Option<usize> = None;
     let mut key_at: Option<Vec<usize>> = None;
@@ -191,23 +189,22 @@ fn read_input(args: &JoinArgs, db_time: &str, key_names: &[String]) -> CliResult
                 )));
             }
             time_at = Some(0);
-            input.push(&rec, start..end, 0, None);
+            input.push(&rec, start..end, 0, None, &mut key);
             continue;
         };
-        input.push(&rec, start..end, at, key_at.as_deref());
+        input.push(&rec, start..end, at, key_at.as_deref(), &mut key);
     }
     input.data = data;
-    Ok((input, key_at.is_some()))
+    input.has_keys = key_at.is_some();
+    Ok(input)
 }
 
 pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResult {
-    let format = formatter.format();
-    if format == Format::Ndjson {
+    if formatter.format() == Format::Ndjson {
         return Err(Failure::usage(
             "an as-of join prints csv or tsv (the input's rows with the matches appended); use -f csv or -f tsv",
         ));
     }
-    let what = if args.input == "-" { "stdin" } else { args.input };
     let config = db.config();
     if args.series.is_some() && !db.is_series_root() {
         return Err(Failure::usage(format!(
@@ -224,99 +221,123 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
         .iter()
         .map(|&c| config.schema.columns()[c].name.clone())
         .collect();
-    let (input, has_keys) = read_input(args, &config.time_column, &key_names)?;
-    let first_line = 1 + usize::from(input.header.is_some());
+    let input = read_input(args, &config.time_column, &key_names)?;
+    let times = probe_times(&input, args.time_unit)?;
+    let (stores, store_of) = series_of_rows(db, &input, &keys, &key_names, args.series)?;
+    let mut matches = Matches::new(config.schema.row_len());
+    let found = match_in_stores(db, args, &stores, &store_of, &times, &mut matches)?;
+    write_joined(db, formatter, args.prefix, &input, &found, &matches)
+}
 
-    // The probe times, in input order; bare epoch numbers in the unit their magnitude says.
+/// The probe time of each record, in input order; `None` for a record without one (it is
+/// printed without a match, as a null key joins nothing). Bare epoch numbers are in `unit`,
+/// else in the unit their largest magnitude says.
+fn probe_times(input: &Input, unit: Option<EpochUnit>) -> CliResult<Vec<Option<i64>>> {
+    let unit = unit.unwrap_or_else(|| {
+        let bare_max = input
+            .times
+            .iter()
+            .filter(|text| is_epoch_number(text))
+            .map(epoch_magnitude)
+            .max()
+            .unwrap_or(0);
+        unit_by_magnitude(bare_max)
+    });
+    input
+        .times
+        .iter()
+        .enumerate()
+        .map(|(k, text)| {
+            if text.is_empty() {
+                return Ok(None);
+            }
+            let t = if is_epoch_number(text) {
+                parse_epoch_bytes(text, unit).map_err(|e| e.to_string())
+            } else {
+                xs::io::timefmt::parse_time_arg(&String::from_utf8_lossy(text))
+            };
+            t.map(Some).map_err(|e| {
+                Failure::usage(format!(
+                    "{}, record {}: cannot read the time `{}`: {e}",
+                    input.what,
+                    k + input.first_line(),
+                    String::from_utf8_lossy(text)
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The stores the rows are looked up in (the database, `--series`, or the series each row's
+/// key fields name, each distinct key's name worked out once) and the store of each row.
+fn series_of_rows(
+    db: &Database,
+    input: &Input,
+    keys: &[usize],
+    key_names: &[String],
+    series: Option<&str>,
+) -> CliResult<(Vec<String>, Vec<u32>)> {
     let rows = input.records.len();
-    let mut bare_max = 0u64;
-    for k in 0..rows {
-        let text = input.time_of(k);
-        if is_epoch_number(text) {
-            bare_max = bare_max.max(epoch_magnitude(text));
-        }
+    let schema = &db.config().schema;
+    if !db.is_series_root() {
+        return Ok((vec![String::new()], vec![0; rows]));
     }
-    let unit = args.time_unit.unwrap_or_else(|| unit_by_magnitude(bare_max));
-    let mut times = Vec::with_capacity(rows);
-    // Rows without a time are printed without a match (as a null key joins nothing).
-    let mut timeless = vec![false; rows];
-    for (k, no_time) in timeless.iter_mut().enumerate() {
-        let text = input.time_of(k);
-        if text.is_empty() {
-            *no_time = true;
-            times.push(0);
-            continue;
-        }
-        let t = if is_epoch_number(text) {
-            parse_epoch_bytes(text, unit).map_err(|e| e.to_string())
-        } else {
-            xs::io::timefmt::parse_time_arg(&String::from_utf8_lossy(text))
-        };
-        let t = t.map_err(|e| {
-            Failure::usage(format!(
-                "{what}, record {}: cannot read the time `{}`: {e}",
-                k + first_line,
-                String::from_utf8_lossy(text)
-            ))
-        })?;
-        times.push(t);
+    if let Some(series) = series {
+        let name = xs::db::series::name_from_text(schema, keys, series).map_err(Failure::usage)?;
+        return Ok((vec![name], vec![0; rows]));
     }
-
-    // The store each row is looked up in: the database, or the series its key fields name
-    // (each distinct key's name worked out once).
+    if !input.has_keys {
+        return Err(Failure::usage(format!(
+            "{} has no series column `{}`; name each row's series in such a column, or \
+             pass --series VALUE to look every row up in one series",
+            input.what,
+            key_names.join("`,`")
+        )));
+    }
     let mut stores: Vec<String> = Vec::new();
-    let mut store_of: Vec<u32> = vec![0; rows];
-    if db.is_series_root() {
-        match (has_keys, args.series) {
-            (_, Some(series)) => {
-                stores.push(
-                    xs::db::series::name_from_text(&config.schema, &keys, series).map_err(Failure::usage)?,
-                );
+    let mut known: HashMap<&[u8], u32> = HashMap::new();
+    let store_of = (0..rows)
+        .map(|k| {
+            let key = &input.keys[k];
+            if let Some(&s) = known.get(key) {
+                return Ok(s);
             }
-            (true, None) => {
-                let mut known: HashMap<&[u8], u32> = HashMap::new();
-                for (k, store) in store_of.iter_mut().enumerate() {
-                    let key = input.key_of(k);
-                    *store = match known.get(key) {
-                        Some(&s) => s,
-                        None => {
-                            let text = String::from_utf8_lossy(key);
-                            let parts: Vec<&str> = text.split('\0').collect();
-                            let name = name_from_parts(&config.schema, &keys, &parts).map_err(|e| {
-                                Failure::usage(format!("{what}, record {}: {e}", k + first_line))
-                            })?;
-                            stores.push(name);
-                            let s = (stores.len() - 1) as u32;
-                            known.insert(key, s);
-                            s
-                        }
-                    };
-                }
-            }
-            (false, None) => {
-                return Err(Failure::usage(format!(
-                    "{what} has no series column `{}`; name each row's series in such a column, or \
-                     pass --series VALUE to look every row up in one series",
-                    key_names.join("`,`")
-                )))
-            }
-        }
-    } else {
-        stores.push(String::new());
-    }
-    // Each store's rows, in time order (ties in input order): (store, time, record).
-    let mut order: Vec<(u32, i64, u32)> = (0..rows)
-        .filter(|&k| !timeless[k])
-        .map(|k| (store_of[k], times[k], k as u32))
+            let text = String::from_utf8_lossy(key);
+            let parts: Vec<&str> = text.split('\0').collect();
+            let name = name_from_parts(schema, keys, &parts).map_err(|e| {
+                Failure::usage(format!("{}, record {}: {e}", input.what, k + input.first_line()))
+            })?;
+            stores.push(name);
+            let s = (stores.len() - 1) as u32;
+            known.insert(key, s);
+            Ok(s)
+        })
+        .collect::<CliResult<Vec<u32>>>()?;
+    Ok((stores, store_of))
+}
+
+/// The as-of match of each row (an index into `matches`), looked up store by store: each
+/// store's rows in time order, ties in input order.
+fn match_in_stores(
+    db: &Database,
+    args: &JoinArgs,
+    stores: &[String],
+    store_of: &[u32],
+    times: &[Option<i64>],
+    matches: &mut Matches,
+) -> CliResult<Vec<Option<u32>>> {
+    let mut order: Vec<(u32, i64, u32)> = times
+        .iter()
+        .enumerate()
+        .filter_map(|(k, t)| t.map(|t| (store_of[k], t, k as u32)))
         .collect();
-    let no_time = timeless.iter().filter(|&&t| t).count();
+    let no_time = times.len() - order.len();
     if no_time > 0 {
         eprintln!("xs: warning: {no_time} input row(s) have no time; they are printed without a match");
     }
     order.sort_unstable();
 
-    let mut matches = Matches::new(config.schema.row_len());
-    let mut found: Vec<Option<u32>> = vec![None; rows];
+    let mut found: Vec<Option<u32>> = vec![None; times.len()];
     for group in order.chunk_by(|a, b| a.0 == b.0) {
         let name = &stores[group[0].0 as usize];
         let series;
@@ -346,7 +367,7 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
             args.within_ns,
             Strategy::Auto,
             args.filter,
-            &mut matches,
+            matches,
         )?;
         for (p, hit) in group.iter().zip(hits) {
             found[p.2 as usize] = hit;
@@ -355,9 +376,34 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
             store.forget_partitions();
         }
     }
+    Ok(found)
+}
 
-    // Out: the input's fields, then the match's. A comma-separated input goes out as CSV as it
-    // came; any other is split and written again.
+/// The prefix of the appended column names: `--prefix`, else the database directory's name.
+fn column_prefix(db: &Database, prefix: Option<&str>) -> String {
+    match prefix {
+        Some(p) => p.to_string(),
+        None => db
+            .dir()
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "db".into()),
+    }
+}
+
+/// Prints each record with the columns of its match appended (empty without one). A
+/// comma-separated input goes out as CSV as it came; any other is split and written again.
+fn write_joined(
+    db: &Database,
+    formatter: &RowFormatter,
+    prefix: Option<&str>,
+    input: &Input,
+    found: &[Option<u32>],
+    matches: &Matches,
+) -> CliResult {
+    let format = formatter.format();
+    let what = &input.what;
     let delimiter = if format == Format::Tsv { b'\t' } else { b',' };
     let write_field = |out: &mut Vec<u8>, text: &[u8]| {
         if format == Format::Tsv {
@@ -366,15 +412,7 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
             write_csv_str(out, text, delimiter)
         }
     };
-    let prefix = match args.prefix {
-        Some(p) => p.to_string(),
-        None => db
-            .dir()
-            .canonicalize()
-            .ok()
-            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| "db".into()),
-    };
+    let prefix = column_prefix(db, prefix);
     let mut out = Output::new();
     let width = input.header.as_ref().map_or_else(
         || input.records.iter().map(|r| r.1 as usize).max().unwrap_or(1),
@@ -384,7 +422,7 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
     if let Some(k) = input.records.iter().position(|r| r.1 as usize > width) {
         return Err(Failure::usage(format!(
             "{what}, record {}: {} fields, but the header names {width}; fix the record or the header",
-            k + first_line,
+            k + input.first_line(),
             input.records[k].1
         )));
     }
@@ -409,7 +447,7 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
     let verbatim = input.delimiter == b',' && format == Format::Csv;
     let mut fields = csv::ByteRecord::new();
     let empty: Vec<u8> = vec![delimiter; formatter.names().len()];
-    for ((span, count), hit) in input.records.iter().zip(&found) {
+    for ((span, count), hit) in input.records.iter().zip(found) {
         let mut raw = &input.data[span.clone()];
         // Without the line ends around it (a blank line before it counts in its span).
         while let [b'\n' | b'\r', rest @ ..] = raw {

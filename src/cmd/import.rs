@@ -35,6 +35,9 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
+    #[command(flatten)]
+    pub wait: super::WaitArg,
+
     /// Input files: `-` for stdin, .csv, .csv.gz, .csv.zst (detected by content), or directories.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -103,11 +106,11 @@ pub struct Args {
 
     /// With --timezone: place local times that a daylight-saving change makes ambiguous or
     /// skips at the earlier or the later instant (default: reject them).
-    #[arg(long, value_name = "earlier|later")]
+    #[arg(long, value_name = "earlier|later", value_parser = ["earlier", "later"])]
     pub dst: Option<String>,
 
     /// Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude).
-    #[arg(long, value_name = "UNIT")]
+    #[arg(long, value_name = "UNIT", value_parser = ["s", "ms", "us", "µs", "ns"])]
     pub time_unit: Option<String>,
 
     /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S'; without a date it reads times of
@@ -130,7 +133,7 @@ pub struct Args {
 
     /// New database only: storage layout, grid or bucket (default: inferred — grid for
     /// regular series, bucket for irregular or bursty ticks).
-    #[arg(long, env = "XS_LAYOUT", value_name = "grid|bucket")]
+    #[arg(long, env = "XS_LAYOUT", value_name = "grid|bucket", value_parser = ["grid", "bucket"])]
     pub layout: Option<String>,
 
     /// New database only: bucket width for the bucket layout (default: inferred).
@@ -138,7 +141,7 @@ pub struct Args {
     pub bucket: Option<String>,
 
     /// New database only: year, month or day (default: the longest that fits).
-    #[arg(long, value_name = "PERIOD")]
+    #[arg(long, value_name = "PERIOD", value_parser = ["year", "month", "day"])]
     pub partition: Option<String>,
 
     /// Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed).
@@ -505,6 +508,15 @@ fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if first.is_dir() {
+        // Named after the directory, the database would be the input directory itself.
+        return Err(Failure::usage(format!(
+            "{} is a directory of input files; name the database to create or add to with -d, \
+             e.g. xs -d {name}-db import {}",
+            first.display(),
+            first.display()
+        )));
+    }
     let mut stem = name.as_str();
     for ext in [".gz", ".zst", ".csv", ".tsv", ".txt"] {
         stem = stem.strip_suffix(ext).unwrap_or(stem);

@@ -15,6 +15,7 @@ pub mod range;
 pub mod schema;
 pub mod series_args;
 pub mod stat;
+pub mod stat_many;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -71,6 +72,19 @@ impl Context {
 /// Every command but import itself says on stderr when an import was interrupted (and every
 /// command, when a delete was).
 pub fn warn_unfinished_operations(dir: &Path) {
+    // A marker beside a live writer is its own: the operation is under way, not abandoned.
+    if let Some(pid) = xs::db::lock::active_writer(dir) {
+        let under_way = xs::db::marker::unfinished_import(dir).is_some()
+            || !xs::db::marker::unfinished_deletes(dir).is_empty();
+        if under_way {
+            eprintln!(
+                "xs: note: a write into {} is under way (pid {pid}); this read may see some of its \
+                 rows and not others",
+                dir.display()
+            );
+        }
+        return;
+    }
     warn_unfinished_deletes(dir);
     if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
         eprintln!(
@@ -80,11 +94,25 @@ pub fn warn_unfinished_operations(dir: &Path) {
     }
 }
 
+/// `--wait`, on the commands that take the writer lock (readers never wait).
+#[derive(clap::Args, Debug, Default, Clone, Copy)]
+pub struct WaitArg {
+    /// When another process holds the writer lock, wait for it instead of failing with exit 5.
+    #[arg(long)]
+    pub wait: bool,
+}
+
 pub fn run(cli: Cli) -> CliResult {
-    let ctx = Context {
-        db: cli.db,
-        wait: cli.wait,
-    };
+    // `--wait` before the subcommand works too (`xs -d DB --wait import …`).
+    let wait = cli.wait
+        || match &cli.command {
+            Command::Put(a) => a.wait.wait,
+            Command::Delete(a) => a.wait.wait,
+            Command::Import(a) => a.wait.wait,
+            Command::Defrag(a) => a.wait.wait,
+            _ => false,
+        };
+    let ctx = Context { db: cli.db, wait };
     match cli.command {
         Command::Create(args) => create::run(&ctx, args),
         Command::Put(args) => put::run(&ctx, args),

@@ -18,11 +18,15 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
+    #[command(flatten)]
+    pub wait: super::WaitArg,
+
     /// Timestamp: ISO-8601 or epoch with a unit (1723161255342ms).
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
     pub time: i64,
 
-    /// Values: name=value pairs, or one value per column in schema order.
+    /// Values: name=value pairs, or one value per column in schema order (`-1.5` and `-inf`
+    /// are values; `--append` after them is still the option).
     #[arg(required = true, allow_hyphen_values = true)]
     pub values: Vec<String>,
 
@@ -31,7 +35,12 @@ pub struct Args {
     pub append: bool,
 }
 
-pub fn run(ctx: &Context, args: Args) -> CliResult {
+pub fn run(ctx: &Context, mut args: Args) -> CliResult {
+    // The values take anything that starts with a hyphen (negative numbers, `-inf`), so an
+    // `--append` written after them arrives among them.
+    let before = args.values.len();
+    args.values.retain(|v| v != "--append");
+    args.append |= args.values.len() != before;
     let db = ctx.open_write()?;
     let schema = db.schema();
     let row = encode_values(schema, &args.values)?;

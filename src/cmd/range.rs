@@ -1,6 +1,7 @@
 //! `xs range`: every row in a time window, in time order, as CSV, TSV or NDJSON; or, with
 //! `--every`, one aggregated row per time bucket (bars, VWAP).
 
+use xs::db::time::{END_TIME_NS, MIN_TIME_NS};
 use xs::io::output::Format;
 use xs::io::stream::{write_range_where, Compression};
 use xs::io::timefmt::format_iso_exact;
@@ -14,6 +15,9 @@ use crate::exit::{CliResult, Failure};
 
 const EXAMPLES: &str = "Examples:
   xs range 2024-08-08 2024-08-09 > day.csv
+  xs range 2024-08-08                       # from then to the last row
+  xs range ..2024-08-08                     # from the first row to then
+  xs range --last 15m --agg count           # the 15 minutes before now, and anything later
   xs range 2024-08-08T23:55:00Z 2024-08-08T23:56:00Z --columns time,price | head
   xs range 2024-08-08 2024-08-09 --every 1m --agg 'count,sum(qty),vwap(price,qty)'
   xs range 2024-08-01 2024-09-01 --every 1h --ohlcv price,qty --where side=buy -f ndjson
@@ -30,20 +34,26 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Start, inclusive (ISO-8601 or epoch with a unit).
-    #[arg(value_parser = parse_time, allow_hyphen_values = true)]
-    pub from: i64,
+    /// Start, inclusive (ISO-8601, epoch with a unit, or `now`); `FROM..TO` and `..TO` give the
+    /// whole window in one word, `..TO` from the first row.
+    #[arg(value_parser = parse_window, allow_hyphen_values = true, required_unless_present = "last")]
+    pub from: Option<Window>,
 
-    /// End, exclusive.
+    /// End, exclusive; default: after the last row.
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
-    pub to: i64,
+    pub to: Option<i64>,
+
+    /// The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO.
+    #[arg(long, value_name = "DUR", value_parser = parse_every, conflicts_with_all = ["from", "to"])]
+    pub last: Option<i64>,
 
     /// Stop after N rows (N buckets with --every).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
 
-    /// Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d; a multiple of the granularity),
-    /// aligned on the epoch; each row's time is its bucket's start. Needs --agg or --ohlcv.
+    /// Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity),
+    /// aligned on the epoch (weeks on Mondays); each row's time is its bucket's start. Needs
+    /// --agg or --ohlcv.
     #[arg(long, value_name = "DUR", value_parser = parse_every)]
     pub every: Option<i64>,
 
@@ -78,6 +88,51 @@ pub struct Args {
     pub output: FormatArgs,
 }
 
+/// FROM as given: a time, or a window `A..B`, `..B` or `A..` (an open end is `None`).
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    from: Option<i64>,
+    to: Option<i64>,
+}
+
+fn parse_window(text: &str) -> Result<Window, String> {
+    let bound = |t: &str| (!t.is_empty()).then(|| parse_time(t)).transpose();
+    match text.split_once("..") {
+        Some((from, to)) => Ok(Window {
+            from: bound(from)?,
+            to: bound(to)?,
+        }),
+        None => Ok(Window {
+            from: Some(parse_time(text)?),
+            to: None,
+        }),
+    }
+}
+
+/// The window to read: FROM and TO, a `..` window, or `--last`; an open start is the start of
+/// the first partition (so a whole-window aggregate is timed by something stored), an open end
+/// the end of time.
+fn window(args: &Args, db: &xs::Database) -> CliResult<(i64, i64)> {
+    let (from, to) = match (args.last, args.from, args.to) {
+        (Some(last), _, _) => {
+            let now = parse_time("now").map_err(Failure::usage)?;
+            (Some(now.saturating_sub(last)), None)
+        }
+        (None, Some(w), Some(_)) if w.to.is_some() => {
+            return Err(Failure::usage(
+                "the window is given twice: FROM..TO and TO; give one of them",
+            ))
+        }
+        (None, Some(w), to) => (w.from, w.to.or(to)),
+        (None, None, to) => (None, to),
+    };
+    let from = match from {
+        Some(t) => t,
+        None => db.partition_keys()?.first().map_or(MIN_TIME_NS, |k| k.start_ns()),
+    };
+    Ok((from, to.unwrap_or(END_TIME_NS)))
+}
+
 fn parse_every(text: &str) -> Result<i64, String> {
     xs::db::time::parse_duration(text)
         .filter(|&ns| ns > 0)
@@ -85,14 +140,15 @@ fn parse_every(text: &str) -> Result<i64, String> {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    if args.from > args.to {
+    let mut db = ctx.open_read()?;
+    let (from, to) = window(&args, &db)?;
+    if from > to {
         return Err(Failure::usage(format!(
             "FROM ({}) is after TO ({}); give the window as FROM TO",
-            format_iso_exact(args.from),
-            format_iso_exact(args.to)
+            format_iso_exact(from),
+            format_iso_exact(to)
         )));
     }
-    let mut db = ctx.open_read()?;
     args.series.apply(&mut db)?;
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
     let limit = args.limit.unwrap_or(u64::MAX);
@@ -136,8 +192,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             write_buckets(
                 &db,
                 &plan,
-                args.from,
-                args.to,
+                from,
+                to,
                 args.fill,
                 &formatter,
                 limit,
@@ -158,8 +214,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 &series,
                 &plan,
                 &group,
-                args.from,
-                args.to,
+                from,
+                to,
                 args.fill,
                 &formatter,
                 left,
@@ -172,8 +228,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     formatter.header(&mut out.buf);
     write_range_where(
         &db,
-        args.from,
-        args.to,
+        from,
+        to,
         filter.as_ref(),
         &formatter,
         limit,

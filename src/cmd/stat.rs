@@ -6,15 +6,19 @@ use xs::io::timefmt::format_iso;
 use xs::stat::{self, Footprint, RowCount, StatOptions};
 use xs::Database;
 
+use std::path::{Path, PathBuf};
+
 use super::series_args::SeriesArgs;
-use super::{Context, Output};
-use crate::exit::CliResult;
+use super::{stat_many, Context, Output};
+use crate::exit::{CliResult, Failure};
 
 const EXAMPLES: &str = "Examples:
   xs stat                                   # every partition, then the total
   xs stat 2023 2024 --bytes                 # two partitions, exact byte counts
   xs stat --json | jq '.total.physical_bytes'
-  xs stat --fast --json                     # sizes and extents only: reads no row data";
+  xs stat --fast --json                     # sizes and extents only: reads no row data
+  xs stat ticks/btc ticks/eth               # several databases: a line each, and the totals
+  xs stat --recursive /data/xs --fast       # every database under a directory";
 
 /// Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation.
 ///
@@ -27,8 +31,14 @@ const EXAMPLES: &str = "Examples:
 #[command(after_help = EXAMPLES)]
 pub struct Args {
     /// Partitions to show, as named in the table (2024, 2024-03 or 2024.xs); default: all.
-    #[arg(value_name = "PARTITION")]
+    /// Or database directories (holding xs.toml) to audit together: a line each, and totals.
+    #[arg(value_name = "PARTITION|DB")]
     pub partitions: Vec<String>,
+
+    /// Audit every database found under the directories given (default: the current one):
+    /// a line each, and totals. Symbolic links are not followed.
+    #[arg(short = 'r', long)]
+    pub recursive: bool,
 
     /// Print JSON (schema in docs/STAT.md) instead of a table.
     #[arg(long)]
@@ -38,7 +48,9 @@ pub struct Args {
     #[arg(long)]
     pub bytes: bool,
 
-    /// Skip counting rows (no data is read): rows, row bytes, fill, first and last are omitted.
+    /// Grid layout: skip counting rows (no row data is read; rows, row bytes, fill, first and
+    /// last are omitted). Bucket layout: no effect, its rows are counted from the bucket
+    /// directory, which stat reads anyway (never the data file).
     #[arg(long)]
     pub fast: bool,
 
@@ -47,6 +59,52 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let named_dbs = args
+        .partitions
+        .iter()
+        .filter(|p| stat_many::is_database(Path::new(p)))
+        .count();
+    if args.recursive || named_dbs > 0 {
+        if !args.series.series.is_empty() {
+            return Err(Failure::usage(
+                "--series reads one database; audit several without it, or pass one database with -d",
+            ));
+        }
+        let dirs = if args.recursive {
+            let roots: Vec<PathBuf> = match (&args.partitions[..], &ctx.db) {
+                ([], Some(db)) => vec![db.clone()],
+                ([], None) => vec![PathBuf::from(".")],
+                (roots, _) => roots.iter().map(PathBuf::from).collect(),
+            };
+            let mut dirs = Vec::new();
+            for root in &roots {
+                if !root.is_dir() {
+                    return Err(Failure::usage(format!(
+                        "--recursive: {} is not a directory",
+                        root.display()
+                    )));
+                }
+                dirs.extend(stat_many::find_databases(root)?);
+            }
+            dirs
+        } else if named_dbs == args.partitions.len() {
+            args.partitions.iter().map(PathBuf::from).collect()
+        } else {
+            let strays: Vec<&str> = args
+                .partitions
+                .iter()
+                .filter(|p| !stat_many::is_database(Path::new(p)))
+                .map(String::as_str)
+                .collect();
+            return Err(Failure::usage(format!(
+                "{} named with databases, but not a database directory (no xs.toml in it): to \
+                 audit several databases name only databases; to show partitions, name one \
+                 database with -d",
+                strays.join(", ")
+            )));
+        };
+        return stat_many::run(&dirs, args.json, args.bytes, !args.fast);
+    }
     let mut db = ctx.open_read()?;
     args.series.apply(&mut db)?;
     let keys = stat::select_partitions(&db, &args.partitions)?;

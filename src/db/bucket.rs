@@ -1388,9 +1388,16 @@ impl BucketPartition {
     /// generation) and a new directory pointing into it (always of the newest version, with
     /// summaries computed from the rows, so defrag upgrades a version-1 partition), fsyncs both, verifies them against
     /// this partition record by record, then renames the data file and the directory into
-    /// place (in that order; `open` finishes an interrupted pair of renames). The caller
-    /// holds the writer lock and drops its cached handle afterwards.
-    pub fn compact(&self, dir: &Path, config: &Config) -> Result<Compacted> {
+    /// place (in that order; `open` finishes an interrupted pair of renames). `install` sees
+    /// the verified copy first: when it says no, the copy is removed and this partition kept
+    /// as it was (`None`). The caller holds the writer lock and drops its cached handle
+    /// afterwards.
+    pub fn compact(
+        &self,
+        dir: &Path,
+        config: &Config,
+        install: &mut dyn FnMut(&BucketPartition) -> Result<bool>,
+    ) -> Result<Option<Compacted>> {
         let (data_name, dir_name) = defrag_names(self.key);
         let (tmp_data_path, tmp_dir_path) = (dir.join(&data_name), dir.join(&dir_name));
         let generation = self.generation()?.wrapping_add(1);
@@ -1402,7 +1409,7 @@ impl BucketPartition {
             vfs::set_len(&file, len).map_err(|e| Error::io("size", path, e))?;
             Ok(file)
         };
-        let result = (|| -> Result<Compacted> {
+        let result = (|| -> Result<Option<Compacted>> {
             let data = make(&tmp_data_path, HEADER_LEN)?;
             vfs::write_at(&data, &generation.to_le_bytes(), DATA_GENERATION_AT)
                 .map_err(|e| Error::io("write", &tmp_data_path, e))?;
@@ -1530,20 +1537,20 @@ impl BucketPartition {
                     reason: format!("the rewritten copy differs in {what}; the original is untouched"),
                 });
             }
-            Ok(done)
+            Ok(install(&copy)?.then_some(done))
         })();
         let done = match result {
-            Ok(done) => done,
-            Err(e) => {
+            Ok(Some(done)) => done,
+            other => {
                 let _ = vfs::remove_file(&tmp_data_path);
                 let _ = vfs::remove_file(&tmp_dir_path);
-                return Err(e);
+                return other;
             }
         };
         vfs::rename(&tmp_data_path, &self.data_path).map_err(|e| Error::io("rename", &tmp_data_path, e))?;
         vfs::rename(&tmp_dir_path, &self.dir_path).map_err(|e| Error::io("rename", &tmp_dir_path, e))?;
         sync_dir(dir)?;
-        Ok(done)
+        Ok(Some(done))
     }
 }
 
@@ -1755,16 +1762,19 @@ mod tests {
         .unwrap()
     }
 
+    /// A row of `bucket_db` (one column, `v:i64`) holding `v`.
+    fn v_row(db: &crate::Database, v: i64) -> Vec<u8> {
+        let mut r = db.schema().new_row();
+        db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
+        r
+    }
+
     #[test]
     fn put_get_scan_delete_through_the_database() {
         use crate::PutMode;
         let tmp = tempfile::tempdir().unwrap();
         let db = bucket_db(&tmp.path().join("db"));
-        let row = |v: i64| {
-            let mut r = db.schema().new_row();
-            db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
-            r
-        };
+        let row = |v: i64| v_row(&db, v);
         let t0 = 1_704_067_200_000_000_000i64; // 2024-01-01
         let ms = 1_000_000i64;
         db.put(t0 + 5 * ms, &row(1), PutMode::Replace).unwrap();
@@ -1808,11 +1818,7 @@ mod tests {
         use crate::PutMode;
         let tmp = tempfile::tempdir().unwrap();
         let db = bucket_db(&tmp.path().join("db"));
-        let row = |v: i64| {
-            let mut r = db.schema().new_row();
-            db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
-            r
-        };
+        let row = |v: i64| v_row(&db, v);
         let t0 = 1_704_067_200_000_000_000i64; // 2024-01-01
         let (s, ms) = (1_000_000_000i64, 1_000_000i64);
         // Seconds 0, 1, 2 hold rows; second 1 has three.

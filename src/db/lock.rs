@@ -67,3 +67,24 @@ fn read_holder(file: &mut File) -> Option<String> {
 pub fn lock_path(dir: &Path) -> PathBuf {
     dir.join(LOCK_FILE)
 }
+
+/// The pid of a process holding the writer lock of `dir` right now, found in `/proc/locks`
+/// (Linux): asking with a lock of our own could make a writer starting at that moment fail.
+/// `None` when no one holds it, or it cannot be told.
+pub fn active_writer(dir: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(lock_path(dir)).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let (major, minor) = (libc::major(meta.dev()), libc::minor(meta.dev()));
+    let device = format!("{major:02x}:{minor:02x}:{}", meta.ino());
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        // `1: FLOCK  ADVISORY  WRITE 12519 fe:00:10387548 0 EOF`
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let is_ours =
+            fields.len() >= 6 && fields[1] == "FLOCK" && fields[3] == "WRITE" && fields[5] == device;
+        is_ours.then(|| fields[4].parse().ok()).flatten()
+    })
+}

@@ -672,8 +672,9 @@ impl Database {
             for (k, r) in rows.iter().enumerate() {
                 out[k * row_len..(k + 1) * row_len].copy_from_slice(r);
             }
-            return partition.write_slot(slot.index, &out);
+            return put_slot(&partition, slot.index, &out, Some(&slab));
         }
+        let mut old = None;
         match mode {
             PutMode::Replace => slab[..row_len].copy_from_slice(row),
             PutMode::Append => {
@@ -691,10 +692,11 @@ impl Database {
                     let offset = partition.slot_offset(slot.index) + (free * row_len) as u64;
                     return partition.write_at(row, offset);
                 }
+                old = Some(slab.clone());
                 slab[free * row_len..(free + 1) * row_len].copy_from_slice(row);
             }
         }
-        partition.write_slot(slot.index, &slab)
+        put_slot(&partition, slot.index, &slab, old.as_deref())
     }
 
     /// Makes every write so far durable: fsyncs each open partition file and the directory.
@@ -780,9 +782,9 @@ impl Database {
         &self,
         from_ns: i64,
         to_ns: i64,
-        mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
+        visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
-        self.scan_batches(from_ns, to_ns, |batch| self.each_row(batch, &mut visit))
+        self.scan_pruned(from_ns, to_ns, None, visit)
     }
 
     /// `scan` that passes over the storage buckets `prune` rules out (see `Prune`).
@@ -794,17 +796,6 @@ impl Database {
         mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
     ) -> Result<(), E> {
         self.scan_batches_pruned(from_ns, to_ns, prune, |batch| self.each_row(batch, &mut visit))
-    }
-
-    /// `scan` of the partitions in this directory (a plain database or one series).
-    fn scan_local<E: From<Error>>(
-        &self,
-        from_ns: i64,
-        to_ns: i64,
-        prune: Prune<'_>,
-        mut visit: impl FnMut(i64, &[u8]) -> Result<bool, E>,
-    ) -> Result<(), E> {
-        self.scan_batches_local(from_ns, to_ns, prune, |batch| self.each_row(batch, &mut visit))
     }
 
     /// Hands each row of `batch` to `visit` with its time; `Ok(false)` when `visit` stops.
@@ -1348,6 +1339,41 @@ impl RecordReader {
 
 /// Hole-punching granularity (the ext4/xfs block size).
 pub const BLOCK_LEN: u64 = 4096;
+
+/// Rewrites slot `index` for `put`. A slot that crosses a page edge can be torn by a kill (the
+/// kernel copies a write page by page), leaving a slot that fails its check, which a `put`
+/// that reads it first (a unique key, `--append`) could not get past; so its old rows
+/// (`old`, or read here) go to the undo journal first, as an import's do, and the next writer
+/// puts them back. A slot already damaged has no old rows to keep: it is just overwritten.
+fn put_slot(partition: &Partition, index: u64, rows: &[u8], old: Option<&[u8]>) -> Result<()> {
+    let start = partition.slot_offset(index);
+    let last = start + partition.slot_len - 1;
+    if !partition.has_checks() || start / BLOCK_LEN == last / BLOCK_LEN {
+        return partition.write_slot(index, rows);
+    }
+    let old = match old {
+        Some(old) => old.to_vec(),
+        None => {
+            let mut old = Vec::new();
+            match partition.read_slots(index, 1, &mut old) {
+                Ok(()) => old,
+                Err(Error::Checksum(_)) => return partition.write_slot(index, rows),
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    let mut journal = undo::Journal::create(partition)?;
+    journal.add(index, &old);
+    journal.commit(partition, true)?;
+    partition.write_slot(index, rows)?;
+    partition.sync()?;
+    journal.remove()?;
+    // Durably gone: a journal that came back after a power loss would undo this put.
+    match partition.path.parent() {
+        Some(dir) => sync_dir(dir),
+        None => Ok(()),
+    }
+}
 
 /// Zeroes `[from, to)`: whole blocks are punched out; the partial blocks at the edges are
 /// zeroed only where they hold data, then punched too if the whole block became zero.

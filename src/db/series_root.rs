@@ -260,11 +260,14 @@ impl Database {
             found.clear();
             rows.clear();
             for (k, (_, db)) in kids.iter().enumerate() {
-                db.scan_local(at, end, prune, |t, row| -> Result<bool> {
+                let mut keep = |t, row: &[u8]| -> Result<bool> {
                     found.push((t, k as u32, (rows.len() / row_len) as u32));
                     rows.extend_from_slice(row);
                     Ok(true)
-                })?;
+                };
+                // The local scan, not `scan_pruned`: a generic call back into the series
+                // path would never end monomorphizing.
+                db.scan_batches_local(at, end, prune, |batch| db.each_row(batch, &mut keep))?;
                 if kids.len() > CACHED_SERIES {
                     db.forget_partitions();
                 }

@@ -300,6 +300,7 @@ pub fn parse_duration(text: &str) -> Option<i64> {
         "m" | "min" => NS_PER_MIN,
         "h" => NS_PER_HOUR,
         "d" => NS_PER_DAY,
+        "w" => 7 * NS_PER_DAY,
         _ => return None,
     };
     count.checked_mul(unit_ns).filter(|&ns| ns > 0)

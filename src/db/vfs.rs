@@ -17,17 +17,18 @@
 //!     undone (data written since the file's last fsync, and creations, renames and removals
 //!     since their directory's last fsync), then the process ends with exit status 86;
 //!   - `torn`: the same power loss, but the disk had written back part of what was pending:
-//!     each 4 KiB page keeps a prefix of its unsynced writes and the directories a prefix of
-//!     their unsynced changes, chosen pseudo-randomly per page, seeded by `n` or by `S` in
-//!     `<op>:<n>:torn:<S>`.
+//!     each 4 KiB page keeps a prefix of its unsynced writes, the last of them cut after one
+//!     of its 512-byte sectors, each file half the time the length of its last sync, and the
+//!     directories a prefix of their unsynced changes, chosen pseudo-randomly, seeded by `n`
+//!     or by `S` in `<op>:<n>:torn:<S>`.
 //!
 //!   Whenever a fault fires, stderr gets a line starting `xs-fault: injected`.
 //!
-//! What the crash model leaves out: file sizes in `torn` mode stay as the process left them
-//! (only contents revert), `fsync` of a file is taken to persist all of it but none of its
-//! directory entry, a `syncfs` persists everything, removed inodes come back whole, pages of
-//! zeros come back as holes (never as allocated zeros), a page is never torn inside itself,
-//! and reordering across files is limited to what each file's and directory's own syncs allow.
+//! What the crash model leaves out: sectors written out of order within a page, `fsync` of a
+//! file is taken to persist all of it but none of its directory entry, a `syncfs` persists
+//! everything, removed inodes come back whole, pages of zeros come back as holes (never as
+//! allocated zeros), and reordering across files is limited to what each file's and
+//! directory's own syncs allow.
 
 use std::fs::File;
 use std::io;

@@ -50,6 +50,14 @@ impl EpochUnit {
 /// (`1700000000s`, `1700000000123ms`, `…us`, `…ns`).
 pub fn parse_time_arg(text: &str) -> Result<i64, String> {
     let text = text.trim();
+    if text == "now" {
+        return chrono::Utc::now()
+            .timestamp_nanos_opt()
+            .ok_or_else(|| "the clock reads a time xs cannot represent".to_string());
+    }
+    if let Some(t) = parse_fractional_epoch(text) {
+        return t;
+    }
     let digits_end = text
         .char_indices()
         .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
@@ -71,6 +79,44 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
              2024-01-31 12:00:00+01:00) or an epoch number with a unit (1706702400s, 1706702400250ms)"
         )
     })
+}
+
+/// An epoch number with a fraction and a unit (`1704067200.25s`, `1704067200250.5ms`): `None`
+/// when `text` is not of that shape, else the time or why it cannot be one.
+fn parse_fractional_epoch(text: &str) -> Option<Result<i64, String>> {
+    let (number, unit) = ["ns", "us", "µs", "ms", "s"]
+        .iter()
+        .find_map(|u| text.strip_suffix(u).map(|n| (n, EpochUnit::parse(u))))?;
+    let unit = unit?;
+    let (whole, fraction) = number.split_once('.')?;
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let unsigned = whole.strip_prefix('-').unwrap_or(whole);
+    if unsigned.is_empty() || fraction.is_empty() || !digits(unsigned) || !digits(fraction) {
+        return None;
+    }
+    let scale = unit.ns();
+    // The fraction in ns: its digits beyond the unit's nanoseconds must be zeros.
+    let places = scale.ilog10() as usize;
+    let (kept, rest) = fraction.split_at(fraction.len().min(places));
+    if rest.bytes().any(|b| b != b'0') {
+        return Some(Err(format!(
+            "time `{text}` is finer than a nanosecond: give at most {places} decimals of {}",
+            unit.name()
+        )));
+    }
+    let frac_ns = if kept.is_empty() {
+        0
+    } else {
+        let padded = format!("{kept:0<places$}");
+        padded.parse::<i64>().ok()?
+    };
+    let value = unsigned
+        .parse::<i64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .and_then(|n| n.checked_add(frac_ns))
+        .map(|n| if whole.starts_with('-') { -n } else { n });
+    Some(value.ok_or_else(|| format!("time `{text}` is out of range")))
 }
 
 /// Parses a signed decimal integer scaled by `unit`; `None` on junk or overflow.
@@ -240,6 +286,24 @@ fn push_digits(out: &mut Vec<u8>, value: u64, width: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epoch_numbers_with_fractions_and_now() {
+        let t = 1_704_067_200_000_000_000;
+        assert_eq!(parse_time_arg("1704067200.25s"), Ok(t + 250_000_000));
+        assert_eq!(parse_time_arg("1704067200250.5ms"), Ok(t + 250_500_000));
+        assert_eq!(parse_time_arg("1704067200250000.125us"), Ok(t + 250_000_125));
+        assert_eq!(parse_time_arg("1704067200.000000001s"), Ok(t + 1));
+        assert_eq!(parse_time_arg("1704067200.5000000000s"), Ok(t + 500_000_000));
+        assert_eq!(parse_time_arg("-1.5s"), Ok(-1_500_000_000));
+        let finer = parse_time_arg("1704067200.0000000001s").unwrap_err();
+        assert!(finer.contains("finer than a nanosecond"), "{finer}");
+        assert!(parse_time_arg("1.5ns").is_err());
+        assert!(parse_time_arg("1.s").is_err() && parse_time_arg(".5s").is_err());
+        let now = chrono::Utc::now().timestamp_nanos_opt().unwrap();
+        let got = parse_time_arg("now").unwrap();
+        assert!((got - now).abs() < 60_000_000_000, "{got} vs {now}");
+    }
 
     #[test]
     fn iso_forms_parse() {

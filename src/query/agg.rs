@@ -609,6 +609,17 @@ struct Buckets {
     whole_window: bool,
 }
 
+/// Where `--every` buckets are counted from: the epoch, but for whole weeks the Monday after
+/// it (1970-01-05), so weeks run Monday to Sunday as ISO 8601 has them.
+pub fn bucket_origin(every_ns: i64) -> i64 {
+    const WEEK_NS: i64 = 7 * 86_400_000_000_000;
+    if every_ns % WEEK_NS == 0 {
+        4 * 86_400_000_000_000
+    } else {
+        0
+    }
+}
+
 impl Buckets {
     /// The start of the bucket holding `t_ns`.
     #[inline]
@@ -697,7 +708,10 @@ pub fn write_buckets_of<E: From<Error>>(
         return Ok(0);
     }
     let buckets = Buckets {
-        origin_ns: if plan.every_ns.is_some() { 0 } else { from_ns },
+        origin_ns: match plan.every_ns {
+            Some(every) => bucket_origin(every),
+            None => from_ns,
+        },
         every_ns: plan
             .every_ns
             .unwrap_or_else(|| to_ns.saturating_sub(from_ns).max(1)),
@@ -727,7 +741,9 @@ pub fn write_buckets_of<E: From<Error>>(
         plan,
         formatter,
         buckets,
-        fill,
+        // A whole-window aggregate answers even for an empty window (count 0, as SQL's
+        // aggregate without GROUP BY does); per series, only the series with rows answer.
+        fill: fill || (buckets.whole_window && group.is_empty()),
         row: template.clone(),
         template,
         empty: plan.aggs.iter().map(Agg::empty).collect(),
@@ -846,6 +862,17 @@ impl Writer<'_> {
     /// With --fill, prints the empty buckets from `next_fill` up to (not including) `until_ns`.
     fn fill_until(&mut self, until_ns: i64) -> Result<()> {
         if !self.fill {
+            return Ok(());
+        }
+        if self.buckets.whole_window {
+            // Its one row: the empty one only when no bucket came (after one, `next_fill`
+            // has moved past the origin; a width that saturates must not make a second).
+            let origin = self.buckets.origin_ns;
+            if self.next_fill == origin && until_ns > origin {
+                let empty = std::mem::take(&mut self.empty);
+                self.emit(origin, &empty)?;
+                self.empty = empty;
+            }
             return Ok(());
         }
         let empty = std::mem::take(&mut self.empty);

@@ -21,18 +21,9 @@ Both answers are compared: every probe must match a quote at the same time in bo
 import argparse
 import os
 import random
-import statistics
 import subprocess
-import time
 
-
-def median_ms(fn, runs):
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times), min(times), max(times)
+from measure import median_ms
 
 
 def xs_join(xs, db, probes, out=subprocess.DEVNULL):

@@ -58,6 +58,16 @@ def run_timed(cmd):
     return ProcessRun(wall_s, peak_rss_kb / 1024)
 
 
+def median_ms(fn, runs):
+    """(median, min, max) in milliseconds of `runs` calls of fn in this process."""
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times), min(times), max(times)
+
+
 def count_output_lines(cmd):
     """Runs cmd once (the probe before timing it) and returns how many lines it printed."""
     return _run(cmd, subprocess.PIPE).stdout.count(b"\n")

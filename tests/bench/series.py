@@ -22,10 +22,11 @@ import argparse
 import os
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import time
+
+from measure import median_ms
 
 CPU_ROWS = 8_640_000
 TICK_ROWS = 3_453_653
@@ -54,15 +55,6 @@ def peak_rss_of(cmd):
     out = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, check=True,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return int(out.stderr.strip().splitlines()[-1])
-
-
-def median_ms(fn, runs):
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times), min(times), max(times)
 
 
 def run(xs, *args, out=subprocess.DEVNULL):

@@ -90,6 +90,31 @@ pub fn run(mut cmd: Command) -> (i32, String, String) {
     )
 }
 
+/// Runs `xs -d DIR ARGS…`: (exit code, stdout, stderr).
+pub fn xs_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = xs();
+    cmd.arg("-d").arg(dir).args(args);
+    run(cmd)
+}
+
+/// `xs_in` that must succeed without a panic: its stdout.
+pub fn ok_in(dir: &Path, args: &[&str]) -> String {
+    let (code, out, err) = xs_in(dir, args);
+    assert_eq!(
+        code,
+        0,
+        "xs -d {} {args:?}\nstdout: {out}\nstderr: {err}",
+        dir.display()
+    );
+    assert_no_panic(&err);
+    out
+}
+
+/// A path as an argument of `xs_in`.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
 /// Allocated bytes of a file (st_blocks × 512).
 pub fn allocated_bytes(path: &Path) -> u64 {
     use std::os::unix::fs::MetadataExt;
@@ -109,20 +134,46 @@ pub fn assert_no_panic(stderr: &str) {
     );
 }
 
-/// Copies a sparse file keeping its holes (a plain copy would write terabytes of zeros).
+/// Copies a sparse file, or a directory tree to a path that does not exist yet, keeping holes
+/// (a plain copy would write terabytes of zeros) and attributes.
 pub fn sparse_copy(from: &Path, to: &Path) {
     let status = std::process::Command::new("cp")
-        .arg("--sparse=always")
+        .args(["-a", "--sparse=always"])
         .arg(from)
         .arg(to)
         .status()
         .expect("cp runs");
     assert!(
         status.success(),
-        "cp --sparse=always {} {}",
+        "cp -a --sparse=always {} {}",
         from.display(),
         to.display()
     );
+}
+
+/// A small seeded generator (xorshift64*): a loop driven by it reproduces from its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform enough in `0..n` (`0` when n is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The number in the environment variable `name`, else `default` (unset or not a number).
+pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// The layout this test target runs against: targets named `*_bucket` (tests/*_bucket.rs,

@@ -14,6 +14,8 @@ use super::{Op, Target};
 /// Exit status of a process that "lost power".
 const CRASH_STATUS: i32 = 86;
 const PAGE: u64 = 4096;
+/// What a disk writes at once: a power loss can cut a page between its sectors.
+const SECTOR: u64 = 512;
 const OPS: [(Op, &str); 7] = [
     (Op::Write, "write"),
     (Op::Size, "size"),
@@ -369,7 +371,15 @@ fn drop_backups(ops: Vec<((u64, u64), DirUndo)>) {
 fn crash(st: &mut State, torn: bool, seed: u64) -> ! {
     for tracked in st.files.values() {
         if torn {
-            revert_torn(tracked, mix(seed) ^ tracked.serial);
+            let seed = mix(seed) ^ tracked.serial;
+            revert_torn(tracked, seed);
+            // The size is metadata, committed apart from the data: half the time the file
+            // has the length of its last sync (what lay beyond it is gone).
+            if let Some(first) = tracked.undo.first() {
+                if mix(seed ^ 0x512e).is_multiple_of(2) {
+                    let _ = tracked.file.set_len(first.old_len);
+                }
+            }
         } else {
             for u in tracked.undo.iter().rev() {
                 let stored = u.old_len.saturating_sub(u.offset).min(u.old.len() as u64) as usize;
@@ -411,7 +421,9 @@ fn crash(st: &mut State, torn: bool, seed: u64) -> ! {
     unsafe { libc::_exit(CRASH_STATUS) }
 }
 
-/// Each page of the file keeps a pseudo-random prefix of the writes to it since the last sync.
+/// Each page of the file keeps a pseudo-random prefix of the writes to it since the last sync,
+/// the last write of the prefix itself torn after a pseudo-random 512-byte sector (a disk
+/// writes a page sector by sector).
 fn revert_torn(tracked: &Tracked, seed: u64) {
     let mut writes: HashMap<u64, u64> = HashMap::new();
     for u in &tracked.undo {
@@ -425,7 +437,18 @@ fn revert_torn(tracked: &Tracked, seed: u64) {
             let kept = mix(seed ^ p.wrapping_mul(0x9e37_79b9_7f4a_7c15)) % (writes[&p] + 1);
             let nth = left[&p] - 1;
             left.insert(p, nth);
-            if nth >= kept {
+            let from = if nth + 1 == kept {
+                // The last write kept on this page: its sectors from a random one on are lost.
+                let sectors = (p * PAGE..(p + 1) * PAGE).step_by(SECTOR as usize);
+                let cuts: Vec<u64> = sectors.filter(|&c| c > from && c < to).collect();
+                let cut = mix(seed ^ p ^ 0x5ec7) % (cuts.len() as u64 + 1);
+                cuts.get(cut as usize).copied().unwrap_or(to)
+            } else if nth >= kept {
+                from
+            } else {
+                to
+            };
+            if from < to {
                 let bytes = &u.old[(from - u.offset) as usize..(to - u.offset) as usize];
                 restore(&tracked.file, bytes, from);
             }
