@@ -198,7 +198,11 @@ fn expected(
 ) -> Vec<(i64, Vec<V>)> {
     let mut out = Vec::new();
     // Epoch-aligned; whole weeks from Monday 1970-01-05.
-    let origin = if every_s % (7 * 86_400) == 0 { 4 * 86_400 } else { 0 };
+    let origin = if every_s % (7 * 86_400) == 0 {
+        4 * 86_400
+    } else {
+        0
+    };
     let mut b = (from_s - origin).div_euclid(every_s) * every_s + origin;
     while b < to_s {
         let in_bucket: Vec<&Row> = rows
