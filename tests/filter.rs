@@ -464,7 +464,7 @@ fn header_text_names_and_the_old_equality_still_work() {
         q(&a)
     };
     assert_eq!(range(&["Adj Close=3.95"]), "3.95\n");
-    assert_eq!(range(&["Side=sell", "Adj Close >= 4.5"]), "4.5\n5.0\n");
-    assert_eq!(range(&["adj_close > 4 and Side = sell"]), "4.5\n5.0\n");
+    assert_eq!(range(&["Side=sell", "Adj Close >= 4.5"]), "4.50\n5.00\n");
+    assert_eq!(range(&["adj_close > 4 and Side = sell"]), "4.50\n5.00\n");
     assert_eq!(range(&["Date < 2024-01-03"]), "3.95\n");
 }

@@ -352,7 +352,7 @@ fn inference_of_types_time_granularity_and_depth() {
         depth,
         "time_column = \"timestamp\"",
         "name = \"id\"\ntype = \"i64\"",
-        "name = \"price\"\ntype = \"f64\"",
+        "name = \"price\"\ntype = \"dec(2)\"",
         "name = \"side\"\ntype = \"str(8)\"",
         "name = \"ok\"\ntype = \"bool\"",
         "name = \"qty\"\ntype = \"i64\"",
@@ -362,9 +362,9 @@ fn inference_of_types_time_granularity_and_depth() {
     assert_eq!(
         ok(xs(&d.join("types")).args(["range", "2024-01-01", "2025-01-01"])).0,
         "timestamp,id,price,side,ok,qty\n\
-         2024-03-01T10:00:00.250Z,1,100.5,buy,true,3\n\
+         2024-03-01T10:00:00.250Z,1,100.50,buy,true,3\n\
          2024-03-01T10:00:00.250Z,2,100.25,sell,false,-4\n\
-         2024-03-01T10:00:00.500Z,3,99.0,buy,true,\n\
+         2024-03-01T10:00:00.500Z,3,99.00,buy,true,\n\
          2024-03-01T10:00:01.000Z,4,101.75,sell,true,7\n"
     );
     // Importing again uses ./types as it is: nothing changes.
@@ -827,7 +827,7 @@ fn real_trades_fixture_imports() {
         "2024-08-08T23:54:15.620Z",
     ]))
     .0;
-    assert!(out.starts_with("event_time_ms,local_ts_ns,trade_time_ms,symbol,trade_id,price,qty,is_buyer_maker\n2024-08-08T23:54:15.343Z,1723161254087896568,1723161255342,BTCUSDT,3735683259,61837.63,0.02,true\n"), "{out}");
+    assert!(out.starts_with("event_time_ms,local_ts_ns,trade_time_ms,symbol,trade_id,price,qty,is_buyer_maker\n2024-08-08T23:54:15.343Z,1723161254087896568,1723161255342,BTCUSDT,3735683259,61837.63000000,0.02000000,true\n"), "{out}");
 }
 
 #[test]

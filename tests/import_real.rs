@@ -66,7 +66,7 @@ fn times_of_day_take_the_date_from_the_file_name() {
          2014-05-01T00:00:00.920Z,1.38676,1.38687\n\
          2014-05-01T00:00:02.870Z,1.38675,1.38688\n\
          2014-05-01T01:00:00.000Z,1.38673,1.38687\n\
-         2014-05-01T23:59:59.999Z,1.3867,1.3868\n"
+         2014-05-01T23:59:59.999Z,1.38670,1.38680\n"
     );
     // The next day's file into the same database takes its own date.
     let next = d.join("oanda_20140502_eurusd_quote.csv");
@@ -106,7 +106,7 @@ fn times_of_day_without_a_date_are_refused_and_date_places_them() {
         "{rows}"
     );
     assert!(
-        rows.ends_with("2014-05-02T23:59:59.999Z,1.3867,1.3868\n"),
+        rows.ends_with("2014-05-02T23:59:59.999Z,1.38670,1.38680\n"),
         "{rows}"
     );
     // An existing database is no excuse: the same file without a date is refused there too.
@@ -151,13 +151,13 @@ fn a_header_short_of_one_name_over_a_date_and_a_time() {
     assert!(
         rows.starts_with(
             "Date_time,Open,High,Low,Close,Volume,OpenInterest\n\
-             2006-01-02T09:01:00Z,3602.0,3603.0,3597.0,3599.0,5699,0\n\
-             2006-01-02T09:02:00Z,3600.0,3601.0,3595.0,3597.0,894,0\n"
+             2006-01-02T09:01:00Z,3602.00,3603.00,3597.00,3599.00,5699,0\n\
+             2006-01-02T09:02:00Z,3600.00,3601.00,3595.00,3597.00,894,0\n"
         ),
         "{rows}"
     );
     assert!(
-        rows.ends_with("2006-01-02T09:10:00Z,3594.5,3595.5,3589.5,3591.5,726,0\n"),
+        rows.ends_with("2006-01-02T09:10:00Z,3594.50,3595.50,3589.50,3591.50,726,0\n"),
         "{rows}"
     );
     assert_eq!(rows.lines().count(), 11);
@@ -265,9 +265,9 @@ fn compact_dates_without_a_header_in_a_fixed_zone() {
     assert_eq!(
         range(d, "fx"),
         "column_1,column_2,column_3,column_4\n\
-         2020-01-01T22:00:00.065Z,1.1212,1.12172,0\n\
-         2020-01-01T22:00:10.447Z,1.1212,1.12192,0\n\
-         2020-01-01T22:00:10.498Z,1.12117,1.12161,0\n"
+         2020-01-01T22:00:00.065Z,1.121200,1.121720,0\n\
+         2020-01-01T22:00:10.447Z,1.121200,1.121920,0\n\
+         2020-01-01T22:00:10.498Z,1.121170,1.121610,0\n"
     );
     let (code, _, err) = run(xs(d)
         .args(["-d", "bad", "import", "--timezone", "Mars/Olympus"])
@@ -338,7 +338,7 @@ fn names_that_specs_cannot_use_get_aliases() {
         "{rows}"
     );
     assert!(
-        rows.contains("2000-03-02T00:00:00Z,MSFT,45.1,46.1,1000,1.5033\n"),
+        rows.contains("2000-03-02T00:00:00Z,MSFT,45.10,46.10,1000,1.5033\n"),
         "{rows}"
     );
     assert_eq!(rows.lines().count(), 7);
@@ -363,7 +363,7 @@ fn headers_are_detected_and_can_be_forced() {
     let (_, err) = ok(xs(d).args(["-d", "k", "import"]).arg(&input));
     assert!(err.contains("no header"), "{err}");
     assert!(err.contains("5 rows read, 5 stored, 0 rejected"), "{err}");
-    assert!(range(d, "k").starts_with("column_1,column_2,column_3\n2023-01-01T00:03:56Z,90.54,1.1\n"));
+    assert!(range(d, "k").starts_with("column_1,column_2,column_3\n2023-01-01T00:03:56Z,90.54,1.10\n"));
     // Into an existing database a headerless file is read in the order `xs range` writes, and
     // its first row is data, not a header.
     ok(xs(d).args([
@@ -384,7 +384,7 @@ fn headers_are_detected_and_can_be_forced() {
         .args(["-d", "h", "import", "--header", "--time-column", "1672531436"])
         .arg(&input));
     assert!(err.contains("4 rows read, 4 stored"), "{err}");
-    assert!(range(d, "h").starts_with("1672531436,90.54,1.1\n2023-01-01T00:04:31Z,90.45,1.0\n"));
+    assert!(range(d, "h").starts_with("1672531436,90.54,1.1\n2023-01-01T00:04:31Z,90.45,1.00\n"));
     let (code, _, err) = run(xs(d)
         .args(["-d", "h2", "import", "--header", "--no-header"])
         .arg(&input));
@@ -543,7 +543,7 @@ fn decimal_commas_forced_and_tabs_sniffed() {
     );
     assert_eq!(
         range(d, "tabs"),
-        "time,v\n2024-01-01T00:00:00Z,1.5\n2024-01-01T00:00:01Z,-0.25\n"
+        "time,v\n2024-01-01T00:00:00Z,1.50\n2024-01-01T00:00:01Z,-0.25\n"
     );
     // In a comma-separated file a decimal comma can only be quoted: --decimal-comma reads it.
     fs::write(
@@ -614,7 +614,7 @@ fn spaces_after_delimiters_and_a_twelve_hour_clock() {
     )
     .unwrap();
     let (_, err) = ok(xs(d).args(["-d", "sp", "import", "sp.csv"]));
-    assert!(err.contains("columns: v:f64,s:str(4)"), "{err}");
+    assert!(err.contains("columns: v:dec(1),s:str(4)"), "{err}");
     assert_eq!(
         range(d, "sp"),
         "time,v,s\n2024-01-01T00:00:00Z,1.5, a\n2024-01-01T00:00:01Z,2.0, b\n"
@@ -878,7 +878,7 @@ fn queries_take_the_header_text_of_an_aliased_column_too() {
         .args(["--agg", "max(Adj Close),min(adj_close)"]));
     assert_eq!(
         out,
-        "Date,max_adj_close,min_adj_close\n2000-03-01T00:00:00Z,3.952,1.5033\n"
+        "Date,max_adj_close,min_adj_close\n2000-03-01T00:00:00Z,3.9520,1.5033\n"
     );
     // Text that could mean two aliased columns is refused, not guessed.
     fs::write(

@@ -4,7 +4,9 @@
 //! in order.
 //!
 //! Operations: create (both layouts; granularities 1 ns … 1 d; depths 1 … 3000; rows of 2 to
-//! a few hundred bytes with nulls, NaN, extreme integers, `str(N)` with quotes and delimiters;
+//! a few hundred bytes with nulls, NaN, extreme integers, `str(N)` with quotes and delimiters,
+//! `dec(S)` decimals written every way the parser takes (`+1.50`, `.5`, `5.`), summed and
+//! averaged exactly by the model and filtered with literals finer than S;
 //! year, month and day partitions), import (several files, duplicates at one timestamp, out of
 //! order, misaligned and unstorable times, tiny chunks so batches split a timestamp's rows,
 //! `--floor-time`), put, put --append, delete, defrag. After every step every read path is
@@ -263,6 +265,9 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
         if rng.chance(85) {
             columns.push("n:i64".to_string());
         }
+        if rng.chance(60) {
+            columns.push(format!("d:dec({})", rng.pick(&[0u8, 2, 8, 18])));
+        }
         for i in 0..extra {
             let ty = match rng.below(12) {
                 0 => "i8".to_string(),
@@ -274,6 +279,7 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
                 6 => "f32".to_string(),
                 7 => "f64".to_string(),
                 8 => "bool".to_string(),
+                9 => format!("dec({})", rng.range(0, 18)),
                 _ => format!("str({})", rng.pick(&[1u16, 3, 16, 200, 300])),
             };
             columns.push(format!("c{i}:{ty}"));
@@ -465,6 +471,19 @@ impl Case {
                     ryu::Buffer::new().format(v).to_string()
                 }
             },
+            ColumnType::Dec(s) => {
+                // The summed column stays small enough that no bucket's sum overflows.
+                let v = if name == "d" {
+                    r.range(-1_000_000_000_000, 1_000_000_000_000)
+                } else {
+                    match r.below(4) {
+                        0 => i64::MIN,
+                        1 => i64::MAX,
+                        _ => r.range(-100_000, 100_000),
+                    }
+                };
+                dec_text(r, v, s)
+            }
             ColumnType::Bool => r.pick(&["true", "false"]).to_string(),
             ColumnType::Str(n) => {
                 const PIECES: &[&str] = &["a", "Z", ",", "\"", " x", "é", "€", ";", "\t", "\n", "9"];
@@ -1020,6 +1039,21 @@ impl Case {
                     }
                     Some(c) => {
                         let text = self.random_value(c);
+                        // A literal finer than a dec column's scale: between two storable values.
+                        if let ColumnType::Dec(s) = schema.columns()[c].ty {
+                            if !text.is_empty() && s < 18 && self.rng.chance(40) {
+                                let mut scratch = schema.new_row();
+                                let _ = schema.set_field(&mut scratch, c, &text);
+                                if let Value::Dec(v, _) = schema.value(&scratch, c) {
+                                    if v.unsigned_abs() < (i64::MAX as u64) / 10 {
+                                        let finer = i128::from(v) * 10 + if v < 0 { -5 } else { 5 };
+                                        vals.push(Value::Dec(finer as i64, s + 1));
+                                        lits.push(dec_string(finer, s + 1));
+                                        continue;
+                                    }
+                                }
+                            }
+                        }
                         let mut scratch = schema.new_row();
                         schema.set_field(&mut scratch, c, &text).unwrap_or_else(|e| {
                             self.fail(&format!("the model made a bad value `{text}`: {e}"))
@@ -1269,6 +1303,13 @@ impl Case {
         if schema.column_index("n").is_some() {
             spec.push("sum(n)".into());
         }
+        let dec_d = schema
+            .column_index("d")
+            .filter(|&c| matches!(schema.columns()[c].ty, ColumnType::Dec(_)));
+        if dec_d.is_some() {
+            spec.push("sum(d)".into());
+            spec.push("mean(d)".into());
+        }
         let use_ohlcv =
             schema.column_index("f").is_some() && schema.column_index("n").is_some() && self.rng.chance(30);
         let aggs = if use_ohlcv {
@@ -1385,6 +1426,10 @@ impl Case {
                 }
                 if schema.column_index("n").is_some() {
                     want.push(sum(&schema, rows, col_of("n")));
+                }
+                if let Some(d) = dec_d {
+                    want.push(sum(&schema, rows, d));
+                    want.push(dec_mean(&schema, rows, d));
                 }
             }
             let same =
@@ -1548,6 +1593,8 @@ enum Cell {
     Float(f64),
     /// An `f32` column's value: printed as the shortest `f32`, so compared as one.
     Float32(f32),
+    /// A `dec(S)` value, scaled: printed with exactly S decimals.
+    Dec(i128, u8),
 }
 
 impl Cell {
@@ -1562,6 +1609,7 @@ impl Cell {
             Cell::Float32(v) => text
                 .parse::<f32>()
                 .is_ok_and(|x| x == *v || (x.is_nan() && v.is_nan())),
+            Cell::Dec(v, s) => text == dec_string(*v, *s),
         }
     }
 }
@@ -1595,6 +1643,12 @@ impl ModelCond {
                 (Value::Float(a), Value::Float(b)) => a.partial_cmp(b),
                 (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
                 (Value::Str(a), Value::Str(b)) => Some(a.as_bytes().cmp(b.as_bytes())),
+                // Exactly, at the finer of the two scales.
+                (Value::Dec(a, s), Value::Dec(b, t)) => {
+                    let up = |x: i64, by: u8| i128::from(x) * 10i128.pow(u32::from(by));
+                    let k = (*s).max(*t);
+                    Some(up(*a, k - s).cmp(&up(*b, k - t)))
+                }
                 _ => panic!("a value of another kind: {v:?} {w:?}"),
             }
         };
@@ -1625,6 +1679,7 @@ fn cell(v: Value, ty: ColumnType) -> Cell {
         // Widened exactly from f32, so narrowing back is exact too.
         Value::Float(f) if ty == ColumnType::F32 => Cell::Float32(f as f32),
         Value::Float(f) => Cell::Float(f),
+        Value::Dec(v, s) => Cell::Dec(i128::from(v), s),
         Value::Bool(_) | Value::Str(_) => Cell::Null,
     }
 }
@@ -1670,6 +1725,7 @@ fn extreme(schema: &Schema, rows: &[&Vec<u8>], col: usize, max: bool) -> Cell {
                 Cell::Float32(if (b > a) == max && b != a { b } else { a })
             }
             (Some(Cell::Int(a)), Cell::Int(b)) => Cell::Int(if max { a.max(b) } else { a.min(b) }),
+            (Some(Cell::Dec(a, s)), Cell::Dec(b, _)) => Cell::Dec(if max { a.max(b) } else { a.min(b) }, s),
             (Some(a), _) => a,
         });
     }
@@ -1682,10 +1738,69 @@ fn sum(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Cell {
         return Cell::Null;
     }
     let mut total = 0i128;
+    let mut scale = None;
     for c in values {
-        if let Cell::Int(i) = c {
+        match c {
+            Cell::Int(i) => total += i,
+            Cell::Dec(i, s) => {
+                total += i;
+                scale = Some(s);
+            }
+            _ => {}
+        }
+    }
+    match scale {
+        Some(s) => Cell::Dec(total, s),
+        None => Cell::Int(total),
+    }
+}
+
+/// The exact mean of a `dec(S)` column's values at S decimals, half away from zero.
+fn dec_mean(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Cell {
+    let values = non_null(schema, rows, col);
+    let Some(Cell::Dec(_, s)) = values.first() else {
+        return Cell::Null;
+    };
+    let s = *s;
+    let (mut total, n) = (0i128, values.len() as i128);
+    for c in &values {
+        if let Cell::Dec(i, _) = c {
             total += i;
         }
     }
-    Cell::Int(total)
+    let (q, r) = (total / n, total % n);
+    Cell::Dec(if 2 * r.abs() >= n { q + total.signum() } else { q }, s)
+}
+
+/// `v` / 10^`s` with exactly `s` decimals, written independently of the engine.
+fn dec_string(v: i128, s: u8) -> String {
+    let digits = format!("{:0>width$}", v.unsigned_abs(), width = usize::from(s) + 1);
+    let (int, frac) = digits.split_at(digits.len() - usize::from(s));
+    let sign = if v < 0 { "-" } else { "" };
+    if s == 0 {
+        format!("{sign}{int}")
+    } else {
+        format!("{sign}{int}.{frac}")
+    }
+}
+
+/// `v` / 10^`s` as import and `put` take it, in one of the forms they accept: as printed,
+/// with a `+`, without trailing zeros (`5.` or `5` when none are left), with extra zeros, or
+/// without the leading `0` (`.5`).
+fn dec_text(r: &mut Rng, v: i64, s: u8) -> String {
+    let plain = dec_string(i128::from(v), s);
+    match r.below(6) {
+        0 if v >= 0 => format!("+{plain}"),
+        1 if s > 0 => {
+            let t = plain.trim_end_matches('0');
+            if r.chance(50) {
+                t.to_string()
+            } else {
+                t.trim_end_matches('.').to_string()
+            }
+        }
+        2 => format!("{plain}{}", if s > 0 { "00" } else { ".00" }),
+        3 if plain.starts_with("0.") => plain[1..].to_string(),
+        _ => plain,
+    }
 }

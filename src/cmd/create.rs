@@ -20,7 +20,8 @@ const EXAMPLES: &str = "Examples:
 
 /// Create an empty database directory.
 ///
-/// Types: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 bool str(N) (UTF-8, at most N bytes).
+/// Types: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 bool str(N) (UTF-8, at most N bytes) dec(S)
+/// (an exact decimal with S digits after the point, 0..18).
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {

@@ -3,6 +3,7 @@
 
 pub mod bucket;
 pub mod config;
+pub mod decimal;
 pub mod files;
 pub mod lock;
 pub mod marker;

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use super::decimal::{DecError, MAX_SCALE};
+
 /// A column's storage type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnType {
@@ -22,6 +24,9 @@ pub enum ColumnType {
     Bool,
     /// UTF-8 text of at most N bytes, zero-padded.
     Str(u16),
+    /// An exact decimal with S (0..=18) digits after the point: an i64 holding the value
+    /// times 10^S.
+    Dec(u8),
 }
 
 /// Longest `str(N)` accepted, in bytes.
@@ -33,12 +38,12 @@ impl ColumnType {
             ColumnType::I8 | ColumnType::U8 | ColumnType::Bool => 1,
             ColumnType::I16 | ColumnType::U16 => 2,
             ColumnType::I32 | ColumnType::U32 | ColumnType::F32 => 4,
-            ColumnType::I64 | ColumnType::U64 | ColumnType::F64 => 8,
+            ColumnType::I64 | ColumnType::U64 | ColumnType::F64 | ColumnType::Dec(_) => 8,
             ColumnType::Str(n) => usize::from(n),
         }
     }
 
-    /// Parses `i8 … u64`, `f32`, `f64`, `bool`, `str(N)`.
+    /// Parses `i8 … u64`, `f32`, `f64`, `bool`, `str(N)`, `dec(S)`.
     pub fn parse(text: &str) -> Result<ColumnType, String> {
         let t = match text.trim() {
             "i8" => ColumnType::I8,
@@ -52,12 +57,22 @@ impl ColumnType {
             "f32" => ColumnType::F32,
             "f64" => ColumnType::F64,
             "bool" => ColumnType::Bool,
+            other if other.starts_with("dec(") => {
+                let scale = other["dec(".len()..]
+                    .strip_suffix(')')
+                    .and_then(|s| s.trim().parse::<u8>().ok())
+                    .filter(|&s| s <= MAX_SCALE)
+                    .ok_or_else(|| {
+                        format!("bad scale in `{other}`: write dec(S) with S, the digits after the point, 0..={MAX_SCALE}")
+                    })?;
+                ColumnType::Dec(scale)
+            }
             other => {
                 let len = other
                     .strip_prefix("str(")
                     .and_then(|rest| rest.strip_suffix(')'))
                     .ok_or_else(|| {
-                        format!("unknown type `{other}` (expected i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool or str(N))")
+                        format!("unknown type `{other}` (expected i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool, str(N) or dec(S))")
                     })?;
                 let n: u16 = len
                     .trim()
@@ -87,6 +102,7 @@ impl fmt::Display for ColumnType {
             ColumnType::F64 => f.write_str("f64"),
             ColumnType::Bool => f.write_str("bool"),
             ColumnType::Str(n) => write!(f, "str({n})"),
+            ColumnType::Dec(s) => write!(f, "dec({s})"),
         }
     }
 }
@@ -100,17 +116,49 @@ pub struct Column {
 /// Why a text field could not be stored. Import turns these into reject reasons.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldError {
-    Unparsable { ty: ColumnType },
-    OutOfRange { ty: ColumnType },
-    TooLong { len_bytes: usize, max_bytes: u16 },
+    Unparsable {
+        ty: ColumnType,
+    },
+    OutOfRange {
+        ty: ColumnType,
+    },
+    TooLong {
+        len_bytes: usize,
+        max_bytes: u16,
+    },
     NulByte,
+    /// A `dec(S)` value with more decimals than S: storing it would round it.
+    TooManyDecimals {
+        scale: u8,
+        decimals: usize,
+    },
 }
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            FieldError::Unparsable {
+                ty: ty @ ColumnType::Dec(_),
+            } => write!(
+                f,
+                "not a valid {ty}: write a plain decimal such as -12.5 (no exponent, nan or inf; \
+                 store such values in an f64 column)"
+            ),
             FieldError::Unparsable { ty } => write!(f, "not a valid {ty}"),
+            FieldError::OutOfRange {
+                ty: ty @ ColumnType::Dec(s),
+            } => write!(
+                f,
+                "value out of range for {ty}, which holds at most {} in magnitude; use a smaller \
+                 scale or an f64 column",
+                super::decimal::to_string(i128::from(i64::MAX), *s)
+            ),
             FieldError::OutOfRange { ty } => write!(f, "value out of range for {ty}"),
+            FieldError::TooManyDecimals { scale, decimals } => write!(
+                f,
+                "{decimals} decimals, more than dec({scale}) holds (it is never rounded); widen the \
+                 scale, e.g. --columns NAME:dec({decimals}) for a new database, or store it as f64"
+            ),
             FieldError::TooLong { len_bytes, max_bytes } => {
                 write!(
                     f,
@@ -131,6 +179,8 @@ pub enum Value {
     Float(f64),
     Bool(bool),
     Str(String),
+    /// A `dec(S)` value: the stored integer and S.
+    Dec(i64, u8),
 }
 
 /// Whether `name` is a usable column name: 1-64 chars of letters, digits, `_`, `-`, `.`.
@@ -433,6 +483,10 @@ pub(crate) fn encode_field(ty: ColumnType, text: &str, dst: &mut [u8]) -> Result
         ColumnType::F32 => dst.copy_from_slice(&parse_float::<f32>(ty, text)?.to_le_bytes()),
         ColumnType::F64 => dst.copy_from_slice(&parse_float::<f64>(ty, text)?.to_le_bytes()),
         ColumnType::Bool => dst[0] = u8::from(parse_bool(text).ok_or(FieldError::Unparsable { ty })?),
+        ColumnType::Dec(scale) => {
+            let v = super::decimal::parse(text.as_bytes(), scale).map_err(|e| dec_error(scale, e))?;
+            dst.copy_from_slice(&v.to_le_bytes());
+        }
         ColumnType::Str(max_bytes) => {
             let bytes = text.as_bytes();
             if bytes.len() > dst.len() {
@@ -449,6 +503,16 @@ pub(crate) fn encode_field(ty: ColumnType, text: &str, dst: &mut [u8]) -> Result
         }
     }
     Ok(())
+}
+
+/// The `FieldError` of a `dec(scale)` value that did not parse.
+pub(crate) fn dec_error(scale: u8, e: DecError) -> FieldError {
+    let ty = ColumnType::Dec(scale);
+    match e {
+        DecError::Unparsable => FieldError::Unparsable { ty },
+        DecError::OutOfRange => FieldError::OutOfRange { ty },
+        DecError::TooManyDecimals { decimals } => FieldError::TooManyDecimals { scale, decimals },
+    }
 }
 
 /// Reads a little-endian array out of a field whose width matches by construction.
@@ -498,7 +562,8 @@ impl FieldAt {
             ColumnType::I8 => Num::I(i64::from(i8::from_le_bytes(le(b)))),
             ColumnType::I16 => Num::I(i64::from(i16::from_le_bytes(le(b)))),
             ColumnType::I32 => Num::I(i64::from(i32::from_le_bytes(le(b)))),
-            ColumnType::I64 => Num::I(i64::from_le_bytes(le(b))),
+            // The scaled integer: min, max, sums and filters stay exact on it.
+            ColumnType::I64 | ColumnType::Dec(_) => Num::I(i64::from_le_bytes(le(b))),
             ColumnType::U8 => Num::U(u64::from(b[0])),
             ColumnType::U16 => Num::U(u64::from(u16::from_le_bytes(le(b)))),
             ColumnType::U32 => Num::U(u64::from(u32::from_le_bytes(le(b)))),
@@ -509,9 +574,12 @@ impl FieldAt {
         }
     }
 
-    /// `num`, widened to f64.
+    /// `num`, widened to f64 (a `dec(S)` value divided by 10^S).
     #[inline]
     pub fn f64(&self, row: &[u8]) -> f64 {
+        if let ColumnType::Dec(s) = self.ty {
+            return super::decimal::to_f64(i64::from_le_bytes(le(self.bytes(row))), s);
+        }
         match self.num(row) {
             Num::I(v) => v as f64,
             Num::U(v) => v as f64,
@@ -533,6 +601,7 @@ pub fn decode_field(ty: ColumnType, bytes: &[u8]) -> Value {
         ColumnType::F32 => Value::Float(f64::from(f32::from_le_bytes(le(bytes)))),
         ColumnType::F64 => Value::Float(f64::from_le_bytes(le(bytes))),
         ColumnType::Bool => Value::Bool(bytes[0] != 0),
+        ColumnType::Dec(s) => Value::Dec(i64::from_le_bytes(le(bytes)), s),
         ColumnType::Str(_) => {
             let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
             Value::Str(String::from_utf8_lossy(&bytes[..end]).into_owned())
@@ -618,11 +687,52 @@ mod tests {
     }
 
     #[test]
+    fn dec_columns_store_the_scaled_integer() {
+        let s = Schema::parse_spec("p:dec(8),q:dec(0),r:dec(18)").unwrap();
+        assert_eq!(s.spec(), "p:dec(8),q:dec(0),r:dec(18)");
+        assert_eq!(s.row_len(), 1 + 3 * 8);
+        let mut row = s.new_row();
+        s.set_field(&mut row, 0, "61837.63000000").unwrap();
+        assert_eq!(s.field_bytes(&row, 0), 6_183_763_000_000i64.to_le_bytes());
+        assert_eq!(s.value(&row, 0), Value::Dec(6_183_763_000_000, 8));
+        assert_eq!(s.field_at(0).num(&row), Num::I(6_183_763_000_000));
+        assert_eq!(s.field_at(0).f64(&row), 61837.63);
+        assert_eq!(
+            s.set_field(&mut row, 0, "0.123456789"),
+            Err(FieldError::TooManyDecimals {
+                scale: 8,
+                decimals: 9
+            })
+        );
+        assert_eq!(
+            s.set_field(&mut row, 1, "1e5"),
+            Err(FieldError::Unparsable {
+                ty: ColumnType::Dec(0)
+            })
+        );
+        assert_eq!(
+            s.set_field(&mut row, 2, "10"),
+            Err(FieldError::OutOfRange {
+                ty: ColumnType::Dec(18)
+            })
+        );
+        let msg = FieldError::TooManyDecimals {
+            scale: 8,
+            decimals: 9,
+        }
+        .to_string();
+        assert!(msg.contains("dec(9)") && msg.contains("never rounded"), "{msg}");
+    }
+
+    #[test]
     fn bad_specs_are_refused() {
         assert!(Schema::parse_spec("").is_err());
         assert!(Schema::parse_spec("a").is_err());
         assert!(Schema::parse_spec("a:i128").is_err());
         assert!(Schema::parse_spec("a:str(0)").is_err());
+        assert!(Schema::parse_spec("a:dec(19)").is_err());
+        assert!(Schema::parse_spec("a:dec(-1)").is_err());
+        assert!(Schema::parse_spec("a:dec()").is_err());
         assert!(Schema::parse_spec("a:i8,a:i8").is_err());
         assert!(Schema::parse_spec("a b:i8").is_err());
     }

@@ -30,6 +30,7 @@ pub fn value_text(value: &Value) -> Option<String> {
         Value::Bool(v) => Some(v.to_string()),
         Value::Str(s) if s.is_empty() => None,
         Value::Str(s) => Some(s.clone()),
+        Value::Dec(v, s) => Some(super::decimal::to_string(i128::from(*v), *s)),
     }
 }
 
@@ -126,6 +127,8 @@ pub fn longest_name(types: &[ColumnType]) -> usize {
         // Floats are refused as series keys (`Config::check_keys`): no bound.
         ColumnType::F32 | ColumnType::F64 => MAX_NAME_BYTES + 1,
         ColumnType::Bool => 5,
+        // Digits, a sign and the point.
+        ColumnType::Dec(_) => 21,
     };
     types.iter().map(part).sum::<usize>() + types.len().saturating_sub(1)
 }
@@ -147,7 +150,7 @@ fn compare_value(a: &Value, b: &Value) -> Ordering {
         match v {
             Value::Null => 0,
             Value::Bool(_) => 1,
-            Value::Int(_) | Value::UInt(_) | Value::Float(_) => 2,
+            Value::Int(_) | Value::UInt(_) | Value::Float(_) | Value::Dec(..) => 2,
             Value::Str(_) => 3,
         }
     }
@@ -157,6 +160,8 @@ fn compare_value(a: &Value, b: &Value) -> Ordering {
         (Value::Int(x), Value::UInt(y)) => i128::from(*x).cmp(&i128::from(*y)),
         (Value::UInt(x), Value::Int(y)) => i128::from(*x).cmp(&i128::from(*y)),
         (Value::Float(x), Value::Float(y)) => x.total_cmp(y),
+        // One column, so one scale.
+        (Value::Dec(x, _), Value::Dec(y, _)) => x.cmp(y),
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
         (x, y) if rank(x) == 2 && rank(y) == 2 => as_f64(x).total_cmp(&as_f64(y)),
@@ -169,6 +174,7 @@ fn as_f64(v: &Value) -> f64 {
         Value::Int(x) => *x as f64,
         Value::UInt(x) => *x as f64,
         Value::Float(x) => *x,
+        Value::Dec(x, s) => super::decimal::to_f64(*x, *s),
         _ => 0.0,
     }
 }

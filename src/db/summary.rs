@@ -31,7 +31,10 @@ impl BoundKind {
     /// `None` for columns that are not summarized (bool, str).
     pub fn of(ty: ColumnType) -> Option<BoundKind> {
         Some(match ty {
-            ColumnType::I8 | ColumnType::I16 | ColumnType::I32 | ColumnType::I64 => BoundKind::Signed,
+            // `dec(S)` by its scaled integer: exact bounds, compared as stored.
+            ColumnType::I8 | ColumnType::I16 | ColumnType::I32 | ColumnType::I64 | ColumnType::Dec(_) => {
+                BoundKind::Signed
+            }
             ColumnType::U8 | ColumnType::U16 | ColumnType::U32 | ColumnType::U64 => BoundKind::Unsigned,
             ColumnType::F32 | ColumnType::F64 => BoundKind::Float,
             ColumnType::Bool | ColumnType::Str(_) => return None,

@@ -95,6 +95,10 @@ impl Encoder {
                     .map(|v| dst.copy_from_slice(&v.to_le_bytes())),
                 ColumnType::F64 => parse_f64(text).map(|v| dst.copy_from_slice(&v.to_le_bytes())),
                 ColumnType::F32 => None,
+                // Exact or an error: the error path parses again for its reason.
+                ColumnType::Dec(scale) => crate::db::decimal::parse(text, scale)
+                    .ok()
+                    .map(|v| dst.copy_from_slice(&v.to_le_bytes())),
                 ColumnType::Bool => {
                     let value = match text {
                         b"true" | b"TRUE" | b"True" | b"1" => Some(1),

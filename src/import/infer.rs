@@ -595,6 +595,14 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
             return (ColumnType::U64, "");
         }
     }
+    if let Some(scale) = dec_scale(present().filter(|v| text(v).is_some())) {
+        return (
+            ColumnType::Dec(scale),
+            "exact decimals, as many digits after the point as the sample shows at most; a later \
+             value with more is rejected, never rounded: pass --columns NAME:dec(S) for more, or \
+             NAME:f64",
+        );
+    }
     let is_f64 = |v: &[u8]| is_plain_decimal(v) || text(v).is_none_or(|t| t.parse::<f64>().is_ok());
     if present().all(is_f64) {
         return (ColumnType::F64, "");
@@ -618,6 +626,32 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         .next_power_of_two()
         .clamp(4, usize::from(MAX_STR_LEN));
     (ColumnType::Str(n as u16), "")
+}
+
+/// Significant digits beyond which a decimal reads as a binary float's output
+/// (`74.93588199999998`), better kept as f64: 15 is the most every f64 holds exactly.
+const DEC_MAX_SIGNIFICANT: usize = 15;
+
+/// The scale of a `dec(S)` column that holds every one of `values` exactly, when all are plain
+/// decimals (`[+-]digits.digits`) and some have a point: S is the most digits written after a
+/// point (trailing zeros count: `61837.63000000` asks for 8, so it prints back as written), and
+/// the longest integer part plus S stays within 18 digits. `None` for whole numbers (integers),
+/// exponents, `nan`, `inf`, text, and float output with more than 15 significant digits.
+fn dec_scale<'v>(values: impl Iterator<Item = &'v [u8]>) -> Option<u8> {
+    let (mut int_digits, mut scale) = (0usize, 0usize);
+    for v in values {
+        let shape = crate::db::decimal::shape(v)?;
+        if shape.significant > DEC_MAX_SIGNIFICANT {
+            return None;
+        }
+        let written = memchr::memchr(b'.', v).map_or(0, |dot| v.len() - dot - 1);
+        int_digits = int_digits.max(shape.int_digits);
+        scale = scale.max(written);
+        if int_digits + scale > usize::from(crate::db::decimal::MAX_SCALE) {
+            return None;
+        }
+    }
+    u8::try_from(scale).ok().filter(|&s| s > 0)
 }
 
 /// `-12.5`, `3`, `.5`: a decimal that `f64` surely reads, told without parsing it.
@@ -1649,7 +1683,29 @@ mod tests {
         assert_eq!(inf.time_format, TimeFormat::Epoch(EpochUnit::Ms));
         assert_eq!(inf.config.granularity.ns(), NS_PER_MS);
         assert_eq!(inf.config.depth, 4);
-        assert_eq!(inf.config.schema.spec(), "id:i64,price:f64,side:str(8),ok:bool");
+        assert_eq!(
+            inf.config.schema.spec(),
+            "id:i64,price:dec(1),side:str(8),ok:bool"
+        );
+    }
+
+    #[test]
+    fn plain_decimals_become_dec_and_float_output_stays_f64() {
+        let scale = |vals: &[&str]| dec_scale(vals.iter().map(|v| v.as_bytes()));
+        assert_eq!(scale(&["61837.63000000", "0.02000000", "61837"]), Some(8));
+        assert_eq!(scale(&["-0.5", "+1.25", ".5", "5."]), Some(2));
+        // Whole numbers are integers; exponents, nan, inf and text are not decimals.
+        assert_eq!(scale(&["1", "2"]), None);
+        assert_eq!(scale(&["5."]), None);
+        for odd in ["1e-5", "nan", "inf", "-inf", "1.5x", ""] {
+            assert_eq!(scale(&["1.5", odd]), None, "{odd}");
+        }
+        // 18 digits in all at most; binary-float output (16-17 significant digits) stays f64.
+        assert_eq!(scale(&["1234567890.5", "0.00000001"]), Some(8));
+        assert_eq!(scale(&["1234567890.5", "0.000000001"]), None);
+        assert_eq!(scale(&["0.5", "0.000000000000000001"]), Some(18));
+        assert_eq!(scale(&["73.96732207", "74.93588199999998"]), None);
+        assert_eq!(scale(&["0.30000000000000004"]), None);
     }
 
     #[test]

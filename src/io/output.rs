@@ -525,6 +525,11 @@ fn write_scalar(out: &mut Vec<u8>, ty: ColumnType, bytes: &[u8]) {
         ColumnType::U32 => write_decimal(out, false, u64::from(u32::from_le_bytes(le(bytes))), 0, false),
         ColumnType::U64 => write_decimal(out, false, u64::from_le_bytes(le(bytes)), 0, false),
         ColumnType::Bool => out.extend_from_slice(if bytes[0] != 0 { b"true" } else { b"false" }),
+        // Exactly S decimals, as stored: `61837.63000000`.
+        ColumnType::Dec(s) => {
+            let v = i64::from_le_bytes(le(bytes));
+            write_decimal(out, v < 0, v.unsigned_abs(), usize::from(s), false)
+        }
         // Floats and strings are written by the callers.
         ColumnType::F32 | ColumnType::F64 | ColumnType::Str(_) => {}
     }

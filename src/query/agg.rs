@@ -153,10 +153,17 @@ impl Agg {
             Kind::First | Kind::Last | Kind::Min | Kind::Max => fields[0].ty,
             Kind::Sum => match fields[0].ty {
                 ty if is_float(ty) => ColumnType::F64,
+                // Exact, at the column's scale.
+                ColumnType::Dec(s) => ColumnType::Dec(s),
                 ColumnType::U8 | ColumnType::U16 | ColumnType::U32 | ColumnType::U64 => ColumnType::U64,
                 _ => ColumnType::I64,
             },
-            Kind::Mean | Kind::Stddev | Kind::Vwap => ColumnType::F64,
+            // The mean of decimals lies between their min and max: it fits the column's type.
+            Kind::Mean => match fields[0].ty {
+                ColumnType::Dec(s) => ColumnType::Dec(s),
+                _ => ColumnType::F64,
+            },
+            Kind::Stddev | Kind::Vwap => ColumnType::F64,
         };
         let name = match name {
             Some(n) => n.to_string(),
@@ -186,7 +193,10 @@ impl Agg {
                 Some(ty) if is_float(ty) => Acc::SumFloat { n: 0, sum: 0.0 },
                 _ => Acc::SumInt { n: 0, sum: 0 },
             },
-            Kind::Mean => Acc::Mean { n: 0, sum: 0.0 },
+            Kind::Mean => match self.field.map(|f| f.ty) {
+                Some(ColumnType::Dec(_)) => Acc::MeanDec { n: 0, sum: 0 },
+                _ => Acc::Mean { n: 0, sum: 0.0 },
+            },
             Kind::Stddev => Acc::Moments {
                 n: 0,
                 mean: 0.0,
@@ -393,6 +403,12 @@ enum Acc {
         n: u64,
         sum: f64,
     },
+    /// The exact sum of `dec(S)` values (2^64 values of at most 2^63 cannot overflow an i128),
+    /// divided and rounded at S decimals at the end.
+    MeanDec {
+        n: u64,
+        sum: i128,
+    },
     /// Welford's running mean and sum of squared deviations.
     Moments {
         n: u64,
@@ -444,6 +460,12 @@ impl Acc {
                 *n += 1;
                 *sum += f.f64(row);
             }
+            Acc::MeanDec { n, sum } => {
+                *n += 1;
+                if let Num::I(v) = f.num(row) {
+                    *sum += i128::from(v);
+                }
+            }
             Acc::Moments { n, mean, m2 } => {
                 let x = f.f64(row);
                 *n += 1;
@@ -486,8 +508,12 @@ impl Acc {
             }
             Acc::SumInt { n, sum } if *n > 0 => {
                 let overflow = || {
+                    let total = match agg.out_ty {
+                        ColumnType::Dec(s) => crate::db::decimal::to_string(*sum, s),
+                        _ => sum.to_string(),
+                    };
                     Error::Invalid(format!(
-                        "sum({}) of the bucket at {} is {sum}, too large for {}; sum a narrower window or mean({}) instead",
+                        "sum({}) of the bucket at {} is {total}, too large for {}; sum a narrower window or mean({}) instead",
                         agg.column,
                         format_iso_exact(bucket_ns),
                         agg.out_ty,
@@ -504,6 +530,11 @@ impl Acc {
             }
             Acc::SumFloat { n, sum } if *n > 0 => out.set_field_bytes(row, col, &f64_bytes(*sum)),
             Acc::Mean { n, sum } if *n > 0 => out.set_field_bytes(row, col, &f64_bytes(*sum / *n as f64)),
+            Acc::MeanDec { n, sum } if *n > 0 => {
+                // Between the smallest and the largest value, so within i64.
+                let mean = i64::try_from(crate::db::decimal::mean(*sum, *n)).unwrap_or(i64::MAX);
+                out.set_field_bytes(row, col, &mean.to_le_bytes())
+            }
             Acc::Moments { n, m2, .. } if *n > 1 => {
                 out.set_field_bytes(row, col, &f64_bytes((*m2 / (*n - 1) as f64).sqrt()))
             }
@@ -523,7 +554,8 @@ impl Acc {
             (Acc::Count(a), Acc::Count(b)) => *a += b,
             (Acc::Pick(a), Acc::Pick(b)) if b.is_some() && (agg.kind == Kind::Last || a.is_none()) => *a = b,
             (Acc::Extreme(a), Acc::Extreme(Some(x))) => consider(agg.kind, a, x),
-            (Acc::SumInt { n, sum }, Acc::SumInt { n: n2, sum: s2 }) => {
+            (Acc::SumInt { n, sum }, Acc::SumInt { n: n2, sum: s2 })
+            | (Acc::MeanDec { n, sum }, Acc::MeanDec { n: n2, sum: s2 }) => {
                 *n += n2;
                 *sum += s2;
             }
@@ -1123,6 +1155,17 @@ impl Acc {
                 }
                 (*n, *sum) = (count, total);
             }
+            // 8-byte integers and decimals: an exact i128 sum (`add` does the same).
+            Acc::SumInt { n, sum } | Acc::MeanDec { n, sum }
+                if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) =>
+            {
+                let (mut count, mut total) = (*n, *sum);
+                for r in all.filter(present) {
+                    count += 1;
+                    total += i128::from(i64::from_le_bytes(crate::db::schema::le(&r[f.offset..])));
+                }
+                (*n, *sum) = (count, total);
+            }
             Acc::Vwap { pq, q }
                 if f.ty == ColumnType::F64 && agg.qty.is_some_and(|g| g.ty == ColumnType::F64) =>
             {
@@ -1157,6 +1200,41 @@ impl Acc {
                     }
                 }
                 *best = b.map(Num::F);
+            }
+            // Decimal price and quantity: each value as `f64()` reads it, in the same order.
+            Acc::Vwap { pq, q }
+                if matches!(f.ty, ColumnType::Dec(_))
+                    && agg.qty.is_some_and(|g| matches!(g.ty, ColumnType::Dec(_))) =>
+            {
+                let Some(g) = agg.qty else { return };
+                let (ColumnType::Dec(sp), ColumnType::Dec(sq)) = (f.ty, g.ty) else {
+                    return;
+                };
+                let raw = |r: &[u8], at: usize| i64::from_le_bytes(crate::db::schema::le(&r[at..]));
+                let (mut pq_sum, mut q_sum) = (*pq, *q);
+                for r in all.filter(|r| !f.is_null(r) && !g.is_null(r)) {
+                    let p = crate::db::decimal::to_f64(raw(r, f.offset), sp);
+                    let v = crate::db::decimal::to_f64(raw(r, g.offset), sq);
+                    pq_sum += p * v;
+                    q_sum += v;
+                }
+                (*pq, *q) = (pq_sum, q_sum);
+            }
+            // 8-byte integers and decimals: the same comparisons as `consider`, without NaN.
+            Acc::Extreme(best) if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) => {
+                let mut b = match *best {
+                    Some(Num::I(x)) => Some(x),
+                    _ => None,
+                };
+                let max = agg.kind == Kind::Max;
+                for r in all.filter(present) {
+                    let v = i64::from_le_bytes(crate::db::schema::le(&r[f.offset..]));
+                    b = Some(match b {
+                        Some(x) if (max && v <= x) || (!max && v >= x) => x,
+                        _ => v,
+                    });
+                }
+                *best = b.map(Num::I);
             }
             Acc::Moments { n, mean, m2 } if f.ty == ColumnType::F64 => {
                 let (mut count, mut mu, mut sq) = (*n, *mean, *m2);

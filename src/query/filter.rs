@@ -1,6 +1,6 @@
 //! `--where`: conditions on columns (and the time column), all of which a row must meet; see
-//! docs/QUERIES.md, "Filter". Values are parsed once, typed by their column: integers compare
-//! exactly, floats as floats (as the column's own width: `f32` values are parsed as `f32`), text
+//! docs/QUERIES.md, "Filter". Values are parsed once, typed by their column: integers and
+//! `dec(S)` decimals (a value finer than S included) compare exactly, floats as floats (as the column's own width: `f32` values are parsed as `f32`), text
 //! bytewise, `bool` as false < true, the time column as times. A null never meets a comparison;
 //! only `COL=` (empty value: is null) and `COL!=` (is not null) look at nulls.
 //!
@@ -403,7 +403,15 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
                     "--where `{text}`: `in` takes values, none empty (nulls never match; use {name}= for them)"
                 ));
             }
-            Test::In(items.iter().map(|i| typed(i)).collect::<Result<_, _>>()?)
+            // A decimal finer than a dec column's scale equals none of its values.
+            let mut vals = Vec::with_capacity(items.len());
+            for item in &items {
+                let v = typed(item)?;
+                if !is_inexact_dec(target, item) {
+                    vals.push(v);
+                }
+            }
+            Test::In(vals)
         }
         Some(op) => {
             let v = unquote(rest).map_err(|e| format!("--where `{text}`: {e}"))?;
@@ -416,7 +424,22 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
                          matches them, {name}!= the rest)"
                     ))
                 }
-                (op, false) => Test::Cmp(op, typed(&v)?),
+                (op, false) => {
+                    let want = typed(&v)?;
+                    if is_inexact_dec(target, &v) {
+                        // `want` is the value's floor at the column's scale: no stored value
+                        // lies strictly between it and the next step, so `< v` is `<= floor`
+                        // and `> v` is `> floor`, exactly.
+                        match op {
+                            Op::Eq => Test::In(Vec::new()),
+                            Op::Ne => Test::NotNull,
+                            Op::Lt | Op::Le => Test::Cmp(Op::Le, want),
+                            Op::Gt | Op::Ge => Test::Cmp(Op::Gt, want),
+                        }
+                    } else {
+                        Test::Cmp(op, want)
+                    }
+                }
             }
         }
     };
@@ -479,7 +502,20 @@ fn split_list(list: &str) -> Result<Vec<String>, String> {
     Ok(items)
 }
 
-/// `text` as a value of `target`; `Err` says what the column accepts.
+/// Whether `text` is a decimal with more digits after the point than `target`'s `dec(S)`
+/// column holds (so it lies between two values the column can store).
+fn is_inexact_dec(target: Target, text: &str) -> bool {
+    match target {
+        Target::Field(FieldAt {
+            ty: ColumnType::Dec(s),
+            ..
+        }) => crate::db::decimal::parse_floor(text.as_bytes(), s).is_some_and(|(_, exact)| !exact),
+        _ => false,
+    }
+}
+
+/// `text` as a value of `target` (a decimal finer than a `dec(S)` column: its floor at S);
+/// `Err` says what the column accepts.
 fn value(target: Target, text: &str) -> Result<Val, String> {
     let ty = match target {
         Target::Time => {
@@ -506,6 +542,11 @@ fn value(target: Target, text: &str) -> Result<Val, String> {
                 .map(|()| Val::Int(i128::from(scratch[0])))
                 .map_err(|_| "give true or false (also 1/0, yes/no, t/f)".into())
         }
+        ColumnType::Dec(s) => crate::db::decimal::parse_floor(text.as_bytes(), s)
+            .map(|(v, _)| Val::Int(v))
+            .ok_or_else(|| {
+                "give a plain decimal such as -12.5 (dec columns compare exactly; no exponent)".into()
+            }),
         ColumnType::Str(_) => {
             if text.contains('\0') {
                 return Err("text cannot hold a NUL byte".into());

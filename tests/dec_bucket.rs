@@ -1,0 +1,5 @@
+//! The `dec` suite (tests/dec.rs) against the bucket layout: this target's name ends in `_bucket`,
+//! so its databases are created with `XS_LAYOUT=bucket`.
+
+#[path = "dec.rs"]
+mod suite;
