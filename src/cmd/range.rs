@@ -2,12 +2,11 @@
 //! `--every`, one aggregated row per time bucket (bars, VWAP).
 
 use xs::io::output::Format;
-use xs::io::stream::{write_range_where, Compression};
 use xs::io::timefmt::format_iso_exact;
 use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_buckets_of, Plan};
 use xs::query::filter::Filter;
 
-use super::output_args::FormatArgs;
+use super::output_args::{FormatArgs, OutputFileArgs, Source, To};
 use super::series_args::SeriesArgs;
 use super::{parse_time, Context, Output};
 use crate::exit::{CliResult, Failure};
@@ -76,6 +75,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub output: FormatArgs,
+
+    #[command(flatten)]
+    pub file: OutputFileArgs,
 }
 
 fn parse_every(text: &str) -> Result<i64, String> {
@@ -96,7 +98,6 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     args.series.apply(&mut db)?;
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
     let limit = args.limit.unwrap_or(u64::MAX);
-    let mut out = Output::new();
     if args.every.is_some() || args.agg.is_some() || args.ohlcv.is_some() {
         let aggs = match (&args.agg, &args.ohlcv) {
             (Some(spec), _) => parse_aggs(db.schema(), spec),
@@ -113,6 +114,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         .map_err(Failure::usage)?;
+        if args.file.output.is_some() {
+            return Err(Failure::usage(
+                "-o goes with rows; aggregates print to stdout: redirect them (> bars.csv)",
+            ));
+        }
         let mut plan = Plan::new(db.config(), aggs, args.every, filter).map_err(Failure::usage)?;
         let per_series = db.is_series_root() && !args.all_series;
         if per_series {
@@ -131,6 +137,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         let formatter = args.output.formatter(plan.output_config(), Format::Csv)?;
+        let mut out = Output::new();
         formatter.header(&mut out.buf);
         if !per_series {
             write_buckets(
@@ -168,17 +175,16 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         return out.flush();
     }
-    let formatter = args.output.formatter(db.config(), Format::Csv)?;
-    formatter.header(&mut out.buf);
-    write_range_where(
-        &db,
-        args.from,
-        args.to,
-        filter.as_ref(),
-        &formatter,
+    let output = args.file.output.as_deref();
+    let to = output.map_or(To::Stdout, To::File);
+    let writer = args.output.writer(db.config(), to, None, 6, 3)?;
+    let source = Source::Range {
+        db: &db,
+        from_ns: args.from,
+        to_ns: args.to,
+        filter: filter.as_ref(),
         limit,
-        Compression::None,
-        &mut |bytes: &[u8]| out.write_block(bytes),
-    )?;
-    out.flush()
+    };
+    writer.write(db.config(), source, output)?;
+    Ok(())
 }
