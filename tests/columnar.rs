@@ -175,7 +175,13 @@ fn time_keeps_the_granularity_precision() {
         batch.schema().field(0).data_type(),
         &DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
     );
-    assert_eq!(batch.column(0).as_primitive::<TimestampMillisecondType>().value(0), -1000);
+    assert_eq!(
+        batch
+            .column(0)
+            .as_primitive::<TimestampMillisecondType>()
+            .value(0),
+        -1000
+    );
 }
 
 /// 700,001 rows: three row groups (of 262,144 rows) encoded in parallel, appended in order.
@@ -187,7 +193,11 @@ fn big_exports_come_in_row_groups_in_order_with_statistics() {
     let mut text = String::with_capacity(40 * n as usize);
     text.push_str("time,q,p\n");
     for i in 0..n {
-        let q = if i % 1000 == 7 { String::new() } else { i.to_string() };
+        let q = if i % 1000 == 7 {
+            String::new()
+        } else {
+            i.to_string()
+        };
         text.push_str(&format!("{},{q},{}.5\n", 1_700_000_000_000 + 3 * i, i % 97));
     }
     let input = dir.join("big.csv");
@@ -240,14 +250,30 @@ fn big_exports_come_in_row_groups_in_order_with_statistics() {
 
     // --limit and --where go through the same writer: Arrow, in batches of 65,536 rows.
     let out = db
-        .xs(&["range", "2023-01-01", "2025-01-01", "-f", "arrow", "--limit", "100000"])
+        .xs(&[
+            "range",
+            "2023-01-01",
+            "2025-01-01",
+            "-f",
+            "arrow",
+            "--limit",
+            "100000",
+        ])
         .output()
         .unwrap();
     let batches = read_arrow_stream(&out.stdout);
     assert_eq!(rows(&batches), 100_000);
     assert_eq!(batches[0].num_rows(), 65_536);
     let out = db
-        .xs(&["range", "2023-01-01", "2025-01-01", "-f", "arrow", "--where", "q < 10"])
+        .xs(&[
+            "range",
+            "2023-01-01",
+            "2025-01-01",
+            "-f",
+            "arrow",
+            "--where",
+            "q < 10",
+        ])
         .output()
         .unwrap();
     let batches = read_arrow_stream(&out.stdout);
@@ -268,7 +294,12 @@ fn a_series_database_keeps_its_key_columns_and_time_order() {
     std::fs::write(&input, text).unwrap();
     let mut cmd = xs();
     cmd.arg("-d").arg(&db).arg("import").arg(&input);
-    cmd.args(["--series-by", "symbol", "--columns", "symbol:str(8),venue:u8,price:f64"]);
+    cmd.args([
+        "--series-by",
+        "symbol",
+        "--columns",
+        "symbol:str(8),venue:u8,price:f64",
+    ]);
     let (code, _, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
     let p = tmp.path().join("ticks.parquet");
@@ -287,7 +318,15 @@ fn a_series_database_keeps_its_key_columns_and_time_order() {
     assert_eq!((sym.value(89), venue.value(89)), ("SOL", 3));
     // One series alone.
     let mut cmd = xs();
-    cmd.arg("-d").arg(&db).args(["range", "2024-01-01", "2025-01-01", "--series", "ETH", "-f", "arrow"]);
+    cmd.arg("-d").arg(&db).args([
+        "range",
+        "2024-01-01",
+        "2025-01-01",
+        "--series",
+        "ETH",
+        "-f",
+        "arrow",
+    ]);
     let out = cmd.output().unwrap();
     let batch = concat(&read_arrow_stream(&out.stdout));
     assert_eq!(batch.num_rows(), 30);
@@ -327,7 +366,10 @@ fn the_format_follows_the_extension_and_an_unknown_one_is_an_error() {
     let nd = dir.join("all.ndjson");
     db.ok(&["range", "2024-01-01", "2025-01-01", "-o", nd.to_str().unwrap()]);
     let nd = std::fs::read_to_string(&nd).unwrap();
-    assert!(nd.starts_with("{\"time\":\"2024-08-08T00:00:00.001Z\",\"a\":-128"), "{nd}");
+    assert!(
+        nd.starts_with("{\"time\":\"2024-08-08T00:00:00.001Z\",\"a\":-128"),
+        "{nd}"
+    );
     // Text options that make no sense for Parquet are refused, not ignored.
     let (code, _, err) = run(db.xs(&[
         "range",
@@ -352,6 +394,70 @@ fn the_format_follows_the_extension_and_an_unknown_one_is_an_error() {
     // --columns projects and orders.
     db.ok(&["export", "-o", path.to_str().unwrap(), "--columns", "s,time"]);
     let batch = concat(&read_parquet(&path));
-    let names: Vec<&str> = batch.schema_ref().fields().iter().map(|f| f.name().as_str()).collect();
+    let names: Vec<&str> = batch
+        .schema_ref()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
     assert_eq!(names, ["s", "time"]);
+}
+
+#[test]
+fn split_parquet_is_a_hive_dataset_per_series_and_period() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    let input = tmp.path().join("ticks.csv");
+    // Two series over three months; August has no ETH rows.
+    let mut text = String::from("time,symbol,qty\n");
+    for (day, sym, qty) in [
+        ("2024-06-30", "BTC", 1),
+        ("2024-06-30", "ETH", 2),
+        ("2024-07-01", "BTC", 3),
+        ("2024-07-15", "ETH", 4),
+        ("2024-08-01", "BTC", 5),
+    ] {
+        text.push_str(&format!("{day}T12:00:00Z,{sym},{qty}\n"));
+    }
+    std::fs::write(&input, text).unwrap();
+    let mut cmd = xs();
+    cmd.arg("-d").arg(&db).arg("import").arg(&input);
+    cmd.args(["--series-by", "symbol", "--columns", "symbol:str(8),qty:i32"]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    let out = tmp.path().join("ds");
+    let mut cmd = xs();
+    cmd.arg("-d")
+        .arg(&db)
+        .args(["export", "--split", "month", "--format", "parquet", "-o"])
+        .arg(&out);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    let mut found = Vec::new();
+    for (part, sym, qty) in [
+        ("series=BTC/year=2024/month=06", "BTC", vec![1]),
+        ("series=BTC/year=2024/month=07", "BTC", vec![3]),
+        ("series=BTC/year=2024/month=08", "BTC", vec![5]),
+        ("series=ETH/year=2024/month=06", "ETH", vec![2]),
+        ("series=ETH/year=2024/month=07", "ETH", vec![4]),
+    ] {
+        let batch = concat(&read_parquet(&out.join(part).join("part-0.parquet")));
+        let syms = batch.column(1).as_string::<i32>();
+        let q = batch.column(2).as_primitive::<arrow_array::types::Int32Type>();
+        assert!((0..batch.num_rows()).all(|i| syms.value(i) == sym), "{part}");
+        assert_eq!(q.values().to_vec(), qty, "{part}");
+        found.push(part);
+    }
+    // A period without rows gets no directory.
+    assert!(!out.join("series=ETH/year=2024/month=08").exists());
+    // Text splits keep their flat names.
+    let flat = tmp.path().join("flat");
+    let mut cmd = xs();
+    cmd.arg("-d")
+        .arg(&db)
+        .args(["export", "--split", "year", "-o"])
+        .arg(&flat);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    assert!(flat.join("2024.csv").is_file());
 }

@@ -155,7 +155,9 @@ fn levels(args: &Args) -> CliResult<(i32, u32)> {
     Ok((level, 6))
 }
 
-/// One file per `period` that holds rows in `[from, to)`, written in parallel into `dir`.
+/// One file per `period` that holds rows in `[from, to)`, written in parallel into `dir`: text
+/// as `dir/2024-08.csv`, Parquet and Arrow as a Hive-partitioned dataset,
+/// `dir/[series=NAME/]year=2024/month=08/part-0.parquet` (NAME escaped as the series directory is).
 fn export_split(
     db: &Database,
     writer: &Writer,
@@ -168,34 +170,67 @@ fn export_split(
     fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
     let from_ns = from_ns.max(MIN_TIME_NS);
     let to_ns = to_ns.min(END_TIME_NS);
-    let mut units: Vec<PartitionKey> = Vec::new();
-    for key in db.partition_keys()? {
-        let start = key.start_ns().max(from_ns);
-        let end = key.end_ns().min(to_ns);
-        if start >= end {
-            continue;
+    let hive = !writer.is_text();
+    // Each series on its own under a Hive `series=` level; the whole database otherwise.
+    let stores: Vec<(Option<String>, std::sync::Arc<Database>)> = if hive && db.is_series_root() {
+        db.selected_series()?
+            .into_iter()
+            .map(|(name, series)| (Some(name), series))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut jobs: Vec<(Option<&str>, &Database, PartitionKey)> = Vec::new();
+    for k in 0..stores.len().max(1) {
+        let (series, store) = match stores.get(k) {
+            Some((name, store)) => (name.as_deref(), store.as_ref()),
+            None => (None, db),
+        };
+        let mut units: Vec<PartitionKey> = Vec::new();
+        for key in store.partition_keys()? {
+            let start = key.start_ns().max(from_ns);
+            let end = key.end_ns().min(to_ns);
+            if start >= end {
+                continue;
+            }
+            let mut unit = PartitionKey::of(period, start);
+            while unit.start_ns() < end {
+                units.push(unit);
+                unit = unit.next();
+            }
         }
-        let mut unit = PartitionKey::of(period, start);
-        while unit.start_ns() < end {
-            units.push(unit);
-            unit = unit.next();
-        }
+        units.sort();
+        units.dedup();
+        jobs.extend(units.into_iter().map(|unit| (series, store, unit)));
     }
-    units.sort();
-    units.dedup();
     let extension = writer.extension();
-    let results: Vec<CliResult<u64>> = units
+    let results: Vec<CliResult<u64>> = jobs
         .par_iter()
-        .map(|unit| {
-            let path = dir.join(format!("{unit}.{extension}"));
+        .map(|&(series, store, unit)| {
             let source = Source::Range {
-                db,
+                db: store,
                 from_ns: unit.start_ns().max(from_ns),
                 to_ns: unit.end_ns().min(to_ns),
                 filter,
                 limit: u64::MAX,
             };
-            writer.to_file(db.config(), source, &path, false)
+            if !hive {
+                let path = dir.join(format!("{unit}.{extension}"));
+                return writer.to_file(db.config(), source, &path, false);
+            }
+            let leaf = dir.join(hive_path(series, period, unit));
+            fs::create_dir_all(&leaf).map_err(|e| Error::io("create directory", &leaf, e))?;
+            let rows = writer.to_file(
+                db.config(),
+                source,
+                &leaf.join(format!("part-0.{extension}")),
+                false,
+            )?;
+            if rows == 0 {
+                // Best effort: a period without rows leaves no directory of its own behind.
+                let _ = fs::remove_dir(&leaf);
+            }
+            Ok(rows)
         })
         .collect();
     let mut rows = 0u64;
@@ -207,4 +242,20 @@ fn export_split(
     }
     eprintln!("exported {rows} rows to {files} files in {}", dir.display());
     Ok(())
+}
+
+/// `[series=NAME/]year=2024[/month=08[/day=08]]`, the directories of a Hive-partitioned dataset.
+fn hive_path(series: Option<&str>, period: Period, unit: PartitionKey) -> PathBuf {
+    let mut path = PathBuf::new();
+    if let Some(name) = series {
+        path.push(format!("series={name}"));
+    }
+    path.push(format!("year={:04}", unit.year));
+    if matches!(period, Period::Month | Period::Day) {
+        path.push(format!("month={:02}", unit.month));
+    }
+    if period == Period::Day {
+        path.push(format!("day={:02}", unit.day));
+    }
+    path
 }

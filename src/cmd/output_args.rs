@@ -291,6 +291,10 @@ impl Writer {
         }
     }
 
+    pub fn is_text(&self) -> bool {
+        matches!(self, Writer::Text { .. })
+    }
+
     /// Writes the rows of `source` to `output` (a file, written atomically) or stdout.
     pub fn write(&self, config: &Config, source: Source, output: Option<&Path>) -> CliResult<u64> {
         match output {
