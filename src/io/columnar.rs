@@ -2,9 +2,10 @@
 //! Arrow IPC file or stream (docs/OUTPUT.md). Types survive exactly: time is a UTC timestamp at
 //! the granularity's precision, integers keep their width, floats their bits, nulls are nulls.
 //!
-//! Memory is bounded whatever the range: Arrow output holds one batch of `BATCH_ROWS` rows;
-//! Parquet holds at most `threads + 1` row groups of `ROW_GROUP_ROWS` rows (raw and encoded)
-//! while the pool encodes them in parallel, then appends them to the file in order.
+//! Memory is bounded whatever the range: Arrow output holds one batch of at most `BATCH_ROWS`
+//! rows and `BATCH_BYTES`; Parquet holds at most `threads + 2` row groups of at most
+//! `ROW_GROUP_ROWS` rows and `ROW_GROUP_BYTES` (plus their encoded column chunks, which are
+//! smaller) while the pool encodes them in parallel, then appends them to the file in order.
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -40,6 +41,12 @@ pub const BATCH_ROWS: usize = 65_536;
 /// memory while they are encoded in parallel, large enough that each column chunk compresses
 /// well and a reader's per-group overhead stays small.
 pub const ROW_GROUP_ROWS: usize = 262_144;
+
+/// Most bytes of Arrow data in one batch (wide rows get fewer rows a batch).
+pub const BATCH_BYTES: usize = 16 << 20;
+
+/// Most bytes of Arrow data in one row group before it is encoded (wide rows, fewer rows).
+pub const ROW_GROUP_BYTES: usize = 32 << 20;
 
 /// zstd level of Parquet column chunks: level 1 is as fast as snappy here and smaller
 /// (docs/BENCHMARKS.md, "Parquet compression").
@@ -370,6 +377,22 @@ impl BatchBuilder {
     }
 }
 
+/// The most bytes one row of `fields` takes in Arrow arrays: values at their full width (text
+/// at its N), a 4-byte offset per text value, and a validity bit per column rounded up.
+fn arrow_row_bytes(fields: &[Field]) -> usize {
+    let values: usize = fields
+        .iter()
+        .map(|f| match f {
+            Field::Time => 8,
+            Field::Column(f) => match f.ty {
+                ColumnType::Str(n) => usize::from(n) + 4,
+                ty => ty.width_bytes(),
+            },
+        })
+        .sum();
+    values + fields.len().div_ceil(8) + 1
+}
+
 fn encode(e: impl std::fmt::Display) -> WriteError {
     WriteError::Encode(e.to_string())
 }
@@ -466,10 +489,12 @@ impl<W: Write + Send> ColumnarWriter<W> {
         container: Container,
         sink: W,
     ) -> Result<ColumnarWriter<W>, WriteError> {
-        let capacity = match container {
-            Container::Parquet => ROW_GROUP_ROWS,
-            Container::ArrowFile | Container::ArrowStream => BATCH_ROWS,
+        let (rows, bytes) = match container {
+            Container::Parquet => (ROW_GROUP_ROWS, ROW_GROUP_BYTES),
+            Container::ArrowFile | Container::ArrowStream => (BATCH_ROWS, BATCH_BYTES),
         };
+        let (_, fields) = resolve_columns(config, columns).map_err(WriteError::Encode)?;
+        let capacity = rows.min(bytes / arrow_row_bytes(&fields)).max(1);
         let builder = BatchBuilder::new(config, columns, container, capacity).map_err(WriteError::Encode)?;
         let schema = builder.schema();
         let sink = Tracked {
