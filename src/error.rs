@@ -208,7 +208,7 @@ impl std::fmt::Display for Error {
 }
 
 /// An I/O error as a person reads it: the system's text without its "(os error N)" suffix.
-fn describe_io(e: &io::Error) -> String {
+pub fn describe_io(e: &io::Error) -> String {
     let text = e.to_string();
     match text.find(" (os error ") {
         Some(at) if text.ends_with(')') => text[..at].to_string(),

@@ -461,3 +461,31 @@ fn split_parquet_is_a_hive_dataset_per_series_and_period() {
     assert_eq!(code, 0, "{err}");
     assert!(flat.join("2024.csv").is_file());
 }
+
+#[test]
+fn a_full_disk_is_a_clear_error_for_parquet_and_arrow() {
+    let db = all_types_db();
+    for format in ["parquet", "arrow"] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        // std's Command: assert_cmd's cannot hand the child a file as stdout.
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("xs"))
+            .arg("-d")
+            .arg(&db.path)
+            .args(["range", "2024-01-01", "2025-01-01", "--format", format])
+            .env_remove("XS_DB")
+            .stdout(full)
+            .output()
+            .expect("xs runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{format}: {stderr}");
+        assert!(
+            stderr.starts_with("xs: cannot write to standard output: No space left on device"),
+            "{format}: {stderr}"
+        );
+        assert!(!stderr.contains("os error"), "{stderr}");
+        common::assert_no_panic(&stderr);
+    }
+}

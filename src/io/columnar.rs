@@ -610,17 +610,21 @@ impl<W: Write + Send> ColumnarWriter<W> {
             .map_err(encode)?;
         *groups += pending.len();
         pending.clear();
-        for group in chunks {
-            let mut row_group = file.next_row_group().map_err(encode)?;
-            for chunk in group {
-                chunk.append_to_row_group(&mut row_group).map_err(|e| encode(e))?;
+        let appended = (|| -> Result<(), ParquetError> {
+            for group in chunks {
+                let mut row_group = file.next_row_group()?;
+                for chunk in group {
+                    chunk.append_to_row_group(&mut row_group)?;
+                }
+                row_group.close()?;
             }
-            row_group.close().map_err(encode)?;
-        }
+            Ok(())
+        })();
+        // The sink's own error (a full disk) says more than the encoder's wrapping of it.
         if let Some(io) = file.inner_mut().error.take() {
             return Err(WriteError::Io(io));
         }
-        Ok(())
+        appended.map_err(encode)
     }
 
     /// Writes what is left and the file's footer, and flushes the sink; returns the rows.
