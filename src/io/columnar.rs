@@ -5,9 +5,12 @@
 //! Memory is bounded whatever the range: Arrow output holds one batch of at most `BATCH_ROWS`
 //! rows and `BATCH_BYTES`; Parquet holds at most `threads + 2` row groups of at most
 //! `ROW_GROUP_ROWS` rows and `ROW_GROUP_BYTES` (plus their encoded column chunks, which are
-//! smaller) while the pool encodes them in parallel, then appends them to the file in order.
+//! smaller): the pool encodes up to `threads + 1` of them while the calling thread gathers the
+//! next, and each is appended to the file in order as it comes back.
 
+use std::collections::VecDeque;
 use std::io::{self, Write};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 
 use arrow_array::builder::{
@@ -26,7 +29,6 @@ use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
-use rayon::prelude::*;
 
 use crate::db::config::Config;
 use crate::db::schema::{le, ColumnType, Schema};
@@ -445,9 +447,10 @@ fn failed<W: Write>(sink: Option<&mut Tracked<W>>, e: impl std::fmt::Display) ->
 enum Encoder<W: Write + Send> {
     Parquet {
         file: SerializedFileWriter<Tracked<W>>,
-        factory: ArrowRowGroupWriterFactory,
-        /// Full row groups waiting to be encoded together.
-        pending: Vec<RecordBatch>,
+        factory: Arc<ArrowRowGroupWriterFactory>,
+        /// Row groups being encoded on the pool, oldest first: each is appended to the file
+        /// in turn as it comes back, while the calling thread gathers the next ones.
+        in_flight: VecDeque<Receiver<EncodedGroup>>,
         groups: usize,
     },
     ArrowFile(arrow_ipc::writer::FileWriter<Tracked<W>>),
@@ -459,6 +462,23 @@ pub struct ColumnarWriter<W: Write + Send> {
     builder: BatchBuilder,
     encoder: Encoder<W>,
     rows: u64,
+}
+
+/// One row group's column chunks, encoded.
+type EncodedGroup = Result<Vec<ArrowColumnChunk>, ParquetError>;
+
+/// Encodes `batch` as row group `index` of the file.
+fn encode_group(factory: &ArrowRowGroupWriterFactory, index: usize, batch: &RecordBatch) -> EncodedGroup {
+    let mut writers = factory.create_column_writers(index)?;
+    let mut next = writers.iter_mut();
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        for leaf in compute_leaves(field, column)? {
+            if let Some(writer) = next.next() {
+                writer.write(&leaf)?;
+            }
+        }
+    }
+    writers.into_iter().map(|w| w.close()).collect()
 }
 
 /// Parquet writer settings: zstd, row-group statistics, time delta-encoded.
@@ -509,8 +529,8 @@ impl<W: Write + Send> ColumnarWriter<W> {
                 let (file, factory) = writer.into_serialized_writer().map_err(encode)?;
                 Encoder::Parquet {
                     file,
-                    factory,
-                    pending: Vec::new(),
+                    factory: Arc::new(factory),
+                    in_flight: VecDeque::new(),
                     groups: 0,
                 }
             }
@@ -566,10 +586,29 @@ impl<W: Write + Send> ColumnarWriter<W> {
         }
         let batch = self.builder.finish()?;
         match &mut self.encoder {
-            Encoder::Parquet { pending, .. } => {
-                pending.push(batch);
-                if pending.len() > rayon::current_num_threads() {
-                    self.encode_pending()?;
+            Encoder::Parquet {
+                factory,
+                in_flight,
+                groups,
+                ..
+            } => {
+                let index = *groups;
+                *groups += 1;
+                let (done, result) = mpsc::sync_channel(1);
+                if rayon::current_thread_index().is_some() {
+                    // Already on the pool (`export --split`): waiting there for a job queued
+                    // behind this one could deadlock, so encode here; the files run in parallel.
+                    let _ = done.send(encode_group(factory, index, &batch));
+                } else {
+                    let factory = Arc::clone(factory);
+                    rayon::spawn(move || {
+                        let _ = done.send(encode_group(&factory, index, &batch));
+                    });
+                }
+                in_flight.push_back(result);
+                let busy = in_flight.len();
+                for _ in rayon::current_num_threads()..busy {
+                    self.append_next()?;
                 }
                 Ok(())
             }
@@ -578,46 +617,24 @@ impl<W: Write + Send> ColumnarWriter<W> {
         }
     }
 
-    /// Encodes the waiting row groups in parallel, then appends them to the file in order.
-    fn encode_pending(&mut self) -> Result<(), WriteError> {
-        let Encoder::Parquet {
-            file,
-            factory,
-            pending,
-            groups,
-        } = &mut self.encoder
-        else {
+    /// Waits for the oldest row group in flight and appends it to the file.
+    fn append_next(&mut self) -> Result<(), WriteError> {
+        let Encoder::Parquet { file, in_flight, .. } = &mut self.encoder else {
             return Ok(());
         };
-        let first = *groups;
-        let factory = &*factory;
-        let chunks: Vec<Vec<ArrowColumnChunk>> = pending
-            .par_iter()
-            .enumerate()
-            .map(|(i, batch)| -> Result<Vec<ArrowColumnChunk>, ParquetError> {
-                let mut writers = factory.create_column_writers(first + i)?;
-                let mut next = writers.iter_mut();
-                for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
-                    for leaf in compute_leaves(field, column)? {
-                        if let Some(writer) = next.next() {
-                            writer.write(&leaf)?;
-                        }
-                    }
-                }
-                writers.into_iter().map(|w| w.close()).collect()
-            })
-            .collect::<Result<_, _>>()
+        let Some(next) = in_flight.pop_front() else {
+            return Ok(());
+        };
+        let chunks = next
+            .recv()
+            .map_err(|_| encode("a Parquet encoder thread stopped without a result"))?
             .map_err(encode)?;
-        *groups += pending.len();
-        pending.clear();
         let appended = (|| -> Result<(), ParquetError> {
-            for group in chunks {
-                let mut row_group = file.next_row_group()?;
-                for chunk in group {
-                    chunk.append_to_row_group(&mut row_group)?;
-                }
-                row_group.close()?;
+            let mut row_group = file.next_row_group()?;
+            for chunk in chunks {
+                chunk.append_to_row_group(&mut row_group)?;
             }
+            row_group.close()?;
             Ok(())
         })();
         // The sink's own error (a full disk) says more than the encoder's wrapping of it.
@@ -627,10 +644,18 @@ impl<W: Write + Send> ColumnarWriter<W> {
         appended.map_err(encode)
     }
 
+    /// Appends every row group still in flight.
+    fn append_all(&mut self) -> Result<(), WriteError> {
+        while matches!(&self.encoder, Encoder::Parquet { in_flight, .. } if !in_flight.is_empty()) {
+            self.append_next()?;
+        }
+        Ok(())
+    }
+
     /// Writes what is left and the file's footer, and flushes the sink; returns the rows.
     pub fn finish(mut self) -> Result<u64, WriteError> {
         self.flush_batch()?;
-        self.encode_pending()?;
+        self.append_all()?;
         let sink = match &mut self.encoder {
             Encoder::Parquet { file, .. } => match file.finish() {
                 Ok(_) => file.inner_mut(),
