@@ -81,13 +81,14 @@ def number(text):
 
 
 def make_input(path, rows):
-    """Deterministic rows over three months, every type, nulls, extremes, two rows at one time."""
+    """Deterministic rows over 3.2 days across a month's end, every type, nulls, extremes, two
+    rows at one time."""
     rnd = random.Random(17)
-    t0 = 1_717_200_000_000  # 2024-06-01T00:00:00Z
+    t0 = 1_719_705_600_000  # 2024-06-30T00:00:00Z
     with open(path, "w") as f:
         f.write("time,a,b,c,d,e,f,g,x,y,ok,side\n")
         for i in range(rows):
-            t = t0 + i * 27_001 - (i % 2)  # pairs share a millisecond
+            t = t0 + i * 1_001 - (i % 2)  # pairs share a millisecond
             if i % 101 == 5:
                 f.write(f"{t},,,,,,,,,,,\n")
                 continue
