@@ -181,7 +181,7 @@ def one_layout(tmp, layout, csv_path):
     xs("-d", db, "export", "-o", arrow, env=env)
     check_duckdb(f"{layout} parquet", f"read_parquet('{parquet}')", stats, rows)
     check_polars(f"{layout} parquet", pl.read_parquet(parquet), stats, rows)
-    check_polars(f"{layout} arrow file", pl.read_ipc(arrow, memory_map=False), stats, rows)
+    check_polars(f"{layout} arrow file", pl.read_ipc(arrow), stats, rows)
     stream = xs("-d", db, "range", FROM, TO, "--format", "arrow", env=env, binary=True)
     check_polars(f"{layout} arrow stream", pl.read_ipc_stream(io.BytesIO(stream)), stats, rows)
     groups = duckdb.execute(f"SELECT count(DISTINCT row_group_id) FROM parquet_metadata('{parquet}')").fetchone()[0]
