@@ -286,7 +286,7 @@ _xs() {
                     return 0
                     ;;
                 --compress)
-                    COMPREPLY=($(compgen -W "zstd none" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "zstd gzip none" -- "${cur}"))
                     return 0
                     ;;
                 --level)
@@ -359,7 +359,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__get)
-            opts="-f -d -h -V --join --on --time-unit --prefix --limit --asof --within --where --series --format --columns --time-format --no-header --db --help --version"
+            opts="-f -o -d -h -V --join --on --time-unit --prefix --limit --asof --within --where --series --format --columns --time-format --no-header --output --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -410,6 +410,14 @@ _xs() {
                     return 0
                     ;;
                 --time-format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -753,7 +761,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__range)
-            opts="-f -d -h -V --last --limit --every --agg --ohlcv --fill --where --series --all-series --format --columns --time-format --no-header --db --help --version"
+            opts="-f -o -d -h -V --last --limit --every --agg --ohlcv --fill --where --series --all-series --format --columns --time-format --no-header --output --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -800,6 +808,14 @@ _xs() {
                     return 0
                     ;;
                 --time-format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -69,9 +69,10 @@ complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N row
 complete -c xs -n "__fish_xs_using_subcommand get" -l within -d 'With --asof: look back at most DUR before each TIME (default: to the first partition)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
-complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
-complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -s o -l output -d 'Write to FILE (atomically: a temporary file renamed when complete) instead of stdout; its extension picks the format unless --format is given: .csv .tsv .ndjson .jsonl (each optionally .gz or .zst), .parquet, .arrow, .arrows' -r -F
 complete -c xs -n "__fish_xs_using_subcommand get" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand get" -l asof -d 'For each TIME, the rows of the latest timestamp at or before it (an as-of lookup)'
 complete -c xs -n "__fish_xs_using_subcommand get" -l no-header -d 'Leave out the header line (csv, tsv)'
@@ -84,9 +85,10 @@ complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per b
 complete -c xs -n "__fish_xs_using_subcommand range" -l ohlcv -d 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (\'a b\'); COL= matches nulls, which no comparison does' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
-complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
-complete -c xs -n "__fish_xs_using_subcommand range" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -s o -l output -d 'Write to FILE (atomically: a temporary file renamed when complete) instead of stdout; its extension picks the format unless --format is given: .csv .tsv .ndjson .jsonl (each optionally .gz or .zst), .parquet, .arrow, .arrows' -r -F
 complete -c xs -n "__fish_xs_using_subcommand range" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand range" -l fill -d 'With --every: also print buckets without rows (count 0, other aggregates empty)'
 complete -c xs -n "__fish_xs_using_subcommand range" -l all-series -d 'With --agg or --ohlcv in a series database: fold every series together instead of one output row per series and bucket'
@@ -101,17 +103,18 @@ complete -c xs -n "__fish_xs_using_subcommand delete" -s V -l version -d 'Print 
 complete -c xs -n "__fish_xs_using_subcommand export" -l from -d 'Start, inclusive (ISO-8601 or epoch with a unit); default: the first row' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l to -d 'End, exclusive; default: after the last row' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -s o -l output -d 'Output file, `-` for stdout, or with --split a directory (created if missing)' -r -F
-complete -c xs -n "__fish_xs_using_subcommand export" -l compress -d 'Compression: zstd or none; default: zstd when the file name ends in .zst' -r -f -a "zstd\t''
+complete -c xs -n "__fish_xs_using_subcommand export" -l compress -d 'Compression of text output: zstd, gzip or none; default: from the file name\'s .zst or .gz. (Parquet compresses its column chunks with zstd itself.)' -r -f -a "zstd\t''
+gzip\t''
 none\t''"
-complete -c xs -n "__fish_xs_using_subcommand export" -l level -d 'zstd level (1 fast … 19 small; negative levels are faster still)' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l level -d 'Compression level: zstd 1 fast … 19 small (default 3; negative levels are faster still), gzip 0 … 9 (default 6)' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l split -d 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file' -r -f -a "year\t''
 month\t''
 day\t''"
 complete -c xs -n "__fish_xs_using_subcommand export" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
-complete -c xs -n "__fish_xs_using_subcommand export" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null)' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
-complete -c xs -n "__fish_xs_using_subcommand export" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC)' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand export" -l no-header -d 'Leave out the header line (csv, tsv)'
 complete -c xs -n "__fish_xs_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -49,7 +49,10 @@ impl Failure {
         if e.kind() == io::ErrorKind::BrokenPipe {
             Failure::quiet(SUCCESS)
         } else {
-            Failure::new(ERROR, format!("cannot write to standard output: {e}"))
+            Failure::new(
+                ERROR,
+                format!("cannot write to standard output: {}", xs::error::describe_io(&e)),
+            )
         }
     }
 }

@@ -1,21 +1,19 @@
 //! `xs export`: the whole database or a window, to a file (CSV, TSV or NDJSON, zstd-compressed
 //! when the name ends in `.zst`), to stdout, or one file per year/month/day into a directory.
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use xs::db::time::{PartitionKey, Period, END_TIME_NS, MIN_TIME_NS};
-use xs::io::output::{Format, RowFormatter};
-use xs::io::stream::{write_range_where, Compression};
+use xs::io::stream::Compression;
 use xs::io::timefmt::format_iso_exact;
 use xs::query::filter::Filter;
 use xs::{Database, Error};
 
-use super::output_args::FormatArgs;
+use super::output_args::{FormatArgs, Source, To, Writer};
 use super::series_args::SeriesArgs;
-use super::{parse_time, Context, Output};
+use super::{parse_time, Context};
 use crate::exit::{CliResult, Failure};
 
 const EXAMPLES: &str = "Examples:
@@ -45,13 +43,15 @@ pub struct Args {
     #[arg(short, long, value_name = "PATH")]
     pub output: PathBuf,
 
-    /// Compression: zstd or none; default: zstd when the file name ends in .zst.
-    #[arg(long, value_name = "zstd|none", value_parser = ["zstd", "none"])]
+    /// Compression of text output: zstd, gzip or none; default: from the file name's .zst or
+    /// .gz. (Parquet compresses its column chunks with zstd itself.)
+    #[arg(long, value_name = "zstd|gzip|none", value_parser = ["zstd", "gzip", "none"])]
     pub compress: Option<String>,
 
-    /// zstd level (1 fast … 19 small; negative levels are faster still).
-    #[arg(long, default_value_t = 3, allow_hyphen_values = true, value_name = "N")]
-    pub level: i32,
+    /// Compression level: zstd 1 fast … 19 small (default 3; negative levels are faster
+    /// still), gzip 0 … 9 (default 6).
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
+    pub level: Option<i32>,
 
     /// One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in
     /// parallel into the --output directory. Periods without rows get no file.
@@ -81,34 +81,25 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         )));
     }
     let to_stdout = args.output.as_os_str() == "-";
-    let name = args.output.to_string_lossy().into_owned();
-    let zstd = match args.compress.as_deref() {
-        Some("zstd") => true,
-        Some(_) => false,
-        None => !to_stdout && args.split.is_none() && name.ends_with(".zst"),
+    let (zstd_level, gzip_level) = levels(&args)?;
+    let compression = match args.compress.as_deref() {
+        Some("zstd") => Some(Compression::Zstd { level: zstd_level }),
+        Some("gzip") => Some(Compression::Gzip { level: gzip_level }),
+        Some(_) => Some(Compression::None),
+        None => None,
     };
-    let range = zstd::compression_level_range();
-    if !range.contains(&args.level) {
-        return Err(Failure::usage(format!(
-            "zstd --level {} is out of range: use {} to {}",
-            args.level,
-            range.start(),
-            range.end()
-        )));
-    }
-    let compression = if zstd {
-        Compression::Zstd { level: args.level }
+    let to = if to_stdout {
+        To::Stdout
+    } else if args.split.is_some() {
+        To::Directory
     } else {
-        Compression::None
-    };
-    let default_format = if to_stdout || args.split.is_some() {
-        Format::Csv
-    } else {
-        Format::from_file_name(&name).unwrap_or(Format::Csv)
+        To::File(&args.output)
     };
     let mut db = ctx.open_read()?;
     args.series.apply(&mut db)?;
-    let formatter = args.format.formatter(db.config(), default_format)?;
+    let writer = args
+        .format
+        .writer(db.config(), to, compression, gzip_level, zstd_level)?;
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
     let filter = filter.as_ref();
 
@@ -119,121 +110,58 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             ));
         }
         let period = Period::parse(split).unwrap_or(Period::Year);
-        let unit = Unit {
-            formatter: &formatter,
-            filter,
-            compression,
-        };
-        return export_split(&db, &unit, period, from_ns, to_ns, &args.output);
+        return export_split(&db, &writer, filter, period, from_ns, to_ns, &args.output);
     }
-    if to_stdout {
-        let mut out = Output::new();
-        let mut header = Vec::new();
-        formatter.header(&mut header);
-        out.write_block(&compression.encode(&header)?)?;
-        write_range_where(
-            &db,
-            from_ns,
-            to_ns,
-            filter,
-            &formatter,
-            u64::MAX,
-            compression,
-            &mut |bytes: &[u8]| out.write_block(bytes),
-        )?;
-        return out.flush();
-    }
-    let unit = Unit {
-        formatter: &formatter,
+    let source = Source::Range {
+        db: &db,
+        from_ns,
+        to_ns,
         filter,
-        compression,
+        limit: u64::MAX,
     };
-    let rows = export_file(&db, &unit, from_ns, to_ns, &args.output, true)?;
+    if to_stdout {
+        writer.to_stdout(db.config(), source)?;
+        return Ok(());
+    }
+    let rows = writer.to_file(db.config(), source, &args.output, true)?;
     eprintln!("exported {rows} rows to {}", args.output.display());
     Ok(())
 }
 
-/// How every exported file is written: its format, the rows kept, its compression.
-#[derive(Clone, Copy)]
-struct Unit<'a> {
-    formatter: &'a RowFormatter,
-    filter: Option<&'a Filter>,
-    compression: Compression,
-}
-
-/// Writes `[from, to)` to `path` through a temporary file renamed into place when complete.
-/// With `keep_empty` false, nothing is left behind when there are no rows. Returns the rows.
-fn export_file(
-    db: &Database,
-    unit: &Unit,
-    from_ns: i64,
-    to_ns: i64,
-    path: &Path,
-    keep_empty: bool,
-) -> Result<u64, Error> {
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("-o {}: give a file name", path.display())))?;
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return Err(Error::Invalid(format!(
-            "cannot write {}: directory {} does not exist; create it or choose another -o",
-            path.display(),
-            parent.display()
+/// The zstd and gzip levels: --level checked against the codec it applies to.
+fn levels(args: &Args) -> CliResult<(i32, u32)> {
+    let name = args.output.to_string_lossy();
+    let gzip = args.compress.as_deref() == Some("gzip") || (args.compress.is_none() && name.ends_with(".gz"));
+    let Some(level) = args.level else {
+        return Ok((3, 6));
+    };
+    if gzip {
+        return match u32::try_from(level) {
+            Ok(l) if l <= 9 => Ok((3, l)),
+            _ => Err(Failure::usage(format!(
+                "gzip --level {level} is out of range: use 0 to 9"
+            ))),
+        };
+    }
+    let range = zstd::compression_level_range();
+    if !range.contains(&level) {
+        return Err(Failure::usage(format!(
+            "zstd --level {} is out of range: use {} to {}",
+            level,
+            range.start(),
+            range.end()
         )));
     }
-    let tmp = path.with_file_name(format!(
-        ".{}.{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = write_file(db, unit, from_ns, to_ns, &tmp);
-    match result {
-        Ok(rows) if rows > 0 || keep_empty => {
-            fs::rename(&tmp, path).map_err(|e| Error::io("rename into", path, e))?;
-            Ok(rows)
-        }
-        other => {
-            // Best effort: the temporary file is ours and incomplete (or empty).
-            let _ = fs::remove_file(&tmp);
-            other
-        }
-    }
+    Ok((level, 6))
 }
 
-fn write_file(db: &Database, unit: &Unit, from_ns: i64, to_ns: i64, path: &Path) -> Result<u64, Error> {
-    let Unit {
-        formatter,
-        filter,
-        compression,
-    } = *unit;
-    let mut file = File::create(path).map_err(|e| Error::io("create", path, e))?;
-    let mut header = Vec::new();
-    formatter.header(&mut header);
-    file.write_all(&compression.encode(&header)?)
-        .map_err(|e| Error::io("write", path, e))?;
-    let rows = write_range_where(
-        db,
-        from_ns,
-        to_ns,
-        filter,
-        formatter,
-        u64::MAX,
-        compression,
-        &mut |bytes: &[u8]| file.write_all(bytes).map_err(|e| Error::io("write", path, e)),
-    )?;
-    // A finished export survives a crash once it has its real name.
-    file.sync_all().map_err(|e| Error::io("sync", path, e))?;
-    Ok(rows)
-}
-
-/// One file per `period` that holds rows in `[from, to)`, written in parallel into `dir`.
+/// One file per `period` that holds rows in `[from, to)`, written in parallel into `dir`: text
+/// as `dir/2024-08.csv`, Parquet and Arrow as a Hive-partitioned dataset,
+/// `dir/[series=NAME/]year=2024/month=08/part-0.parquet` (NAME escaped as the series directory is).
 fn export_split(
     db: &Database,
-    how: &Unit,
+    writer: &Writer,
+    filter: Option<&Filter>,
     period: Period,
     from_ns: i64,
     to_ns: i64,
@@ -242,32 +170,67 @@ fn export_split(
     fs::create_dir_all(dir).map_err(|e| Error::io("create directory", dir, e))?;
     let from_ns = from_ns.max(MIN_TIME_NS);
     let to_ns = to_ns.min(END_TIME_NS);
-    let mut units: Vec<PartitionKey> = Vec::new();
-    for key in db.partition_keys()? {
-        let start = key.start_ns().max(from_ns);
-        let end = key.end_ns().min(to_ns);
-        if start >= end {
-            continue;
-        }
-        let mut unit = PartitionKey::of(period, start);
-        while unit.start_ns() < end {
-            units.push(unit);
-            unit = unit.next();
-        }
-    }
-    units.sort();
-    units.dedup();
-    let extension = match how.compression {
-        Compression::None => how.formatter.format().name().to_string(),
-        Compression::Zstd { .. } => format!("{}.zst", how.formatter.format().name()),
+    let hive = !writer.is_text();
+    // Each series on its own under a Hive `series=` level; the whole database otherwise.
+    let stores: Vec<(Option<String>, std::sync::Arc<Database>)> = if hive && db.is_series_root() {
+        db.selected_series()?
+            .into_iter()
+            .map(|(name, series)| (Some(name), series))
+            .collect()
+    } else {
+        Vec::new()
     };
-    let results: Vec<Result<u64, Error>> = units
+    let mut jobs: Vec<(Option<&str>, &Database, PartitionKey)> = Vec::new();
+    for k in 0..stores.len().max(1) {
+        let (series, store) = match stores.get(k) {
+            Some((name, store)) => (name.as_deref(), store.as_ref()),
+            None => (None, db),
+        };
+        let mut units: Vec<PartitionKey> = Vec::new();
+        for key in store.partition_keys()? {
+            let start = key.start_ns().max(from_ns);
+            let end = key.end_ns().min(to_ns);
+            if start >= end {
+                continue;
+            }
+            let mut unit = PartitionKey::of(period, start);
+            while unit.start_ns() < end {
+                units.push(unit);
+                unit = unit.next();
+            }
+        }
+        units.sort();
+        units.dedup();
+        jobs.extend(units.into_iter().map(|unit| (series, store, unit)));
+    }
+    let extension = writer.extension();
+    let results: Vec<CliResult<u64>> = jobs
         .par_iter()
-        .map(|unit| {
-            let path = dir.join(format!("{unit}.{extension}"));
-            let start = unit.start_ns().max(from_ns);
-            let end = unit.end_ns().min(to_ns);
-            export_file(db, how, start, end, &path, false)
+        .map(|&(series, store, unit)| {
+            let source = Source::Range {
+                db: store,
+                from_ns: unit.start_ns().max(from_ns),
+                to_ns: unit.end_ns().min(to_ns),
+                filter,
+                limit: u64::MAX,
+            };
+            if !hive {
+                let path = dir.join(format!("{unit}.{extension}"));
+                return writer.to_file(db.config(), source, &path, false);
+            }
+            let leaf = dir.join(hive_path(series, period, unit));
+            fs::create_dir_all(&leaf).map_err(|e| Error::io("create directory", &leaf, e))?;
+            let rows = writer.to_file(
+                db.config(),
+                source,
+                &leaf.join(format!("part-0.{extension}")),
+                false,
+            )?;
+            if rows == 0 {
+                // Best effort: a period without rows leaves no directory of its own behind.
+                let _ = fs::remove_dir(&leaf);
+            }
+            Ok(rows)
         })
         .collect();
     let mut rows = 0u64;
@@ -279,4 +242,20 @@ fn export_split(
     }
     eprintln!("exported {rows} rows to {files} files in {}", dir.display());
     Ok(())
+}
+
+/// `[series=NAME/]year=2024[/month=08[/day=08]]`, the directories of a Hive-partitioned dataset.
+fn hive_path(series: Option<&str>, period: Period, unit: PartitionKey) -> PathBuf {
+    let mut path = PathBuf::new();
+    if let Some(name) = series {
+        path.push(format!("series={name}"));
+    }
+    path.push(format!("year={:04}", unit.year));
+    if matches!(period, Period::Month | Period::Day) {
+        path.push(format!("month={:02}", unit.month));
+    }
+    if period == Period::Day {
+        path.push(format!("day={:02}", unit.day));
+    }
+    path
 }

@@ -5,9 +5,9 @@ use std::io::BufRead;
 use xs::io::output::Format;
 use xs::query::filter::Filter;
 
-use super::output_args::FormatArgs;
+use super::output_args::{FormatArgs, OutputFileArgs, Source, To};
 use super::series_args::SeriesArgs;
-use super::{parse_time, Context, Output};
+use super::{parse_time, Context};
 use crate::exit::{CliResult, Failure, NOT_FOUND};
 
 const EXAMPLES: &str = "Examples:
@@ -84,6 +84,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub output: FormatArgs,
+
+    #[command(flatten)]
+    pub file: OutputFileArgs,
 }
 
 fn parse_unit(text: &str) -> Result<xs::io::timefmt::EpochUnit, String> {
@@ -104,6 +107,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     };
     if let Some(input) = join {
         let formatter = args.output.formatter(db.config(), Format::Csv)?;
+        if args.file.output.is_some() {
+            return Err(Failure::usage(
+                "-o goes with rows; an as-of join prints to stdout: redirect it (> joined.csv)",
+            ));
+        }
         if args.limit.is_some() {
             return Err(Failure::usage(
                 "--limit does not go with an as-of join, which prints every input row",
@@ -132,7 +140,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         ));
     }
     args.series.apply(&mut db)?;
-    let formatter = args.output.formatter(db.config(), Format::Csv)?;
+    let output = args.file.output.as_deref();
+    let to = output.map_or(To::Stdout, To::File);
+    let writer = args.output.writer(db.config(), to, None, 6, 3)?;
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
     let passes = |t: i64, row: &[u8]| filter.as_ref().is_none_or(|f| f.matches(t, row));
     let times = if args.times == ["-"] {
@@ -176,18 +186,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
     }
     found_rows.sort_by_key(|(t, k, _)| (*t, *k));
-    let mut out = Output::new();
-    formatter.header(&mut out.buf);
-    let mut found = 0usize;
-    for (t, _, row) in found_rows
+    let mut rows = found_rows
         .iter()
         .take(usize::try_from(limit).unwrap_or(usize::MAX))
-    {
-        formatter.row(&mut out.buf, *t, row);
-        found += 1;
-        out.maybe_flush()?;
-    }
-    out.flush()?;
+        .map(|(t, _, row)| (*t, row.as_slice()));
+    let found = writer.write(db.config(), Source::Rows(&mut rows), output)?;
     if found == 0 {
         return Err(Failure::quiet(NOT_FOUND));
     }

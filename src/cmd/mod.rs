@@ -207,6 +207,34 @@ impl Output {
     }
 }
 
+/// Output as a plain byte sink (the columnar writers, files and stdout alike): large writes go
+/// straight out, small ones are buffered; errors stay `io::Error` for the caller to describe.
+impl Write for Output {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.buf.len() + bytes.len() <= OUTPUT_FLUSH_BYTES {
+            self.buf.extend_from_slice(bytes);
+            return Ok(());
+        }
+        self.grow_pipe();
+        let mut lock = self.out.lock();
+        lock.write_all(&self.buf)?;
+        self.buf.clear();
+        lock.write_all(bytes)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let mut lock = self.out.lock();
+        lock.write_all(&self.buf)?;
+        self.buf.clear();
+        lock.flush()
+    }
+}
+
 /// Says on stderr when a delete was interrupted: its window may be partly deleted.
 pub fn warn_unfinished_deletes(dir: &Path) {
     for rerun in xs::db::marker::unfinished_deletes(dir) {

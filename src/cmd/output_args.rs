@@ -1,22 +1,37 @@
-//! Output options shared by `get`, `range` and `export`: format, projection, time format, header.
+//! Output shared by `get`, `range` and `export`: the options (format, projection, time format,
+//! header), the choice of format from `--format` or the file name, where the bytes go (stdout,
+//! or a file written atomically), and the one writer per format that every command uses.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
 use xs::db::config::Config;
+use xs::db::Batch;
+use xs::io::columnar::{ColumnarWriter, Container, WriteError};
 use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
+use xs::io::stream::{scan_where, write_range_where, Compression};
+use xs::query::filter::Filter;
+use xs::{Database, Error};
 
-use crate::exit::{CliResult, Failure};
+use super::Output;
+use crate::exit::{CliResult, Failure, ERROR};
 
 #[derive(clap::Args, Debug)]
 pub struct FormatArgs {
-    /// Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null).
+    /// Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null),
+    /// parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file).
+    /// Default: from the -o file's extension, else csv.
     #[arg(short = 'f', long, value_name = "FORMAT", value_parser = parse_format)]
-    pub format: Option<Format>,
+    pub format: Option<OutFormat>,
 
     /// Columns to print, in this order, e.g. time,price (name the time column to keep it).
     #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
 
     /// iso (default: ISO-8601 UTC at the granularity's precision), epoch-s, epoch-ms, epoch-us,
-    /// epoch-ns, or a strftime pattern such as '%Y-%m-%d %H:%M:%S%.3f' (UTC).
+    /// epoch-ns, or a strftime pattern such as '%Y-%m-%d %H:%M:%S%.3f' (UTC). Text formats
+    /// only: Parquet and Arrow store a UTC timestamp.
     #[arg(long, value_name = "FMT", value_parser = TimeFormat::parse)]
     pub time_format: Option<TimeFormat>,
 
@@ -25,19 +40,454 @@ pub struct FormatArgs {
     pub no_header: bool,
 }
 
-fn parse_format(text: &str) -> Result<Format, String> {
-    Format::parse(text).ok_or_else(|| format!("unknown format `{text}`: use one of {}", Format::NAMES))
+/// `-o FILE` for `get` and `range` (export has its own, which also takes a directory).
+#[derive(clap::Args, Debug)]
+pub struct OutputFileArgs {
+    /// Write to FILE (atomically: a temporary file renamed when complete) instead of stdout;
+    /// its extension picks the format unless --format is given: .csv .tsv .ndjson .jsonl
+    /// (each optionally .gz or .zst), .parquet, .arrow, .arrows.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Where output goes, for choosing its format.
+#[derive(Clone, Copy, Debug)]
+pub enum To<'a> {
+    Stdout,
+    File(&'a Path),
+    /// `export --split`: files named by the writer's extension.
+    Directory,
+}
+
+/// A format `--format` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutFormat {
+    Text(Format),
+    Parquet,
+    Arrow,
+}
+
+const FORMAT_NAMES: &str = "csv, tsv, ndjson, parquet, arrow";
+
+const EXTENSIONS: &str =
+    ".csv, .tsv, .ndjson, .jsonl (each optionally .gz or .zst), .parquet, .arrow, .arrows";
+
+fn parse_format(text: &str) -> Result<OutFormat, String> {
+    match text {
+        "parquet" => Ok(OutFormat::Parquet),
+        "arrow" => Ok(OutFormat::Arrow),
+        _ => Format::parse(text)
+            .map(OutFormat::Text)
+            .ok_or_else(|| format!("unknown format `{text}`: use one of {FORMAT_NAMES}")),
+    }
+}
+
+/// What a file name's extension asks for: its format (with `.arrows`, the stream container)
+/// and its compression.
+fn from_extension(name: &str) -> Option<(OutFormat, Option<Container>, Option<&'static str>)> {
+    let lower = name.to_ascii_lowercase();
+    let (rest, compression) = if let Some(rest) = lower.strip_suffix(".zst") {
+        (rest, Some("zstd"))
+    } else if let Some(rest) = lower.strip_suffix(".gz") {
+        (rest, Some("gzip"))
+    } else {
+        (lower.as_str(), None)
+    };
+    let (_, ext) = rest.rsplit_once('.')?;
+    let (format, container) = match ext {
+        "parquet" => (OutFormat::Parquet, Some(Container::Parquet)),
+        "arrow" | "feather" => (OutFormat::Arrow, Some(Container::ArrowFile)),
+        "arrows" => (OutFormat::Arrow, Some(Container::ArrowStream)),
+        _ => (OutFormat::Text(Format::parse(ext)?), None),
+    };
+    Some((format, container, compression))
+}
+
+/// How rows are written: text through a formatter (maybe compressed), or columnar.
+pub enum Writer {
+    Text {
+        formatter: RowFormatter,
+        compression: Compression,
+    },
+    Columnar {
+        container: Container,
+        columns: Option<Vec<String>>,
+    },
+}
+
+/// What the rows come from.
+pub enum Source<'a> {
+    /// Every row of `[from, to)` that passes the filter, at most `limit`.
+    Range {
+        db: &'a Database,
+        from_ns: i64,
+        to_ns: i64,
+        filter: Option<&'a Filter>,
+        limit: u64,
+    },
+    /// Rows already read, in order, with their times.
+    Rows(&'a mut dyn Iterator<Item = (i64, &'a [u8])>),
+}
+
+/// A failed write of rows: reading the database, writing the sink, or encoding.
+enum Fail {
+    Read(Error),
+    Write(io::Error),
+    Encode(String),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Fail {
+        Fail::Read(e)
+    }
+}
+
+impl From<WriteError> for Fail {
+    fn from(e: WriteError) -> Fail {
+        match e {
+            WriteError::Io(e) => Fail::Write(e),
+            WriteError::Encode(text) => Fail::Encode(text),
+        }
+    }
 }
 
 impl FormatArgs {
-    /// The formatter these options ask for; `default_format` when no --format was given.
+    /// The text formatter these options ask for; `default_format` when no --format was given.
     pub fn formatter(&self, config: &Config, default_format: Format) -> CliResult<RowFormatter> {
+        let format = match self.format {
+            None => default_format,
+            Some(OutFormat::Text(format)) => format,
+            Some(OutFormat::Parquet | OutFormat::Arrow) => {
+                return Err(Failure::usage(
+                    "aggregates and as-of joins print text: use --format csv, tsv or ndjson \
+                     (Parquet and Arrow output hold stored rows: `range` without --every/--agg, \
+                     `get`, `export`)",
+                ))
+            }
+        };
+        self.text_formatter(config, format)
+    }
+
+    fn text_formatter(&self, config: &Config, format: Format) -> CliResult<RowFormatter> {
         let options = OutputOptions {
-            format: self.format.unwrap_or(default_format),
+            format,
             time_format: self.time_format.clone().unwrap_or(TimeFormat::Iso),
             columns: self.columns.clone(),
             header: !self.no_header,
         };
         RowFormatter::new(config, &options).map_err(Failure::usage)
     }
+
+    /// The writer for rows going `to` a file, stdout or a directory: the format is --format, else
+    /// the file's extension (an unknown one is an error, never CSV), else CSV on stdout.
+    /// `compression` is --compress when given (`Some(None)` is `--compress none`).
+    pub fn writer(
+        &self,
+        config: &Config,
+        to: To,
+        compression: Option<Compression>,
+        gzip_level: u32,
+        zstd_level: i32,
+    ) -> CliResult<Writer> {
+        let named = match to {
+            To::Stdout | To::Directory => None,
+            To::File(path) => {
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                match from_extension(&name) {
+                    Some(found) => Some(found),
+                    None if self.format.is_some() => None,
+                    None => {
+                        return Err(Failure::usage(format!(
+                            "cannot tell the output format from the name `{}`: use one of the \
+                             extensions {EXTENSIONS}, or give --format ({FORMAT_NAMES}), which \
+                             overrides the extension",
+                            path.display()
+                        )))
+                    }
+                }
+            }
+        };
+        let format = self
+            .format
+            .or(named.map(|(f, _, _)| f))
+            .unwrap_or(OutFormat::Text(Format::Csv));
+        let compression = compression.unwrap_or(match named.and_then(|(_, _, c)| c) {
+            Some("zstd") => Compression::Zstd { level: zstd_level },
+            Some(_) => Compression::Gzip { level: gzip_level },
+            None => Compression::None,
+        });
+        let container = match format {
+            OutFormat::Text(format) => {
+                return Ok(Writer::Text {
+                    formatter: self.text_formatter(config, format)?,
+                    compression,
+                })
+            }
+            OutFormat::Parquet => Container::Parquet,
+            OutFormat::Arrow => match named {
+                Some((_, Some(Container::ArrowStream), _)) => Container::ArrowStream,
+                _ if matches!(to, To::Stdout) => Container::ArrowStream,
+                _ => Container::ArrowFile,
+            },
+        };
+        let what = if container == Container::Parquet {
+            "Parquet"
+        } else {
+            "Arrow"
+        };
+        if compression != Compression::None {
+            return Err(Failure::usage(format!(
+                "{what} output is not compressed as a whole: drop the .gz/.zst and --compress \
+                 (Parquet compresses each column chunk with zstd itself)"
+            )));
+        }
+        if self.time_format.is_some() {
+            return Err(Failure::usage(format!(
+                "--time-format is for text output; {what} stores time as a UTC timestamp at the \
+                 database's precision"
+            )));
+        }
+        if matches!(to, To::Stdout) && io::stdout().is_terminal() {
+            return Err(Failure::usage(format!(
+                "not writing binary {what} to a terminal: redirect it (> out.{}), pipe it into a \
+                 reader, or give -o FILE",
+                if container == Container::Parquet {
+                    "parquet"
+                } else {
+                    "arrow"
+                }
+            )));
+        }
+        // Check the columns now, before a file is created.
+        xs::io::columnar::BatchBuilder::new(config, self.columns.as_deref(), container, 1)
+            .map_err(Failure::usage)?;
+        Ok(Writer::Columnar {
+            container,
+            columns: self.columns.clone(),
+        })
+    }
+}
+
+impl Writer {
+    /// The file extension of this writer's output (for `export --split`).
+    pub fn extension(&self) -> String {
+        match self {
+            Writer::Text {
+                formatter,
+                compression,
+            } => match compression {
+                Compression::None => formatter.format().name().to_string(),
+                Compression::Zstd { .. } => format!("{}.zst", formatter.format().name()),
+                Compression::Gzip { .. } => format!("{}.gz", formatter.format().name()),
+            },
+            Writer::Columnar { container, .. } => match container {
+                Container::Parquet => "parquet".into(),
+                Container::ArrowFile => "arrow".into(),
+                Container::ArrowStream => "arrows".into(),
+            },
+        }
+    }
+
+    pub fn is_text(&self) -> bool {
+        matches!(self, Writer::Text { .. })
+    }
+
+    /// Writes the rows of `source` to `output` (a file, written atomically) or stdout.
+    pub fn write(&self, config: &Config, source: Source, output: Option<&Path>) -> CliResult<u64> {
+        match output {
+            Some(path) => self.to_file(config, source, path, true),
+            None => self.to_stdout(config, source),
+        }
+    }
+
+    /// Writes the rows of `source` to stdout. Returns the rows written.
+    pub fn to_stdout(&self, config: &Config, source: Source) -> CliResult<u64> {
+        let mut out = Output::new();
+        let result = self.emit(config, source, &mut out).and_then(|rows| {
+            Write::flush(&mut out).map_err(Fail::Write)?;
+            Ok(rows)
+        });
+        result.map_err(|e| match e {
+            Fail::Read(e) => Failure::from(e),
+            Fail::Write(e) => Failure::output(e),
+            Fail::Encode(text) => Failure::new(ERROR, format!("cannot encode the output: {text}")),
+        })
+    }
+
+    /// Writes the rows of `source` to `path` through a temporary file in the same directory,
+    /// renamed into place when complete; with `keep_empty` false, no file is left when there
+    /// are no rows. Returns the rows written.
+    pub fn to_file(&self, config: &Config, source: Source, path: &Path, keep_empty: bool) -> CliResult<u64> {
+        let mut file = AtomicFile::create(path)?;
+        let result = self.emit(config, source, &mut file.out);
+        let rows = result.map_err(|e| match e {
+            Fail::Read(e) => Failure::from(e),
+            Fail::Write(e) => Failure::from(Error::io("write", &file.tmp, e)),
+            Fail::Encode(text) => Failure::new(ERROR, format!("cannot encode {}: {text}", path.display())),
+        })?;
+        if rows > 0 || keep_empty {
+            file.commit()?;
+        }
+        Ok(rows)
+    }
+
+    /// The one output path per format: every command's rows go through here.
+    fn emit<W: Write + Send>(&self, config: &Config, source: Source, sink: &mut W) -> Result<u64, Fail> {
+        match self {
+            Writer::Text {
+                formatter,
+                compression,
+            } => {
+                let mut header = Vec::new();
+                formatter.header(&mut header);
+                if !header.is_empty() {
+                    sink.write_all(&compression.encode(&header)?)
+                        .map_err(Fail::Write)?;
+                }
+                match source {
+                    Source::Range {
+                        db,
+                        from_ns,
+                        to_ns,
+                        filter,
+                        limit,
+                    } => write_range_where(
+                        db,
+                        from_ns,
+                        to_ns,
+                        filter,
+                        formatter,
+                        limit,
+                        *compression,
+                        &mut |bytes: &[u8]| sink.write_all(bytes).map_err(Fail::Write),
+                    ),
+                    Source::Rows(rows) => {
+                        let mut buf = Vec::new();
+                        let mut n = 0u64;
+                        for (t_ns, row) in rows {
+                            formatter.row(&mut buf, t_ns, row);
+                            n += 1;
+                            if buf.len() >= 1 << 20 {
+                                sink.write_all(&compression.encode(&buf)?).map_err(Fail::Write)?;
+                                buf.clear();
+                            }
+                        }
+                        if !buf.is_empty() {
+                            sink.write_all(&compression.encode(&buf)?).map_err(Fail::Write)?;
+                        }
+                        Ok(n)
+                    }
+                }
+            }
+            Writer::Columnar { container, columns } => {
+                let mut writer = ColumnarWriter::new(config, columns.as_deref(), *container, &mut *sink)?;
+                match source {
+                    Source::Range {
+                        db,
+                        from_ns,
+                        to_ns,
+                        filter,
+                        limit,
+                    } => {
+                        let mut left = limit;
+                        if left > 0 {
+                            scan_where(
+                                db,
+                                from_ns,
+                                to_ns,
+                                filter,
+                                |batch: Batch<'_>| -> Result<bool, Fail> {
+                                    left -= writer.push_batch(&batch, left)?;
+                                    Ok(left > 0)
+                                },
+                            )?;
+                        }
+                    }
+                    Source::Rows(rows) => {
+                        for (t_ns, row) in rows {
+                            writer.push(t_ns, row)?;
+                        }
+                    }
+                }
+                Ok(writer.finish()?)
+            }
+        }
+    }
+}
+
+/// A file written under a temporary name (created exclusively) in its directory, fsynced and
+/// renamed into place by `commit`; dropped uncommitted, the temporary file is removed.
+pub struct AtomicFile {
+    out: BufWriter<File>,
+    tmp: PathBuf,
+    path: PathBuf,
+    committed: bool,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> CliResult<AtomicFile> {
+        let file_name = path
+            .file_name()
+            .ok_or_else(|| Failure::usage(format!("-o {}: give a file name", path.display())))?;
+        let parent = parent_of(path);
+        if !parent.is_dir() {
+            return Err(Failure::usage(format!(
+                "cannot write {}: directory {} does not exist; create it or choose another -o",
+                path.display(),
+                parent.display()
+            )));
+        }
+        let tmp = path.with_file_name(format!(
+            ".{}.{}.tmp",
+            file_name.to_string_lossy(),
+            std::process::id()
+        ));
+        // Exclusive: never write through a file (or a link) someone else put there.
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| Error::io("create", &tmp, e))?;
+        Ok(AtomicFile {
+            out: BufWriter::with_capacity(1 << 20, file),
+            tmp,
+            path: path.to_path_buf(),
+            committed: false,
+        })
+    }
+
+    /// Flushes, fsyncs, and renames the file into place (then fsyncs its directory): a finished
+    /// file survives a crash once it has its real name.
+    pub fn commit(mut self) -> CliResult {
+        self.out.flush().map_err(|e| Error::io("write", &self.tmp, e))?;
+        self.out
+            .get_ref()
+            .sync_all()
+            .map_err(|e| Error::io("sync", &self.tmp, e))?;
+        fs::rename(&self.tmp, &self.path).map_err(|e| Error::io("rename into", &self.path, e))?;
+        self.committed = true;
+        if let Ok(dir) = File::open(parent_of(&self.path)) {
+            // Best effort: the rename is done; a directory that cannot be synced changes nothing.
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            // Best effort: the temporary file is ours and incomplete (or empty).
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn parent_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
 }

@@ -3,12 +3,11 @@
 
 use xs::db::time::{END_TIME_NS, MIN_TIME_NS};
 use xs::io::output::Format;
-use xs::io::stream::{write_range_where, Compression};
 use xs::io::timefmt::format_iso_exact;
 use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_buckets_of, Plan};
 use xs::query::filter::Filter;
 
-use super::output_args::FormatArgs;
+use super::output_args::{FormatArgs, OutputFileArgs, Source, To};
 use super::series_args::SeriesArgs;
 use super::{parse_time, Context, Output};
 use crate::exit::{CliResult, Failure};
@@ -86,6 +85,9 @@ pub struct Args {
 
     #[command(flatten)]
     pub output: FormatArgs,
+
+    #[command(flatten)]
+    pub file: OutputFileArgs,
 }
 
 /// FROM as given: a time, or a window `A..B`, `..B` or `A..` (an open end is `None`).
@@ -171,7 +173,6 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     args.series.apply(&mut db)?;
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
     let limit = args.limit.unwrap_or(u64::MAX);
-    let mut out = Output::new();
     if args.every.is_some() || args.agg.is_some() || args.ohlcv.is_some() {
         let aggs = match (&args.agg, &args.ohlcv) {
             (Some(spec), _) => parse_aggs(db.schema(), spec),
@@ -188,6 +189,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         .map_err(Failure::usage)?;
+        if args.file.output.is_some() {
+            return Err(Failure::usage(
+                "-o goes with rows; aggregates print to stdout: redirect them (> bars.csv)",
+            ));
+        }
         let mut plan = match args.every {
             None => Plan::new(db.config(), aggs, None, filter),
             Some(Every::Fixed(ns)) => Plan::new(db.config(), aggs, Some(ns), filter),
@@ -215,6 +221,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         let formatter = args.output.formatter(plan.output_config(), Format::Csv)?;
+        let mut out = Output::new();
         formatter.header(&mut out.buf);
         if !per_series {
             write_buckets(
@@ -252,17 +259,16 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         return out.flush();
     }
-    let formatter = args.output.formatter(db.config(), Format::Csv)?;
-    formatter.header(&mut out.buf);
-    write_range_where(
-        &db,
-        from,
-        to,
-        filter.as_ref(),
-        &formatter,
+    let output = args.file.output.as_deref();
+    let to_file = output.map_or(To::Stdout, To::File);
+    let writer = args.output.writer(db.config(), to_file, None, 6, 3)?;
+    let source = Source::Range {
+        db: &db,
+        from_ns: from,
+        to_ns: to,
+        filter: filter.as_ref(),
         limit,
-        Compression::None,
-        &mut |bytes: &[u8]| out.write_block(bytes),
-    )?;
-    out.flush()
+    };
+    writer.write(db.config(), source, output)?;
+    Ok(())
 }

@@ -114,7 +114,7 @@ impl Default for OutputOptions {
 
 /// One output field: the row's time or a stored column.
 #[derive(Clone, Copy, Debug)]
-enum Field {
+pub(crate) enum Field {
     Time,
     Column(FieldAt),
 }
@@ -174,40 +174,7 @@ impl RowFormatter {
     /// Checks the options against the database's columns; `Err` names an unknown column.
     pub fn new(config: &Config, options: &OutputOptions) -> Result<RowFormatter, String> {
         let schema = &config.schema;
-        let all_names = || {
-            let mut names = vec![config.time_column.clone()];
-            names.extend(schema.columns().iter().map(|c| c.name.clone()));
-            names
-        };
-        let names = match &options.columns {
-            None => all_names(),
-            Some(list) => {
-                if list.is_empty() {
-                    return Err("--columns needs at least one column name".into());
-                }
-                list.clone()
-            }
-        };
-        let mut fields = Vec::with_capacity(names.len());
-        for name in &names {
-            // Header text (`Adj Close`) names the column it was aliased to.
-            let stored = crate::query::stored_name(name, |n| {
-                n == config.time_column || schema.column_index(n).is_some()
-            })
-            .map_err(|e| format!("--columns: {e}"))?;
-            let name: &str = stored.as_ref();
-            if name == config.time_column {
-                fields.push(Field::Time);
-                continue;
-            }
-            let Some(col) = schema.column_index(name) else {
-                return Err(format!(
-                    "unknown column `{name}`; this database has {}",
-                    all_names().join(",")
-                ));
-            };
-            fields.push(Field::Column(schema.field_at(col)));
-        }
+        let (names, fields) = resolve_columns(config, options.columns.as_deref())?;
         let json_keys = names
             .iter()
             .enumerate()
@@ -504,9 +471,53 @@ impl RowFormatter {
     }
 }
 
+/// The output columns `--columns` asks for (`None`: time, then every column): their names and
+/// where each sits in a row. Shared by the text formats and the columnar ones (`io::columnar`).
+pub(crate) fn resolve_columns(
+    config: &Config,
+    columns: Option<&[String]>,
+) -> Result<(Vec<String>, Vec<Field>), String> {
+    let schema = &config.schema;
+    let all_names = || {
+        let mut names = vec![config.time_column.clone()];
+        names.extend(schema.columns().iter().map(|c| c.name.clone()));
+        names
+    };
+    let names = match columns {
+        None => all_names(),
+        Some(list) => {
+            if list.is_empty() {
+                return Err("--columns needs at least one column name".into());
+            }
+            list.to_vec()
+        }
+    };
+    let mut fields = Vec::with_capacity(names.len());
+    for name in &names {
+        // Header text (`Adj Close`) names the column it was aliased to.
+        let stored = crate::query::stored_name(name, |n| {
+            n == config.time_column || schema.column_index(n).is_some()
+        })
+        .map_err(|e| format!("--columns: {e}"))?;
+        let name: &str = stored.as_ref();
+        if name == config.time_column {
+            fields.push(Field::Time);
+            continue;
+        }
+        let Some(col) = schema.column_index(name) else {
+            return Err(format!(
+                "unknown column `{name}`; this database has {}",
+                all_names().join(",")
+            ));
+        };
+        fields.push(Field::Column(schema.field_at(col)));
+    }
+    Ok((names, fields))
+}
+
 /// The string bytes of a `str(N)` field: up to the first NUL.
 #[inline]
-fn str_bytes(bytes: &[u8]) -> &[u8] {
+pub(crate) fn str_bytes(bytes: &[u8]) -> &[u8] {
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     &bytes[..end]
 }

@@ -16,6 +16,10 @@ pub enum Compression {
     Zstd {
         level: i32,
     },
+    /// A gzip member per formatted chunk; concatenated members are one valid gzip stream.
+    Gzip {
+        level: u32,
+    },
 }
 
 impl Compression {
@@ -25,6 +29,17 @@ impl Compression {
             Compression::None => Ok(bytes.to_vec()),
             Compression::Zstd { level } => zstd::bulk::compress(bytes, level)
                 .map_err(|e| Error::Invalid(format!("zstd compression at level {level} failed: {e}"))),
+            Compression::Gzip { level } => {
+                use std::io::Write;
+                let mut encoder = flate2::write::GzEncoder::new(
+                    Vec::with_capacity(bytes.len() / 4),
+                    flate2::Compression::new(level),
+                );
+                encoder
+                    .write_all(bytes)
+                    .and_then(|()| encoder.finish())
+                    .map_err(|e| Error::Invalid(format!("gzip compression at level {level} failed: {e}")))
+            }
         }
     }
 }
@@ -83,7 +98,7 @@ impl Job {
                 break;
             }
         }
-        if let Compression::Zstd { .. } = compression {
+        if compression != Compression::None {
             self.encoded = if self.output.is_empty() {
                 Vec::new()
             } else {
@@ -96,7 +111,7 @@ impl Job {
     fn bytes(&self, compression: Compression) -> &[u8] {
         match compression {
             Compression::None => &self.output,
-            Compression::Zstd { .. } => &self.encoded,
+            Compression::Zstd { .. } | Compression::Gzip { .. } => &self.encoded,
         }
     }
 }
@@ -166,52 +181,8 @@ pub fn write_range_where<E: From<Error>>(
         Ok(())
     };
 
-    let cannot_match = filter
-        .filter(|f| f.prunes())
-        .map(|f| move |bounds: &[u8]| f.cannot_match(bounds));
-    let prune: Prune = cannot_match.as_ref().map(|f| f as &dyn Fn(&[u8]) -> bool);
-    let (mut kept_times, mut kept_rows) = (Vec::new(), Vec::new());
-    let row_len = db.schema().row_len();
-    let granularity_ns = db.config().granularity.ns();
-    let slab_len = db.config().slab_len() as usize;
-
     // `queued` jobs are complete; job `queued` (if it exists) is being filled.
-    db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool, E> {
-        let batch = match filter {
-            None => batch,
-            Some(filter) => {
-                kept_times.clear();
-                kept_rows.clear();
-                let mut keep = |t: i64, row: &[u8]| {
-                    if filter.matches(t, row) {
-                        kept_times.push(t);
-                        kept_rows.extend_from_slice(row);
-                    }
-                };
-                match batch {
-                    Batch::Slots { start_ns, bytes } => {
-                        for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                            let t = start_ns + i as i64 * granularity_ns;
-                            for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
-                                keep(t, row);
-                            }
-                        }
-                    }
-                    Batch::Rows { times, rows } => {
-                        for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
-                            keep(t, row);
-                        }
-                    }
-                }
-                if kept_times.is_empty() {
-                    return Ok(true);
-                }
-                Batch::Rows {
-                    times: &kept_times,
-                    rows: &kept_rows,
-                }
-            }
-        };
+    scan_where(db, from_ns, to_ns, filter, |batch| -> Result<bool, E> {
         if queued == jobs.len() {
             jobs.push(Job {
                 pieces: Vec::new(),
@@ -265,4 +236,64 @@ pub fn write_range_where<E: From<Error>>(
         drain(&mut jobs[..queued], &mut left, &mut written)?;
     }
     Ok(written)
+}
+
+/// The scan batches of `[from, to)` in time order, of the rows that pass `filter` (all rows when
+/// `None`): storage buckets whose summaries rule them out are not read, and a batch with a filter
+/// comes as the rows that pass. `visit` returns `Ok(false)` to stop. Every reader of rows (the
+/// text formats here, the columnar ones in `io::columnar`) goes through it.
+pub fn scan_where<E: From<Error>>(
+    db: &Database,
+    from_ns: i64,
+    to_ns: i64,
+    filter: Option<&Filter>,
+    mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+) -> Result<(), E> {
+    let cannot_match = filter
+        .filter(|f| f.prunes())
+        .map(|f| move |bounds: &[u8]| f.cannot_match(bounds));
+    let prune: Prune = cannot_match.as_ref().map(|f| f as &dyn Fn(&[u8]) -> bool);
+    let (mut kept_times, mut kept_rows) = (Vec::new(), Vec::new());
+    let row_len = db.schema().row_len();
+    let granularity_ns = db.config().granularity.ns();
+    let slab_len = db.config().slab_len() as usize;
+
+    db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool, E> {
+        let batch = match filter {
+            None => batch,
+            Some(filter) => {
+                kept_times.clear();
+                kept_rows.clear();
+                let mut keep = |t: i64, row: &[u8]| {
+                    if filter.matches(t, row) {
+                        kept_times.push(t);
+                        kept_rows.extend_from_slice(row);
+                    }
+                };
+                match batch {
+                    Batch::Slots { start_ns, bytes } => {
+                        for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
+                            let t = start_ns + i as i64 * granularity_ns;
+                            for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
+                                keep(t, row);
+                            }
+                        }
+                    }
+                    Batch::Rows { times, rows } => {
+                        for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
+                            keep(t, row);
+                        }
+                    }
+                }
+                if kept_times.is_empty() {
+                    return Ok(true);
+                }
+                Batch::Rows {
+                    times: &kept_times,
+                    rows: &kept_rows,
+                }
+            }
+        };
+        visit(batch)
+    })
 }

@@ -1,0 +1,5 @@
+//! The columnar output suite (tests/columnar.rs) against the bucket layout: this target's name
+//! ends in `_bucket`, so its databases are created with `XS_LAYOUT=bucket`.
+
+#[path = "columnar.rs"]
+mod suite;
