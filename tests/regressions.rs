@@ -396,3 +396,74 @@ fn a_second_bucket_defrag_changes_no_byte() {
     ]);
     assert_eq!(rows.lines().count(), 20, "{rows}");
 }
+
+/// Issue 19, found by the fault harness's torn crashes (`import_new_bucket any:33:torn:5033`):
+/// a power loss in the middle of a bucket import can leave a directory block allocated but all
+/// zero. Readers rightly report it as damage, but the import's re-run read it too and stopped
+/// with exit 6, so nothing could complete the import. The re-run of an unfinished import now
+/// returns such blocks to holes first (they hold no entry; the ones the import had written
+/// there, it writes again).
+#[test]
+fn a_zeroed_directory_block_does_not_stop_the_rerun_of_an_unfinished_import() {
+    // Two summarized columns: 64-byte directory entries, 64 to a block, none across an edge.
+    let mut csv = String::from("time,v,w\n");
+    for i in 0..3000 {
+        csv.push_str(&format!(
+            "2024-03-01T{:02}:{:02}:{:02}Z,{i},{}\n",
+            i / 3600,
+            i / 60 % 60,
+            i % 60,
+            i * 2
+        ));
+    }
+    let imported = Imported::new(
+        &csv,
+        &[
+            "--layout",
+            "bucket",
+            "--bucket",
+            "1s",
+            "--granularity",
+            "1s",
+            "--partition",
+            "day",
+        ],
+    );
+    let clean = {
+        let mut cmd = common::xs();
+        cmd.arg("-d")
+            .arg(&imported.db)
+            .args(["range", "..", "--no-header"]);
+        run(cmd).1
+    };
+    // The power loss: the import's marker is left, and a directory block it wrote is zero.
+    let dir_file = imported.db.join("2024-03-01.xs");
+    let f = std::fs::OpenOptions::new().write(true).open(&dir_file).unwrap();
+    std::os::unix::fs::FileExt::write_all_at(&f, &[0u8; 4096], 8192).unwrap();
+    drop(f);
+    let rerun = format!(
+        "xs -d {} import {}\n",
+        imported.db.display(),
+        imported.input.display()
+    );
+    std::fs::write(imported.db.join(".import-unfinished"), rerun).unwrap();
+
+    let mut cmd = common::xs();
+    cmd.arg("-d")
+        .arg(&imported.db)
+        .args(["range", "..", "--no-header"]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 6, "a reader reports the damage: {err}");
+
+    let (code, _, err) = imported.import(None);
+    assert_eq!(code, 0, "the re-run completes the import: {err}");
+    let mut cmd = common::xs();
+    cmd.arg("-d")
+        .arg(&imported.db)
+        .args(["range", "..", "--no-header"]);
+    assert_eq!(run(cmd).1, clean, "the re-run restores every row");
+    let mut cmd = common::xs();
+    cmd.arg("-d").arg(&imported.db).arg("check");
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+}

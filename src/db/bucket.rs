@@ -755,6 +755,36 @@ impl BucketPartition {
         Ok(())
     }
 
+    /// Returns to holes the directory blocks a power loss left allocated but all zero (their
+    /// entries erased; readers report them as damage). Only for the re-run of an unfinished
+    /// import: an all-zero block holds no entry, and those the interrupted import had written
+    /// there are in its input, which the re-run writes again. Returns the blocks punched.
+    pub fn punch_zeroed_dir_blocks(&self) -> Result<u64> {
+        if !self.sparse_dir {
+            return Ok(0);
+        }
+        let len = self.dir_logical_len();
+        let segments = data_segments(&self.dir_file, HEADER_LEN, len)
+            .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
+        let mut block = vec![0u8; BLOCK_LEN as usize];
+        let mut punched = 0;
+        for (from, to) in segments {
+            let mut at = from.max(HEADER_LEN) / BLOCK_LEN * BLOCK_LEN;
+            while at < to {
+                let end = (at + BLOCK_LEN).min(len);
+                let part = &mut block[..(end - at) as usize];
+                self.read_dir(part, at)?;
+                if at >= HEADER_LEN && part.iter().all(|&x| x == 0) && !self.entry_runs_into(at)? {
+                    punch_hole(&self.dir_file, at, end)
+                        .map_err(|e| Error::io("punch a hole in", &self.dir_path, e))?;
+                    punched += 1;
+                }
+                at += BLOCK_LEN;
+            }
+        }
+        Ok(punched)
+    }
+
     /// The first bucket at or after `b` whose entry has allocated bytes, or `None` when only
     /// holes follow: a walk over a sparse directory jumps its empty stretches in one `lseek`.
     pub fn next_allocated_bucket(&self, b: u64) -> Result<Option<u64>> {

@@ -1506,6 +1506,8 @@ struct WriteHooks {
     /// Test hook (`XS_IMPORT_KILL_AT=journaled`): SIGKILL the process once an undo journal is
     /// committed, before its slots are written.
     kill_after_journal: bool,
+    /// An earlier import's marker was there when this one began: this one completes it.
+    resuming: bool,
 }
 
 /// Ends the process as `kill -9` would: no destructors, no cleanup (the test hook).
@@ -1685,6 +1687,7 @@ pub fn run(
     let hooks = WriteHooks {
         sync: opts.sync,
         kill_after_journal: opts.kill_after_journal,
+        resuming: marker::unfinished_import(db.dir()).is_some(),
     };
     let mut pending: Option<Vec<Parsed>> = None;
     let mut marked = false;
@@ -1732,7 +1735,7 @@ pub fn run(
     let _ = reader.join();
     let mut ids: Vec<PartId> = pipeline.states.keys().cloned().collect();
     ids.sort();
-    pipeline.summary.rows_replaced += write_carries(db, &config, &mut pipeline.states, opts.sync)?;
+    pipeline.summary.rows_replaced += write_carries(db, &config, &mut pipeline.states, hooks)?;
     // Bucket partitions: make the last records durable, then point the directory at them.
     for state in pipeline.states.values_mut() {
         if let Some(Store::Bucket(part)) = &state.store {
@@ -2018,7 +2021,7 @@ fn write_batch(
         .map(|(k, (id, mut state, entries))| {
             let key = id.1;
             if state.store.is_none() {
-                match open_store(db, config, &id) {
+                match open_store(db, config, &id, hooks.resuming) {
                     Ok(store) => state.store = Some(store),
                     Err(e) => return (id, state, Err(e)),
                 }
@@ -2079,9 +2082,10 @@ fn write_carries(
     db: &Database,
     config: &Config,
     states: &mut HashMap<PartId, PartState>,
-    sync: bool,
+    hooks: WriteHooks,
 ) -> Result<u64> {
     use rayon::prelude::*;
+    let sync = hooks.sync;
     // `--update-columns` holds nothing back (each batch writes all its buckets).
     let unique = Unique {
         schema: &config.schema,
@@ -2094,7 +2098,7 @@ fn write_carries(
         .map(|(id, state)| {
             let was_open = state.store.is_some();
             if !was_open {
-                state.store = Some(open_store(db, config, id)?);
+                state.store = Some(open_store(db, config, id, hooks.resuming)?);
             }
             let Some(Store::Bucket(part)) = state.store.as_ref() else {
                 return Err(Error::Invalid(format!(
@@ -2168,13 +2172,21 @@ fn with_target<T>(db: &Database, series: &str, f: impl FnOnce(&Database) -> Resu
 }
 
 /// Opens (creating it if needed) the partition `id` for writing.
-fn open_store(db: &Database, config: &Config, id: &PartId) -> Result<Store> {
+fn open_store(db: &Database, config: &Config, id: &PartId, resuming: bool) -> Result<Store> {
     let key = id.1;
     with_target(db, &id.0, |target| {
         let missing = || Error::Invalid(format!("partition {key} could not be created"));
         Ok(match config.layout {
             Layout::Grid => Store::Grid(target.partition(key, true)?.ok_or_else(missing)?),
-            Layout::Bucket => Store::Bucket(target.bucket_partition(key, true)?.ok_or_else(missing)?),
+            Layout::Bucket => {
+                let part = target.bucket_partition(key, true)?.ok_or_else(missing)?;
+                // Completing an unfinished import: first clear the all-zero directory blocks
+                // a power loss may have left in the middle of it.
+                if resuming {
+                    part.punch_zeroed_dir_blocks()?;
+                }
+                Store::Bucket(part)
+            }
         })
     })
 }
