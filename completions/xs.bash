@@ -306,11 +306,11 @@ _xs() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv ndjson parquet arrow" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv ndjson parquet arrow" -- "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -318,7 +318,7 @@ _xs() {
                     return 0
                     ;;
                 --time-format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "iso epoch-s epoch-ms epoch-us epoch-ns" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -398,11 +398,11 @@ _xs() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv ndjson parquet arrow" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv ndjson parquet arrow" -- "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -410,7 +410,7 @@ _xs() {
                     return 0
                     ;;
                 --time-format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "iso epoch-s epoch-ms epoch-us epoch-ns" -- "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -796,11 +796,11 @@ _xs() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv ndjson parquet arrow" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "csv tsv ndjson parquet arrow" -- "${cur}"))
                     return 0
                     ;;
                 --columns)
@@ -808,7 +808,7 @@ _xs() {
                     return 0
                     ;;
                 --time-format)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "iso epoch-s epoch-ms epoch-us epoch-ns" -- "${cur}"))
                     return 0
                     ;;
                 --output)

@@ -69,9 +69,17 @@ complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N row
 complete -c xs -n "__fish_xs_using_subcommand get" -l within -d 'With --asof: look back at most DUR before each TIME (default: to the first partition)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
-complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r -f -a "csv\t''
+tsv\t''
+ndjson\t''
+parquet\t''
+arrow\t''"
 complete -c xs -n "__fish_xs_using_subcommand get" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
-complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r -f -a "iso\t''
+epoch-s\t''
+epoch-ms\t''
+epoch-us\t''
+epoch-ns\t''"
 complete -c xs -n "__fish_xs_using_subcommand get" -s o -l output -d 'Write to FILE (atomically: a temporary file renamed when complete) instead of stdout; its extension picks the format unless --format is given: .csv .tsv .ndjson .jsonl (each optionally .gz or .zst), .parquet, .arrow, .arrows' -r -F
 complete -c xs -n "__fish_xs_using_subcommand get" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand get" -l asof -d 'For each TIME, the rows of the latest timestamp at or before it (an as-of lookup)'
@@ -85,9 +93,17 @@ complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per b
 complete -c xs -n "__fish_xs_using_subcommand range" -l ohlcv -d 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (\'a b\'); COL= matches nulls, which no comparison does' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
-complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r -f -a "csv\t''
+tsv\t''
+ndjson\t''
+parquet\t''
+arrow\t''"
 complete -c xs -n "__fish_xs_using_subcommand range" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
-complete -c xs -n "__fish_xs_using_subcommand range" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r -f -a "iso\t''
+epoch-s\t''
+epoch-ms\t''
+epoch-us\t''
+epoch-ns\t''"
 complete -c xs -n "__fish_xs_using_subcommand range" -s o -l output -d 'Write to FILE (atomically: a temporary file renamed when complete) instead of stdout; its extension picks the format unless --format is given: .csv .tsv .ndjson .jsonl (each optionally .gz or .zst), .parquet, .arrow, .arrows' -r -F
 complete -c xs -n "__fish_xs_using_subcommand range" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand range" -l fill -d 'With --every: also print buckets without rows (count 0, other aggregates empty)'
@@ -112,9 +128,17 @@ month\t''
 day\t''"
 complete -c xs -n "__fish_xs_using_subcommand export" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
-complete -c xs -n "__fish_xs_using_subcommand export" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r -f -a "csv\t''
+tsv\t''
+ndjson\t''
+parquet\t''
+arrow\t''"
 complete -c xs -n "__fish_xs_using_subcommand export" -l columns -d 'Columns to print, in this order, e.g. time,price (name the time column to keep it)' -r
-complete -c xs -n "__fish_xs_using_subcommand export" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l time-format -d 'iso (default: ISO-8601 UTC at the granularity\'s precision), epoch-s, epoch-ms, epoch-us, epoch-ns, or a strftime pattern such as \'%Y-%m-%d %H:%M:%S%.3f\' (UTC). Text formats only: Parquet and Arrow store a UTC timestamp' -r -f -a "iso\t''
+epoch-s\t''
+epoch-ms\t''
+epoch-us\t''
+epoch-ns\t''"
 complete -c xs -n "__fish_xs_using_subcommand export" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand export" -l no-header -d 'Leave out the header line (csv, tsv)'
 complete -c xs -n "__fish_xs_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -91,7 +91,13 @@ fn every_subcommand_has_a_fresh_man_page() {
 fn completions_offer_the_values_of_enumerated_options() {
     let out = common::xs().args(["generate", "bash"]).output().expect("xs runs");
     let bash = String::from_utf8_lossy(&out.stdout);
-    for values in ["grid bucket", "year month day", "earlier later"] {
+    for values in [
+        "grid bucket",
+        "year month day",
+        "earlier later",
+        "csv tsv ndjson parquet arrow",
+        "iso epoch-s epoch-ms epoch-us epoch-ns",
+    ] {
         assert!(
             bash.contains(&format!("compgen -W \"{values}\"")),
             "bash completion lacks `{values}`"

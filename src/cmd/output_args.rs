@@ -22,7 +22,7 @@ pub struct FormatArgs {
     /// Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null),
     /// parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file).
     /// Default: from the -o file's extension, else csv.
-    #[arg(short = 'f', long, value_name = "FORMAT", value_parser = parse_format)]
+    #[arg(short = 'f', long, value_name = "FORMAT", value_parser = FORMATS)]
     pub format: Option<OutFormat>,
 
     /// Columns to print, in this order, e.g. time,price (name the time column to keep it).
@@ -32,7 +32,7 @@ pub struct FormatArgs {
     /// iso (default: ISO-8601 UTC at the granularity's precision), epoch-s, epoch-ms, epoch-us,
     /// epoch-ns, or a strftime pattern such as '%Y-%m-%d %H:%M:%S%.3f' (UTC). Text formats
     /// only: Parquet and Arrow store a UTC timestamp.
-    #[arg(long, value_name = "FMT", value_parser = TimeFormat::parse)]
+    #[arg(long, value_name = "FMT", value_parser = TIME_FORMATS)]
     pub time_format: Option<TimeFormat>,
 
     /// Leave out the header line (csv, tsv).
@@ -490,4 +490,45 @@ fn parent_of(path: &Path) -> &Path {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
+}
+
+/// A value parser that also names the values completions should offer: `--time-format`'s
+/// presets (any strftime pattern is accepted too) and `--format`'s names.
+#[derive(Clone)]
+struct Offering<T: Clone + Send + Sync + 'static> {
+    parse: fn(&str) -> Result<T, String>,
+    offers: &'static [&'static str],
+}
+
+const TIME_FORMATS: Offering<TimeFormat> = Offering {
+    parse: TimeFormat::parse,
+    offers: &["iso", "epoch-s", "epoch-ms", "epoch-us", "epoch-ns"],
+};
+
+const FORMATS: Offering<OutFormat> = Offering {
+    parse: parse_format,
+    offers: &["csv", "tsv", "ndjson", "parquet", "arrow"],
+};
+
+impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Offering<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let invalid = |e: String| clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n"));
+        let text = value
+            .to_str()
+            .ok_or_else(|| invalid(format!("`{}` is not UTF-8", value.to_string_lossy())))?;
+        (self.parse)(text).map_err(invalid)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.offers.iter().map(|v| clap::builder::PossibleValue::new(*v)),
+        ))
+    }
 }
