@@ -2,8 +2,9 @@
 //! times, never a wrong row; `xs check` finds each; `defrag` refuses; a torn write of an
 //! unfinished import is reported as such and its re-run repairs it; partitions of the older
 //! versions still read. Every test runs on both layouts. The corruption loop flips random
-//! bytes of small databases and asserts that no read serves a wrong row with exit 0; it runs
-//! `XS_CORRUPTIONS` flips per layout (default 60).
+//! bytes of small databases and asserts that no read (range, export, get, hourly aggregates,
+//! Arrow output) serves a wrong row with exit 0; it runs `XS_CORRUPTIONS` flips per layout
+//! (default 60).
 
 mod common;
 
@@ -74,6 +75,28 @@ fn export_all(dir: &Path) -> (i32, String, String) {
     let _ = fs::remove_file(&out);
     let (code, _, err) = xs_in(dir, &["export", "--output", s(&out)]);
     (code, fs::read_to_string(&out).unwrap_or_default(), err)
+}
+
+/// Hourly aggregates: the bucket layout answers count, min and max from its directory's
+/// summaries, a read path of its own.
+fn aggregates(dir: &Path) -> (i32, String, String) {
+    xs_in(
+        dir,
+        &[
+            "range",
+            "2024-01-01",
+            "2024-01-03",
+            "--every",
+            "1h",
+            "--agg",
+            "count,min(v),max(n),sum(n)",
+        ],
+    )
+}
+
+/// Every row as an Arrow IPC stream (its bytes as text, which is enough to compare).
+fn arrow_all(dir: &Path) -> (i32, String, String) {
+    xs_in(dir, &["range", "2024-01-01", "2024-01-03", "--format", "arrow"])
 }
 
 /// Offset of the first occurrence of `needle` in the file `path`.
@@ -401,7 +424,13 @@ fn corruption_loop_serves_no_wrong_row_with_exit_0() {
         ];
         let mut get_args = vec!["get"];
         get_args.extend(times);
-        let pristine = (range_all(&dir).1, export_all(&dir).1, ok_in(&dir, &get_args));
+        let pristine = (
+            range_all(&dir).1,
+            export_all(&dir).1,
+            ok_in(&dir, &get_args),
+            aggregates(&dir).1,
+            arrow_all(&dir).1,
+        );
         let files: Vec<PathBuf> = fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -436,6 +465,8 @@ fn corruption_loop_serves_no_wrong_row_with_exit_0() {
                 ("range", range_all(&dir), &pristine.0),
                 ("export", export_all(&dir), &pristine.1),
                 ("get", xs_in(&dir, &get_args), &pristine.2),
+                ("aggregates", aggregates(&dir), &pristine.3),
+                ("arrow", arrow_all(&dir), &pristine.4),
             ];
             let mut all_clean = true;
             for (name, (code, out, err), want) in &results {
