@@ -298,26 +298,8 @@ fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
         cells.push(row(partition_label(report, p), &p.footprint, p.rows.as_ref()));
     }
     cells.push(row("total".into(), &report.total, report.total_rows.as_ref()));
-    let mut widths = [0usize; HEADINGS.len()];
-    for line in &cells {
-        for (w, cell) in widths.iter_mut().zip(line) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut text = String::new();
-    for line in &cells {
-        let mut parts = Vec::with_capacity(line.len());
-        for (i, (cell, w)) in line.iter().zip(widths).enumerate() {
-            // Names and timestamps read left to right; numbers align on the right.
-            if i == 0 || i >= 9 {
-                parts.push(format!("{cell:<w$}"));
-            } else {
-                parts.push(format!("{cell:>w$}"));
-            }
-        }
-        text.push_str(parts.join("  ").trim_end());
-        text.push('\n');
-    }
+    // Names and timestamps read left to right; numbers align on the right.
+    let mut text = aligned(&cells, |i| i == 0 || i >= 9);
     if report.partitions.is_empty() {
         text.push_str("no partitions yet: the database holds no rows\n");
     }
@@ -370,6 +352,36 @@ fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
         text.push_str(&format!(
             "unfinished delete: its window may be partly deleted; complete it by running again: {rerun}\n"
         ));
+    }
+    text
+}
+
+/// `cells` as a table: each column as wide as its widest cell, two spaces apart, left-aligned
+/// where `left(column)` says, else right-aligned; no trailing blanks.
+pub fn aligned(cells: &[Vec<String>], left: impl Fn(usize) -> bool) -> String {
+    let mut widths: Vec<usize> = Vec::new();
+    for line in cells {
+        widths.resize(widths.len().max(line.len()), 0);
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut text = String::new();
+    for line in cells {
+        let parts: Vec<String> = line
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (cell, &w))| {
+                if left(i) {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
+            .collect();
+        text.push_str(parts.join("  ").trim_end());
+        text.push('\n');
     }
     text
 }

@@ -315,30 +315,8 @@ fn table(audited: &[Audited], exact: bool, count_rows: bool) -> String {
         size(total.garbage_bytes),
         rejects(total.rejects_files, total.rejects_rows),
     ]);
-    let mut widths = [0usize; HEADINGS.len()];
-    for line in &cells {
-        for (w, cell) in widths.iter_mut().zip(line) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut text = String::new();
-    for line in &cells {
-        let parts: Vec<String> = line
-            .iter()
-            .zip(widths)
-            .enumerate()
-            .map(|(i, (cell, w))| {
-                // Names read left to right; numbers align on the right.
-                if i < 2 || i == 7 {
-                    format!("{cell:<w$}")
-                } else {
-                    format!("{cell:>w$}")
-                }
-            })
-            .collect();
-        text.push_str(parts.join("  ").trim_end());
-        text.push('\n');
-    }
+    // Names read left to right; numbers align on the right.
+    let mut text = super::stat::aligned(&cells, |i| i < 2 || i == 7);
     if audited.is_empty() {
         text.push_str("no databases found (a database is a directory holding xs.toml)\n");
     }
