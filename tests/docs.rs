@@ -100,7 +100,10 @@ fn transcript(text: &str, file: &str) -> Vec<Step> {
         let mut k = start;
         while k < end {
             let Some(first) = lines[k].strip_prefix("$ ") else {
-                panic!("{file}:{}: a ```console block must start with a `$ ` command line", k + 1);
+                panic!(
+                    "{file}:{}: a ```console block must start with a `$ ` command line",
+                    k + 1
+                );
             };
             let line = k + 1;
             let mut command = first.to_string();
@@ -162,7 +165,9 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
             r"^(\S+(?: \(\d+ databases?\))?)\s+((?:grid|bucket)(?: \(\d+ series\))?)?\s+(\d+)\s+({SIZE})\s+({SIZE})\s+(\d+|-)\s+({SIZE})\s+(.*)$"
         )),
         header: re(r"^(partition|database)\s+.*\bphysical\b"),
-        json_fs: re(r#""(extents|fragmented_extents|fragmentation_pct|mean_extent_bytes|data_bytes)": (?:[\d.]+|null)"#),
+        json_fs: re(
+            r#""(extents|fragmented_extents|fragmentation_pct|mean_extent_bytes|data_bytes)": (?:[\d.]+|null)"#,
+        ),
         json_approx: re(r#""(\w*physical\w*|fill)": ([\d.]+)"#),
         defrag_pair: re(&format!(r"\bphysical ({SIZE}) → ({SIZE})")),
         defrag_size: re(&format!(r"\b({SIZE}) physical\b")),
@@ -235,7 +240,9 @@ fn normalise(line: &str, workdir: &str) -> String {
         .into_owned();
     s = r
         .defrag_size
-        .replace_all(&s, |c: &regex::Captures| format!("{} physical", approx_size(&c[1])))
+        .replace_all(&s, |c: &regex::Captures| {
+            format!("{} physical", approx_size(&c[1]))
+        })
         .into_owned();
     s = r.defrag_extents.replace_all(&s, "<fs extents>").into_owned();
     s
@@ -286,18 +293,34 @@ fn diff(expected: &[String], actual: &[String]) -> String {
             };
         }
     }
-    let (mut i, mut j, mut out) = (0, 0, String::new());
+    let (mut i, mut j, mut lines) = (0, 0, Vec::new());
     while i < n || j < m {
         if i < n && j < m && same_line(&expected[i], &actual[j]) {
-            let _ = writeln!(out, "   {}", expected[i]);
+            lines.push(format!("   {}", expected[i]));
             i += 1;
             j += 1;
         } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            let _ = writeln!(out, "  +{}", actual[j]);
+            lines.push(format!("  +{}", actual[j]));
             j += 1;
         } else {
-            let _ = writeln!(out, "  -{}", expected[i]);
+            lines.push(format!("  -{}", expected[i]));
             i += 1;
+        }
+    }
+    // Three lines of context around each change.
+    let changed: Vec<usize> = (0..lines.len())
+        .filter(|&k| !lines[k].starts_with("   "))
+        .collect();
+    let near = |k: usize| changed.iter().any(|&c| c.abs_diff(k) <= 3);
+    let mut out = String::new();
+    let mut skipped = false;
+    for (k, line) in lines.iter().enumerate() {
+        if near(k) {
+            let _ = writeln!(out, "{line}");
+            skipped = false;
+        } else if !skipped {
+            out.push_str("   ...\n");
+            skipped = true;
         }
     }
     out
@@ -327,6 +350,64 @@ fn tool_missing(command: &str) -> Option<&'static str> {
     })
 }
 
+/// A fresh working directory holding a copy of `fixtures/`, where commands run as a user's
+/// would: `sh -c`, the built `xs` first on `PATH`.
+struct Workdir {
+    _tmp: tempfile::TempDir,
+    path: PathBuf,
+    path_var: std::ffi::OsString,
+}
+
+impl Workdir {
+    fn new() -> Workdir {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        // Under target/, not /tmp: stat's figures need a file system with FIEMAP (tmpfs has none).
+        let tmp = tempfile::Builder::new()
+            .prefix("docs-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .expect("temp dir");
+        let path = tmp.path().canonicalize().expect("canonical temp dir");
+        copy_tree(&root.join("fixtures"), &path.join("fixtures"));
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_xs"))
+            .parent()
+            .expect("bin dir")
+            .to_path_buf();
+        let path_var = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )))
+        .expect("PATH");
+        Workdir {
+            _tmp: tmp,
+            path,
+            path_var,
+        }
+    }
+
+    fn text(&self) -> &str {
+        self.path.to_str().expect("UTF-8 temp path")
+    }
+
+    /// Runs `command`; its exit code and its stdout and stderr together, in order.
+    fn run(&self, command: &str) -> (i32, String) {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec 2>&1\n{command}"))
+            .current_dir(&self.path)
+            .env("PATH", &self.path_var)
+            .env("LC_ALL", "C")
+            .env_remove("XS_DB")
+            .env_remove("XS_LAYOUT")
+            .env_remove("XS_FAULT")
+            .stdin(Stdio::null())
+            .output()
+            .expect("sh runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+}
+
 /// Runs the transcripts of one doc; panics with every mismatch.
 fn run_doc(rel: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -335,19 +416,8 @@ fn run_doc(rel: &str) {
     let steps = transcript(&text, rel);
     assert!(!steps.is_empty(), "{rel}: no ```console block");
 
-    // Under target/, not /tmp: stat's figures need a file system with FIEMAP (tmpfs has none).
-    let tmp = tempfile::Builder::new()
-        .prefix("docs-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .expect("temp dir");
-    let workdir = tmp.path().canonicalize().expect("canonical temp dir");
-    copy_tree(&root.join("fixtures"), &workdir.join("fixtures"));
-    let workdir_text = workdir.to_str().expect("UTF-8 temp path").to_string();
-    let bin_dir: PathBuf = Path::new(env!("CARGO_BIN_EXE_xs")).parent().expect("bin dir").to_path_buf();
-    let path_var = std::env::join_paths(
-        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
-    .expect("PATH");
+    let work = Workdir::new();
+    let workdir_text = work.text().to_string();
     let strict = std::env::var_os("XS_DOCS_STRICT").is_some_and(|v| v == "1");
     let bless = std::env::var_os("XS_BLESS").is_some();
 
@@ -355,7 +425,10 @@ fn run_doc(rel: &str) {
     let mut blessed: Vec<((usize, usize), Vec<String>)> = Vec::new();
     for step in &steps {
         if let Some(tool) = tool_missing(&step.command) {
-            let note = format!("{rel}:{}: needs {tool}, which is not installed: `{}`\n", step.line, step.command);
+            let note = format!(
+                "{rel}:{}: needs {tool}, which is not installed: `{}`\n",
+                step.line, step.command
+            );
             if strict {
                 failures.push_str(&note);
             } else {
@@ -363,25 +436,18 @@ fn run_doc(rel: &str) {
             }
             continue;
         }
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(format!("exec 2>&1\n{}", step.command))
-            .current_dir(&workdir)
-            .env("PATH", &path_var)
-            .env("LC_ALL", "C")
-            .env_remove("XS_DB")
-            .env_remove("XS_LAYOUT")
-            .env_remove("XS_FAULT")
-            .stdin(Stdio::null())
-            .output()
-            .expect("sh runs");
-        let raw = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (code, raw) = work.run(&step.command);
         let raw_lines: Vec<String> = raw.lines().map(|l| l.trim_end().to_string()).collect();
-        let code = out.status.code().unwrap_or(-1);
         let norm = |lines: &[String]| -> Vec<String> {
             lines
                 .iter()
-                .map(|l| if l == "..." { l.clone() } else { normalise(l, &workdir_text) })
+                .map(|l| {
+                    if l == "..." {
+                        l.clone()
+                    } else {
+                        normalise(l, &workdir_text)
+                    }
+                })
                 .collect()
         };
         let expected = norm(&step.expected);
@@ -394,12 +460,19 @@ fn run_doc(rel: &str) {
                 step.line,
                 step.command,
                 step.exit_code,
-                if step.exit_code == 0 { "no `# exit N` comment" } else { "its `# exit N` comment" },
+                if step.exit_code == 0 {
+                    "no `# exit N` comment"
+                } else {
+                    "its `# exit N` comment"
+                },
                 raw_lines.iter().map(|l| format!("  |{l}\n")).collect::<String>()
             );
         } else if !same {
             if bless {
-                let fresh = raw_lines.iter().map(|l| l.replace(&workdir_text, "<dir>")).collect();
+                let fresh = raw_lines
+                    .iter()
+                    .map(|l| l.replace(&workdir_text, "<dir>"))
+                    .collect();
                 blessed.push((step.expected_lines, fresh));
             } else {
                 let _ = write!(
@@ -444,7 +517,13 @@ fn doc_files() -> Vec<String> {
 }
 
 /// The docs that have transcripts, each run by a test below.
-const TESTED: &[&str] = &["README.md", "docs/GUIDE.md", "docs/OUTPUT.md", "docs/QUERIES.md", "docs/STAT.md"];
+const TESTED: &[&str] = &[
+    "README.md",
+    "docs/GUIDE.md",
+    "docs/OUTPUT.md",
+    "docs/QUERIES.md",
+    "docs/STAT.md",
+];
 
 #[test]
 fn every_transcript_is_a_console_block_of_a_tested_doc() {
@@ -457,6 +536,45 @@ fn every_transcript_is_a_console_block_of_a_tested_doc() {
             !steps.is_empty(),
             TESTED.contains(&rel.as_str()),
             "{rel}: TESTED in tests/docs.rs must list exactly the docs with ```console blocks"
+        );
+    }
+}
+
+/// The README's quick start (its first ```sh block: the `xs` lines) makes the database that
+/// the tour's import of the same file then works with: the two used to disagree on its time
+/// column, and the tour's import was refused.
+#[test]
+fn quick_start_agrees_with_the_tour() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("README.md")).expect("read README");
+    let block = text
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a ```sh block");
+    let quick: Vec<String> = block
+        .lines()
+        .map(|l| l.split(" #").next().unwrap_or("").trim())
+        .map(|l| {
+            l.strip_prefix("cargo run --release -- ")
+                .map_or(l.to_string(), |rest| format!("xs {rest}"))
+        })
+        .filter(|l| l.starts_with("xs "))
+        .collect();
+    assert!(
+        !quick.is_empty(),
+        "README's quick start runs no xs command:\n{block}"
+    );
+    let tour = transcript(&text, "README.md")
+        .into_iter()
+        .find(|s| s.command.starts_with("xs import") && s.command.contains("btcusdt-trades-20240808.csv"))
+        .expect("the tour imports the BTCUSDT trades");
+    let work = Workdir::new();
+    for command in quick.iter().chain([&tour.command]) {
+        let (code, out) = work.run(command);
+        assert_eq!(
+            code, 0,
+            "README: `{command}` (quick start, then the tour's import) failed:\n{out}"
         );
     }
 }
@@ -496,7 +614,12 @@ fn normalisation_keeps_what_xs_decides() {
         "2024 14.6 MiB ≈94208 2880 70.3 KiB ≈76.4% <fs> 2 <fs> 2024-03-01T00:00:00Z 2024-03-02T23:59:00Z"
     );
     // Extents, fragmentation and a few blocks of physical size are the file system's.
-    assert!(same(row, &row.replace("92.0 KiB", "96.0 KiB").replace("76.4%", "73.2%").replace("    0 (0.0%)", "   1 (33.3%)")));
+    assert!(same(
+        row,
+        &row.replace("92.0 KiB", "96.0 KiB")
+            .replace("76.4%", "73.2%")
+            .replace("    0 (0.0%)", "   1 (33.3%)")
+    ));
     // Logical sizes, rows, row bytes, segments, times, and a physical size that grew are not.
     for (from, to) in [
         ("14.6 MiB", "1.6 GiB"),
@@ -511,15 +634,24 @@ fn normalisation_keeps_what_xs_decides() {
         assert_ne!(changed, row, "{from}");
         assert!(!same(row, &changed), "{from} → {to} must be caught");
     }
-    assert!(same(r#"  "physical_bytes": 114688,"#, r#"  "physical_bytes": 118784,"#));
-    assert!(!same(r#"  "physical_bytes": 114688,"#, r#"  "physical_bytes": 1146880,"#));
+    assert!(same(
+        r#"  "physical_bytes": 114688,"#,
+        r#"  "physical_bytes": 118784,"#
+    ));
+    assert!(!same(
+        r#"  "physical_bytes": 114688,"#,
+        r#"  "physical_bytes": 1146880,"#
+    ));
     assert!(!same(r#"  "fill": 0.941685"#, r#"  "fill": 0.5"#));
     assert!(!same(r#"  "rows": 4320,"#, r#"  "rows": 2880,"#));
     assert!(same(
         "imported 1 file(s) into s: 3 rows read, 3 stored, 0 rejected; 1 partition(s) (2024); 0.00 s, 922360 rows/s, 31.4 MB/s",
         "imported 1 file(s) into s: 3 rows read, 3 stored, 0 rejected; 1 partition(s) (2024); 1.25 s, 2 rows/s, 0.0 MB/s"
     ));
-    assert_eq!(n("  rejected rows: /w/s/rejects-20261121T122542Z.csv"), "  rejected rows: <dir>/s/rejects-<now>.csv");
+    assert_eq!(
+        n("  rejected rows: /w/s/rejects-20261121T122542Z.csv"),
+        "  rejected rows: <dir>/s/rejects-<now>.csv"
+    );
     assert!(same(
         "2024: skipped, not fragmented enough: 2 extents, 2 data segments, 92.0 KiB physical",
         "2024: skipped, not fragmented enough: 3 extents, 2 data segments, 96.0 KiB physical"
@@ -528,7 +660,8 @@ fn normalisation_keeps_what_xs_decides() {
         "2024: skipped, not fragmented enough: 2 extents, 2 data segments, 92.0 KiB physical",
         "2024: skipped, not fragmented enough: 2 extents, 3 data segments, 92.0 KiB physical"
     ));
-    let footprint = "  footprint: about 52 bytes on disk per row (row, time offset, directory), 0.56× the input";
+    let footprint =
+        "  footprint: about 52 bytes on disk per row (row, time offset, directory), 0.56× the input";
     assert!(!same(footprint, &footprint.replace("52", "55")));
     let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     assert!(matches(&lines(&["a", "...", "d"]), &lines(&["a", "b", "c", "d"])));
