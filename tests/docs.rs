@@ -669,3 +669,38 @@ fn normalisation_keeps_what_xs_decides() {
     assert!(!matches(&lines(&["a", "...", "d"]), &lines(&["a", "b", "c"])));
     assert!(!matches(&lines(&["a", "b"]), &lines(&["a", "b", "c"])));
 }
+
+#[test]
+fn transcripts_parse_commands_continuations_outputs_and_exit_codes() {
+    let doc = "text\n```console\n$ xs a \\\n  --b\nout 1\nout 2\n$ xs c   # exit 4\n$ xs d\n```\n```sh\nxs e\n```\n";
+    let steps = transcript(doc, "t.md");
+    let summary: Vec<(usize, &str, Vec<String>, i32)> = steps
+        .iter()
+        .map(|s| (s.line, s.command.as_str(), s.expected.clone(), s.exit_code))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (
+                3,
+                "xs a \\\n  --b",
+                vec!["out 1".to_string(), "out 2".to_string()],
+                0
+            ),
+            (7, "xs c   # exit 4", vec![], 4),
+            (8, "xs d", vec![], 0),
+        ]
+    );
+    assert_eq!(steps[0].expected_lines, (4, 6));
+    for wrong in [
+        "```\n$ xs a\nout\n```\n",
+        "```text\n$ xs a\n```\n",
+        "```sh\n$ xs a\n```\n",
+    ] {
+        let refused = std::panic::catch_unwind(|| transcript(wrong, "t.md")).is_err();
+        assert!(
+            refused,
+            "a transcript outside a console block must be refused: {wrong:?}"
+        );
+    }
+}
