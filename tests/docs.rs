@@ -660,6 +660,19 @@ fn normalisation_keeps_what_xs_decides() {
         "2024: skipped, not fragmented enough: 2 extents, 2 data segments, 92.0 KiB physical",
         "2024: skipped, not fragmented enough: 2 extents, 3 data segments, 92.0 KiB physical"
     ));
+    let many = "data/ticks           bucket (1 series)           1   1.6 GiB  172.0 KiB  3000      0 B  0";
+    assert!(same(many, &many.replace("172.0 KiB", "180.0 KiB")));
+    for (from, to) in [
+        ("1.6 GiB", "241.0 MiB"),
+        ("3000", "3001"),
+        ("(1 series)", "(2 series)"),
+        ("  0 B", "  9 B"),
+    ] {
+        assert!(
+            !same(many, &many.replacen(from, to, 1)),
+            "{from} → {to} must be caught"
+        );
+    }
     let footprint =
         "  footprint: about 52 bytes on disk per row (row, time offset, directory), 0.56× the input";
     assert!(!same(footprint, &footprint.replace("52", "55")));
