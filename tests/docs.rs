@@ -55,7 +55,11 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ("import duckdb", "python3 -c 'import duckdb'", "Python's duckdb"),
     ("import polars", "python3 -c 'import polars'", "Python's polars"),
     ("polars as pl", "python3 -c 'import polars'", "Python's polars"),
-    ("import pandas", "python3 -c 'import pandas'", "Python's pandas"),
+    (
+        "import pandas",
+        "python3 -c 'import pandas, pyarrow'",
+        "Python's pandas and pyarrow",
+    ),
 ];
 
 /// One command of a transcript and the output the docs show for it.
