@@ -1548,6 +1548,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         nulls: Vec::new(),
         chunk_bytes: setting.chunk_bytes,
         sniff: Sniff::default(),
+        display_names: Vec::new(),
     };
     let prepared = xs::import::prepare(inputs, &csv)?;
     let opts = Options {

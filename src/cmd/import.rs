@@ -23,9 +23,11 @@ const EXAMPLES: &str = "Examples:
   xs -d trades import 2024/ --threads 2     # every .csv/.csv.gz/.csv.zst in 2024/, into trades
   zcat day.csv.gz | xs -d trades import - --max-rejects 10
   xs import AirQualityUCI.csv --null -200     # ';', decimal commas, Date+Time joined, -200 = null
-  xs -d fx import quotes_20140501.csv --timezone -05:00   # times of day: the date is in the name";
+  xs -d fx import quotes_20140501.csv --timezone -05:00   # times of day: the date is in the name
+  xs import trades.parquet                  # Parquet (or Arrow IPC): the schema gives the types
+  xs -d other range 2024-08-08 --format arrow | xs -d copy import -   # an Arrow stream on stdin";
 
-/// Import CSV rows into a database: an upsert by timestamp.
+/// Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp.
 ///
 /// For every timestamp the input contains, the rows stored there afterwards are exactly the
 /// input's rows at that timestamp, in input order; other timestamps are untouched. So re-running
@@ -38,7 +40,8 @@ pub struct Args {
     #[command(flatten)]
     pub wait: super::WaitArg,
 
-    /// Input files: `-` for stdin, .csv, .csv.gz, .csv.zst (detected by content), or directories.
+    /// Input files: `-` for stdin, .csv, .csv.gz, .csv.zst, Parquet, Arrow IPC streams and files
+    /// (detected by content), or directories (of CSV files).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -255,6 +258,51 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         Vec::new()
     };
+    // A path that names nothing is a mistake in the command (exit 2), not a failure.
+    if let Some(missing) = args.files.iter().find(|f| {
+        f.as_os_str() != "-"
+            && std::fs::symlink_metadata(f).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    }) {
+        return Err(Failure::usage(format!(
+            "{}: no such file or directory; check the path",
+            missing.display()
+        )));
+    }
+    // Parquet and Arrow inputs are read once into CSV copies, their schema giving the types.
+    let existing_time = if exists {
+        xs::db::config::Config::load(&dir).ok().map(|c| c.time_column)
+    } else {
+        None
+    };
+    let columnar = xs::import::columnar_in::transcode_inputs(
+        &args.files,
+        time_columns
+            .first()
+            .map(String::as_str)
+            .or(existing_time.as_deref()),
+    )?;
+    let all_columnar = columnar.names.len() == args.files.len();
+    let mut time_columns = time_columns;
+    let mut time_unit = time_unit;
+    let mut column_types = column_types;
+    if let Some((name, unit)) = &columnar.time {
+        if time_columns.is_empty() {
+            time_columns.push(name.clone());
+        }
+        if time_columns.first() == Some(name) {
+            time_unit = time_unit.or(Some(*unit));
+        }
+    }
+    for (name, ty) in &columnar.types {
+        if !column_types.iter().any(|(n, _)| n == name) {
+            column_types.push((name.clone(), *ty));
+        }
+    }
+    if !args.quiet {
+        for note in &columnar.notes {
+            eprintln!("xs: {note}");
+        }
+    }
     let csv = CsvOptions {
         delimiter: delimiter.unwrap_or(b','),
         has_header: !args.no_header,
@@ -266,23 +314,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         chunk_bytes: args.chunk_bytes.clamp(1, 256 << 20),
         sniff: Sniff {
             delimiter: delimiter.is_none(),
-            header: !args.header && !args.no_header,
+            header: !args.header && !args.no_header && !all_columnar,
             preamble: args.skip_lines.is_none() && !args.no_header,
             decimal_comma: !args.decimal_comma,
             known_names,
         },
+        display_names: columnar.names.clone(),
     };
-    // A path that names nothing is a mistake in the command (exit 2), not a failure.
-    if let Some(missing) = args.files.iter().find(|f| {
-        f.as_os_str() != "-"
-            && std::fs::symlink_metadata(f).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-    }) {
-        return Err(Failure::usage(format!(
-            "{}: no such file or directory; check the path",
-            missing.display()
-        )));
-    }
-    let mut prepared = xs::import::prepare(&args.files, &csv)?;
+    let mut prepared = xs::import::prepare(&columnar.files, &csv)?;
 
     let mut overrides = Overrides {
         time_columns: time_columns.clone(),
@@ -518,7 +557,9 @@ fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
         )));
     }
     let mut stem = name.as_str();
-    for ext in [".gz", ".zst", ".csv", ".tsv", ".txt"] {
+    for ext in [
+        ".gz", ".zst", ".csv", ".tsv", ".txt", ".parquet", ".arrow", ".arrows", ".ipc", ".feather",
+    ] {
         stem = stem.strip_suffix(ext).unwrap_or(stem);
     }
     if stem.is_empty() || stem == "." || stem == ".." {

@@ -15,6 +15,7 @@
 //! than `MAX_RECORD_BYTES` is rejected without being held in memory.
 
 mod bucket;
+pub mod columnar_in;
 pub mod dialect;
 pub mod encode;
 pub mod flextime;
@@ -78,6 +79,9 @@ pub struct CsvOptions {
     pub chunk_bytes: usize,
     /// What `prepare` should detect from the first input instead of taking as given.
     pub sniff: Sniff,
+    /// Inputs to call by another name in messages and the rejects file: the CSV copies of
+    /// Parquet and Arrow inputs (`columnar_in`), by the input they came from.
+    pub display_names: Vec<(PathBuf, String)>,
 }
 
 /// Settings of `CsvOptions` to detect from the first input.
@@ -290,7 +294,16 @@ const MAX_PREAMBLE_RECORDS: usize = 20;
 
 /// Opens the inputs, detects the CSV dialect asked for and reads the sample from the first one.
 pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
-    let sources = input::sources(inputs)?;
+    let mut sources = input::sources(inputs)?;
+    for source in &mut sources {
+        if let Some((_, name)) = csv
+            .display_names
+            .iter()
+            .find(|(p, _)| Some(p) == source.path.as_ref())
+        {
+            source.name = name.clone();
+        }
+    }
     let Some(first_source) = sources.first() else {
         return Err(Error::Invalid("no input given".into()));
     };

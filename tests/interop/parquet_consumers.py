@@ -230,6 +230,35 @@ def series_dataset(tmp):
     check("series polars symbol = series", (frame["symbol"] == frame["series"]).all(), True)
 
 
+def duckdb_written(tmp):
+    """Parquet written by DuckDB (its defaults: Snappy, TIMESTAMPTZ as µs UTC, DECIMAL, VARCHAR)
+    imports into xs with its types and values; and Polars' Parquet (zstd, ns timestamps) too."""
+    src = os.path.join(tmp, "duck.parquet")
+    duckdb.sql(f"""COPY (SELECT TIMESTAMPTZ '2024-08-08 00:00:00+00' + to_milliseconds(i * 250) AS ts,
+                      'S' || (i % 5) AS sym, (10000 + i)::DECIMAL(18, 2) AS px,
+                      (i * 0.5)::DOUBLE AS q, i % 2 = 0 AS b, i::INTEGER AS n,
+                      CASE WHEN i % 7 = 0 THEN NULL ELSE i END AS maybe
+                    FROM range(200000) t(i)) TO '{src}' (FORMAT parquet)""")
+    db = os.path.join(tmp, "from-duckdb")
+    xs("import", src, "-d", db, "-q")
+    want = duckdb.sql(f"SELECT count(*), sum(px), sum(q), sum(maybe), min(n), max(n) FROM '{src}'").fetchall()[0]
+    text = xs("-d", db, "range", "2024-08-01", "2024-09-01", "--all-series",
+              "--agg", "count,sum(px),sum(q),sum(maybe),min(n),max(n)")
+    got = next(csv.DictReader(io.StringIO(text)))
+    check("duckdb-written count", int(got["count"]), want[0])
+    check("duckdb-written sum(px)", got["sum_px"], f"{want[1]:.2f}")
+    close("duckdb-written sum(q)", float(got["sum_q"]), want[2])
+    check("duckdb-written sum(maybe)", int(got["sum_maybe"]), want[3])
+    check("duckdb-written min/max(n)", (int(got["min_n"]), int(got["max_n"])), (want[4], want[5]))
+    # Polars writes ns timestamps with zstd; the same rows come back from xs.
+    psrc = os.path.join(tmp, "polars.parquet")
+    pl.read_parquet(src).write_parquet(psrc)
+    pdb = os.path.join(tmp, "from-polars")
+    xs("import", psrc, "-d", pdb, "-q")
+    check("polars-written rows identical to duckdb-written",
+          xs("-d", pdb, "range", "2024-08-01", "2024-09-01"), xs("-d", db, "range", "2024-08-01", "2024-09-01"))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         csv_path = os.path.join(tmp, "all.csv")
@@ -237,6 +266,7 @@ def main():
         for layout in ("grid", "bucket"):
             one_layout(tmp, layout, csv_path)
         series_dataset(tmp)
+        duckdb_written(tmp)
     if FAILURES:
         print(f"FAIL: {len(FAILURES)} difference(s) between xs and its Parquet/Arrow consumers:", file=sys.stderr)
         for f in FAILURES:

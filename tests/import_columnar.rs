@@ -1,0 +1,314 @@
+//! `xs import` of Parquet files and Arrow IPC streams and files (issue 17): xs → Parquet → xs
+//! and xs → Arrow → xs leave identical `range` output on both layouts; a Parquet file written
+//! the way DuckDB writes one (Snappy pages, a microsecond UTC timestamp, DECIMAL(18,2), text,
+//! nulls) imports with its types and values; re-imports upsert; what xs cannot store, and a
+//! damaged file, are refused with a message.
+
+mod common;
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, BooleanArray, Decimal128Array, Float64Array, Int32Array, ListArray, RecordBatch, StringArray,
+    TimestampMicrosecondArray,
+};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use common::{assert_no_panic, ok_in, run, s, xs, xs_in};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+fn fixture(name: &str) -> String {
+    format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn all_rows(db: &Path) -> String {
+    ok_in(db, &["range", "1970-01-01", "2100-01-01"])
+}
+
+/// Imports `input` into a new database `db` with `extra` flags; returns stderr.
+fn import_new(input: &str, db: &Path, extra: &[&str]) -> String {
+    let mut cmd = xs();
+    cmd.arg("import").arg(input).arg("-d").arg(db).args(extra);
+    let (code, out, err) = run(cmd);
+    assert_eq!(code, 0, "import {input}: {out}\n{err}");
+    assert_no_panic(&err);
+    err
+}
+
+/// A database from a CSV fixture, then the same rows through `format` and back.
+fn round_trip(csv: &str, flags: &[&str], format: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    import_new(&fixture(csv), &a, flags);
+    let want = all_rows(&a);
+    assert!(want.lines().count() > 1000, "the fixture has rows");
+    let b = tmp.path().join("b");
+    match format {
+        "parquet" => {
+            let file = tmp.path().join("a.parquet");
+            ok_in(&a, &["export", "-o", s(&file)]);
+            import_new(s(&file), &b, &["-q"]);
+        }
+        "arrow" => {
+            // An Arrow IPC stream on stdin.
+            let stream = {
+                let mut cmd = xs();
+                cmd.arg("-d")
+                    .arg(&a)
+                    .args(["range", "1970-01-01", "2100-01-01", "--format", "arrow"]);
+                cmd.output().unwrap().stdout
+            };
+            let mut cmd = xs();
+            cmd.arg("-d")
+                .arg(&b)
+                .args(["import", "-", "-q"])
+                .write_stdin(stream);
+            let (code, out, err) = run(cmd);
+            assert_eq!(code, 0, "{out}\n{err}");
+        }
+        _ => unreachable!(),
+    }
+    assert_eq!(all_rows(&b), want, "{csv} through {format}: range output differs");
+    assert_eq!(
+        ok_in(&a, &["schema"]).replace("/a", ""),
+        ok_in(&b, &["schema"]).replace("/b", ""),
+        "the schema survives"
+    );
+}
+
+#[test]
+fn parquet_round_trip_keeps_range_output_bucket() {
+    round_trip(
+        "btcusdt-trades-20240808.csv",
+        &["--time-column", "trade_time_ms", "-q"],
+        "parquet",
+    );
+}
+
+#[test]
+fn parquet_round_trip_keeps_range_output_grid() {
+    round_trip("sensor.csv", &["-q"], "parquet");
+}
+
+#[test]
+fn arrow_stream_round_trip_keeps_range_output_bucket() {
+    round_trip(
+        "btcusdt-trades-20240808.csv",
+        &["--time-column", "trade_time_ms", "-q"],
+        "arrow",
+    );
+}
+
+#[test]
+fn arrow_stream_round_trip_keeps_range_output_grid() {
+    round_trip("sensor.csv", &["-q"], "arrow");
+}
+
+/// 1,000 rows as DuckDB's `COPY … TO 'x.parquet'` writes them: Snappy, TIMESTAMPTZ as a
+/// microsecond UTC timestamp, DECIMAL(18,2), VARCHAR, DOUBLE, BOOLEAN, INTEGER, nulls.
+fn write_duckdb_like(path: &Path, rows: i64) {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            true,
+        ),
+        Field::new("sym", DataType::Utf8, true),
+        Field::new("px", DataType::Decimal128(18, 2), true),
+        Field::new("q", DataType::Float64, true),
+        Field::new("b", DataType::Boolean, true),
+        Field::new("n", DataType::Int32, true),
+    ]));
+    let start = 1_723_075_200_000_000i64; // 2024-08-08T00:00:00Z in µs
+    let ts: Vec<i64> = (0..rows).map(|i| start + i * 250_000).collect();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(TimestampMicrosecondArray::from(ts).with_timezone("UTC")),
+        Arc::new(StringArray::from_iter(
+            (0..rows).map(|i| Some(format!("S{}", i % 3))),
+        )),
+        Arc::new(
+            Decimal128Array::from_iter((0..rows).map(|i| {
+                if i % 7 == 0 {
+                    None
+                } else {
+                    Some(10_000 + i as i128)
+                }
+            }))
+            .with_precision_and_scale(18, 2)
+            .unwrap(),
+        ),
+        Arc::new(Float64Array::from_iter_values((0..rows).map(|i| i as f64 * 0.5))),
+        Arc::new(BooleanArray::from_iter((0..rows).map(|i| Some(i % 2 == 0)))),
+        Arc::new(Int32Array::from_iter_values((0..rows).map(|i| i as i32))),
+    ];
+    let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let mut writer = ArrowWriter::try_new(File::create(path).unwrap(), schema, Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn a_duckdb_shaped_parquet_file_imports_with_its_types_and_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("duck.parquet");
+    write_duckdb_like(&file, 1000);
+    let db = tmp.path().join("d");
+    let said = import_new(s(&file), &db, &[]);
+    assert!(said.contains("duck.parquet: Parquet of 1000 row(s)"), "{said}");
+    let schema = ok_in(&db, &["schema"]);
+    for (name, ty) in [
+        ("px", "dec(2)"),
+        ("q", "f64"),
+        ("b", "bool"),
+        ("n", "i32"),
+        ("sym", "str(2)"),
+    ] {
+        assert!(
+            schema
+                .lines()
+                .any(|l| l.split_whitespace().take(2).eq([name, ty])),
+            "{name} is {ty}:\n{schema}"
+        );
+    }
+    assert!(schema.contains("time column  ts"), "{schema}");
+    // Reference sums computed here from the same generator.
+    let px: i128 = (0..1000i128).filter(|i| i % 7 != 0).map(|i| 10_000 + i).sum();
+    let q: f64 = (0..1000).map(|i| i as f64 * 0.5).sum();
+    let agg = ok_in(
+        &db,
+        &[
+            "range",
+            "2024-08-08",
+            "2024-08-09",
+            "--all-series",
+            "--agg",
+            "count,sum(px),sum(q),min(n),max(n)",
+        ],
+    );
+    let row: Vec<&str> = agg.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[1], "1000", "{agg}");
+    assert_eq!(row[2], format!("{}.{:02}", px / 100, px % 100), "{agg}");
+    assert_eq!(row[3].parse::<f64>().unwrap(), q, "{agg}");
+    assert_eq!((row[4], row[5]), ("0", "999"), "{agg}");
+    // A null decimal stays null; the first and last rows are where they belong.
+    let first = ok_in(&db, &["get", "2024-08-08T00:00:00Z", "--series", "S0"]);
+    assert_eq!(
+        first.lines().nth(1),
+        Some("2024-08-08T00:00:00.00Z,S0,,0.0,true,0"),
+        "{first}"
+    );
+    let last = ok_in(&db, &["get", "2024-08-08T00:04:09.75Z", "--series", "S0"]);
+    assert_eq!(
+        last.lines().nth(1),
+        Some("2024-08-08T00:04:09.75Z,S0,109.99,499.5,false,999"),
+        "{last}"
+    );
+
+    // Importing it again upserts: every row is replaced by itself, none doubled.
+    let again = import_new(s(&file), &db, &[]);
+    assert!(again.contains("1000 stored row(s) replaced"), "{again}");
+    let agg2 = ok_in(
+        &db,
+        &[
+            "range",
+            "2024-08-08",
+            "2024-08-09",
+            "--all-series",
+            "--agg",
+            "count",
+        ],
+    );
+    assert_eq!(agg2.lines().nth(1).unwrap().split(',').nth(1), Some("1000"));
+}
+
+#[test]
+fn a_column_xs_cannot_store_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("list.parquet");
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("ts", DataType::Timestamp(TimeUnit::Microsecond, None), false),
+        Field::new(
+            "tags",
+            DataType::List(Arc::new(Field::new("item", DataType::Int32, true))),
+            true,
+        ),
+    ]));
+    let tags =
+        ListArray::from_iter_primitive::<arrow_array::types::Int32Type, _, _>(vec![Some(vec![Some(1)])]);
+    let batch = RecordBatch::try_new(
+        schema.clone(),
+        vec![
+            Arc::new(TimestampMicrosecondArray::from(vec![1_723_075_200_000_000])),
+            Arc::new(tags),
+        ],
+    )
+    .unwrap();
+    let mut writer = ArrowWriter::try_new(File::create(&file).unwrap(), schema, None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    let db = tmp.path().join("l");
+    let mut cmd = xs();
+    cmd.arg("import").arg(&file).arg("-d").arg(&db);
+    let (code, _, err) = run(cmd);
+    assert_ne!(code, 0);
+    assert_no_panic(&err);
+    assert!(
+        err.contains("column `tags`") && err.contains("cast or drop it"),
+        "{err}"
+    );
+    assert!(!db.exists(), "nothing created");
+}
+
+#[test]
+fn a_truncated_parquet_file_is_refused_with_a_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("cut.parquet");
+    write_duckdb_like(&file, 100);
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    let (code, _, err) = xs_in(&tmp.path().join("c"), &["import", s(&file)]);
+    assert_ne!(code, 0);
+    assert_no_panic(&err);
+    assert!(err.contains("cut.parquet: not a readable Parquet"), "{err}");
+}
+
+#[test]
+fn rejected_rows_of_a_parquet_input_name_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("duck.parquet");
+    write_duckdb_like(&file, 10);
+    // A database whose px holds one decimal: 100.01 cannot be stored exactly.
+    let db = tmp.path().join("narrow");
+    let mut cmd = xs();
+    cmd.arg("create").arg(&db).args([
+        "--granularity",
+        "250ms",
+        "--columns",
+        "sym:str(2),px:dec(1),q:f64,b:bool,n:i32",
+        "--time-column",
+        "ts",
+        "--layout",
+        "bucket",
+    ]);
+    let (code, out, err) = run(cmd);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, _, err) = xs_in(&db, &["import", s(&file), "--max-rejects", "100"]);
+    assert_eq!(code, 0, "{err}");
+    let rejects = std::fs::read_dir(&db)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .expect("a rejects file");
+    let text = std::fs::read_to_string(rejects).unwrap();
+    assert!(text.lines().skip(1).all(|l| l.contains("duck.parquet")), "{text}");
+    assert!(
+        !text.contains("xs-import-"),
+        "the temporary copy is not named: {text}"
+    );
+}
