@@ -911,8 +911,8 @@ fn median_and_quantile_match_the_reference() {
 }
 
 /// Issue 18: exact answers on small buckets of every numeric type: odd and even counts, nulls
-/// skipped, an all-null bucket empty, NaN propagating, `dec(S)` exact and rounded half away
-/// from zero at S decimals, infinities.
+/// skipped, an all-null bucket and a `--fill`ed one empty, NaN propagating, `dec(S)` exact and
+/// rounded half away from zero at S decimals, infinities.
 #[test]
 fn median_and_quantile_on_every_numeric_type() {
     let db = TestDb::create("1m", "i:i8,u:u64,f:f32,x:f64,d:dec(2)", &["--depth", "4"]);
@@ -930,9 +930,10 @@ fn median_and_quantile_on_every_numeric_type() {
     let out = db.ok(&[
         "range",
         "2024-01-01",
-        "2024-01-02",
+        "2024-01-01T00:04:00Z",
         "--every",
         "1m",
+        "--fill",
         "--agg",
         "median(i),median(u),median(f),median(x),median(d),quantile(d,0.25),quantile(x,0.5),quantile(i,1)",
     ]);
@@ -941,7 +942,8 @@ fn median_and_quantile_on_every_numeric_type() {
         "time,median_i,median_u,median_f,median_x,median_d,quantile_d_0.25,quantile_x_0.5,quantile_i_1\n\
          2024-01-01T00:00:00Z,1.0,7.0,1.5,1.0,1.02,1.01,1.0,3.0\n\
          2024-01-01T00:01:00Z,3.0,1.5,0.5,NaN,-1.05,-1.05,NaN,4.0\n\
-         2024-01-01T00:02:00Z,,,,,,,,\n"
+         2024-01-01T00:02:00Z,,,,,,,,\n\
+         2024-01-01T00:03:00Z,,,,,,,,\n"
     );
     // u64 enters as its f64, as DuckDB's quantile_cont takes it: 2^64 − 1 is 1.8446744073709552e19.
     let out = db.ok(&[
