@@ -96,7 +96,7 @@ const AGG_LIST: &str = "count, first(c), last(c), min(c), max(c), sum(c), mean(c
 
 /// The fraction `q` of `quantile(c, q)`, exactly as written: `num` / 10^`decimals`, 0 ≤ q ≤ 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fraction {
+struct Fraction {
     num: i64,
     decimals: u8,
 }
