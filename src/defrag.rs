@@ -288,10 +288,10 @@ fn refuse_damage(db: &Database, key: PartitionKey, path: &Path) -> Result<()> {
     })
 }
 
-/// `defrag` for the bucket layout: a partition with garbage or out-of-order buckets (or every
-/// partition, with `min_fragmented_extents` 0) gets its live records rewritten in bucket
-/// order into a new data file and directory, verified, and renamed into place; a compact
-/// partition's copy only if it lies better on disk.
+/// `defrag` for the bucket layout: a partition with garbage or out-of-order buckets, with
+/// fragmented extents (or every partition, with `min_fragmented_extents` 0) gets its live
+/// records rewritten in bucket order into a new data file and directory, verified, and renamed
+/// into place; a compact partition's copy only if it lies better on disk.
 fn defrag_buckets(
     db: &Database,
     keys: &[PartitionKey],
@@ -330,8 +330,16 @@ fn defrag_buckets(
         };
         let compact =
             audit.garbage_bytes == 0 && audit.out_of_order == 0 && state.version == state.newest_version;
-        let action = if options.min_fragmented_extents > 0 && compact {
-            Action::NotFragmented
+        // A compact partition is rewritten only for its layout on disk: when it has as many
+        // fragmented extents as asked for (what `stat` reports), or always with `--min-extents 0`.
+        let skip = match before.fragmented_extents() {
+            _ if !compact || options.min_fragmented_extents == 0 => None,
+            None => Some(Action::ExtentsUnknown),
+            Some(n) if n < options.min_fragmented_extents => Some(Action::NotFragmented),
+            Some(_) => None,
+        };
+        let action = if let Some(skip) = skip {
+            skip
         } else {
             let free_bytes = match options.assume_free_bytes {
                 Some(n) => n,
@@ -355,9 +363,9 @@ fn defrag_buckets(
                 });
             } else {
                 refuse_damage(db, key, &part.dir_path)?;
-                // A partition already compact is rewritten (with `--min-extents 0`) only for a
-                // better layout on disk: if the copy is no better, keeping the original makes a
-                // second run (or the re-run after a kill) change nothing, as for the grid.
+                // A partition already compact is rewritten only for a better layout on disk:
+                // if the copy is no better, keeping the original makes a second run (or the
+                // re-run after a kill) change nothing, as for the grid.
                 let mut not_improved = None;
                 let mut install = |copy: &BucketPartition| -> Result<bool> {
                     if !compact {

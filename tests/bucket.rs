@@ -109,7 +109,7 @@ fn upserts_out_of_order_imports_delete_and_defrag_keep_range_output() {
     assert_eq!(garbage_and_disorder(&db), (0, 0));
     let said = db.ok(&["defrag"]);
     assert!(
-        said.starts_with("2024: skipped, already compact (no garbage, buckets in time order, summaries): "),
+        said.starts_with("2024: skipped, already compact (no garbage, buckets in time order, summaries, no fragmented extent): "),
         "{said}"
     );
     let s = stat(&db);

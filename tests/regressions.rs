@@ -467,3 +467,37 @@ fn a_zeroed_directory_block_does_not_stop_the_rerun_of_an_unfinished_import() {
     let (code, _, err) = run(cmd);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A daily series too sparse for its grid (a few tickers, some days) was told to take "a
+/// coarser --granularity", but 1d is the coarsest there is: the advice is now the bucket layout
+/// alone at 1d, and still the coarser granularity below it.
+#[test]
+fn the_sparse_grid_warning_at_1d_does_not_advise_a_coarser_granularity() {
+    let tmp = tempfile::tempdir().unwrap();
+    let daily = tmp.path().join("daily.csv");
+    std::fs::write(&daily, "date,v\n2024-01-01,1\n2024-03-01,2\n2024-06-01,3\n").unwrap();
+    let mut cmd = common::xs();
+    cmd.current_dir(tmp.path())
+        .args(["import", "daily.csv", "--granularity", "1d", "--layout", "grid"]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("xs: warning: this grid will take about"), "{err}");
+    assert!(
+        err.contains("1d is the coarsest granularity; --layout bucket stores each row"),
+        "{err}"
+    );
+    assert!(!err.contains("A coarser --granularity"), "{err}");
+
+    let hourly = tmp.path().join("hourly.csv");
+    std::fs::write(
+        &hourly,
+        "time,v\n2024-01-01T00:00Z,1\n2024-03-01T05:00Z,2\n2024-06-01T07:00Z,3\n",
+    )
+    .unwrap();
+    let mut cmd = common::xs();
+    cmd.current_dir(tmp.path())
+        .args(["import", "hourly.csv", "--granularity", "1h", "--layout", "grid"]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("A coarser --granularity with --floor-time"), "{err}");
+}

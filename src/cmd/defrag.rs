@@ -96,7 +96,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             let line = match (&outcome.buckets, &outcome.action) {
                 // A bucket partition is skipped for having nothing to remove, not for its extents.
                 (Some(_), Action::NotFragmented) => format!(
-                    "{name}: skipped, already compact (no garbage, buckets in time order, summaries): {}",
+                    "{name}: skipped, already compact (no garbage, buckets in time order, \
+                     summaries, no fragmented extent): {}",
                     state(&outcome.before)
                 ),
                 (Some(buckets), action) => {
@@ -174,9 +175,14 @@ fn describe(name: &str, before: &Footprint, action: &Action) -> String {
         ),
         Action::NotImproved { copy } => format!(
             "{name}: kept as it was: a verified copy had {} extents and {} physical, no better \
-             (the file system has no larger free runs right now); {state}",
+             ({}); {state}",
             extents(copy),
-            human_bytes(copy.physical_bytes)
+            human_bytes(copy.physical_bytes),
+            if before.fragmented_extents() == Some(0) {
+                "each data segment already lies in one extent"
+            } else {
+                "the file system has no larger free runs right now"
+            }
         ),
         Action::NotFragmented => format!("{name}: skipped, not fragmented enough: {state}"),
         Action::ExtentsUnknown => format!(

@@ -660,13 +660,19 @@ fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::
     );
 }
 
-/// The warning for a grid that takes many times its input on disk.
+/// The warning for a grid that takes many times its input on disk. A coarser granularity is
+/// advised only below one day, the coarsest there is.
 fn warn_footprint(f: &infer::Footprint, inference: &infer::Inference) {
     if f.ratio() >= 4.0 {
+        let coarser = if inference.config.granularity.ns() < xs::db::time::NS_PER_DAY {
+            "A coarser --granularity with --floor-time (which rounds the times down) packs them \
+             tighter, or --layout bucket"
+        } else {
+            "1d is the coarsest granularity; --layout bucket"
+        };
         eprintln!(
             "xs: warning: this grid will take about {:.0}× the input's size on disk: the rows are \
-             sparse on a {} grid. A coarser --granularity with --floor-time (which rounds the times \
-             down) packs them tighter, or --layout bucket stores each row with its exact time",
+             sparse on a {} grid. {coarser} stores each row with its exact time",
             f.ratio(),
             inference.config.granularity
         );
