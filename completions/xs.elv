@@ -96,7 +96,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --last 'The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO'
             cand --limit 'Stop after N rows (N buckets with --every)'
             cand --every 'Aggregate into buckets of DUR (1s, 1m, 5m, 1h, 1d, 1w; a multiple of the granularity), aligned on the epoch (weeks on Mondays), or of calendar months (1M, 3M, 12M; UTC); each row''s time is its bucket''s start. Needs --agg or --ohlcv'
-            cand --agg 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)'
+            cand --agg 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty), median(c), quantile(c,q) (0 ≤ q ≤ 1, interpolated; these two read every row)'
             cand --ohlcv 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count'
             cand --where 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (''a b''); COL= matches nulls, which no comparison does'
             cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'

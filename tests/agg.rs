@@ -182,8 +182,39 @@ fn reference(agg: &str, rows: &[&Row]) -> V {
                 V::N(pq / q)
             }
         }
-        other => panic!("no reference for {other}"),
+        other => match quantile_spec(other) {
+            Some(("price", q)) => quantile(&prices, q),
+            Some(("qty", q)) => quantile(&qtys.iter().map(|&x| x as f64).collect::<Vec<_>>(), q),
+            _ => panic!("no reference for {other}"),
+        },
     }
+}
+
+/// `median(c)` → (c, 0.5), `quantile(c,q)` → (c, q).
+fn quantile_spec(agg: &str) -> Option<(&str, f64)> {
+    if let Some(c) = agg.strip_prefix("median(").and_then(|r| r.strip_suffix(')')) {
+        return Some((c, 0.5));
+    }
+    let inner = agg.strip_prefix("quantile(")?.strip_suffix(')')?;
+    let (c, q) = inner.split_once(',')?;
+    Some((c.trim(), q.trim().parse().ok()?))
+}
+
+/// numpy.quantile(values, q) (method "linear"), written out: sort, then interpolate at
+/// (n − 1)·q. Empty: null; any NaN: NaN.
+fn quantile(values: &[f64], q: f64) -> V {
+    if values.is_empty() {
+        return V::Null;
+    }
+    if values.iter().any(|v| v.is_nan()) {
+        return V::N(f64::NAN);
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let pos = (sorted.len() - 1) as f64 * q;
+    let lo = pos.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    V::N(sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64))
 }
 
 /// The expected table: (bucket start in seconds, one value per aggregate) for non-empty
@@ -625,8 +656,8 @@ fn bad_specs_say_what_to_fix() {
             "`side` is str(4), not a number",
         ),
         (
-            &["--every", "1m", "--agg", "median(price)"],
-            "unknown aggregate `median(price)`",
+            &["--every", "1m", "--agg", "mode(price)"],
+            "unknown aggregate `mode(price)`",
         ),
         (&["--every", "1m", "--agg", "vwap(price)"], "vwap(price,qty)"),
         (
@@ -771,4 +802,343 @@ fn calendar_month_buckets() {
     );
     let (code, _, err) = run(db.xs(&["range", "..", "--every", "0M", "--agg", "count"]));
     assert_eq!(code, 2, "{err}");
+}
+
+const QUANTILES: [&str; 8] = [
+    "count",
+    "median(price)",
+    "quantile(price,0.9)",
+    "quantile(price,0)",
+    "quantile(price,1)",
+    "median(qty)",
+    "quantile(qty,0.25)",
+    "quantile(qty,0.999)",
+];
+
+/// Issue 18: `median` and `quantile` against numpy's definition, over buckets of many sizes (odd
+/// and even counts, nulls, the NaN bucket), a bucket straddling the year boundary, the whole
+/// window (cut into slices whose values are pooled), and under `--where`.
+#[test]
+fn median_and_quantile_match_the_reference() {
+    let rows = fixture();
+    let db = database(&rows);
+    let spec = QUANTILES.join(",");
+    let (from_s, to_s) = (Y2021_S - 7200, Y2021_S + 10_800);
+    for (every, every_s) in [
+        ("1s", 1),
+        ("1m", 60),
+        ("1000s", 1000),
+        ("1h", 3600),
+        ("7d", 7 * 86_400),
+    ] {
+        let args = [
+            "range",
+            &iso(from_s),
+            &iso(to_s),
+            "--every",
+            every,
+            "--agg",
+            &spec,
+        ];
+        let (header, got) = actual(&db, &args, &QUANTILES);
+        assert_eq!(
+            header,
+            "time,count,median_price,quantile_price_0.9,quantile_price_0,quantile_price_1,\
+             median_qty,quantile_qty_0.25,quantile_qty_0.999"
+        );
+        let want = expected(&rows, &QUANTILES, every_s, from_s, to_s, false);
+        assert_tables(&want, &got, &QUANTILES, every);
+    }
+    // Both parities occur among the 1 m buckets' qty counts, and a bucket of only null prices.
+    let counts: Vec<usize> = (0..120)
+        .map(|m| {
+            let b = Y2021_S - 3600 + m * 60;
+            rows.iter()
+                .filter(|r| r.t_s >= b && r.t_s < b + 60 && r.qty.is_some())
+                .count()
+        })
+        .filter(|&n| n > 1)
+        .collect();
+    assert!(counts.iter().any(|n| n % 2 == 0) && counts.iter().any(|n| n % 2 == 1));
+    // The whole window, without the NaN bucket and with it.
+    for (from_s, to_s) in [(Y2021_S + 7200, Y2021_S + 9000), (Y2021_S - 5000, Y2021_S + 8000)] {
+        let (_, got) = actual(
+            &db,
+            &["range", &iso(from_s), &iso(to_s), "--agg", &spec],
+            &QUANTILES,
+        );
+        let in_window: Vec<&Row> = rows.iter().filter(|r| r.t_s >= from_s && r.t_s < to_s).collect();
+        let want = vec![(
+            from_s,
+            QUANTILES.iter().map(|a| reference(a, &in_window)).collect(),
+        )];
+        assert_tables(&want, &got, &QUANTILES, "whole window");
+    }
+    // --where: only the sells count.
+    let sells: Vec<Row> = rows.iter().filter(|r| r.side == "sell").cloned().collect();
+    let (_, got) = actual(
+        &db,
+        &[
+            "range",
+            &iso(from_s),
+            &iso(to_s),
+            "--every",
+            "10m",
+            "--agg",
+            &spec,
+            "--where",
+            "side=sell",
+        ],
+        &QUANTILES,
+    );
+    let want = expected(&sells, &QUANTILES, 600, from_s, to_s, false);
+    assert_tables(&want, &got, &QUANTILES, "--where side=sell");
+    // Calendar months: December 2020 and January 2021.
+    let (_, got) = actual(
+        &db,
+        &["range", &iso(from_s), &iso(to_s), "--every", "1M", "--agg", &spec],
+        &QUANTILES,
+    );
+    let dec_1 = Y2021_S - 31 * 86_400;
+    let want: Vec<(i64, Vec<V>)> = [(dec_1, from_s, Y2021_S), (Y2021_S, Y2021_S, to_s)]
+        .iter()
+        .map(|&(b, lo, hi)| {
+            let in_month: Vec<&Row> = rows.iter().filter(|r| r.t_s >= lo && r.t_s < hi).collect();
+            (b, QUANTILES.iter().map(|a| reference(a, &in_month)).collect())
+        })
+        .collect();
+    assert_tables(&want, &got, &QUANTILES, "--every 1M");
+}
+
+/// Issue 18: exact answers on small buckets of every numeric type: odd and even counts, nulls
+/// skipped, an all-null bucket and a `--fill`ed one empty, NaN propagating, `dec(S)` exact and
+/// rounded half away from zero at S decimals, infinities.
+#[test]
+fn median_and_quantile_on_every_numeric_type() {
+    let db = TestDb::create("1m", "i:i8,u:u64,f:f32,x:f64,d:dec(2)", &["--depth", "4"]);
+    let csv = "time,i,u,f,x,d\n\
+               2024-01-01T00:00:00Z,3,18446744073709551615,0.5,1,1.01\n\
+               2024-01-01T00:00:00Z,-128,0,1.5,inf,1.02\n\
+               2024-01-01T00:00:00Z,,,,,\n\
+               2024-01-01T00:00:00Z,1,7,2.5,-inf,\n\
+               2024-01-01T00:01:00Z,4,1,0.25,NaN,-1.05\n\
+               2024-01-01T00:01:00Z,2,2,0.75,2,-1.04\n\
+               2024-01-01T00:02:00Z,,,,,\n";
+    let file = db.path.with_extension("csv");
+    fs::write(&file, csv).unwrap();
+    db.ok(&["import", file.to_str().unwrap()]);
+    let out = db.ok(&[
+        "range",
+        "2024-01-01",
+        "2024-01-01T00:04:00Z",
+        "--every",
+        "1m",
+        "--fill",
+        "--agg",
+        "median(i),median(u),median(f),median(x),median(d),quantile(d,0.25),quantile(x,0.5),quantile(i,1)",
+    ]);
+    assert_eq!(
+        out,
+        "time,median_i,median_u,median_f,median_x,median_d,quantile_d_0.25,quantile_x_0.5,quantile_i_1\n\
+         2024-01-01T00:00:00Z,1.0,7.0,1.5,1.0,1.02,1.01,1.0,3.0\n\
+         2024-01-01T00:01:00Z,3.0,1.5,0.5,NaN,-1.05,-1.05,NaN,4.0\n\
+         2024-01-01T00:02:00Z,,,,,,,,\n\
+         2024-01-01T00:03:00Z,,,,,,,,\n"
+    );
+    // u64 enters as its f64, as DuckDB's quantile_cont takes it: 2^64 − 1 is 1.8446744073709552e19.
+    let out = db.ok(&[
+        "range",
+        "2024-01-01",
+        "2024-01-01T00:00:01Z",
+        "--agg",
+        "quantile(u,1),quantile(d,0.5)",
+    ]);
+    assert_eq!(
+        out,
+        "time,quantile_u_1,quantile_d_0.5\n2024-01-01T00:00:00Z,1.8446744073709552e19,1.02\n"
+    );
+}
+
+/// Issue 18: `dec(S)` quantiles against an exact reference (scaled integers, rationals) over
+/// random decimals, per bucket and for the whole window.
+#[test]
+fn dec_quantiles_are_exact() {
+    let db = TestDb::create("1s", "d:dec(3)", &["--depth", "3"]);
+    let mut rng = common::Rng(0x5eed);
+    let mut rows: Vec<(i64, Option<i64>)> = Vec::new();
+    let mut csv = String::from("time,d\n");
+    for k in 0..2000 {
+        let t = Y2021_S + k / 2;
+        let v = (rng.below(7) != 0).then(|| rng.below(2_000_000) as i64 - 1_000_000);
+        let text = v.map(|v| {
+            format!(
+                "{}{}.{:03}",
+                if v < 0 { "-" } else { "" },
+                v.abs() / 1000,
+                v.abs() % 1000
+            )
+        });
+        csv.push_str(&format!("{},{}\n", iso(t), text.unwrap_or_default()));
+        rows.push((t, v));
+    }
+    let file = db.path.with_extension("csv");
+    fs::write(&file, csv).unwrap();
+    db.ok(&["import", file.to_str().unwrap()]);
+    // q as a fraction num/den.
+    let qs = [
+        ("0.5", 1, 2),
+        ("0.1", 1, 10),
+        ("0.333", 333, 1000),
+        ("0.99", 99, 100),
+    ];
+    let spec: Vec<String> = qs.iter().map(|(q, _, _)| format!("quantile(d,{q})")).collect();
+    let exact = |values: &[i64], num: i128, den: i128| -> String {
+        if values.is_empty() {
+            return String::new();
+        }
+        let mut v = values.to_vec();
+        v.sort();
+        let pos = (v.len() as i128 - 1) * num;
+        let (lo, rem) = ((pos / den) as usize, pos % den);
+        let (a, b) = (i128::from(v[lo]), i128::from(v[(lo + 1).min(v.len() - 1)]));
+        // a + (b − a)·rem/den, in units of 1/den of the last decimal; half away from zero.
+        let scaled = a * den + (b - a) * rem;
+        let mut r = scaled.abs() / den;
+        if 2 * (scaled.abs() % den) >= den {
+            r += 1;
+        }
+        let r = if scaled < 0 { -r } else { r };
+        format!(
+            "{}{}.{:03}",
+            if r < 0 { "-" } else { "" },
+            r.abs() / 1000,
+            r.abs() % 1000
+        )
+    };
+    for (every, every_s) in [("7s", 7i64), ("1m", 60), ("1h", 3600)] {
+        let out = db.ok(&[
+            "range",
+            &iso(Y2021_S),
+            &iso(Y2021_S + 1000),
+            "--every",
+            every,
+            "--agg",
+            &spec.join(","),
+            "--time-format",
+            "epoch-s",
+        ]);
+        let mut want = format!(
+            "time,{}\n",
+            qs.iter()
+                .map(|(q, _, _)| format!("quantile_d_{q}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let mut b = Y2021_S.div_euclid(every_s) * every_s;
+        while b < Y2021_S + 1000 {
+            let values: Vec<i64> = rows
+                .iter()
+                .filter(|r| r.0 >= b && r.0 < b + every_s)
+                .filter_map(|r| r.1)
+                .collect();
+            if rows.iter().any(|r| r.0 >= b && r.0 < b + every_s) {
+                let cells: Vec<String> = qs.iter().map(|&(_, n, d)| exact(&values, n, d)).collect();
+                want.push_str(&format!("{b},{}\n", cells.join(",")));
+            }
+            b += every_s;
+        }
+        assert_eq!(out, want, "--every {every}");
+    }
+}
+
+/// Issue 18: with a series key, quantiles go per series (each series' values alone) unless
+/// `--all-series` folds them together.
+#[test]
+fn quantiles_per_series_and_over_all_series() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("db");
+    let file = tmp.path().join("t.csv");
+    fs::write(
+        &file,
+        "time,sym,price\n\
+         2024-01-01T00:00:01Z,A,10\n\
+         2024-01-01T00:00:01Z,B,20\n\
+         2024-01-01T00:00:02Z,A,12\n\
+         2024-01-01T00:00:03Z,B,26\n\
+         2024-01-01T00:00:04Z,A,13\n\
+         2024-01-01T00:01:30Z,A,11\n",
+    )
+    .unwrap();
+    let (code, _, err) = run({
+        let mut c = common::xs();
+        c.arg("-d")
+            .arg(&path)
+            .arg("import")
+            .arg(&file)
+            .args(["--series-by", "sym"]);
+        c
+    });
+    assert_eq!(code, 0, "{err}");
+    let ok = |extra: &[&str]| {
+        let mut c = common::xs();
+        c.arg("-d")
+            .arg(&path)
+            .args([
+                "range",
+                "2024-01-01",
+                "2024-01-02",
+                "--agg",
+                "median(price),quantile(price,0.75)",
+            ])
+            .args(extra);
+        let (code, out, err) = run(c);
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        out
+    };
+    assert_eq!(
+        ok(&["--every", "1m"]),
+        "time,sym,median_price,quantile_price_0.75\n\
+         2024-01-01T00:00:00Z,A,12.0,12.5\n\
+         2024-01-01T00:01:00Z,A,11.0,11.0\n\
+         2024-01-01T00:00:00Z,B,23.0,24.5\n"
+    );
+    // A: 10 11 12 13 → 11.5, 12.25; all: 10 11 12 13 20 26 → 12.5, 18.25.
+    assert_eq!(
+        ok(&[]),
+        "time,sym,median_price,quantile_price_0.75\n\
+         2024-01-01T00:00:00Z,A,11.5,12.25\n\
+         2024-01-01T00:00:00Z,B,23.0,24.5\n"
+    );
+    assert_eq!(
+        ok(&["--all-series"]),
+        "time,median_price,quantile_price_0.75\n2024-01-01T00:00:00Z,12.5,18.25\n"
+    );
+}
+
+/// Issue 18: a bad `median`/`quantile` says what is wrong and what would work.
+#[test]
+fn bad_quantile_specs_say_what_to_write() {
+    let rows = fixture();
+    let db = database(&rows[..10]);
+    for (spec, says) in [
+        (
+            "quantile(price)",
+            "quantile takes a column and a fraction q from 0 to 1: quantile(price,0.9)",
+        ),
+        ("quantile(price, 1.5)", "q `1.5` is not between 0 and 1"),
+        ("quantile(price, x)", "q `x` is not a number"),
+        ("quantile(price,-0.5)", "not between 0 and 1"),
+        (
+            "median(side)",
+            "`side` is str(4), not a number; median needs a numeric column",
+        ),
+        ("quantile(side,0.5)", "quantile needs a numeric column"),
+        ("median(volume)", "unknown column `volume`"),
+        ("median(price,0.5)", "median takes one column"),
+    ] {
+        let (code, out, err) = run(db.xs(&["range", "2020-01-01", "2022-01-01", "--agg", spec]));
+        assert_eq!(code, 2, "{spec}: {out}{err}");
+        assert!(err.contains(says), "{spec}: {err}");
+        common::assert_no_panic(&err);
+    }
 }

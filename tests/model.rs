@@ -12,8 +12,8 @@
 //! `--floor-time`), put, put --append, delete, defrag. After every step every read path is
 //! compared with the model: the scan of the whole database and of windows that start and end
 //! mid-slot, `range`'s writer (parallel, ordered, `--limit`), `get`, as-of lookups with and
-//! without a bound, `--agg count,min,max,sum,first,last` and `--ohlcv` over random `--every`,
-//! `stat`'s row counts, and an `export` re-imported into a fresh database.
+//! without a bound, `--agg count,min,max,sum,first,last,median,quantile` and `--ohlcv` over
+//! random `--every`, `stat`'s row counts, and an `export` re-imported into a fresh database.
 //!
 //! Some databases have a series key (column `s`: each series stored apart; reads merge them in
 //! time order, ties in series order) and some a unique key (column `id`: an imported or put
@@ -1300,6 +1300,22 @@ impl Case {
             spec.push(format!("first({name})"));
             spec.push(format!("last({name})"));
         }
+        // The q of each column's `quantile`, as written (`.25`, `0.90`, `1`).
+        let qs: Vec<String> = numeric
+            .iter()
+            .map(|_| match self.rng.below(6) {
+                0 => "0".to_string(),
+                1 => self.rng.pick(&["1", "1.0"]).to_string(),
+                2 => ".25".to_string(),
+                3 => "0.90".to_string(),
+                _ => format!("0.{:03}", self.rng.below(1000)),
+            })
+            .collect();
+        for (&c, q) in numeric.iter().zip(&qs) {
+            let name = &schema.columns()[c].name;
+            spec.push(format!("median({name})"));
+            spec.push(format!("quantile({name}, {q})"));
+        }
         if schema.column_index("n").is_some() {
             spec.push("sum(n)".into());
         }
@@ -1423,6 +1439,10 @@ impl Case {
                     want.push(extreme(&schema, rows, c, true));
                     want.push(first(&schema, rows, c));
                     want.push(last(&schema, rows, c));
+                }
+                for (&c, q) in numeric.iter().zip(&qs) {
+                    want.push(quantile(&schema, rows, c, "0.5"));
+                    want.push(quantile(&schema, rows, c, q));
                 }
                 if schema.column_index("n").is_some() {
                     want.push(sum(&schema, rows, col_of("n")));
@@ -1754,6 +1774,56 @@ fn sum(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Cell {
         Some(s) => Cell::Dec(total, s),
         None => Cell::Int(total),
     }
+}
+
+/// The continuous quantile `q` (decimal text from 0 to 1) of a column's non-null values
+/// (docs/QUERIES.md): sorted, position (n − 1)·q taken exactly, a + (b − a)·t between its
+/// neighbours; NaN if any value is NaN. Numbers enter as f64; `dec(S)` is interpolated exactly
+/// and rounded half away from zero at S decimals.
+fn quantile(schema: &Schema, rows: &[&Vec<u8>], col: usize, q: &str) -> Cell {
+    let values = non_null(schema, rows, col);
+    if values.is_empty() {
+        return Cell::Null;
+    }
+    let (int, frac) = q.split_once('.').unwrap_or((q, ""));
+    let den = 10i128.pow(frac.len() as u32);
+    let num = format!("{int}{frac}").parse::<i128>().unwrap_or(0);
+    let pos = (values.len() as i128 - 1) * num;
+    let (lo, rem) = ((pos / den) as usize, pos % den);
+    if let Cell::Dec(_, s) = values[0] {
+        let mut v: Vec<i128> = values
+            .iter()
+            .map(|c| if let Cell::Dec(x, _) = c { *x } else { 0 })
+            .collect();
+        v.sort();
+        let (a, b) = (v[lo], v[(lo + 1).min(v.len() - 1)]);
+        let exact = a * den + (b - a) * rem;
+        let (whole, part) = (exact / den, exact % den);
+        let rounded = if 2 * part.abs() >= den {
+            whole + exact.signum()
+        } else {
+            whole
+        };
+        return Cell::Dec(rounded, s);
+    }
+    let mut v: Vec<f64> = values
+        .iter()
+        .map(|c| match *c {
+            Cell::Int(i) => i as f64,
+            Cell::Float(f) => f,
+            Cell::Float32(f) => f64::from(f),
+            _ => f64::NAN,
+        })
+        .collect();
+    if v.iter().any(|x| x.is_nan()) {
+        return Cell::Float(f64::NAN);
+    }
+    v.sort_by(|x, y| x.partial_cmp(y).expect("no NaN left"));
+    let (a, b) = (v[lo], v[(lo + 1).min(v.len() - 1)]);
+    if rem == 0 || a == b {
+        return Cell::Float(a);
+    }
+    Cell::Float(a + (b - a) * (rem as f64 / den as f64))
 }
 
 /// The exact mean of a `dec(S)` column's values at S decimals, half away from zero.

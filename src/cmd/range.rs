@@ -57,7 +57,8 @@ pub struct Args {
     pub every: Option<Every>,
 
     /// Aggregates per bucket (without --every: one row for the whole window, timed FROM):
-    /// count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty).
+    /// count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty),
+    /// median(c), quantile(c,q) (0 ≤ q ≤ 1, interpolated; these two read every row).
     #[arg(long, value_name = "SPEC", conflicts_with = "ohlcv")]
     pub agg: Option<String>,
 

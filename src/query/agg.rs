@@ -1,5 +1,6 @@
-//! Time-bucketed aggregations: `count`, `first`, `last`, `min`, `max`, `sum`, `mean`, `stddev`
-//! and `vwap` per epoch-aligned bucket of a fixed duration, computed in one streaming pass.
+//! Time-bucketed aggregations: `count`, `first`, `last`, `min`, `max`, `sum`, `mean`, `stddev`,
+//! `vwap`, `median` and `quantile` per epoch-aligned bucket of a fixed duration, computed in one
+//! streaming pass.
 //!
 //! The window is cut into slices of whole buckets; slices are scanned and aggregated in
 //! parallel on the rayon pool and their output is handed on in time order. A bucket never
@@ -11,8 +12,12 @@
 //! those buckets' rows are never read.
 //!
 //! Values: nulls are skipped by every aggregate (`count` counts rows). NaN is a value: it
-//! propagates through `sum`, `mean`, `stddev`, `vwap`, and makes `min`/`max` NaN; `first`/`last`
-//! return it as stored. See docs/QUERIES.md.
+//! propagates through `sum`, `mean`, `stddev`, `vwap`, and makes `min`/`max`, `median` and
+//! `quantile` NaN; `first`/`last` return it as stored. See docs/QUERIES.md.
+//!
+//! `median` and `quantile` need every value of a bucket: a slice keeps the values of the buckets
+//! it may share with its neighbours (its first and last) and answers every other bucket as soon
+//! as the bucket ends, so a query holds a few buckets' values at a time, not the window's.
 
 use crate::db::config::{Config, Layout};
 use crate::db::schema::{split_top_level, ColumnType, FieldAt, Num, Schema};
@@ -44,6 +49,11 @@ pub enum Kind {
     Stddev,
     /// Σ price × qty / Σ qty over rows where both are non-null; null when Σ qty is 0.
     Vwap,
+    /// `quantile(c, 0.5)`.
+    Median,
+    /// The continuous quantile of the non-null values (DuckDB's `quantile_cont`, numpy's
+    /// `linear`): position (n − 1) × q of the sorted values, interpolated linearly.
+    Quantile,
 }
 
 impl Kind {
@@ -58,6 +68,8 @@ impl Kind {
             Kind::Mean => "mean",
             Kind::Stddev => "stddev",
             Kind::Vwap => "vwap",
+            Kind::Median => "median",
+            Kind::Quantile => "quantile",
         }
     }
 
@@ -72,13 +84,69 @@ impl Kind {
             "mean" | "avg" => Kind::Mean,
             "stddev" => Kind::Stddev,
             "vwap" => Kind::Vwap,
+            "median" => Kind::Median,
+            "quantile" => Kind::Quantile,
             _ => return None,
         })
     }
 }
 
-const AGG_LIST: &str =
-    "count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty)";
+const AGG_LIST: &str = "count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), \
+                        vwap(price,qty), median(c), quantile(c,q)";
+
+/// The fraction `q` of `quantile(c, q)`, exactly as written: `num` / 10^`decimals`, 0 ≤ q ≤ 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fraction {
+    num: i64,
+    decimals: u8,
+}
+
+impl Fraction {
+    const HALF: Fraction = Fraction { num: 5, decimals: 1 };
+
+    /// Parses `text` (a plain decimal from 0 to 1, at most 18 decimals); `Err` says why not.
+    fn parse(text: &str) -> Result<Fraction, String> {
+        use crate::db::decimal::{parse, DecError, MAX_SCALE};
+        let scaled = parse(text.as_bytes(), MAX_SCALE).map_err(|e| match e {
+            DecError::TooManyDecimals { .. } => "has more than 18 decimals".to_string(),
+            _ => "is not a number written as a plain decimal".to_string(),
+        })?;
+        if !(0..=crate::db::decimal::pow10(MAX_SCALE)).contains(&scaled) {
+            return Err("is not between 0 and 1".into());
+        }
+        // The fewest decimals: the position's fraction is then `rem / 10^k` with both exact.
+        let mut q = Fraction {
+            num: scaled,
+            decimals: MAX_SCALE,
+        };
+        while q.decimals > 0 && q.num % 10 == 0 {
+            q.num /= 10;
+            q.decimals -= 1;
+        }
+        Ok(q)
+    }
+
+    fn den(self) -> i64 {
+        crate::db::decimal::pow10(self.decimals)
+    }
+
+    /// `q` as written in an output column name: `0.9`, `0.25`, `1`.
+    fn text(self) -> String {
+        crate::db::decimal::to_string(i128::from(self.num), self.decimals)
+    }
+
+    /// Where the quantile lies among `n` > 0 sorted values: index `lo` and the remainder `rem`
+    /// (out of `den()`) of the way to `lo + 1`, computed exactly: (n − 1) × q = lo + rem / den.
+    fn position(self, n: usize) -> (usize, i64) {
+        let scaled = (n as i128 - 1) * i128::from(self.num);
+        let den = i128::from(self.den());
+        // lo ≤ n − 1 and rem < den ≤ 10^18: both fit.
+        (
+            usize::try_from(scaled / den).unwrap_or(n - 1),
+            i64::try_from(scaled % den).unwrap_or(0),
+        )
+    }
+}
 
 fn is_numeric(ty: ColumnType) -> bool {
     !matches!(ty, ColumnType::Bool | ColumnType::Str(_))
@@ -100,6 +168,8 @@ pub struct Agg {
     column: String,
     /// The quantity of `vwap`.
     qty: Option<FieldAt>,
+    /// The fraction of `median` (½) and `quantile`.
+    q: Option<Fraction>,
     out_ty: ColumnType,
 }
 
@@ -108,6 +178,26 @@ impl Agg {
     /// kind and column names joined by `_`). `Err` names the column or type at fault.
     pub fn new(schema: &Schema, kind: Kind, columns: &[&str], name: Option<&str>) -> Result<Agg, String> {
         let call = format!("{}({})", kind.name(), columns.join(","));
+        let (columns, q) = match (kind, columns) {
+            (Kind::Median, _) => (columns, Some(Fraction::HALF)),
+            (Kind::Quantile, [column, q]) => {
+                let q = Fraction::parse(q).map_err(|why| {
+                    format!(
+                        "--agg `{call}`: q `{q}` {why}; q is a fraction from 0 to 1, e.g. \
+                         quantile({column},0.9) for the 90th percentile"
+                    )
+                })?;
+                (&columns[..1], Some(q))
+            }
+            (Kind::Quantile, _) => {
+                let column = columns.first().copied().unwrap_or("price");
+                return Err(format!(
+                    "--agg `{call}`: quantile takes a column and a fraction q from 0 to 1: \
+                     quantile({column},0.9); median({column}) is quantile({column},0.5)"
+                ));
+            }
+            _ => (columns, None),
+        };
         // Header text (`Adj Close`) names the column it was aliased to.
         let stored = columns
             .iter()
@@ -164,11 +254,19 @@ impl Agg {
                 _ => ColumnType::F64,
             },
             Kind::Stddev | Kind::Vwap => ColumnType::F64,
+            // Decimals interpolate exactly and round at the column's scale, as `mean` does.
+            Kind::Median | Kind::Quantile => match fields[0].ty {
+                ColumnType::Dec(s) => ColumnType::Dec(s),
+                _ => ColumnType::F64,
+            },
         };
-        let name = match name {
-            Some(n) => n.to_string(),
-            None if columns.is_empty() => kind.name().to_string(),
-            None => format!("{}_{}", kind.name(), columns.join("_")),
+        let name = match (name, q) {
+            (Some(n), _) => n.to_string(),
+            (None, _) if columns.is_empty() => kind.name().to_string(),
+            (None, Some(q)) if kind == Kind::Quantile => {
+                format!("{}_{}_{}", kind.name(), columns.join("_"), q.text())
+            }
+            (None, _) => format!("{}_{}", kind.name(), columns.join("_")),
         };
         Ok(Agg {
             kind,
@@ -176,6 +274,7 @@ impl Agg {
             field: fields.first().copied(),
             column: columns.first().map(|c| c.to_string()).unwrap_or_default(),
             qty: fields.get(1).copied(),
+            q,
             out_ty,
         })
     }
@@ -203,6 +302,10 @@ impl Agg {
                 m2: 0.0,
             },
             Kind::Vwap => Acc::Vwap { pq: 0.0, q: 0.0 },
+            Kind::Median | Kind::Quantile => match self.field.map(|f| f.ty) {
+                Some(ColumnType::Dec(_)) => Acc::DecValues(Vec::new()),
+                _ => Acc::Values(Vec::new()),
+            },
         }
     }
 }
@@ -419,6 +522,14 @@ enum Acc {
         pq: f64,
         q: f64,
     },
+    /// The non-null values of `median`/`quantile` as f64 (integers as their nearest f64, as
+    /// DuckDB's `quantile_cont` takes them), until the bucket is answered.
+    Values(Vec<f64>),
+    /// The scaled values of a `dec(S)` column, interpolated exactly.
+    DecValues(Vec<i64>),
+    /// A `median`/`quantile` answered (`settle`): the output field's bytes, `None` without
+    /// values. Its values are dropped.
+    Answer(Option<[u8; 8]>),
 }
 
 impl Acc {
@@ -482,13 +593,34 @@ impl Acc {
                 *pq += p * v;
                 *q += v;
             }
+            Acc::Values(values) => values.push(f.f64(row)),
+            Acc::DecValues(values) => {
+                if let Num::I(v) = f.num(row) {
+                    values.push(v);
+                }
+            }
+            // Only a bucket that has ended is answered: no row comes after.
+            Acc::Answer(_) => {}
         }
     }
 
+    /// Answers a `median`/`quantile` from its values and drops them; other states stay.
+    fn settle(&mut self, agg: &Agg) {
+        let Some(q) = agg.q else { return };
+        let answer = match self {
+            Acc::Values(values) => quantile_f64(values, q).map(f64::to_le_bytes),
+            Acc::DecValues(values) => quantile_dec(values, q).map(i64::to_le_bytes),
+            _ => return,
+        };
+        *self = Acc::Answer(answer);
+    }
+
     /// Writes the result into column `col` of the output row (left null when there is none).
-    fn write(&self, agg: &Agg, out: &Schema, row: &mut [u8], col: usize, bucket_ns: i64) -> Result<()> {
+    fn write(&mut self, agg: &Agg, out: &Schema, row: &mut [u8], col: usize, bucket_ns: i64) -> Result<()> {
         let f64_bytes = |v: f64| v.to_le_bytes();
+        self.settle(agg);
         match self {
+            Acc::Answer(Some(bytes)) => out.set_field_bytes(row, col, bytes),
             Acc::Count(n) => out.set_field_bytes(row, col, &n.to_le_bytes()),
             Acc::Pick(Some(v)) => out.set_field_bytes(row, col, v),
             Acc::Extreme(Some(x)) => {
@@ -590,9 +722,66 @@ impl Acc {
                 *pq += pq2;
                 *q += q2;
             }
+            // Order does not matter to a quantile: append the shorter to the longer.
+            (Acc::Values(a), Acc::Values(mut b)) => {
+                if b.len() > a.len() {
+                    std::mem::swap(a, &mut b);
+                }
+                a.extend_from_slice(&b);
+            }
+            (Acc::DecValues(a), Acc::DecValues(mut b)) => {
+                if b.len() > a.len() {
+                    std::mem::swap(a, &mut b);
+                }
+                a.extend_from_slice(&b);
+            }
             _ => {}
         }
     }
+}
+
+/// The continuous quantile `q` of `values` (reordered): the values at sorted positions lo and
+/// lo + 1 around (n − 1) × q, interpolated as DuckDB's `quantile_cont` does (`a + (b − a) × t`).
+/// NaN when any value is NaN (NaN propagates, as in `min`/`max`); `None` without values.
+fn quantile_f64(values: &mut [f64], q: Fraction) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    if values.iter().any(|v| v.is_nan()) {
+        return Some(f64::NAN);
+    }
+    let (lo, rem) = q.position(values.len());
+    // No NaN is left: `total_cmp` is the numeric order (-0 before 0, which compare equal).
+    let (_, &mut a, above) = values.select_nth_unstable_by(lo, f64::total_cmp);
+    if rem == 0 {
+        return Some(a);
+    }
+    // rem > 0 only when lo < n − 1: the next value is the smallest above.
+    let b = above.iter().copied().min_by(f64::total_cmp).unwrap_or(a);
+    // Equal ends (infinities included) need no arithmetic, which would give NaN for ∞ − ∞.
+    if a == b {
+        return Some(a);
+    }
+    let t = rem as f64 / q.den() as f64;
+    Some(a + (b - a) * t)
+}
+
+/// `quantile_f64` for the scaled values of a `dec(S)` column: `a + (b − a) × rem / den` exactly,
+/// rounded half away from zero at S decimals (it lies between a and b, so it fits an i64).
+fn quantile_dec(values: &mut [i64], q: Fraction) -> Option<i64> {
+    if values.is_empty() {
+        return None;
+    }
+    let (lo, rem) = q.position(values.len());
+    let (_, &mut a, above) = values.select_nth_unstable(lo);
+    if rem == 0 {
+        return Some(a);
+    }
+    let b = above.iter().copied().min().unwrap_or(a);
+    // |a × den| < 2^63 × 10^18 and (b − a) × rem < 2^64 × 10^18: well inside i128.
+    let exact = i128::from(a) * i128::from(q.den()) + (i128::from(b) - i128::from(a)) * i128::from(rem);
+    let den = u64::try_from(q.den()).unwrap_or(1);
+    Some(i64::try_from(crate::db::decimal::mean(exact, den)).unwrap_or(a))
 }
 
 /// Keeps the smaller (`Min`) or larger (`Max`) of `best` and `x`; NaN wins and stays.
@@ -845,8 +1034,8 @@ pub fn write_buckets_of<E: From<Error>>(
                             }
                         }
                         _ => {
-                            if let Some((b, acc)) = pending.take() {
-                                writer.bucket(b, &acc)?;
+                            if let Some((b, mut acc)) = pending.take() {
+                                writer.bucket(b, &mut acc)?;
                             }
                             pending = Some((bucket, accs));
                         }
@@ -856,8 +1045,8 @@ pub fn write_buckets_of<E: From<Error>>(
             written += writer.drain(sink)?;
         }
     }
-    if let Some((b, acc)) = pending.take() {
-        writer.bucket(b, &acc)?;
+    if let Some((b, mut acc)) = pending.take() {
+        writer.bucket(b, &mut acc)?;
     }
     writer.fill_until(to_ns)?;
     written += writer.drain(sink)?;
@@ -885,12 +1074,12 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     /// Prints the bucket at `bucket_ns`, after the empty buckets before it with --fill.
-    fn bucket(&mut self, bucket_ns: i64, accs: &[Acc]) -> Result<()> {
+    fn bucket(&mut self, bucket_ns: i64, accs: &mut [Acc]) -> Result<()> {
         self.fill_until(bucket_ns)?;
         self.emit(bucket_ns, accs)
     }
 
-    fn emit(&mut self, bucket_ns: i64, accs: &[Acc]) -> Result<()> {
+    fn emit(&mut self, bucket_ns: i64, accs: &mut [Acc]) -> Result<()> {
         self.next_fill = if self.buckets.months > 0 {
             self.buckets.end_of(bucket_ns)
         } else {
@@ -901,7 +1090,7 @@ impl Writer<'_> {
         }
         let schema = &self.plan.out.schema;
         self.row.copy_from_slice(&self.template);
-        for (i, (agg, acc)) in self.plan.aggs.iter().zip(accs).enumerate() {
+        for (i, (agg, acc)) in self.plan.aggs.iter().zip(accs.iter_mut()).enumerate() {
             acc.write(agg, schema, &mut self.row, self.plan.group_len + i, bucket_ns)?;
         }
         self.formatter.row(&mut self.bytes, bucket_ns, &self.row);
@@ -920,15 +1109,15 @@ impl Writer<'_> {
             // has moved past the origin; a width that saturates must not make a second).
             let origin = self.buckets.origin_ns;
             if self.next_fill == origin && until_ns > origin {
-                let empty = std::mem::take(&mut self.empty);
-                self.emit(origin, &empty)?;
+                let mut empty = std::mem::take(&mut self.empty);
+                self.emit(origin, &mut empty)?;
                 self.empty = empty;
             }
             return Ok(());
         }
-        let empty = std::mem::take(&mut self.empty);
+        let mut empty = std::mem::take(&mut self.empty);
         while self.next_fill < until_ns && self.left > 0 {
-            self.emit(self.next_fill, &empty)?;
+            self.emit(self.next_fill, &mut empty)?;
         }
         self.empty = empty;
         Ok(())
@@ -954,6 +1143,7 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
     let slab_len = db.config().slab_len() as usize;
     let mut slice = Slice {
         plan,
+        from_ns,
         row_len,
         out: Vec::new(),
         accs: plan.aggs.iter().map(Agg::empty).collect(),
@@ -1043,6 +1233,8 @@ impl RowTimes<'_> {
 /// The running state of one slice's scan.
 struct Slice<'a> {
     plan: &'a Plan,
+    /// Where the slice starts: a bucket that starts here or later lies wholly in it.
+    from_ns: i64,
     row_len: usize,
     out: Partials,
     accs: Vec<Acc>,
@@ -1056,7 +1248,16 @@ impl Slice<'_> {
         if self.current != Some(bucket) {
             if let Some(done) = self.current {
                 let fresh = self.plan.aggs.iter().map(Agg::empty).collect();
-                self.out.push((done, std::mem::replace(&mut self.accs, fresh)));
+                let mut accs = std::mem::replace(&mut self.accs, fresh);
+                // A bucket that began in this slice and has ended has all its rows: answer
+                // its quantiles now rather than keep its values. (The first bucket may have
+                // rows in the slice before, the last in the slice after: they keep theirs.)
+                if done >= self.from_ns {
+                    for (acc, agg) in accs.iter_mut().zip(&self.plan.aggs) {
+                        acc.settle(agg);
+                    }
+                }
+                self.out.push((done, accs));
             }
             self.current = Some(bucket);
         }
@@ -1236,6 +1437,15 @@ impl Acc {
                 }
                 *best = b.map(Num::I);
             }
+            Acc::Values(values) if f.ty == ColumnType::F64 => {
+                values.extend(all.filter(present).map(|r| f64_at(r, f.offset)));
+            }
+            Acc::DecValues(values) => {
+                values.extend(
+                    all.filter(present)
+                        .map(|r| i64::from_le_bytes(crate::db::schema::le(&r[f.offset..]))),
+                );
+            }
             Acc::Moments { n, mean, m2 } if f.ty == ColumnType::F64 => {
                 let (mut count, mut mu, mut sq) = (*n, *mean, *m2);
                 for r in all.filter(present) {
@@ -1259,6 +1469,43 @@ impl Acc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn q(text: &str) -> Fraction {
+        Fraction::parse(text).unwrap()
+    }
+
+    #[test]
+    fn quantiles_interpolate_between_neighbours() {
+        // numpy.quantile(v, q) (method "linear") gives these.
+        let v = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
+        for (q_text, want) in [("0", 1.0), ("0.5", 3.5), ("0.25", 1.75), ("0.9", 6.9), ("1", 9.0)] {
+            let got = quantile_f64(&mut v.clone(), q(q_text)).unwrap();
+            assert!((got - want).abs() < 1e-12, "q={q_text}: {got} != {want}");
+        }
+        assert_eq!(quantile_f64(&mut [7.0], q("0.3")), Some(7.0));
+        assert_eq!(quantile_f64(&mut [], q("0.3")), None);
+        assert!(quantile_f64(&mut [1.0, f64::NAN, 2.0], q("0.5"))
+            .unwrap()
+            .is_nan());
+        let inf = f64::INFINITY;
+        assert_eq!(quantile_f64(&mut [inf, inf, 0.0], q("0.9")), Some(inf));
+        // Exact position: (n − 1) × 0.7 = 7 for n = 11, no float rounding at 6.999….
+        let eleven: Vec<f64> = (0..11).map(f64::from).collect();
+        assert_eq!(quantile_f64(&mut eleven.clone(), q("0.7")), Some(7.0));
+        // Decimals: exact, then half away from zero at the scale.
+        assert_eq!(quantile_dec(&mut [101, 102], q("0.5")), Some(102));
+        assert_eq!(quantile_dec(&mut [-105, -104], q("0.5")), Some(-105));
+        assert_eq!(
+            quantile_dec(&mut [105, 101, 102, -105, -104], q("0.9")),
+            Some(104)
+        );
+        // −0.5, half away from zero.
+        assert_eq!(quantile_dec(&mut [i64::MIN, i64::MAX], q("0.5")), Some(-1));
+        assert_eq!(
+            quantile_dec(&mut [i64::MAX - 1, i64::MAX], q("0.999999999999999999")),
+            Some(i64::MAX)
+        );
+    }
 
     fn schema() -> Schema {
         Schema::parse_spec("price:f64,qty:i32,side:str(4),n:u8").unwrap()
@@ -1301,9 +1548,39 @@ mod tests {
                 ColumnType::F64
             ]
         );
-        assert!(parse_aggs(&s, "median(price)")
-            .unwrap_err()
-            .contains("unknown aggregate"));
+        let aggs = parse_aggs(
+            &s,
+            "median(price),quantile(qty, 0.90),QUANTILE(n,1),quantile(price,.05)",
+        )
+        .unwrap();
+        let names: Vec<&str> = aggs.iter().map(Agg::name).collect();
+        assert_eq!(
+            names,
+            [
+                "median_price",
+                "quantile_qty_0.9",
+                "quantile_n_1",
+                "quantile_price_0.05"
+            ]
+        );
+        assert!(aggs.iter().all(|a| a.out_ty == ColumnType::F64));
+        let dec = Schema::parse_spec("d:dec(3)").unwrap();
+        assert_eq!(
+            parse_aggs(&dec, "median(d)").unwrap()[0].out_ty,
+            ColumnType::Dec(3)
+        );
+        for (spec, says) in [
+            ("quantile(price)", "quantile(price,0.9)"),
+            ("quantile(price, 1.5)", "q `1.5` is not between 0 and 1"),
+            ("quantile(price, x)", "q `x` is not a number"),
+            ("quantile(price, 0.1234567890123456789)", "more than 18 decimals"),
+            ("median(side)", "`side` is str(4), not a number"),
+            ("median(price, 0.5)", "median takes one column"),
+            ("mode(price)", "unknown aggregate"),
+        ] {
+            let e = parse_aggs(&s, spec).unwrap_err();
+            assert!(e.contains(says), "{spec}: {e}");
+        }
         assert!(parse_aggs(&s, "sum(volume)")
             .unwrap_err()
             .contains("unknown column `volume`"));
