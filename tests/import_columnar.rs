@@ -266,6 +266,16 @@ fn a_column_xs_cannot_store_is_refused_by_name() {
 }
 
 #[test]
+fn no_header_is_refused_for_a_parquet_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("duck.parquet");
+    write_duckdb_like(&file, 10);
+    let (code, _, err) = xs_in(&tmp.path().join("n"), &["import", s(&file), "--no-header"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--no-header is for CSV"), "{err}");
+}
+
+#[test]
 fn a_truncated_parquet_file_is_refused_with_a_message() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("cut.parquet");
@@ -273,7 +283,7 @@ fn a_truncated_parquet_file_is_refused_with_a_message() {
     let bytes = std::fs::read(&file).unwrap();
     std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
     let (code, _, err) = xs_in(&tmp.path().join("c"), &["import", s(&file)]);
-    assert_ne!(code, 0);
+    assert_eq!(code, 2, "{err}");
     assert_no_panic(&err);
     assert!(err.contains("cut.parquet: not a readable Parquet"), "{err}");
 }

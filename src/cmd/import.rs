@@ -281,6 +281,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             .map(String::as_str)
             .or(existing_time.as_deref()),
     )?;
+    if args.no_header && !columnar.names.is_empty() {
+        return Err(Failure::usage(
+            "--no-header is for CSV: a Parquet or Arrow input names its columns in its schema",
+        ));
+    }
     let all_columnar = columnar.names.len() == args.files.len();
     let mut time_columns = time_columns;
     let mut time_unit = time_unit;
