@@ -332,9 +332,10 @@ fn defrag_buckets(
             audit.garbage_bytes == 0 && audit.out_of_order == 0 && state.version == state.newest_version;
         // A compact partition is rewritten only for its layout on disk: when it has as many
         // fragmented extents as asked for (what `stat` reports), or always with `--min-extents 0`.
+        // Where extents are unknown (tmpfs), it has nothing defrag can measure.
         let skip = match before.fragmented_extents() {
             _ if !compact || options.min_fragmented_extents == 0 => None,
-            None => Some(Action::ExtentsUnknown),
+            None => Some(Action::NotFragmented),
             Some(n) if n < options.min_fragmented_extents => Some(Action::NotFragmented),
             Some(_) => None,
         };
