@@ -132,51 +132,35 @@ pub fn transcode_inputs(inputs: &[PathBuf], time_column: Option<&str>) -> Result
             input.display().to_string()
         };
         let copy = dir.join(format!("{}.csv", out.files.len()));
-        let batches: Box<dyn Iterator<Item = Result<RecordBatch>>>;
-        let schema: SchemaRef;
         let fail = |e: &dyn std::fmt::Display| {
             Error::Invalid(format!("{name}: not a readable {}: {e}", kind.name()))
         };
-        match (kind, bytes) {
-            (Kind::Parquet, bytes) => {
-                let reader = match bytes {
-                    Some(bytes) => parquet_reader(bytes::Bytes::from(bytes)),
-                    None => parquet_reader(File::open(input).map_err(|e| Error::io("open", input, e))?),
-                };
-                let reader = reader.map_err(|e| fail(&e))?;
-                schema = reader.schema();
-                let name = name.clone();
-                batches = Box::new(reader.map(move |b| {
-                    b.map_err(|e| Error::Invalid(format!("{name}: a damaged Parquet record batch: {e}")))
-                }));
+        let open = || File::open(input).map_err(|e| Error::io("open", input, e));
+        let reader: Box<dyn RecordBatchReader> = match (kind, bytes) {
+            (Kind::Parquet, Some(bytes)) => {
+                Box::new(parquet_reader(bytes::Bytes::from(bytes)).map_err(|e| fail(&e))?)
             }
+            (Kind::Parquet, None) => Box::new(parquet_reader(open()?).map_err(|e| fail(&e))?),
             (Kind::ArrowFile, bytes) => {
                 let source: Box<dyn ReadSeek> = match bytes {
                     Some(bytes) => Box::new(io::Cursor::new(bytes)),
-                    None => Box::new(File::open(input).map_err(|e| Error::io("open", input, e))?),
+                    None => Box::new(open()?),
                 };
-                let reader = arrow_ipc::reader::FileReader::try_new(source, None).map_err(|e| fail(&e))?;
-                schema = reader.schema();
-                let name = name.clone();
-                batches = Box::new(reader.map(move |b| {
-                    b.map_err(|e| Error::Invalid(format!("{name}: a damaged Arrow record batch: {e}")))
-                }));
+                Box::new(arrow_ipc::reader::FileReader::try_new(source, None).map_err(|e| fail(&e))?)
             }
             (Kind::ArrowStream, bytes) => {
                 let source: Box<dyn Read> = match bytes {
                     Some(bytes) => Box::new(io::Cursor::new(bytes)),
-                    None => Box::new(io::BufReader::new(
-                        File::open(input).map_err(|e| Error::io("open", input, e))?,
-                    )),
+                    None => Box::new(io::BufReader::new(open()?)),
                 };
-                let reader = arrow_ipc::reader::StreamReader::try_new(source, None).map_err(|e| fail(&e))?;
-                schema = reader.schema();
-                let name = name.clone();
-                batches = Box::new(reader.map(move |b| {
-                    b.map_err(|e| Error::Invalid(format!("{name}: a damaged Arrow record batch: {e}")))
-                }));
+                Box::new(arrow_ipc::reader::StreamReader::try_new(source, None).map_err(|e| fail(&e))?)
             }
-        }
+        };
+        let schema = reader.schema();
+        let damaged = name.clone();
+        let batches = Box::new(reader.map(move |b| {
+            b.map_err(|e| Error::Invalid(format!("{damaged}: a damaged {} record batch: {e}", kind.name())))
+        }));
         let plan = plan_columns(&name, &schema, time_column)?;
         let (rows, longest) = write_csv(&copy, &plan, batches)?;
         out.notes.push(format!(
