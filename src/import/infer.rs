@@ -977,11 +977,22 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         }
         let given = types.iter().find(|(n, _)| *n == i).map(|(_, t)| *t);
         let is_null = |v: &&[u8]| dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v);
+        // The null tokens met, collected in the same pass as the values when types are inferred.
+        let mut nulls: Vec<&[u8]> = Vec::new();
         let ty = match given {
-            Some(t) => t,
+            Some(t) => {
+                nulls.extend(sample.rows.column(i).filter(is_null));
+                t
+            }
             None => {
                 present.clear();
-                present.extend(sample.rows.column(i).filter(|v| !is_null(v)));
+                for v in sample.rows.column(i) {
+                    if is_null(&v) {
+                        nulls.push(v);
+                    } else {
+                        present.push(v);
+                    }
+                }
                 let (t, why) = infer_type(&present);
                 if !why.is_empty() {
                     notes.push(format!("column `{name}`: {t} ({why})"));
@@ -990,12 +1001,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             }
         };
         if !matches!(ty, ColumnType::Str(_)) {
-            let seen: BTreeSet<&str> = sample
-                .rows
-                .column(i)
-                .filter(is_null)
-                .filter_map(|v| std::str::from_utf8(v).ok())
-                .collect();
+            let seen: BTreeSet<&str> = nulls.iter().filter_map(|v| std::str::from_utf8(v).ok()).collect();
             if !seen.is_empty() {
                 notes.push(format!(
                     "column `{name}`: {} read as null{}",
