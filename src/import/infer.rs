@@ -595,7 +595,7 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
             return (ColumnType::U64, "");
         }
     }
-    if let Some(scale) = dec_scale(present().filter(|v| text(v).is_some())) {
+    if let Some(scale) = dec_scale(present()) {
         return (
             ColumnType::Dec(scale),
             "exact decimals, as many digits after the point as the sample shows at most; a later \
@@ -637,16 +637,22 @@ const DEC_MAX_SIGNIFICANT: usize = 15;
 /// point (trailing zeros count: `61837.63000000` asks for 8, so it prints back as written), and
 /// the longest integer part plus S stays within 18 digits. `None` for whole numbers (integers),
 /// exponents, `nan`, `inf`, text, and float output with more than 15 significant digits.
+/// Values that are not UTF-8 are left out (only those are checked for it: a plain decimal is
+/// ASCII).
 fn dec_scale<'v>(values: impl Iterator<Item = &'v [u8]>) -> Option<u8> {
     let (mut int_digits, mut scale) = (0usize, 0usize);
     for v in values {
-        let shape = crate::db::decimal::shape(v)?;
+        let Some(shape) = crate::db::decimal::shape(v) else {
+            if std::str::from_utf8(v).is_err() {
+                continue;
+            }
+            return None;
+        };
         if shape.significant > DEC_MAX_SIGNIFICANT {
             return None;
         }
-        let written = memchr::memchr(b'.', v).map_or(0, |dot| v.len() - dot - 1);
         int_digits = int_digits.max(shape.int_digits);
-        scale = scale.max(written);
+        scale = scale.max(shape.written);
         if int_digits + scale > usize::from(crate::db::decimal::MAX_SCALE) {
             return None;
         }
@@ -971,11 +977,22 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         }
         let given = types.iter().find(|(n, _)| *n == i).map(|(_, t)| *t);
         let is_null = |v: &&[u8]| dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v);
+        // The null tokens met, collected in the same pass as the values when types are inferred.
+        let mut nulls: Vec<&[u8]> = Vec::new();
         let ty = match given {
-            Some(t) => t,
+            Some(t) => {
+                nulls.extend(sample.rows.column(i).filter(is_null));
+                t
+            }
             None => {
                 present.clear();
-                present.extend(sample.rows.column(i).filter(|v| !is_null(v)));
+                for v in sample.rows.column(i) {
+                    if is_null(&v) {
+                        nulls.push(v);
+                    } else {
+                        present.push(v);
+                    }
+                }
                 let (t, why) = infer_type(&present);
                 if !why.is_empty() {
                     notes.push(format!("column `{name}`: {t} ({why})"));
@@ -984,12 +1001,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             }
         };
         if !matches!(ty, ColumnType::Str(_)) {
-            let seen: BTreeSet<&str> = sample
-                .rows
-                .column(i)
-                .filter(is_null)
-                .filter_map(|v| std::str::from_utf8(v).ok())
-                .collect();
+            let seen: BTreeSet<&str> = nulls.iter().filter_map(|v| std::str::from_utf8(v).ok()).collect();
             if !seen.is_empty() {
                 notes.push(format!(
                     "column `{name}`: {} read as null{}",

@@ -38,7 +38,7 @@ use roaring::RoaringTreemap;
 
 use crate::db::bucket::BucketPartition;
 use crate::db::config::{Config, Layout};
-use crate::db::partition::Partition;
+use crate::db::partition::{Partition, SLOT_CHECK_LEN};
 use crate::db::schema::Schema;
 use crate::db::time::PartitionKey;
 use crate::db::{files, marker, undo, Database, BLOCK_LEN};
@@ -1256,8 +1256,13 @@ fn write_partition(
     // Slots written by this batch, inserted into `touched` at the end as ranges.
     let mut new_slots: Vec<(u64, u64)> = Vec::new();
     let row_of = |e: &Entry| e.row_in(batch, row_len);
-    let flush = |run: &mut Vec<u8>, from: u64| -> Result<()> {
+    // The slots of `run` whose checks are still to be filled in: (slot, where its rows start).
+    // Computed when the run is written, many at a time (`Partition::fill_checks`).
+    let mut unchecked: Vec<(u64, usize)> = Vec::new();
+    let flush = |run: &mut Vec<u8>, unchecked: &mut Vec<(u64, usize)>, from: u64| -> Result<()> {
         if !run.is_empty() {
+            part.fill_checks(run, unchecked);
+            unchecked.clear();
             part.write_at(run, from)?;
             run.clear();
         }
@@ -1274,7 +1279,7 @@ fn write_partition(
         i = j;
         if !untouched_span && state.touched.contains(slot) {
             // Touched earlier in this import: append after the rows already there.
-            flush(&mut run, run_from)?;
+            flush(&mut run, &mut unchecked, run_from)?;
             prev_slot = None;
             let offset = part.slot_offset(slot);
             part.read_slots(slot, 1, &mut slab)?;
@@ -1331,7 +1336,7 @@ fn write_partition(
         if joinable {
             run.resize((start - run_from) as usize, 0);
         } else {
-            flush(&mut run, run_from)?;
+            flush(&mut run, &mut unchecked, run_from)?;
             run_from = start;
         }
         let slot_at = run.len();
@@ -1339,9 +1344,10 @@ fn write_partition(
             run.extend_from_slice(row_of(e));
         }
         if part.has_checks() {
+            // The rest of the slot zero, then room for its check (filled in on flush).
             run.resize(slot_at + slab_len, 0);
-            let check = crate::db::partition::unit_check(slot, &run[slot_at..]);
-            run.extend_from_slice(&check.to_le_bytes());
+            run.extend_from_slice(&[0; SLOT_CHECK_LEN as usize]);
+            unchecked.push((slot, slot_at));
         } else {
             // Clear old rows beyond the new ones; the rest of the slot is already zero.
             run.resize(run.len() + before.saturating_sub(fit) * row_len, 0);
@@ -1355,11 +1361,11 @@ fn write_partition(
         out.overflow
             .extend(group[fit..].iter().map(|e| (e.chunk, e.row, slot, 0)));
         if run.len() >= RUN_BYTES {
-            flush(&mut run, run_from)?;
+            flush(&mut run, &mut unchecked, run_from)?;
             prev_slot = None;
         }
     }
-    flush(&mut run, run_from)?;
+    flush(&mut run, &mut unchecked, run_from)?;
     for (from, to) in new_slots {
         state.touched.insert_range(from..to);
     }
