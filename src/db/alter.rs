@@ -501,9 +501,10 @@ fn rewrite_bucket(
         placed.clear();
         Ok(())
     };
-    let mut from = 0u64;
-    while from < old.buckets {
-        let to = (from + WINDOW_BUCKETS).min(old.buckets);
+    let mut next = old.next_allocated_bucket(0)?;
+    while let Some(from) = next {
+        // Windows start at allocated entries: a sparse directory's empty stretches are jumped.
+        let to = from.saturating_add(WINDOW_BUCKETS).min(old.buckets);
         let mut entries = Vec::new();
         old.for_each_entry(from, to, |b, e| {
             entries.push((b, e));
@@ -532,7 +533,7 @@ fn rewrite_bucket(
         if let Some(e) = failure {
             return Err(e);
         }
-        from = to;
+        next = old.next_allocated_bucket(to)?;
     }
     flush(&mut records, &mut placed)?;
     new.sync()?;
