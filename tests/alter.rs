@@ -153,7 +153,7 @@ fn add_widen_and_rename_keep_every_stored_value_without_a_series_key() {
     let db = trades_keyed(false);
     let (code, _, err) = run(db.xs(ALTER));
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("rewrote 3 partitions (6 rows)"), "{err}");
+    assert!(err.contains("rewrote 3 partition(s) (6 rows)"), "{err}");
     assert_eq!(all(&db), expected_after_alter(frac()));
     assert!(db.ok(&["check"]).contains("no damage found"));
     // Bucket summaries are rewritten at the new scale: the filter skips nothing it needs.
@@ -177,7 +177,7 @@ fn add_widen_and_rename_keep_every_stored_value_in_every_series() {
     let db = trades();
     let (code, _, err) = run(db.xs(ALTER));
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("rewrote 5 partitions (6 rows)"), "{err}");
+    assert!(err.contains("rewrote 5 partition(s) (6 rows)"), "{err}");
     assert_eq!(all(&db), expected_after_alter(frac()));
     assert_eq!(
         db.ok(&["range", "1900-01-01", "2200-01-01", "--series", "ETH"])

@@ -9,10 +9,10 @@ use super::Context;
 use crate::exit::{CliResult, Failure};
 
 const EXAMPLES: &str = "Examples:
-  xs -d trades alter --add fee:dec(8)                   # a new column; stored rows read it as null
-  xs -d trades alter --widen symbol:str(16)             # longer text from now on
-  xs -d trades alter --widen qty:dec(10) --widen id:i64 # a larger scale, a wider integer
-  xs -d trades alter --rename px=price                  # changes only xs.toml";
+  xs -d trades alter --add 'fee:dec(8)'      # stored rows read null
+  xs -d trades alter --widen 'symbol:str(16)' --widen id:i64
+  xs -d trades alter --widen 'qty:dec(10)'   # a larger scale
+  xs -d trades alter --rename px=price       # only xs.toml changes";
 
 /// Test hook: `XS_ALTER_KILL_AT=<step>` makes the process SIGKILL itself when a rewriting alter
 /// reaches that step (marked, wrote, committed, renamed: the first of each), to test recovery.
@@ -28,8 +28,8 @@ const KILL_AT_ENV: &str = "XS_ALTER_KILL_AT";
 /// in the series and unique keys) changes only xs.toml. Adding or widening rewrites every
 /// partition: the new files are written beside the old ones and replace them after xs.toml is
 /// renamed into place, so a kill at any point leaves the old schema or the new one; the next
-/// writer finishes or undoes what was cut. Needs room for one more copy of the largest
-/// partition's files at a time. Holds the writer lock.
+/// writer finishes or undoes what was cut. Needs free space for a copy of every partition
+/// (the old files go only after the commit). Holds the writer lock.
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
@@ -102,11 +102,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let spec = outcome.config.schema.spec();
     if plan.rewrite {
         eprintln!(
-            "altered {}: {spec}; rewrote {} partitions ({} rows) in {:.2?}",
+            "altered {}: {spec}; rewrote {} partition(s) ({} rows) in {:.2} s",
             db.dir().display(),
             outcome.partitions,
             outcome.rows,
-            started.elapsed()
+            started.elapsed().as_secs_f64()
         );
     } else {
         eprintln!("altered {}: {spec}; only xs.toml changed", db.dir().display());
