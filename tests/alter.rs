@@ -509,3 +509,34 @@ fn an_unfinished_import_must_be_completed_first() {
     );
     assert!(files(&db.path) == before);
 }
+
+/// A link planted where an alter writes its new files is replaced, never followed: the file it
+/// points to is untouched, and the alter completes.
+#[test]
+fn links_in_place_of_the_alter_files_are_never_followed() {
+    let db = trades_keyed(false);
+    let outside = db.path.with_file_name("outside");
+    fs::write(&outside, "keep me").unwrap();
+    let first = fs::read_dir(&db.path)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| n.ends_with(".xs"))
+        .unwrap();
+    for name in [format!(".{first}.alter"), format!("..{first}.alter.tmp")] {
+        std::os::unix::fs::symlink(&outside, db.path.join(name)).unwrap();
+    }
+    let (code, _, err) = run(db.xs(ALTER));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "keep me");
+    assert_eq!(all(&db), expected_after_alter(frac()));
+    assert!(leftovers(&db.path).is_empty(), "{:?}", leftovers(&db.path));
+    // A link in place of the marker is refused with the usual message, nothing changed.
+    std::os::unix::fs::symlink(&outside, db.file(".alter-unfinished")).unwrap();
+    let (code, _, err) = run(db.xs(&["alter", "--add", "more:i8"]));
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("is a symbolic link; xs never follows links inside a database"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "keep me");
+}

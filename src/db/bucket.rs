@@ -349,8 +349,9 @@ impl BucketPartition {
             match open_file(path) {
                 // An alter committed its config and was cut before its new file replaced this
                 // one: the new file, beside it, is the partition's (docs/FORMAT.md, "Alter").
+                // If it was renamed into place meanwhile, the real name holds it: tried again.
                 Err(Error::ForeignPartition { .. }) if super::alter::has_pending(path)? => {
-                    open_file(&super::alter::pending_path(path))
+                    open_file(&super::alter::pending_path(path)).or_else(|_| open_file(path))
                 }
                 other => other,
             }

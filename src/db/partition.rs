@@ -240,8 +240,10 @@ impl Partition {
         match Partition::open_at(path.clone(), config, key, writable) {
             // An alter committed its config and was cut before its new file replaced this
             // one: the new file, beside it, is the partition (docs/FORMAT.md, "Alter").
+            // If it was renamed into place meanwhile, the real name holds it: tried again.
             Err(Error::ForeignPartition { .. }) if super::alter::has_pending(&path)? => {
                 Partition::open_at(super::alter::pending_path(&path), config, key, writable)
+                    .or_else(|_| Partition::open_at(path, config, key, writable))
             }
             other => other,
         }
