@@ -23,7 +23,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
         'xs' {
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
-            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Writers (import, put, delete, defrag): when another process holds the writer lock, wait for it instead of failing with exit 5. Also accepted after the subcommand')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Writers (import, put, delete, defrag, alter): when another process holds the writer lock, wait for it instead of failing with exit 5. Also accepted after the subcommand')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version')
+            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add nullable columns, widen columns, rename columns')
             [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Rewrite fragmented partitions so that each data segment is one contiguous allocation')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify every slot, bucket record, directory entry and header of the database')
@@ -208,6 +209,19 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'xs;alter' {
+            [CompletionResult]::new('--add', '--add', [CompletionResultType]::ParameterName, 'Add a column NAME of TYPE (any type create takes), nullable; repeatable')
+            [CompletionResult]::new('--widen', '--widen', [CompletionResultType]::ParameterName, 'Widen column NAME to TYPE; repeatable')
+            [CompletionResult]::new('--rename', '--rename', [CompletionResultType]::ParameterName, 'Rename column OLD to NEW; repeatable')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'xs;stat' {
             [CompletionResult]::new('--series', '--series', [CompletionResultType]::ParameterName, 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
@@ -263,6 +277,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year')
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version')
+            [CompletionResult]::new('alter', 'alter', [CompletionResultType]::ParameterValue, 'Change the schema: add nullable columns, widen columns, rename columns')
             [CompletionResult]::new('stat', 'stat', [CompletionResultType]::ParameterValue, 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation')
             [CompletionResult]::new('defrag', 'defrag', [CompletionResultType]::ParameterValue, 'Rewrite fragmented partitions so that each data segment is one contiguous allocation')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Verify every slot, bucket record, directory entry and header of the database')
@@ -292,6 +307,9 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             break
         }
         'xs;help;schema' {
+            break
+        }
+        'xs;help;alter' {
             break
         }
         'xs;help;stat' {

@@ -16,6 +16,9 @@ _xs() {
             ",$1")
                 cmd="xs"
                 ;;
+            xs,alter)
+                cmd="xs__subcmd__alter"
+                ;;
             xs,check)
                 cmd="xs__subcmd__check"
                 ;;
@@ -54,6 +57,9 @@ _xs() {
                 ;;
             xs,stat)
                 cmd="xs__subcmd__stat"
+                ;;
+            xs__subcmd__help,alter)
+                cmd="xs__subcmd__help__subcmd__alter"
                 ;;
             xs__subcmd__help,check)
                 cmd="xs__subcmd__help__subcmd__check"
@@ -101,12 +107,46 @@ _xs() {
 
     case "${cmd}" in
         xs)
-            opts="-d -h -V --db --wait --help --version create put get range delete export import schema stat defrag check generate help"
+            opts="-d -h -V --db --wait --help --version create put get range delete export import schema alter stat defrag check generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__alter)
+            opts="-d -h -V --wait --add --widen --rename --db --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --add)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --widen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -437,8 +477,22 @@ _xs() {
             return 0
             ;;
         xs__subcmd__help)
-            opts="create put get range delete export import schema stat defrag check generate help"
+            opts="create put get range delete export import schema alter stat defrag check generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        xs__subcmd__help__subcmd__alter)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

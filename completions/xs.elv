@@ -20,7 +20,7 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs'= {
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
-            cand --wait 'Writers (import, put, delete, defrag): when another process holds the writer lock, wait for it instead of failing with exit 5. Also accepted after the subcommand'
+            cand --wait 'Writers (import, put, delete, defrag, alter): when another process holds the writer lock, wait for it instead of failing with exit 5. Also accepted after the subcommand'
             cand -h 'Print help'
             cand --help 'Print help'
             cand -V 'Print version'
@@ -33,6 +33,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand export 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
             cand import 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp'
             cand schema 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
+            cand alter 'Change the schema: add nullable columns, widen columns, rename columns'
             cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
             cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
             cand check 'Verify every slot, bucket record, directory entry and header of the database'
@@ -196,6 +197,18 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'xs;alter'= {
+            cand --add 'Add a column NAME of TYPE (any type create takes), nullable; repeatable'
+            cand --widen 'Widen column NAME to TYPE; repeatable'
+            cand --rename 'Rename column OLD to NEW; repeatable'
+            cand -d 'Database directory; default: the current directory, if it is a database'
+            cand --db 'Database directory; default: the current directory, if it is a database'
+            cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'xs;stat'= {
             cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order'
             cand -d 'Database directory; default: the current directory, if it is a database'
@@ -247,6 +260,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand export 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
             cand import 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp'
             cand schema 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
+            cand alter 'Change the schema: add nullable columns, widen columns, rename columns'
             cand stat 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
             cand defrag 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
             cand check 'Verify every slot, bucket record, directory entry and header of the database'
@@ -268,6 +282,8 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;help;import'= {
         }
         &'xs;help;schema'= {
+        }
+        &'xs;help;alter'= {
         }
         &'xs;help;stat'= {
         }

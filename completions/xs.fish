@@ -25,7 +25,7 @@ function __fish_xs_using_subcommand
 end
 
 complete -c xs -n "__fish_xs_needs_command" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
-complete -c xs -n "__fish_xs_needs_command" -l wait -d 'Writers (import, put, delete, defrag): when another process holds the writer lock, wait for it instead of failing with exit 5. Also accepted after the subcommand'
+complete -c xs -n "__fish_xs_needs_command" -l wait -d 'Writers (import, put, delete, defrag, alter): when another process holds the writer lock, wait for it instead of failing with exit 5. Also accepted after the subcommand'
 complete -c xs -n "__fish_xs_needs_command" -s h -l help -d 'Print help'
 complete -c xs -n "__fish_xs_needs_command" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_needs_command" -f -a "create" -d 'Create an empty database directory'
@@ -36,6 +36,7 @@ complete -c xs -n "__fish_xs_needs_command" -f -a "delete" -d 'Delete the rows a
 complete -c xs -n "__fish_xs_needs_command" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
 complete -c xs -n "__fish_xs_needs_command" -f -a "import" -d 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp'
 complete -c xs -n "__fish_xs_needs_command" -f -a "schema" -d 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
+complete -c xs -n "__fish_xs_needs_command" -f -a "alter" -d 'Change the schema: add nullable columns, widen columns, rename columns'
 complete -c xs -n "__fish_xs_needs_command" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
 complete -c xs -n "__fish_xs_needs_command" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
 complete -c xs -n "__fish_xs_needs_command" -f -a "check" -d 'Verify every slot, bucket record, directory entry and header of the database'
@@ -188,6 +189,13 @@ complete -c xs -n "__fish_xs_using_subcommand schema" -s d -l db -d 'Database di
 complete -c xs -n "__fish_xs_using_subcommand schema" -l json -d 'Print JSON instead of text'
 complete -c xs -n "__fish_xs_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand schema" -s V -l version -d 'Print version'
+complete -c xs -n "__fish_xs_using_subcommand alter" -l add -d 'Add a column NAME of TYPE (any type create takes), nullable; repeatable' -r
+complete -c xs -n "__fish_xs_using_subcommand alter" -l widen -d 'Widen column NAME to TYPE; repeatable' -r
+complete -c xs -n "__fish_xs_using_subcommand alter" -l rename -d 'Rename column OLD to NEW; repeatable' -r
+complete -c xs -n "__fish_xs_using_subcommand alter" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
+complete -c xs -n "__fish_xs_using_subcommand alter" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
+complete -c xs -n "__fish_xs_using_subcommand alter" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c xs -n "__fish_xs_using_subcommand alter" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand stat" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand stat" -s r -l recursive -d 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'
@@ -209,16 +217,17 @@ complete -c xs -n "__fish_xs_using_subcommand check" -s V -l version -d 'Print v
 complete -c xs -n "__fish_xs_using_subcommand generate" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand generate" -s h -l help -d 'Print help'
 complete -c xs -n "__fish_xs_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "create" -d 'Create an empty database directory'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "put" -d 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "get" -d 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default); with --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "import" -d 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "schema" -d 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "check" -d 'Verify every slot, bucket record, directory entry and header of the database'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "generate" -d 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema stat defrag check generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "create" -d 'Create an empty database directory'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "put" -d 'Store one row at TIME, replacing the rows there (or adding after them with --append)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "get" -d 'Print the rows stored at each TIME, in time order (CSV with a header by default)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "range" -d 'Print every row with FROM <= time < TO, in time order (CSV with a header by default); with --agg or --ohlcv, one row of aggregates per --every bucket (or for the whole window)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "import" -d 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "schema" -d 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "alter" -d 'Change the schema: add nullable columns, widen columns, rename columns'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "check" -d 'Verify every slot, bucket record, directory entry and header of the database'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "generate" -d 'Print shell completions or the man page (used to build completions/ and docs/xs.1)'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -28,7 +28,7 @@ pub struct Cli {
     #[arg(short = 'd', long = "db", env = "XS_DB", global = true, value_name = "DIR")]
     pub db: Option<PathBuf>,
 
-    /// Writers (import, put, delete, defrag): when another process holds the writer lock, wait
+    /// Writers (import, put, delete, defrag, alter): when another process holds the writer lock, wait
     /// for it instead of failing with exit 5. Also accepted after the subcommand.
     #[arg(long)]
     pub wait: bool,
@@ -47,6 +47,7 @@ pub enum Command {
     Export(cmd::export::Args),
     Import(Box<cmd::import::Args>),
     Schema(cmd::schema::Args),
+    Alter(cmd::alter::Args),
     Stat(cmd::stat::Args),
     Defrag(cmd::defrag::Args),
     Check(cmd::check::Args),

@@ -9,8 +9,9 @@
 //! averaged exactly by the model and filtered with literals finer than S;
 //! year, month and day partitions), import (several files, duplicates at one timestamp, out of
 //! order, misaligned and unstorable times, tiny chunks so batches split a timestamp's rows,
-//! `--floor-time`), put, put --append, delete, defrag. After every step every read path is
-//! compared with the model: the scan of the whole database and of windows that start and end
+//! `--floor-time`), put, put --append, delete, defrag, alter (widen, rename, add columns; a
+//! refusal expected exactly when a value would not fit or the new rows pass the bounds).
+//! After every step every read path is compared with the model: the scan of the whole database and of windows that start and end
 //! mid-slot, `range`'s writer (parallel, ordered, `--limit`), `get`, as-of lookups with and
 //! without a bound, `--agg count,min,max,sum,first,last,median,quantile` and `--ohlcv` over
 //! random `--every`, `stat`'s row counts, and an `export` re-imported into a fresh database.
@@ -230,9 +231,10 @@ fn run_case(layout: Layout, seed: u64) {
     let steps = case.rng.range(1, 7);
     for _ in 0..steps {
         match case.rng.below(100) {
-            0..=49 => case.import(),
-            50..=64 => case.put(),
-            65..=79 => case.delete(),
+            0..=44 => case.import(),
+            45..=59 => case.put(),
+            60..=74 => case.delete(),
+            75..=87 => case.alter(),
             _ => case.defrag(),
         }
         case.check_all();
@@ -836,6 +838,166 @@ impl Case {
             for t in keys {
                 self.model.rows.remove(&t);
             }
+        }
+    }
+
+    /// `xs alter`: widen, rename and add random columns; the model converts its rows itself
+    /// (unchanged fields copied, widened ones through their text, added ones null), and
+    /// expects a refusal exactly when a dec value would not fit its new scale or the new rows
+    /// pass the memory bounds, with nothing changed.
+    fn alter(&mut self) {
+        use xs::db::alter::{self, Change};
+        let old = self.config.clone();
+        let schema = old.schema.clone();
+        // Columns other reads pick by name (summed, priced, keys) keep their names and types.
+        let fixed = |name: &str| ["f", "n", "d", "id"].contains(&name) || (name == "s" && old.has_series());
+        let mut changes = Vec::new();
+        let mut new_columns: Vec<(String, ColumnType, Option<usize>)> = schema
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), c.ty, Some(i)))
+            .collect();
+        for (i, c) in schema.columns().iter().enumerate() {
+            if !self.rng.chance(30) || (fixed(&c.name) && c.name != "s") {
+                continue;
+            }
+            let wider: Vec<ColumnType> = match c.ty {
+                ColumnType::I8 => vec![ColumnType::I16, ColumnType::I32, ColumnType::I64],
+                ColumnType::I16 => vec![ColumnType::I32, ColumnType::I64],
+                ColumnType::I32 => vec![ColumnType::I64],
+                ColumnType::U8 => vec![ColumnType::U16, ColumnType::I16, ColumnType::U64, ColumnType::I64],
+                ColumnType::U16 => vec![ColumnType::U32, ColumnType::I32],
+                ColumnType::U32 => vec![ColumnType::U64, ColumnType::I64],
+                ColumnType::Str(n) if c.name == "s" => vec![ColumnType::Str(n + 1), ColumnType::Str(n + 6)],
+                ColumnType::Str(n) if n < 4000 => vec![ColumnType::Str(n + 1), ColumnType::Str(n + 50)],
+                ColumnType::Dec(d) if d < 18 => vec![ColumnType::Dec(d + 1), ColumnType::Dec(18)],
+                _ => continue,
+            };
+            let ty = self.rng.pick(&wider);
+            changes.push(Change::Widen {
+                name: c.name.clone(),
+                ty,
+            });
+            new_columns[i].1 = ty;
+        }
+        for (i, c) in schema.columns().iter().enumerate() {
+            if fixed(&c.name) || !self.rng.chance(25) {
+                continue;
+            }
+            let to = format!("r{}", self.rng.below(1_000_000));
+            if new_columns.iter().any(|(n, _, _)| *n == to) {
+                continue;
+            }
+            changes.push(Change::Rename {
+                from: c.name.clone(),
+                to: to.clone(),
+            });
+            new_columns[i].0 = to;
+        }
+        let adds = if changes.is_empty() {
+            1
+        } else {
+            self.rng.range(0, 2)
+        };
+        for _ in 0..adds {
+            let name = format!("a{}", self.rng.below(1_000_000));
+            if new_columns.iter().any(|(n, _, _)| *n == name) {
+                continue;
+            }
+            let ty = match self.rng.below(6) {
+                0 => ColumnType::I8,
+                1 => ColumnType::U64,
+                2 => ColumnType::F64,
+                3 => ColumnType::Bool,
+                4 => ColumnType::Dec(self.rng.range(0, 18) as u8),
+                _ => ColumnType::Str(self.rng.pick(&[1u16, 7, 300])),
+            };
+            changes.push(Change::Add {
+                name: name.clone(),
+                ty,
+            });
+            new_columns.push((name, ty, None));
+        }
+        let _ = writeln!(self.log, "alter {changes:?}");
+        let new_schema = Schema::parse_spec(
+            &new_columns
+                .iter()
+                .map(|(n, t, _)| format!("{n}:{t}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+        .unwrap_or_else(|e| self.fail(&format!("the model made a bad schema: {e}")));
+        // The model's conversion: `None` when a value does not fit its widened column.
+        let convert = |row: &[u8]| -> Option<Vec<u8>> {
+            let mut out = new_schema.new_row();
+            for (j, (_, ty, source)) in new_columns.iter().enumerate() {
+                let Some(i) = *source else { continue };
+                if schema.is_null(row, i) {
+                    continue;
+                }
+                if *ty == schema.columns()[i].ty {
+                    new_schema.set_field_bytes(&mut out, j, schema.field_bytes(row, i));
+                    continue;
+                }
+                let text = match schema.value(row, i) {
+                    Value::Int(v) => v.to_string(),
+                    Value::UInt(v) => v.to_string(),
+                    Value::Str(v) => v,
+                    Value::Dec(v, s) => dec_string(i128::from(v), s),
+                    other => panic!("the model widened a {other:?}"),
+                };
+                new_schema.set_field(&mut out, j, &text).ok()?;
+            }
+            Some(out)
+        };
+        let mut converted = Model::default();
+        let mut fits = true;
+        for (&t, rows) in &self.model.rows {
+            for row in rows {
+                match convert(row) {
+                    Some(r) => converted.rows.entry(t).or_default().push(r),
+                    None => fits = false,
+                }
+            }
+        }
+        // The bounds every config is held to (memory, partition size), as on open.
+        let within_bounds = Config::parse(
+            &Config {
+                schema: new_schema.clone(),
+                ..old.clone()
+            }
+            .to_toml(),
+        )
+        .is_ok();
+        let db = self.open_write();
+        let result =
+            alter::plan(&self.dir, &old, &changes).and_then(|plan| alter::alter(&db, &plan, &mut |_| {}));
+        drop(db);
+        match result {
+            Ok(outcome) if fits && within_bounds => {
+                let loaded =
+                    Config::load(&self.dir).unwrap_or_else(|e| self.fail(&format!("load after alter: {e}")));
+                if loaded.schema.spec() != new_schema.spec() || loaded != outcome.config {
+                    self.fail(&format!(
+                        "alter wrote the schema {}, the model wants {}",
+                        loaded.schema.spec(),
+                        new_schema.spec()
+                    ));
+                }
+                self.config = loaded;
+                self.model = converted;
+            }
+            Ok(_) => self.fail(&format!(
+                "alter succeeded where it must fail (values fit: {fits})"
+            )),
+            Err(e) if !fits || !within_bounds => {
+                let _ = writeln!(self.log, "  refused: {e}");
+                if Config::load(&self.dir).ok().as_ref() != Some(&old) {
+                    self.fail(&format!("a refused alter changed the config: {e}"));
+                }
+            }
+            Err(e) => self.fail(&format!("alter failed: {e}")),
         }
     }
 

@@ -1,5 +1,6 @@
 //! One module per subcommand. Each turns its arguments into engine calls and owns stdout.
 
+pub mod alter;
 pub mod check;
 pub mod create;
 pub mod defrag;
@@ -110,6 +111,7 @@ pub fn run(cli: Cli) -> CliResult {
             Command::Delete(a) => a.wait.wait,
             Command::Import(a) => a.wait.wait,
             Command::Defrag(a) => a.wait.wait,
+            Command::Alter(a) => a.wait.wait,
             _ => false,
         };
     let ctx = Context { db: cli.db, wait };
@@ -125,6 +127,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Stat(args) => stat::run(&ctx, args),
         Command::Defrag(args) => defrag::run(&ctx, args),
         Command::Check(args) => check::run(&ctx, args),
+        Command::Alter(args) => alter::run(&ctx, args),
         Command::Generate(args) => generate::run(args),
     }
 }

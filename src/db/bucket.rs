@@ -326,7 +326,7 @@ impl BucketPartition {
         let dir_path = dir.join(key.file_name());
         let data_path = dir.join(data_file_name(key));
         // Either version is read; anything else is compared with the newest and refused.
-        let open = |path: &Path| -> Result<(File, u32)> {
+        let open_file = |path: &Path| -> Result<(File, u32)> {
             let mode = if writable { Mode::ReadWrite } else { Mode::Read };
             let file = files::open(path, mode, "open")?;
             let mut block = [0u8; HEADER_ENCODED_LEN];
@@ -344,6 +344,17 @@ impl BucketPartition {
                 });
             }
             Ok((file, version))
+        };
+        let open = |path: &Path| -> Result<(File, u32)> {
+            match open_file(path) {
+                // An alter committed its config and was cut before its new file replaced this
+                // one: the new file, beside it, is the partition's (docs/FORMAT.md, "Alter").
+                // If it was renamed into place meanwhile, the real name holds it: tried again.
+                Err(Error::ForeignPartition { .. }) if super::alter::has_pending(path)? => {
+                    open_file(&super::alter::pending_path(path)).or_else(|_| open_file(path))
+                }
+                other => other,
+            }
         };
         let (mut dir_file, mut version) = open(&dir_path)?;
         let (data_file, data_version) = open(&data_path)?;
@@ -472,15 +483,30 @@ impl BucketPartition {
     /// Creates both files (each as `.NAME.tmp`: header, size, fsync, rename), data file first,
     /// of the newest version (entries with summaries).
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<BucketPartition> {
+        let part = BucketPartition::create_as(dir, config, key, &key.file_name(), &data_file_name(key))?;
+        sync_dir(dir)?;
+        Ok(part)
+    }
+
+    /// `create` under the file names `dir_name` and `data_name` (`xs alter` writes a
+    /// partition's new files beside the old ones); the caller fsyncs the directory.
+    pub fn create_as(
+        dir: &Path,
+        config: &Config,
+        key: PartitionKey,
+        dir_name: &str,
+        data_name: &str,
+    ) -> Result<BucketPartition> {
         let version = newest_version(config, key);
         let entry_len = entry_len_of(&SummaryLayout::new(&config.schema), version);
         let dir_len = dir_len_of(config, key, entry_len)
             .ok_or_else(|| Error::Invalid(format!("partition {key}: too many buckets")))?;
         let header = header_of(config, key, version).encode();
         let make = |name: &str, len: u64| create_file_atomically(dir, name, &header, len);
-        let data_file = make(&data_file_name(key), HEADER_LEN)?;
-        let dir_file = make(&key.file_name(), dir_len)?;
+        let data_file = make(data_name, HEADER_LEN)?;
+        let dir_file = make(dir_name, dir_len)?;
         let mut part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN, version);
+        (part.dir_path, part.data_path) = (dir.join(dir_name), dir.join(data_name));
         part.writable = true;
         part.sparse_dir = {
             use std::os::unix::fs::MetadataExt;
@@ -491,7 +517,6 @@ impl BucketPartition {
             meta.blocks().saturating_mul(512) < meta.len()
         };
         part.write_committed(HEADER_LEN)?;
-        sync_dir(dir)?;
         Ok(part)
     }
 

@@ -106,6 +106,10 @@ struct RawConfig {
     series_by: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     unique_by: Vec<String>,
+    /// The schema hash in the partition headers, 16 hex digits, when a rename (`xs alter`)
+    /// left it differing from the columns' own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    schema_hash: Option<String>,
     columns: Vec<RawColumn>,
 }
 
@@ -179,7 +183,18 @@ impl Config {
             let ty = ColumnType::parse(&c.ty).map_err(|e| format!("column `{}`: {e}", c.name))?;
             columns.push(Column { name: c.name, ty });
         }
-        let schema = Schema::new(columns)?;
+        let partition_hash = match &raw.schema_hash {
+            None => None,
+            Some(text) => Some(
+                u64::from_str_radix(text, 16)
+                    .ok()
+                    .filter(|_| text.len() == 16)
+                    .ok_or_else(|| {
+                        format!("bad schema_hash `{text}`: 16 hex digits, as `xs alter` writes it")
+                    })?,
+            ),
+        };
+        let schema = Schema::new(columns)?.with_partition_hash(partition_hash);
         if schema.row_len() != raw.row_len {
             return Err(format!(
                 "row_len is {} but the columns make rows of {} bytes; the config was edited or is corrupt",
@@ -364,6 +379,7 @@ impl Config {
             row_len: self.schema.row_len(),
             series_by: self.keys.series.clone(),
             unique_by: self.keys.unique.clone(),
+            schema_hash: self.schema.partition_hash().map(|h| format!("{h:016x}")),
             columns: self
                 .schema
                 .columns()

@@ -96,7 +96,7 @@ fn write_delete_marker(dir: &Path, lines: &[String]) -> Result<()> {
 
 /// Replaces the marker `name` with `text` atomically: temp file, fsync, rename, fsync of the
 /// directory.
-fn replace_marker(dir: &Path, name: &str, text: &str) -> Result<()> {
+pub(crate) fn replace_marker(dir: &Path, name: &str, text: &str) -> Result<()> {
     let path = dir.join(name);
     // A link in place of the marker is refused, as for every database file.
     files::exists(&path)?;

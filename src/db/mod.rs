@@ -1,6 +1,7 @@
 //! The database: a directory with `xs.toml`, a writer lock, and one sparse file per partition.
 //! Every row's place is computed from its timestamp: no index, O(1) reads and writes.
 
+pub mod alter;
 pub mod bucket;
 pub mod config;
 pub mod decimal;
@@ -232,6 +233,10 @@ impl Database {
     }
 
     fn checked(dir: &Path, config: Config, lock: Option<WriteLock>) -> Result<Database> {
+        if lock.is_some() {
+            // An alter cut by a kill: its new files are put in place (or removed) first.
+            alter::finish_interrupted(dir, &config)?;
+        }
         let db = Database::new(dir, config, lock);
         db.check_partition_files(true)?;
         Ok(db)

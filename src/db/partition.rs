@@ -237,6 +237,19 @@ impl Partition {
     /// Opens an existing partition file and checks its header against the config.
     pub fn open(dir: &Path, config: &Config, key: PartitionKey, writable: bool) -> Result<Partition> {
         let path = dir.join(key.file_name());
+        match Partition::open_at(path.clone(), config, key, writable) {
+            // An alter committed its config and was cut before its new file replaced this
+            // one: the new file, beside it, is the partition (docs/FORMAT.md, "Alter").
+            // If it was renamed into place meanwhile, the real name holds it: tried again.
+            Err(Error::ForeignPartition { .. }) if super::alter::has_pending(&path)? => {
+                Partition::open_at(super::alter::pending_path(&path), config, key, writable)
+                    .or_else(|_| Partition::open_at(path, config, key, writable))
+            }
+            other => other,
+        }
+    }
+
+    fn open_at(path: PathBuf, config: &Config, key: PartitionKey, writable: bool) -> Result<Partition> {
         let mode = if writable { Mode::ReadWrite } else { Mode::Read };
         let file = files::open(&path, mode, "open")?;
         let mut block = [0u8; HEADER_ENCODED_LEN];
@@ -273,10 +286,18 @@ impl Partition {
     /// Creates a partition file: header written, sized sparse to its full logical length, fsynced,
     /// then renamed into place so a crash never leaves a headerless file under the real name.
     pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<Partition> {
+        let partition = Partition::create_as(dir, config, key, &key.file_name())?;
+        sync_dir(dir)?;
+        Ok(partition)
+    }
+
+    /// `create` under the file name `name` (`xs alter` writes a partition's new file beside
+    /// the old one); the caller fsyncs the directory.
+    pub fn create_as(dir: &Path, config: &Config, key: PartitionKey, name: &str) -> Result<Partition> {
         let version = newest_grid_version(config, key);
         let mut header = Header::for_partition(config, key);
         header.format_version = version;
-        let path = dir.join(key.file_name());
+        let path = dir.join(name);
         // Sized before the rename, so the file is whole under its real name.
         let len_bytes = {
             let slots = ((key.end_ns() - key.start_ns()) / config.granularity.ns()) as u64;
@@ -287,8 +308,7 @@ impl Partition {
             };
             HEADER_LEN + slots * (config.slab_len() + check)
         };
-        let file = create_file_atomically(dir, &key.file_name(), &header.encode(), len_bytes)?;
-        sync_dir(dir)?;
+        let file = create_file_atomically(dir, name, &header.encode(), len_bytes)?;
         Ok(Partition::new(key, path, file, config, version))
     }
 

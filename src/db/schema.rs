@@ -199,6 +199,10 @@ pub struct Schema {
     offsets: Vec<usize>,
     header_len: usize,
     row_len: usize,
+    /// The hash partition headers carry when it is not this spec's: a column rename (`xs
+    /// alter`) changes only `xs.toml`, so the partitions keep the hash of the names they were
+    /// written with (`schema_hash` in the config).
+    partition_hash: Option<u64>,
 }
 
 impl Schema {
@@ -229,6 +233,7 @@ impl Schema {
             offsets,
             header_len,
             row_len: at,
+            partition_hash: None,
         })
     }
 
@@ -275,9 +280,26 @@ impl Schema {
         self.header_len
     }
 
-    /// 64-bit FNV-1a of the spec, stored in every partition header to refuse foreign files.
+    /// The schema hash stored in every partition header to refuse foreign files: 64-bit FNV-1a
+    /// of the spec, or the hash kept from before a rename (`with_partition_hash`).
     pub fn hash(&self) -> u64 {
+        self.partition_hash.unwrap_or_else(|| self.spec_hash())
+    }
+
+    /// 64-bit FNV-1a of the spec.
+    pub fn spec_hash(&self) -> u64 {
         fnv1a64(self.spec().as_bytes())
+    }
+
+    /// The hash partitions carry when it differs from the spec's (after a rename).
+    pub fn partition_hash(&self) -> Option<u64> {
+        self.partition_hash
+    }
+
+    /// This schema with partitions that carry `hash` (`None`, or the spec's own: none kept).
+    pub fn with_partition_hash(mut self, hash: Option<u64>) -> Schema {
+        self.partition_hash = hash.filter(|&h| h != self.spec_hash());
+        self
     }
 
     /// A fresh row buffer: present, every column null until set.
