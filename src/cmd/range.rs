@@ -129,6 +129,11 @@ fn window(args: &Args, db: &xs::Database) -> CliResult<(i64, i64)> {
         (None, Some(w), to) => (w.from, w.to.or(to)),
         (None, None, to) => (None, to),
     };
+    if let (Some(from), Some(to)) = (from, to) {
+        return Ok((from, to));
+    }
+    // Only an open end lists the partitions (of the selected series: a closed window of one
+    // series must not open the others).
     let keys = db.partition_keys()?;
     let from = from.unwrap_or_else(|| keys.first().map_or(MIN_TIME_NS, |k| k.start_ns()));
     // No row lies past the last partition (and `--fill` stops there).
@@ -163,6 +168,8 @@ fn parse_every(text: &str) -> Result<i64, String> {
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let mut db = ctx.open_read()?;
+    // The series first: an open window ends with the selected series' data.
+    args.series.apply(&mut db)?;
     let (from, to) = window(&args, &db)?;
     if from > to {
         return Err(Failure::usage(format!(
@@ -171,7 +178,6 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             format_iso_exact(to)
         )));
     }
-    args.series.apply(&mut db)?;
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
     let limit = args.limit.unwrap_or(u64::MAX);
     if args.every.is_some() || args.agg.is_some() || args.ohlcv.is_some() {
