@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use crate::db::config::Config;
 use crate::db::schema::{ColumnType, FieldAt, Num, Schema};
-use crate::db::syms::Snapshot;
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
+use crate::db::syms::Snapshot;
 
 /// The comparison of a condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +160,12 @@ impl Cond {
                 let stored = field.bytes(row);
                 any_of.iter().any(|w| w.as_slice() == stored) == *equal
             }
-            Test::SymCmp { op, want, snap, schema } => {
+            Test::SymCmp {
+                op,
+                want,
+                snap,
+                schema,
+            } => {
                 let code = u32::from_le_bytes(crate::db::schema::le(field.bytes(row)));
                 let ord = match snap.text(code) {
                     Some(t) => compare(Seen::Text(t.as_bytes()), want),
