@@ -208,6 +208,12 @@ impl SymDict {
                 ),
             });
         }
+        // An uncommitted tail (an append a crash cut) is dropped first, so that the file ends
+        // exactly at the new commit, as a run that was never cut leaves it.
+        let len = file.metadata().map_err(|e| Error::io("look up", &path, e))?.len();
+        if len > committed {
+            vfs::set_len(&file, committed).map_err(|e| Error::io("truncate", &path, e))?;
+        }
         let mut body = Vec::new();
         for text in &snap.texts[*durable..] {
             encode_entry(text, &mut body);
