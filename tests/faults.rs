@@ -114,7 +114,23 @@ fn scenarios() -> Vec<Scenario> {
     let defrag = vec!["-d", "db", "defrag", "--min-extents", "0"];
     // A slot of 3 × 17 bytes and its 4-byte check: the slot at 00:01:14 crosses a page edge.
     let unique_grid = with(&grid, &["--unique-by", "status", "--depth", "3"]);
+    // Issue 15: both keys `sym`, so every new trade id appends to the symbol dictionary.
+    let sym_columns = ["--columns", "symbol:sym,trade_id:sym,price:f64,qty:i64"];
+    let trades_sym_grid = with(&trades_grid, &sym_columns);
+    let trades_sym = with(&trades, &sym_columns);
     vec![
+        Scenario {
+            name: "import_sym_grid",
+            setup: vec![import("tbase.csv", &trades_sym_grid)],
+            op: import("tover.csv", &[]),
+            same_bytes: true,
+        },
+        Scenario {
+            name: "import_new_sym_bucket",
+            setup: vec![],
+            op: import("tbase.csv", &trades_sym),
+            same_bytes: false,
+        },
         Scenario {
             name: "put_unique_grid",
             setup: vec![import("base.csv", &unique_grid)],
