@@ -120,13 +120,13 @@ fn scenarios() -> Vec<Scenario> {
     let trades_sym = with(&trades, &sym_columns);
     vec![
         Scenario {
-            name: "import_sym_grid",
+            name: "import_sym_series_grid",
             setup: vec![import("tbase.csv", &trades_sym_grid)],
             op: import("tover.csv", &[]),
             same_bytes: true,
         },
         Scenario {
-            name: "import_new_sym_bucket",
+            name: "import_new_sym_series_bucket",
             setup: vec![],
             op: import("tbase.csv", &trades_sym),
             same_bytes: false,

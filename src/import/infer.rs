@@ -617,7 +617,7 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         distinct.insert(v);
         distinct.len() <= cap
     });
-    if repeated && count >= MIN_ROWS_TO_JUDGE {
+    if repeated && is_repeated(distinct.len(), count) {
         // A dictionary code in the row: any later value fits, however long (issue 15).
         return (
             ColumnType::Sym,
@@ -683,6 +683,13 @@ fn is_plain_decimal(v: &[u8]) -> bool {
 const CATEGORICAL_MAX_VALUES: usize = 16;
 /// Past `CATEGORICAL_MAX_VALUES`, text is `sym` when its values repeat this often on average.
 const SYM_REPEATS: usize = 4;
+
+/// Whether `count` text values with `distinct` different ones are repeated text (`sym`): at
+/// least `MIN_ROWS_TO_JUDGE` of them, and at most a few different ones or each seen
+/// `SYM_REPEATS` times on average.
+pub fn is_repeated(distinct: usize, count: usize) -> bool {
+    count >= MIN_ROWS_TO_JUDGE && distinct <= CATEGORICAL_MAX_VALUES.max(count / SYM_REPEATS)
+}
 
 /// Infers a database for the sample.
 pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
