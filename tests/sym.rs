@@ -308,6 +308,13 @@ fn a_damaged_entry_or_a_lost_dictionary_is_a_clear_error() {
     assert!(err.contains("symbol code") && err.contains("sym.dict"), "{err}");
     assert!(!out.contains("BTCUSDT"));
     assert_no_panic(&err);
+    // `check` finds the rows whose text is lost.
+    let (code, out, err) = run(db.xs(&["check"]));
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(
+        out.contains("refer to symbol codes") && out.contains("sym.dict holds 0 entries"),
+        "{out}"
+    );
 }
 
 #[test]
