@@ -386,9 +386,21 @@ fn parse_header(h: &[u8]) -> std::result::Result<(u32, u64), String> {
 
 fn read_header(file: &File, path: &Path) -> Result<(u32, u64)> {
     let mut h = [0u8; HEADER_LEN as usize];
-    file.read_exact_at(&mut h, 0)
-        .map_err(|e| Error::io("read", path, e))?;
-    parse_header(&h).map_err(|reason| damaged(path, reason))
+    // A reader may meet the writer's header write half done: read it again before calling
+    // it damage.
+    let mut tries = 0;
+    loop {
+        file.read_exact_at(&mut h, 0)
+            .map_err(|e| Error::io("read", path, e))?;
+        match parse_header(&h) {
+            Ok(header) => return Ok(header),
+            Err(_) if tries < 3 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(reason) => return Err(damaged(path, reason)),
+        }
+    }
 }
 
 fn damaged(path: &Path, reason: String) -> Error {
