@@ -245,7 +245,7 @@ fn an_inferred_database_makes_the_decimals_dec_and_sums_them_exactly() {
     });
     assert_eq!(code, 0, "{err}");
     assert!(
-        err.contains("columns: price:dec(8),qty:dec(8),side:str(4)"),
+        err.contains("columns: price:dec(8),qty:dec(8),side:sym"),
         "{err}"
     );
     assert!(
