@@ -74,6 +74,11 @@ pub fn check_partition(db: &Database, key: PartitionKey) -> Result<PartitionChec
             (0, 0)
         }
     };
+    if findings.is_empty() && problems.is_empty() {
+        if let Some(problem) = check_sym_codes(db, key)? {
+            problems.push(problem);
+        }
+    }
     Ok(PartitionCheck {
         key,
         version,
@@ -81,6 +86,41 @@ pub fn check_partition(db: &Database, key: PartitionKey) -> Result<PartitionChec
         findings,
         problems,
     })
+}
+
+/// Whether every `sym` code in partition `key` has its dictionary entry (a row whose entry
+/// was lost cannot be read back): `Some` message when not.
+fn check_sym_codes(db: &Database, key: PartitionKey) -> Result<Option<String>> {
+    let schema = db.schema();
+    let Some(dict) = schema.syms() else {
+        return Ok(None);
+    };
+    dict.reload()?;
+    let known = dict.snapshot().len() as u64;
+    let fields: Vec<_> = (0..schema.columns().len())
+        .filter(|&c| schema.columns()[c].ty == crate::db::schema::ColumnType::Sym)
+        .map(|c| schema.field_at(c))
+        .collect();
+    let (mut bad, mut highest) = (0u64, 0u64);
+    db.scan(key.start_ns(), key.end_ns(), |_, row| -> Result<bool> {
+        for f in &fields {
+            if !f.is_null(row) {
+                let code = u64::from(u32::from_le_bytes(crate::db::schema::le(f.bytes(row))));
+                if code >= known {
+                    bad += 1;
+                    highest = highest.max(code);
+                }
+            }
+        }
+        Ok(true)
+    })?;
+    Ok((bad > 0).then(|| {
+        format!(
+            "{bad} value(s) refer to symbol codes up to {highest}, but {} holds {known} entries: \
+             their text is lost; restore sym.dict from a backup",
+            dict.path().display()
+        )
+    }))
 }
 
 /// Verifies every partition, in time order; `on_partition` sees each as it is done.

@@ -1,5 +1,6 @@
 //! Crashes (issue 19): `kill -9` at random moments of an import, a defrag and a delete, on
-//! both layouts, with and without a series key and a unique key. Before the re-run a read
+//! both layouts, with and without a series key and a unique key, and with both keys on `sym`
+//! columns (whose dictionary must never lose an entry a row refers to). Before the re-run a read
 //! serves no torn or damaged row with exit 0; after it the database equals a clean run
 //! (`range` of everything identical, and the partition files byte for byte).
 //!
@@ -61,8 +62,8 @@ fn content(path: &Path) -> Content {
     Content { len, blocks }
 }
 
-/// Every partition file of a database (series directories included), path relative to it →
-/// content.
+/// Every partition file of a database (series directories included) and its symbol
+/// dictionary, path relative to it → content.
 fn partition_files(dir: &Path) -> BTreeMap<PathBuf, Content> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Content>) {
         for entry in fs::read_dir(dir).expect("read the database directory") {
@@ -74,7 +75,9 @@ fn partition_files(dir: &Path) -> BTreeMap<PathBuf, Content> {
                 .to_string();
             if path.is_dir() {
                 walk(root, &path, out);
-            } else if !name.starts_with('.') && (name.ends_with(".xs") || name.ends_with(".xs.data")) {
+            } else if !name.starts_with('.')
+                && (name.ends_with(".xs") || name.ends_with(".xs.data") || name == "sym.dict")
+            {
                 let rel = path.strip_prefix(root).expect("under the root").to_path_buf();
                 out.insert(rel, content(&path));
             }
@@ -121,15 +124,23 @@ fn ticks(n: usize, seconds: u64, shift: i64) -> String {
     csv
 }
 
-/// Creates a database: `keyed` with a series key (`sym`) and a unique key (`id`).
-fn create(dir: &Path, layout: &str, keyed: bool) {
+/// Creates a database of `kind`: "plain"; "keyed", with a series key (`sym`) and a unique key
+/// (`id`); "sym", keyed likewise with both key columns `sym`, so that every distinct id is a
+/// dictionary entry, appended batch by batch through the import (issue 15).
+fn create(dir: &Path, layout: &str, kind: &str) {
+    let keyed = kind != "plain";
+    let columns = if kind == "sym" {
+        "sym:sym,id:sym,price:f64,qty:i64"
+    } else {
+        "sym:str(4),id:i64,price:f64,qty:i64"
+    };
     let mut args = vec![
         "create",
         s(dir),
         "--granularity",
         "1ms",
         "--columns",
-        "sym:str(4),id:i64,price:f64,qty:i64",
+        columns,
         "--layout",
         layout,
         "--partition",
@@ -179,7 +190,7 @@ fn a_rerun_of_a_bucket_import_whose_batches_split_timestamps_changes_no_byte() {
     };
     for keyed in [false, true] {
         let dir = tmp.path().join(format!("db-{keyed}"));
-        create(&dir, "bucket", keyed);
+        create(&dir, "bucket", if keyed { "keyed" } else { "plain" });
         import(&dir);
         let clean = partition_files(&dir);
         let rows = ok_in(&dir, &["range", ALL[0], ALL[1]]);
@@ -223,7 +234,7 @@ impl Op {
 
 /// A database and an operation on it, with the state before and the clean result after.
 struct Scenario {
-    keyed: bool,
+    kind: &'static str,
     op: Op,
     /// The database before the operation.
     before: PathBuf,
@@ -275,8 +286,14 @@ fn copy_db(from: &Path, to: &Path) {
 
 /// The scenario of `op` on a `layout` database; `imported` is the database after the import
 /// scenario's clean run (the state the other operations start from).
-fn scenario(root: &Path, layout: &'static str, keyed: bool, op: Op, imported: Option<&Path>) -> Scenario {
-    let name = format!("{layout}-{}-{op:?}", if keyed { "keyed" } else { "plain" });
+fn scenario(
+    root: &Path,
+    layout: &'static str,
+    kind: &'static str,
+    op: Op,
+    imported: Option<&Path>,
+) -> Scenario {
+    let name = format!("{layout}-{kind}-{op:?}");
     let base = root.join(format!("{name}-base.csv"));
     let input = root.join(format!("{name}-input.csv"));
     // The stored rows the import merges with (other values, other times, some the same).
@@ -286,7 +303,7 @@ fn scenario(root: &Path, layout: &'static str, keyed: bool, op: Op, imported: Op
     match imported {
         Some(dir) => copy_db(dir, &before),
         None => {
-            create(&before, layout, keyed);
+            create(&before, layout, kind);
             run_op(&before, Op::Import, &base, None);
         }
     }
@@ -301,7 +318,7 @@ fn scenario(root: &Path, layout: &'static str, keyed: bool, op: Op, imported: Op
         out
     };
     Scenario {
-        keyed,
+        kind,
         op,
         before_rows: rows(&before).lines().map(str::to_string).collect(),
         after_rows: rows(&after),
@@ -414,14 +431,14 @@ fn kill_9_at_any_moment_serves_no_torn_row_and_a_rerun_equals_a_clean_run() {
     let tmp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
     for layout in ["grid", "bucket"] {
-        for keyed in [false, true] {
+        for kind in ["plain", "keyed", "sym"] {
             let mut imported: Option<PathBuf> = None;
             for op in [Op::Import, Op::Defrag, Op::Delete] {
-                let sc = scenario(tmp.path(), layout, keyed, op, imported.as_deref());
+                let sc = scenario(tmp.path(), layout, kind, op, imported.as_deref());
                 let t = kill_loop(&sc, loops, &mut rng);
                 eprintln!(
                     "{layout:6} {:5} {op:?}: {} kills over {:?}; reads before the re-run: {} ok, {} damaged (exit 6), {} refused; {} marked; {} re-runs byte-identical to a clean run; {} failures",
-                    if sc.keyed { "keyed" } else { "plain" },
+                    sc.kind,
                     t.kills,
                     sc.duration,
                     t.read_ok,
@@ -437,7 +454,7 @@ fn kill_9_at_any_moment_serves_no_torn_row_and_a_rerun_equals_a_clean_run() {
                 failures.extend(
                     t.failures
                         .into_iter()
-                        .map(|f| format!("{} {layout} {op:?}: {f}", if keyed { "keyed" } else { "plain" })),
+                        .map(|f| format!("{kind} {layout} {op:?}: {f}")),
                 );
                 let _ = fs::remove_dir_all(&sc.before);
                 if matches!(op, Op::Import) {
@@ -468,7 +485,7 @@ fn a_torn_slot_of_a_unique_key_import_is_rolled_back_and_the_rerun_completes() {
     fs::write(&base, ticks(9_000, 60, 5)).unwrap();
     fs::write(&input, ticks(20_000, 60, 0)).unwrap();
     let before = tmp.path().join("before");
-    create(&before, "grid", true);
+    create(&before, "grid", "keyed");
     run_op(&before, Op::Import, &base, None);
     let clean = tmp.path().join("clean");
     copy_db(&before, &clean);

@@ -127,8 +127,8 @@ fn corrupt_configs_give_clear_errors_not_panics() {
     let good = fs::read_to_string(db.file("xs.toml")).unwrap();
     let cases = [
         (
-            good.replace("format = 1", "format = 3"),
-            "format version 3 is not supported",
+            good.replace("format = 1", "format = 4"),
+            "format version 4 is not supported",
         ),
         (
             good.replace("row_len = 13", "row_len = 13\nseries_by = [\"n\"]"),

@@ -141,6 +141,10 @@ fn scenarios() -> Vec<Scenario> {
         "--rename",
         "qty=quantity",
     ];
+    // Issue 15: both keys `sym`, so every new trade id appends to the symbol dictionary.
+    let sym_columns = ["--columns", "symbol:sym,trade_id:sym,price:f64,qty:i64"];
+    let trades_sym_grid = with(&trades_grid, &sym_columns);
+    let trades_sym = with(&trades, &sym_columns);
     vec![
         Scenario {
             name: "alter_grid",
@@ -179,6 +183,18 @@ fn scenarios() -> Vec<Scenario> {
             ],
             op: alter_trades,
             same_bytes: true,
+        },
+        Scenario {
+            name: "import_sym_series_grid",
+            setup: vec![import("tbase.csv", &trades_sym_grid)],
+            op: import("tover.csv", &[]),
+            same_bytes: true,
+        },
+        Scenario {
+            name: "import_new_sym_series_bucket",
+            setup: vec![],
+            op: import("tbase.csv", &trades_sym),
+            same_bytes: false,
         },
         Scenario {
             name: "put_unique_grid",

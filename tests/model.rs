@@ -6,7 +6,8 @@
 //! Operations: create (both layouts; granularities 1 ns … 1 d; depths 1 … 3000; rows of 2 to
 //! a few hundred bytes with nulls, NaN, extreme integers, `str(N)` with quotes and delimiters,
 //! `dec(S)` decimals written every way the parser takes (`+1.50`, `.5`, `5.`), summed and
-//! averaged exactly by the model and filtered with literals finer than S;
+//! averaged exactly by the model and filtered with literals finer than S; `sym` text of any
+//! length (also as the series and the unique key, whose order is the text's);
 //! year, month and day partitions), import (several files, duplicates at one timestamp, out of
 //! order, misaligned and unstorable times, tiny chunks so batches split a timestamp's rows,
 //! `--floor-time`), put, put --append, delete, defrag, alter (widen, rename, add columns; a
@@ -271,7 +272,7 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
             columns.push(format!("d:dec({})", rng.pick(&[0u8, 2, 8, 18])));
         }
         for i in 0..extra {
-            let ty = match rng.below(12) {
+            let ty = match rng.below(13) {
                 0 => "i8".to_string(),
                 1 => "i16".to_string(),
                 2 => "i32".to_string(),
@@ -282,6 +283,7 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
                 7 => "f64".to_string(),
                 8 => "bool".to_string(),
                 9 => format!("dec({})", rng.range(0, 18)),
+                10 => "sym".to_string(),
                 _ => format!("str({})", rng.pick(&[1u16, 3, 16, 200, 300])),
             };
             columns.push(format!("c{i}:{ty}"));
@@ -290,12 +292,13 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
             columns.push("b:bool".to_string());
         }
         let series = rng.chance(40);
+        // Keys on `sym` columns too: series named by the text, rows in key order by the text.
         if series {
-            columns.push("s:str(2)".to_string());
+            columns.push(if rng.chance(30) { "s:sym" } else { "s:str(2)" }.to_string());
         }
         let unique = rng.chance(30);
         if unique {
-            columns.push("id:i64".to_string());
+            columns.push(if rng.chance(30) { "id:sym" } else { "id:i64" }.to_string());
         }
         // Shuffle so that the summed and priced columns move around the row.
         for i in (1..columns.len()).rev() {
@@ -327,7 +330,13 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
         if unique {
             keys.push_str("unique_by = [\"id\"]\n");
         }
-        let format = if series || unique { 2 } else { 1 };
+        let format = if schema.has_sym() {
+            3
+        } else if series || unique {
+            2
+        } else {
+            1
+        };
         let mut toml = format!(
             "format = {format}\nlayout = \"{}\"\n{bucket}granularity = \"{granularity}\"\npartition = \"{period}\"\n\
              depth = {depth}\ntime_column = \"time\"\nrow_len = {}\n{keys}",
@@ -487,6 +496,15 @@ impl Case {
                 dec_text(r, v, s)
             }
             ColumnType::Bool => r.pick(&["true", "false"]).to_string(),
+            // Any length: short symbols, text with delimiters and quotes, and long values.
+            ColumnType::Sym => match r.below(8) {
+                0 => "L".repeat(r.range(13, 300) as usize),
+                1 => "a,\"b\";\tc".to_string(),
+                2 => "é€x".to_string(),
+                _ => r
+                    .pick(&["BTCUSDT", "DOGEUSDT", "buy", "sell", "x", "NA", "0"])
+                    .to_string(),
+            },
             ColumnType::Str(n) => {
                 const PIECES: &[&str] = &["a", "Z", ",", "\"", " x", "é", "€", ";", "\t", "\n", "9"];
                 let mut s = String::new();
@@ -759,7 +777,15 @@ impl Case {
         let row = self.encode(&values);
         let db = self.open_write();
         let mode = if append { PutMode::Append } else { PutMode::Replace };
-        let result = db.put(t, &row, mode).and_then(|()| db.sync());
+        // The database's own codes for its sym values (the model's are remapped by
+        // `resync_syms`).
+        let mut stored = db.schema().new_row();
+        for (col, text) in values.iter().enumerate() {
+            db.schema()
+                .set_field(&mut stored, col, text)
+                .unwrap_or_else(|e| self.fail(&format!("encode `{text}` for the database: {e}")));
+        }
+        let result = db.put(t, &stored, mode).and_then(|()| db.sync());
         drop(db);
         let keys = self.keys();
         let full = append
@@ -1015,7 +1041,48 @@ impl Case {
 
     // ---- reads ----
 
+    /// The model encodes `sym` values with a dictionary of its own; after a write, its rows
+    /// take the database's codes for the same texts (a text the database lacks gets a code it
+    /// does not have, which the comparisons then show), and its schema the database's
+    /// dictionary as now stored.
+    fn resync_syms(&mut self) {
+        if !self.schema().has_sym() {
+            return;
+        }
+        let fresh = std::sync::Arc::new(
+            xs::db::syms::SymDict::load(&self.dir, true)
+                .unwrap_or_else(|e| self.fail(&format!("load the dictionary: {e}"))),
+        );
+        let old = self.schema().clone();
+        let cols: Vec<usize> = (0..old.columns().len())
+            .filter(|&c| old.columns()[c].ty == ColumnType::Sym)
+            .collect();
+        for rows in self.model.rows.values_mut() {
+            for row in rows.iter_mut() {
+                recode(&old, &fresh, &cols, row);
+            }
+        }
+        self.config.schema.attach_syms(fresh);
+    }
+
+    /// Rows of `db` with the model's codes for their sym values.
+    fn recoded(&self, db: &Database, rows: Vec<(i64, Vec<u8>)>) -> Vec<(i64, Vec<u8>)> {
+        let Some(dict) = self.schema().syms() else {
+            return rows;
+        };
+        let cols: Vec<usize> = (0..self.schema().columns().len())
+            .filter(|&c| self.schema().columns()[c].ty == ColumnType::Sym)
+            .collect();
+        rows.into_iter()
+            .map(|(t, mut row)| {
+                recode(db.schema(), dict, &cols, &mut row);
+                (t, row)
+            })
+            .collect()
+    }
+
     fn check_all(&mut self) {
+        self.resync_syms();
         let db = self.open_read();
         self.check_scan(&db, i64::MIN, i64::MAX);
         self.check_range_output(&db, i64::MIN, i64::MAX, u64::MAX);
@@ -1221,7 +1288,7 @@ impl Case {
                             self.fail(&format!("the model made a bad value `{text}`: {e}"))
                         });
                         let lit = match schema.columns()[c].ty {
-                            ColumnType::Str(_) if !text.is_empty() => {
+                            ColumnType::Str(_) | ColumnType::Sym if !text.is_empty() => {
                                 format!("'{}'", text.replace('\'', "''"))
                             }
                             _ => text,
@@ -1452,7 +1519,12 @@ impl Case {
     fn check_agg(&mut self, db: &Database) {
         let schema = self.schema().clone();
         let numeric: Vec<usize> = (0..schema.columns().len())
-            .filter(|&c| !matches!(schema.columns()[c].ty, ColumnType::Bool | ColumnType::Str(_)))
+            .filter(|&c| {
+                !matches!(
+                    schema.columns()[c].ty,
+                    ColumnType::Bool | ColumnType::Str(_) | ColumnType::Sym
+                )
+            })
             .collect();
         let mut spec = vec!["count".to_string()];
         for &c in &numeric {
@@ -1701,6 +1773,8 @@ impl Case {
             Ok(true)
         })
         .expect("scan copy");
+        // The copy has a dictionary of its own.
+        let got = self.recoded(&copy, got);
         let want = self.model.flat(i64::MIN, i64::MAX);
         if got != want {
             self.fail(&format!("export → import: {}", self.diff(&got, &want)));
@@ -1850,6 +1924,17 @@ impl ModelCond {
             ">" => ord(w) == Some(Ordering::Greater),
             ">=" => matches!(ord(w), Some(Ordering::Greater | Ordering::Equal)),
             op => panic!("op {op}"),
+        }
+    }
+}
+
+/// Gives the sym fields of `row` (codes of `from`'s dictionary) the codes of their texts in `to`.
+fn recode(from: &Schema, to: &xs::db::syms::SymDict, cols: &[usize], row: &mut [u8]) {
+    for &c in cols {
+        if let Value::Str(text) = from.value(row, c) {
+            let code = to.intern(&text).expect("a sym text");
+            let at = from.field_offset(c);
+            row[at..at + 4].copy_from_slice(&code.to_le_bytes());
         }
     }
 }

@@ -15,13 +15,14 @@ const EXAMPLES: &str = "Examples:
   xs create sensors --granularity 1s --columns 'temp:f32,humidity:f32,status:u8'
   xs create quotes --granularity 1us --columns 'bid:f64,ask:f64' --partition day
   xs create ticks --layout bucket --bucket 1s --granularity 1ms --columns 'price:f64,qty:f64,side:str(4)'
-  xs create trades --layout bucket --granularity 1ms --columns 'symbol:str(16),price:f64,qty:f64,trade_id:u64' \\
+  xs create trades --layout bucket --granularity 1ms --columns 'symbol:sym,price:f64,qty:f64,trade_id:u64' \\
       --series-by symbol --unique-by trade_id";
 
 /// Create an empty database directory.
 ///
 /// Types: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 bool str(N) (UTF-8, at most N bytes) dec(S)
-/// (an exact decimal with S digits after the point, 0..18).
+/// (an exact decimal with S digits after the point, 0..18) sym (repeated text of any length,
+/// kept once in the database's dictionary).
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {

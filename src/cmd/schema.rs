@@ -2,7 +2,7 @@
 //! JSON (keys documented in README.md, "Schema"; stable).
 
 use serde_json::{json, Value};
-use xs::db::config::{Config, Layout, FORMAT_VERSION, PLAIN_FORMAT_VERSION};
+use xs::db::config::{Config, Layout};
 use xs::db::summary::SummaryLayout;
 use xs::db::time::format_duration;
 
@@ -41,13 +41,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     out.flush()
 }
 
-/// The format version `xs.toml` is written with: 2 when it has keys, else 1.
+/// The format version `xs.toml` is written with: 3 with a sym column, 2 with keys, else 1.
 fn format_version(config: &Config) -> u32 {
-    if config.keys.is_empty() {
-        PLAIN_FORMAT_VERSION
-    } else {
-        FORMAT_VERSION
-    }
+    config.format_version()
 }
 
 /// What is special about column `col`: key membership, summaries.

@@ -16,6 +16,8 @@ use crate::error::{Error, Result};
 pub const FORMAT_VERSION: u32 = 2;
 /// The format of a database without series or unique keys.
 pub const PLAIN_FORMAT_VERSION: u32 = 1;
+/// The format of a database with a `sym` column (and a `sym.dict`), with or without keys.
+pub const SYM_FORMAT_VERSION: u32 = 3;
 pub const CONFIG_FILE: &str = "xs.toml";
 /// The temporary name `xs.toml` is written under before its rename.
 pub const CONFIG_TEMP_FILE: &str = ".xs.toml.tmp";
@@ -150,10 +152,10 @@ impl Config {
         // Check the version first so a future format gets a version message, not a field error.
         if let Ok(table) = text.parse::<toml::Table>() {
             match table.get("format").and_then(|v| v.as_integer()) {
-                Some(v) if v == i64::from(FORMAT_VERSION) || v == i64::from(PLAIN_FORMAT_VERSION) => {}
+                Some(v) if (1..=i64::from(SYM_FORMAT_VERSION)).contains(&v) => {}
                 Some(v) => {
                     return Err(format!(
-                        "format version {v} is not supported (this xs reads format {FORMAT_VERSION}); use a matching xs release"
+                        "format version {v} is not supported (this xs reads format {SYM_FORMAT_VERSION}); use a matching xs release"
                     ))
                 }
                 None => return Err("missing `format = 1` (or 2)".into()),
@@ -249,6 +251,12 @@ impl Config {
             schema,
             keys,
         };
+        if config.format_version() == SYM_FORMAT_VERSION && raw.format != SYM_FORMAT_VERSION {
+            return Err(format!(
+                "a sym column needs `format = {SYM_FORMAT_VERSION}`; the config says {}",
+                raw.format
+            ));
+        }
         config.check_keys()?;
         config.check_memory_bounds()?;
         config.check_partition_size()?;
@@ -363,13 +371,20 @@ impl Config {
         names.iter().filter_map(|n| self.schema.column_index(n)).collect()
     }
 
+    /// The format `xs.toml` is written with: the oldest that holds this database.
+    pub fn format_version(&self) -> u32 {
+        if self.schema.has_sym() {
+            SYM_FORMAT_VERSION
+        } else if self.keys.is_empty() {
+            PLAIN_FORMAT_VERSION
+        } else {
+            FORMAT_VERSION
+        }
+    }
+
     pub fn to_toml(&self) -> String {
         let raw = RawConfig {
-            format: if self.keys.is_empty() {
-                PLAIN_FORMAT_VERSION
-            } else {
-                FORMAT_VERSION
-            },
+            format: self.format_version(),
             layout: self.layout.name().into(),
             bucket: (self.layout == Layout::Bucket).then(|| super::time::format_duration(self.bucket_ns)),
             granularity: self.granularity.to_string(),

@@ -13,6 +13,7 @@ pub mod schema;
 pub mod series;
 mod series_root;
 pub mod summary;
+pub mod syms;
 pub mod time;
 pub mod undo;
 pub mod unique;
@@ -154,7 +155,7 @@ impl Database {
             });
         }
         config.save(dir)?;
-        Ok(Database::new(dir, config.clone(), Some(lock)))
+        Database::new(dir, config.clone(), Some(lock))
     }
 
     /// Import's way in: creates the database with `config` as `create` does, unless it exists
@@ -174,7 +175,7 @@ impl Database {
         let lock = WriteLock::acquire(dir, wait, on_wait)?;
         if !has_config && !exists(&dir.join(CONFIG_FILE))? {
             config.save(dir)?;
-            return Ok(Creation::Created(Database::new(dir, config.clone(), Some(lock))));
+            return Ok(Creation::Created(Database::new(dir, config.clone(), Some(lock))?));
         }
         let config = Config::load(dir)?;
         Database::checked(dir, config, Some(lock)).map(Creation::Opened)
@@ -237,7 +238,7 @@ impl Database {
             // An alter cut by a kill: its new files are put in place (or removed) first.
             alter::finish_interrupted(dir, &config)?;
         }
-        let db = Database::new(dir, config, lock);
+        let db = Database::new(dir, config, lock)?;
         db.check_partition_files(true)?;
         Ok(db)
     }
@@ -245,7 +246,7 @@ impl Database {
     /// Opens a database for `xs check`, read-only: like `open`, but a damaged or foreign
     /// header of the first partition is left for the check to report with the others.
     pub fn open_to_check(dir: &Path) -> Result<Database> {
-        let db = Database::new(dir, Config::load(dir)?, None);
+        let db = Database::new(dir, Config::load(dir)?, None)?;
         db.check_partition_files(false)?;
         Ok(db)
     }
@@ -366,14 +367,35 @@ impl Database {
         }
     }
 
-    fn new(dir: &Path, config: Config, lock: Option<WriteLock>) -> Database {
+    /// A handle on the top of a database; with a `sym` column, its dictionary is loaded here
+    /// and shared by every series handle through the schema.
+    fn new(dir: &Path, mut config: Config, lock: Option<WriteLock>) -> Result<Database> {
         let role = if config.has_series() {
             Role::SeriesRoot
         } else {
             Role::Plain
         };
         let writable = lock.is_some();
-        Database::with_role(dir.to_path_buf(), config, lock, writable, role)
+        if config.schema.has_sym() {
+            let dict = syms::SymDict::load(dir, writable)?;
+            config.schema.attach_syms(std::sync::Arc::new(dict));
+        }
+        Ok(Database::with_role(
+            dir.to_path_buf(),
+            config,
+            lock,
+            writable,
+            role,
+        ))
+    }
+
+    /// Commits the `sym` values given codes so far (`syms::SymDict::persist`): called before
+    /// any write of rows that may use them.
+    pub fn persist_syms(&self) -> Result<()> {
+        match self.config.schema.syms() {
+            Some(dict) => dict.persist(),
+            None => Ok(()),
+        }
     }
 
     /// A handle of `role` on `dir`; a series' handle holds no lock (its database's does).
@@ -610,8 +632,11 @@ impl Database {
     /// Not durable until `sync` is called.
     pub fn put(&self, t_ns: i64, row: &[u8], mode: PutMode) -> Result<()> {
         debug_assert_eq!(row.len(), self.schema().row_len());
+        // The row's sym codes are on disk before the row is.
+        self.persist_syms()?;
         if self.is_series_root() {
             let name = series::name_of_row(&self.config.schema, &self.config.series_columns(), row);
+            series::check_name(&name).map_err(Error::Invalid)?;
             let db = self
                 .series_db(&name, true)?
                 .ok_or_else(|| Error::Invalid("database was opened read-only".into()))?;

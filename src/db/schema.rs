@@ -6,7 +6,10 @@
 
 use std::fmt;
 
+use std::sync::Arc;
+
 use super::decimal::{DecError, MAX_SCALE};
+use super::syms::{SymDict, SymError, MAX_CODES, MAX_SYM_LEN};
 
 /// A column's storage type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +30,9 @@ pub enum ColumnType {
     /// An exact decimal with S (0..=18) digits after the point: an i64 holding the value
     /// times 10^S.
     Dec(u8),
+    /// Text of any length, stored as a u32 code into the database's symbol dictionary
+    /// (`syms.rs`).
+    Sym,
 }
 
 /// Longest `str(N)` accepted, in bytes.
@@ -37,13 +43,18 @@ impl ColumnType {
         match self {
             ColumnType::I8 | ColumnType::U8 | ColumnType::Bool => 1,
             ColumnType::I16 | ColumnType::U16 => 2,
-            ColumnType::I32 | ColumnType::U32 | ColumnType::F32 => 4,
+            ColumnType::I32 | ColumnType::U32 | ColumnType::F32 | ColumnType::Sym => 4,
             ColumnType::I64 | ColumnType::U64 | ColumnType::F64 | ColumnType::Dec(_) => 8,
             ColumnType::Str(n) => usize::from(n),
         }
     }
 
-    /// Parses `i8 … u64`, `f32`, `f64`, `bool`, `str(N)`, `dec(S)`.
+    /// Whether values are text (`str(N)` or `sym`).
+    pub fn is_text(self) -> bool {
+        matches!(self, ColumnType::Str(_) | ColumnType::Sym)
+    }
+
+    /// Parses `i8 … u64`, `f32`, `f64`, `bool`, `str(N)`, `dec(S)`, `sym`.
     pub fn parse(text: &str) -> Result<ColumnType, String> {
         let t = match text.trim() {
             "i8" => ColumnType::I8,
@@ -57,6 +68,7 @@ impl ColumnType {
             "f32" => ColumnType::F32,
             "f64" => ColumnType::F64,
             "bool" => ColumnType::Bool,
+            "sym" => ColumnType::Sym,
             other if other.starts_with("dec(") => {
                 let scale = other["dec(".len()..]
                     .strip_suffix(')')
@@ -72,7 +84,7 @@ impl ColumnType {
                     .strip_prefix("str(")
                     .and_then(|rest| rest.strip_suffix(')'))
                     .ok_or_else(|| {
-                        format!("unknown type `{other}` (expected i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool, str(N) or dec(S))")
+                        format!("unknown type `{other}` (expected i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, bool, str(N), dec(S) or sym)")
                     })?;
                 let n: u16 = len
                     .trim()
@@ -103,6 +115,7 @@ impl fmt::Display for ColumnType {
             ColumnType::Bool => f.write_str("bool"),
             ColumnType::Str(n) => write!(f, "str({n})"),
             ColumnType::Dec(s) => write!(f, "dec({s})"),
+            ColumnType::Sym => f.write_str("sym"),
         }
     }
 }
@@ -132,6 +145,8 @@ pub enum FieldError {
         scale: u8,
         decimals: usize,
     },
+    /// A value a `sym` column cannot take.
+    Sym(SymError),
 }
 
 impl fmt::Display for FieldError {
@@ -165,7 +180,20 @@ impl fmt::Display for FieldError {
                     "string too long: {len_bytes} bytes, the column holds {max_bytes}"
                 )
             }
-            FieldError::NulByte => f.write_str("string contains a NUL byte"),
+            FieldError::NulByte | FieldError::Sym(SymError::NulByte) => {
+                f.write_str("string contains a NUL byte")
+            }
+            FieldError::Sym(SymError::TooLong(len)) => write!(
+                f,
+                "string too long: {len} bytes, a sym value holds at most {MAX_SYM_LEN}"
+            ),
+            FieldError::Sym(SymError::Unknown) => {
+                f.write_str("not a value of this sym column (the database never stored it)")
+            }
+            FieldError::Sym(SymError::Full) => write!(
+                f,
+                "the symbol dictionary is full ({MAX_CODES} distinct values); store such text in a str(N) column"
+            ),
         }
     }
 }
@@ -203,6 +231,25 @@ pub struct Schema {
     /// alter`) changes only `xs.toml`, so the partitions keep the hash of the names they were
     /// written with (`schema_hash` in the config).
     partition_hash: Option<u64>,
+    /// The database's symbol dictionary, when a column is `sym`.
+    syms: Syms,
+}
+
+/// The dictionary a schema's `sym` columns share. Not part of a schema's identity: two
+/// schemas of the same columns are equal whatever dictionary they carry.
+#[derive(Clone, Default)]
+pub struct Syms(Option<Arc<SymDict>>);
+
+impl PartialEq for Syms {
+    fn eq(&self, _: &Syms) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for Syms {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Syms")
+    }
 }
 
 impl Schema {
@@ -228,13 +275,48 @@ impl Schema {
             offsets.push(at);
             at += c.ty.width_bytes();
         }
+        // An in-memory dictionary until a database attaches its own (`attach_syms`).
+        let syms = Syms(
+            columns
+                .iter()
+                .any(|c| c.ty == ColumnType::Sym)
+                .then(|| Arc::new(SymDict::in_memory())),
+        );
         Ok(Schema {
             columns,
             offsets,
             header_len,
             row_len: at,
             partition_hash: None,
+            syms,
         })
+    }
+
+    /// Makes `dict` the dictionary of this schema's `sym` columns.
+    pub fn attach_syms(&mut self, dict: Arc<SymDict>) {
+        self.syms = Syms(Some(dict));
+    }
+
+    /// The symbol dictionary, when a column is `sym`.
+    pub fn syms(&self) -> Option<&Arc<SymDict>> {
+        self.syms.0.as_ref()
+    }
+
+    /// Whether a column is `sym`.
+    pub fn has_sym(&self) -> bool {
+        self.syms.0.is_some()
+    }
+
+    /// The text of a `sym` code. A code the dictionary does not hold even after reading it
+    /// again is damage that no caller of this infallible path can serve: xs stops with the
+    /// damage message and exit code 3 rather than print a wrong value.
+    pub fn sym_text(&self, code: u32) -> Arc<str> {
+        let dict = self.syms.0.as_ref();
+        match dict.map(|d| d.text_reloading(code)) {
+            Some(Ok(text)) => text,
+            Some(Err(e)) => sym_damage_exit(&e),
+            None => sym_damage_exit(&"a sym code without a dictionary"),
+        }
     }
 
     /// Parses `price:f64,qty:f64,side:str(4)`.
@@ -362,7 +444,13 @@ impl Schema {
             set_bit(row, 1 + col, true);
             return Ok(());
         }
-        encode_field(ty, text, dst)?;
+        if ty == ColumnType::Sym {
+            let dict = self.syms.0.as_ref().ok_or(FieldError::Sym(SymError::Unknown))?;
+            let code = dict.intern(text).map_err(FieldError::Sym)?;
+            dst.copy_from_slice(&code.to_le_bytes());
+        } else {
+            encode_field(ty, text, dst)?;
+        }
         set_bit(row, 1 + col, false);
         Ok(())
     }
@@ -395,7 +483,11 @@ impl Schema {
         if self.is_null(row, col) {
             return Value::Null;
         }
-        decode_field(self.columns[col].ty, self.field_bytes(row, col))
+        let bytes = self.field_bytes(row, col);
+        if self.columns[col].ty == ColumnType::Sym {
+            return Value::Str(self.sym_text(u32::from_le_bytes(le(bytes))).to_string());
+        }
+        decode_field(self.columns[col].ty, bytes)
     }
 }
 
@@ -523,8 +615,17 @@ pub(crate) fn encode_field(ty: ColumnType, text: &str, dst: &mut [u8]) -> Result
             dst[..bytes.len()].copy_from_slice(bytes);
             dst[bytes.len()..].fill(0);
         }
+        // Needs the dictionary: `Schema::set_field` encodes it.
+        ColumnType::Sym => return Err(FieldError::Sym(SymError::Unknown)),
     }
     Ok(())
+}
+
+/// Stops xs on a `sym` code its dictionary lacks (see `Schema::sym_text`).
+#[cold]
+pub fn sym_damage_exit(e: &dyn fmt::Display) -> ! {
+    eprintln!("xs: {e}");
+    std::process::exit(3)
 }
 
 /// The `FieldError` of a `dec(scale)` value that did not parse.
@@ -592,7 +693,7 @@ impl FieldAt {
             ColumnType::U64 => Num::U(u64::from_le_bytes(le(b))),
             ColumnType::F32 => Num::F(f64::from(f32::from_le_bytes(le(b)))),
             ColumnType::F64 => Num::F(f64::from_le_bytes(le(b))),
-            ColumnType::Bool | ColumnType::Str(_) => Num::F(f64::NAN),
+            ColumnType::Bool | ColumnType::Str(_) | ColumnType::Sym => Num::F(f64::NAN),
         }
     }
 
@@ -624,6 +725,8 @@ pub fn decode_field(ty: ColumnType, bytes: &[u8]) -> Value {
         ColumnType::F64 => Value::Float(f64::from_le_bytes(le(bytes))),
         ColumnType::Bool => Value::Bool(bytes[0] != 0),
         ColumnType::Dec(s) => Value::Dec(i64::from_le_bytes(le(bytes)), s),
+        // The code itself: `Schema::value` gives the text.
+        ColumnType::Sym => Value::UInt(u64::from(u32::from_le_bytes(le(bytes)))),
         ColumnType::Str(_) => {
             let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
             Value::Str(String::from_utf8_lossy(&bytes[..end]).into_owned())

@@ -49,6 +49,17 @@ pub fn name_of(values: &[Value]) -> String {
     name
 }
 
+/// Refuses a series name too long for a directory (a `sym` key value can be any length).
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.len() > MAX_NAME_BYTES {
+        return Err(format!(
+            "the series key's values make a directory name of {} bytes, past the {MAX_NAME_BYTES}              a name may have (each byte other than letters, digits, `_`, `-`, `.` takes 3)",
+            name.len()
+        ));
+    }
+    Ok(())
+}
+
 /// The series name of a stored row: its key columns' values.
 pub fn name_of_row(schema: &Schema, columns: &[usize], row: &[u8]) -> String {
     let values: Vec<Value> = columns.iter().map(|&c| schema.value(row, c)).collect();
@@ -129,6 +140,8 @@ pub fn longest_name(types: &[ColumnType]) -> usize {
         ColumnType::Bool => 5,
         // Digits, a sign and the point.
         ColumnType::Dec(_) => 21,
+        // Unbounded: each value's name is checked as it is stored (`check_name`).
+        ColumnType::Sym => 0,
     };
     types.iter().map(part).sum::<usize>() + types.len().saturating_sub(1)
 }
@@ -208,6 +221,22 @@ pub fn name_from_parts(schema: &Schema, columns: &[usize], parts: &[&str]) -> Re
     let mut row = schema.new_row();
     let mut values = Vec::with_capacity(columns.len());
     for (&col, part) in columns.iter().zip(parts) {
+        // A sym value is its text: the dictionary need not hold it (a series never stored).
+        if schema.columns()[col].ty == ColumnType::Sym {
+            super::syms::check_text(part).map_err(|e| {
+                format!(
+                    "`{part}` is not a value of column `{}`: {}",
+                    schema.columns()[col].name,
+                    super::schema::FieldError::Sym(e)
+                )
+            })?;
+            values.push(if part.is_empty() {
+                Value::Null
+            } else {
+                Value::Str(part.to_string())
+            });
+            continue;
+        }
         schema.set_field(&mut row, col, part).map_err(|e| {
             format!(
                 "`{part}` is not a value of column `{}`: {e}",
@@ -231,6 +260,10 @@ pub fn values_of(schema: &Schema, columns: &[usize], name: &str) -> Option<Vec<V
     for (&col, part) in columns.iter().zip(parts) {
         match part {
             None => values.push(Value::Null),
+            Some(text) if schema.columns()[col].ty == ColumnType::Sym => {
+                super::syms::check_text(&text).ok()?;
+                values.push(Value::Str(text));
+            }
             Some(text) => {
                 schema.set_field(&mut row, col, &text).ok()?;
                 values.push(schema.value(&row, col));

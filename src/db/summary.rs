@@ -28,7 +28,7 @@ pub enum BoundKind {
 }
 
 impl BoundKind {
-    /// `None` for columns that are not summarized (bool, str).
+    /// `None` for columns that are not summarized (bool, str, sym).
     pub fn of(ty: ColumnType) -> Option<BoundKind> {
         Some(match ty {
             // `dec(S)` by its scaled integer: exact bounds, compared as stored.
@@ -37,7 +37,7 @@ impl BoundKind {
             }
             ColumnType::U8 | ColumnType::U16 | ColumnType::U32 | ColumnType::U64 => BoundKind::Unsigned,
             ColumnType::F32 | ColumnType::F64 => BoundKind::Float,
-            ColumnType::Bool | ColumnType::Str(_) => return None,
+            ColumnType::Bool | ColumnType::Str(_) | ColumnType::Sym => return None,
         })
     }
 }

@@ -5,6 +5,7 @@
 //! (upsert, keys, rejects). The Arrow schema's types become the column types of a new database,
 //! so nothing is left to guessing but the layout.
 
+use std::collections::HashSet;
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use arrow_schema::{DataType, SchemaRef, TimeUnit};
 
 use crate::db::schema::{ColumnType, MAX_STR_LEN};
 use crate::error::{Error, Result};
+use crate::import::infer;
 use crate::io::output::write_csv_str;
 use crate::io::timefmt::EpochUnit;
 
@@ -162,7 +164,7 @@ pub fn transcode_inputs(inputs: &[PathBuf], time_column: Option<&str>) -> Result
             b.map_err(|e| Error::Invalid(format!("{damaged}: a damaged {} record batch: {e}", kind.name())))
         }));
         let plan = plan_columns(&name, &schema, time_column)?;
-        let (rows, longest) = write_csv(&copy, &plan, batches)?;
+        let (rows, longest, repeated) = write_csv(&copy, &plan, batches)?;
         out.notes.push(format!(
             "{name}: {} of {rows} row(s); its schema gives the column types{}",
             kind.name(),
@@ -172,7 +174,7 @@ pub fn transcode_inputs(inputs: &[PathBuf], time_column: Option<&str>) -> Result
                 None => String::new(),
             }
         ));
-        merge_types(&mut out.types, &name, &plan, &longest)?;
+        merge_types(&mut out.types, &name, &plan, &longest, &repeated)?;
         if let (None, Some(time)) = (&out.time, plan.time.clone()) {
             out.time = Some(time);
         }
@@ -303,12 +305,13 @@ fn plan_columns(what: &str, schema: &SchemaRef, time_column: Option<&str>) -> Re
 }
 
 /// Writes the header and every batch as CSV into `path`; returns the rows written and the
-/// longest text of each column in bytes.
+/// longest text of each column in bytes, and whether each text column's values repeat as
+/// `infer` asks of a `sym` column.
 fn write_csv(
     path: &Path,
     plan: &Plan,
     batches: Box<dyn Iterator<Item = Result<RecordBatch>>>,
-) -> Result<(u64, Vec<usize>)> {
+) -> Result<(u64, Vec<usize>, Vec<bool>)> {
     let file = File::create(path).map_err(|e| Error::io("create", path, e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut line = Vec::with_capacity(1 << 16);
@@ -320,6 +323,13 @@ fn write_csv(
     }
     line.push(b'\n');
     let mut longest = vec![0usize; plan.columns.len()];
+    // Per text column: its distinct values (as written), until there are too many to repeat.
+    let mut distinct: Vec<Option<HashSet<Vec<u8>>>> = plan
+        .columns
+        .iter()
+        .map(|c| (c.ty.is_none() && !c.is_time).then(HashSet::new))
+        .collect();
+    let mut texts = vec![0usize; plan.columns.len()];
     let mut rows = 0u64;
     for batch in batches {
         let batch = batch?;
@@ -329,8 +339,18 @@ fn write_csv(
                 if k > 0 {
                     line.push(b',');
                 }
+                let at = line.len();
                 let text = write_value(&mut line, array, r);
                 longest[k] = longest[k].max(text);
+                if let Some(seen) = distinct[k].as_mut().filter(|_| text > 0) {
+                    texts[k] += 1;
+                    if !seen.contains(&line[at..]) {
+                        seen.insert(line[at..].to_vec());
+                    }
+                    if seen.len() > MAX_DISTINCT {
+                        distinct[k] = None;
+                    }
+                }
             }
             line.push(b'\n');
             if line.len() >= 1 << 16 {
@@ -342,8 +362,16 @@ fn write_csv(
     }
     out.write_all(&line).map_err(|e| Error::io("write", path, e))?;
     out.flush().map_err(|e| Error::io("write", path, e))?;
-    Ok((rows, longest))
+    let repeated = distinct
+        .iter()
+        .zip(&texts)
+        .map(|(seen, &n)| seen.as_ref().is_some_and(|s| infer::is_repeated(s.len(), n)))
+        .collect();
+    Ok((rows, longest, repeated))
 }
+
+/// Distinct values counted per text column; past them it is not `sym`.
+const MAX_DISTINCT: usize = 1 << 16;
 
 /// Appends value `r` of `array` as CSV text (a null is an empty field); returns the length in
 /// bytes of a text value (0 for others), which sizes its `str(N)`.
@@ -445,6 +473,7 @@ fn merge_types(
     what: &str,
     plan: &Plan,
     longest: &[usize],
+    repeated: &[bool],
 ) -> Result<()> {
     for (k, c) in plan.columns.iter().enumerate() {
         if c.is_time {
@@ -452,6 +481,8 @@ fn merge_types(
         }
         let ty = match c.ty {
             Some(ty) => ty,
+            // Repeated text: as the CSV inference types it.
+            None if repeated.get(k).copied().unwrap_or(false) => ColumnType::Sym,
             None => {
                 // Text: room for the longest value.
                 let n = longest
@@ -469,6 +500,8 @@ fn merge_types(
                     *n = (*n).max(m);
                 }
             }
+            // Text repeated in one input is text of any length in all.
+            Some((_, known)) if known.is_text() && ty.is_text() => *known = ColumnType::Sym,
             Some((_, known)) if *known == ty => {}
             Some((_, known)) => {
                 return Err(Error::Invalid(format!(

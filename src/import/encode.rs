@@ -53,10 +53,18 @@ impl Encoder {
         row[bit / 8] |= 1u8 << (bit % 8);
     }
 
+    /// Stores a `sym` code in column `col` of `row` and clears its null flag.
+    #[inline]
+    pub fn set_code(&self, row: &mut [u8], col: usize, code: u32) {
+        let (_, at, _) = self.columns[col];
+        row[at..at + 4].copy_from_slice(&code.to_le_bytes());
+        clear_null_bit(row, col);
+    }
+
     /// Whether null tokens (`NA`, `null`…) read as null in column `col`: every type but text,
     /// where they are text.
     pub fn is_nullable_token_column(&self, col: usize) -> bool {
-        !matches!(self.columns[col].0, ColumnType::Str(_))
+        !self.columns[col].0.is_text()
     }
 
     /// Stores `text` in column `col` of a row fresh from `init_row` (each column set once).
@@ -107,6 +115,8 @@ impl Encoder {
                     };
                     value.map(|v| dst[0] = v)
                 }
+                // Needs a dictionary: the import encodes it itself (`import::syms`).
+                ColumnType::Sym => None,
                 ColumnType::Str(_) => {
                     if text.len() <= width && !text.contains(&0) && std::str::from_utf8(text).is_ok() {
                         dst[..text.len()].copy_from_slice(text);

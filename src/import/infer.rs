@@ -609,17 +609,20 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
     }
     let longest = raw().map(str::len).max().unwrap_or(1);
     let mut distinct = std::collections::HashSet::new();
-    let categorical = raw().all(|v| {
+    let count = raw().count();
+    // Repeated text: at most a few distinct values, or each value seen `SYM_REPEATS` times on
+    // average (symbols, sides, exchanges, hostnames).
+    let cap = CATEGORICAL_MAX_VALUES.max(count / SYM_REPEATS);
+    let repeated = raw().all(|v| {
         distinct.insert(v);
-        distinct.len() <= CATEGORICAL_MAX_VALUES
+        distinct.len() <= cap
     });
-    if categorical && raw().count() >= MIN_ROWS_TO_JUDGE {
-        // A few values repeated over the whole sample (buy/sell, a symbol): categorical text,
-        // which does not grow, so it gets no headroom; rows take its exact width.
+    if repeated && is_repeated(distinct.len(), count) {
+        // A dictionary code in the row: any later value fits, however long (issue 15).
         return (
-            ColumnType::Str(longest.clamp(1, usize::from(MAX_STR_LEN)) as u16),
-            "a few values repeated throughout the sample, stored at their longest length; a \
-             longer value would be rejected, pass --columns NAME:str(N) for room",
+            ColumnType::Sym,
+            "repeated text, stored once in the database's dictionary and as a 4-byte code in \
+             each row; any length fits",
         );
     }
     let n = (longest * 2)
@@ -678,6 +681,15 @@ fn is_plain_decimal(v: &[u8]) -> bool {
 /// Distinct values a text column may show in a sample of `MIN_ROWS_TO_JUDGE` rows or more
 /// and still count as categorical.
 const CATEGORICAL_MAX_VALUES: usize = 16;
+/// Past `CATEGORICAL_MAX_VALUES`, text is `sym` when its values repeat this often on average.
+const SYM_REPEATS: usize = 4;
+
+/// Whether `count` text values with `distinct` different ones are repeated text (`sym`): at
+/// least `MIN_ROWS_TO_JUDGE` of them, and at most a few different ones or each seen
+/// `SYM_REPEATS` times on average.
+pub fn is_repeated(distinct: usize, count: usize) -> bool {
+    count >= MIN_ROWS_TO_JUDGE && distinct <= CATEGORICAL_MAX_VALUES.max(count / SYM_REPEATS)
+}
 
 /// Infers a database for the sample.
 pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
@@ -1000,7 +1012,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 t
             }
         };
-        if !matches!(ty, ColumnType::Str(_)) {
+        if !ty.is_text() {
             let seen: BTreeSet<&str> = nulls.iter().filter_map(|v| std::str::from_utf8(v).ok()).collect();
             if !seen.is_empty() {
                 notes.push(format!(
@@ -1772,14 +1784,20 @@ mod tests {
     }
 
     #[test]
-    fn categorical_text_gets_its_exact_width() {
-        let mut text = String::from("time,side,note\n");
+    fn repeated_text_is_sym_and_unrepeated_text_str() {
+        // `host` has 25 values in 100 rows: past the few of a category, but each seen 4 times.
+        let mut text = String::from("time,side,host,note\n");
         for i in 0..100 {
             let side = if i % 3 == 0 { "buy" } else { "sell" };
-            text.push_str(&format!("{},{side},n{i}\n", 1_609_459_200 + i));
+            text.push_str(&format!("{},{side},h{},n{i}\n", 1_609_459_200 + i, i % 25));
         }
         let inf = infer(&sample(&text), &Overrides::default()).unwrap();
-        assert_eq!(inf.config.schema.spec(), "side:str(4),note:str(8)");
+        assert_eq!(inf.config.schema.spec(), "side:sym,host:sym,note:str(8)");
+        assert!(inf.create_command("x").contains("side:sym,host:sym,note:str(8)"));
+        // 26 values in 100 rows repeat too rarely.
+        let text = text.replacen(",h0,", ",hx,", 1);
+        let inf = infer(&sample(&text), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.schema.spec(), "side:sym,host:str(8),note:str(8)");
     }
 
     #[test]

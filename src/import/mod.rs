@@ -23,6 +23,7 @@ pub mod infer;
 pub mod input;
 pub mod sample;
 pub mod scan;
+pub mod syms;
 pub mod timeparse;
 
 use std::collections::{BTreeMap, HashMap};
@@ -821,6 +822,8 @@ struct Parsed {
     /// The series of this chunk's rows by directory name; one empty name without a series key.
     series: Vec<String>,
     rejects: Vec<PendingReject>,
+    /// Texts of `sym` columns new to the dictionary, by chunk-local code (`syms::resolve`).
+    syms: Vec<String>,
     records: u64,
     newlines: u64,
     naive: bool,
@@ -835,6 +838,8 @@ struct ParseCtx<'a> {
     encoder: encode::Encoder,
     /// The series key's columns (empty: one series).
     series: Vec<usize>,
+    /// Per column: whether it is `sym`.
+    is_sym: Vec<bool>,
 }
 
 fn show(bytes: &[u8]) -> String {
@@ -862,6 +867,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         groups: Vec::new(),
         series: Vec::new(),
         rejects: Vec::new(),
+        syms: Vec::new(),
         records: 0,
         newlines: memchr::memchr_iter(b'\n', data).count() as u64,
         naive: false,
@@ -896,6 +902,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let mut parts: [Option<usize>; MAX_TIME_PARTS] = [None; MAX_TIME_PARTS];
     let mut joined: Vec<u8> = Vec::new();
     let mut number: Vec<u8> = Vec::new();
+    let mut chunk_syms = schema.syms().map(|d| syms::ChunkSyms::new(d));
     while at < data.len() {
         let span: RecordSpan = match plain.as_mut() {
             Some(splitter) => splitter.next_record(at, &mut fields),
@@ -969,6 +976,24 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                 Target::Column(col) => {
                     if !nulls.is_empty() && nulls.iter().any(|n| n == bytes) {
                         p.nulls += 1;
+                        continue;
+                    }
+                    if ctx.is_sym[col] {
+                        if bytes.is_empty() {
+                            continue;
+                        }
+                        let Some(cs) = chunk_syms.as_mut() else { continue };
+                        match cs.code(bytes) {
+                            Ok(code) => ctx.encoder.set_code(row, col, code),
+                            Err(e) => {
+                                failure = Some(format!(
+                                    "column `{}`: {e}: `{}`",
+                                    schema.columns()[col].name,
+                                    show(bytes)
+                                ));
+                                break;
+                            }
+                        }
                         continue;
                     }
                     if decimal_comma && dialect::is_decimal_comma(bytes) {
@@ -1068,9 +1093,14 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             match series_index.get(series_bytes.as_slice()) {
                 Some(&s) => s,
                 None => {
+                    let name = series_name(schema, &ctx.series, row, chunk_syms.as_ref());
+                    if let Err(reason) = crate::db::series::check_name(&name) {
+                        p.rows.truncate(row_at);
+                        reject(reason);
+                        continue;
+                    }
                     let s = p.series.len() as u32;
-                    p.series
-                        .push(crate::db::series::name_of_row(schema, &ctx.series, row));
+                    p.series.push(name);
                     series_index.insert(series_bytes.clone(), s);
                     s
                 }
@@ -1099,7 +1129,28 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         });
     }
     p.work.chunk = work.chunk;
+    if let Some(cs) = chunk_syms {
+        p.syms = cs.texts;
+    }
     p
+}
+
+/// The series name of a parsed row, whose `sym` codes may be chunk-local.
+fn series_name(schema: &Schema, columns: &[usize], row: &[u8], syms: Option<&syms::ChunkSyms>) -> String {
+    let values: Vec<crate::db::schema::Value> = columns
+        .iter()
+        .map(|&c| match syms {
+            Some(cs)
+                if schema.columns()[c].ty == crate::db::schema::ColumnType::Sym
+                    && !schema.is_null(row, c) =>
+            {
+                let code = u32::from_le_bytes(crate::db::schema::le(schema.field_bytes(row, c)));
+                crate::db::schema::Value::Str(cs.text(code).to_string())
+            }
+            _ => schema.value(row, c),
+        })
+        .collect();
+    crate::db::series::name_of(&values)
 }
 
 /// A partition of a series: the series' directory name (empty without a series key) and
@@ -1702,7 +1753,14 @@ pub fn run(
         opts,
         encoder: encode::Encoder::new(&config.schema),
         series: config.series_columns(),
+        is_sym: config
+            .schema
+            .columns()
+            .iter()
+            .map(|c| c.ty == crate::db::schema::ColumnType::Sym)
+            .collect(),
     };
+    let sym_cols: Vec<usize> = (0..ctx.is_sym.len()).filter(|&c| ctx.is_sym[c]).collect();
     let hooks = WriteHooks {
         sync: opts.sync,
         kill_after_journal: opts.kill_after_journal,
@@ -1720,6 +1778,10 @@ pub fn run(
             // Before the first write, so that a refused input leaves no marker behind.
             marker::mark_import_started(db.dir(), &opts.rerun_command)?;
             marked = true;
+        }
+        // The batch's new sym values are committed before any of its rows is written.
+        if to_write.is_some() {
+            db.persist_syms()?;
         }
         let states = &mut pipeline.states;
         let (written, mut parsed) = pool.install(|| {
@@ -1748,6 +1810,10 @@ pub fn run(
             });
         }
         pipeline.number_lines(&mut parsed);
+        for p in &mut parsed {
+            let texts = std::mem::take(&mut p.syms);
+            syms::resolve(&config.schema, &sym_cols, &texts, &mut p.rows)?;
+        }
         pending = (!parsed.is_empty()).then_some(parsed);
     }
     drop(rx);

@@ -15,10 +15,12 @@ use std::sync::Arc;
 
 use arrow_array::builder::{
     BooleanBuilder, Decimal128Builder, Float32Builder, Float64Builder, Int16Builder, Int32Builder,
-    Int64Builder, Int8Builder, StringBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
+    Int64Builder, Int8Builder, StringBuilder, StringDictionaryBuilder, UInt16Builder, UInt32Builder,
+    UInt64Builder, UInt8Builder,
 };
 use arrow_array::types::{
-    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType,
+    Int32Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType,
 };
 use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field as ArrowField, Schema as ArrowSchema, SchemaRef, TimeUnit};
@@ -104,6 +106,8 @@ enum Column {
     Str(StringBuilder),
     /// `dec(S)`: the stored i64 as a 128-bit decimal of precision 18 and scale S.
     Dec(Decimal128Builder, u8),
+    /// `sym`: dictionary-encoded text (Int32 keys into Utf8 values).
+    Sym(StringDictionaryBuilder<Int32Type>),
 }
 
 /// The Arrow type of a stored column and an empty builder for it: the one place that maps
@@ -153,6 +157,10 @@ fn column_of(ty: ColumnType, capacity: usize) -> (DataType, Column) {
             DataType::Boolean,
             Column::Bool(BooleanBuilder::with_capacity(capacity)),
         ),
+        ColumnType::Sym => (
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+            Column::Sym(StringDictionaryBuilder::new()),
+        ),
         ColumnType::Str(n) => {
             // Text is mostly shorter than its N; start at a quarter and let it grow.
             let bytes = capacity * (usize::from(n) / 4).max(1);
@@ -176,6 +184,8 @@ pub struct BatchBuilder {
     row_len: usize,
     slab_len: usize,
     granularity_ns: i64,
+    /// For `sym` columns: the schema, whose dictionary gives their text.
+    syms: Option<(crate::db::schema::Schema, Arc<crate::db::syms::Snapshot>)>,
 }
 
 impl BatchBuilder {
@@ -222,6 +232,10 @@ impl BatchBuilder {
             row_len: config.schema.row_len(),
             slab_len: usize::try_from(config.slab_len()).map_err(|_| "slot too large".to_string())?,
             granularity_ns: config.granularity.ns(),
+            syms: config
+                .schema
+                .syms()
+                .map(|d| (config.schema.clone(), d.snapshot())),
         })
     }
 
@@ -281,6 +295,17 @@ impl BatchBuilder {
                 Column::F64(c) => put!(c, f64::from_le_bytes(le(b))),
                 Column::Bool(c) => put!(c, b[0] != 0),
                 Column::Dec(c, _) => put!(c, i128::from(i64::from_le_bytes(le(b)))),
+                Column::Sym(c) => {
+                    if null {
+                        c.append_null();
+                    } else if let Some((schema, snap)) = &self.syms {
+                        let code = u32::from_le_bytes(le(b));
+                        match snap.text(code) {
+                            Some(text) => c.append_value(text),
+                            None => c.append_value(&*schema.sym_text(code)),
+                        }
+                    }
+                }
                 Column::Str(c) => {
                     let text = str_bytes(b);
                     // xs stores an empty string as null (docs/FORMAT.md).
@@ -378,6 +403,7 @@ impl BatchBuilder {
                     Column::F64(c) => Arc::new(c.finish()),
                     Column::Bool(c) => Arc::new(c.finish()),
                     Column::Str(c) => Arc::new(c.finish()),
+                    Column::Sym(c) => Arc::new(c.finish()),
                     Column::Dec(c, scale) => Arc::new(
                         c.finish()
                             .with_precision_and_scale(18, *scale as i8)

@@ -5,6 +5,7 @@
 //! the granularity's precision, as epoch numbers, or through a strftime pattern.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use chrono::format::{Item, StrftimeItems};
 use chrono::DateTime;
@@ -149,6 +150,9 @@ pub struct RowFormatter {
     row_len: usize,
     slab_len: usize,
     granularity_ns: i64,
+    /// For `sym` columns: the schema, whose dictionary gives their text, and the entries
+    /// loaded when the formatter was made (a code past them reads the dictionary again).
+    syms: Option<(crate::db::schema::Schema, Arc<crate::db::syms::Snapshot>)>,
 }
 
 /// What a chunk remembers from row to row: the `YYYY-MM-DDT` of the last day printed (each
@@ -221,7 +225,21 @@ impl RowFormatter {
             row_len: schema.row_len(),
             slab_len: usize::try_from(config.slab_len()).map_err(|_| "slot too large".to_string())?,
             granularity_ns,
+            syms: schema.syms().map(|d| (schema.clone(), d.snapshot())),
         })
+    }
+
+    /// The text of a `sym` field's code.
+    #[inline]
+    fn sym<R>(&self, bytes: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
+        let code = u32::from_le_bytes(le(bytes));
+        match &self.syms {
+            Some((schema, snap)) => match snap.text(code) {
+                Some(text) => f(text.as_bytes()),
+                None => f(schema.sym_text(code).as_bytes()),
+            },
+            None => crate::db::schema::sym_damage_exit(&"a sym column without a dictionary"),
+        }
     }
 
     pub fn format(&self) -> Format {
@@ -374,6 +392,7 @@ impl RowFormatter {
                         }
                     }
                     ColumnType::Str(_) => self.write_text(out, str_bytes(bytes)),
+                    ColumnType::Sym => self.sym(bytes, |text| self.write_text(out, text)),
                     _ => write_scalar(out, f.ty, bytes),
                 }
             }
@@ -437,6 +456,8 @@ impl RowFormatter {
                             Err(_) => write_json_str(out, String::from_utf8_lossy(text).as_bytes()),
                         }
                     }
+                    // Dictionary entries are checked UTF-8.
+                    ColumnType::Sym => self.sym(bytes, |text| write_json_str(out, text)),
                     _ => write_scalar(out, f.ty, bytes),
                 }
             }
@@ -542,7 +563,7 @@ fn write_scalar(out: &mut Vec<u8>, ty: ColumnType, bytes: &[u8]) {
             write_decimal(out, v < 0, v.unsigned_abs(), usize::from(s), false)
         }
         // Floats and strings are written by the callers.
-        ColumnType::F32 | ColumnType::F64 | ColumnType::Str(_) => {}
+        ColumnType::F32 | ColumnType::F64 | ColumnType::Str(_) | ColumnType::Sym => {}
     }
 }
 

@@ -149,7 +149,7 @@ impl Fraction {
 }
 
 fn is_numeric(ty: ColumnType) -> bool {
-    !matches!(ty, ColumnType::Bool | ColumnType::Str(_))
+    !matches!(ty, ColumnType::Bool | ColumnType::Str(_) | ColumnType::Sym)
 }
 
 fn is_float(ty: ColumnType) -> bool {
@@ -402,7 +402,11 @@ impl Plan {
                 ty: a.out_ty,
             })
             .collect();
-        let schema = Schema::new(columns).map_err(|e| format!("--agg: {e}"))?;
+        let mut schema = Schema::new(columns).map_err(|e| format!("--agg: {e}"))?;
+        // first/last of a sym column copy its code: they print through the same dictionary.
+        if let Some(dict) = config.schema.syms().filter(|_| schema.has_sym()) {
+            schema.attach_syms(std::sync::Arc::clone(dict));
+        }
         if schema.column_index(&config.time_column).is_some() {
             return Err(format!(
                 "--agg: an output column is named `{}`, like the time column",
@@ -466,6 +470,9 @@ impl Plan {
             columns.iter().map(|&c| schema.columns()[c].clone()).collect();
         out_columns.extend(self.out.schema.columns().iter().cloned());
         self.out.schema = Schema::new(out_columns).map_err(|e| format!("--agg: {e}"))?;
+        if let Some(dict) = schema.syms().filter(|_| self.out.schema.has_sym()) {
+            self.out.schema.attach_syms(std::sync::Arc::clone(dict));
+        }
         self.group_len = columns.len();
         Ok(self)
     }

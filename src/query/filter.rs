@@ -8,10 +8,12 @@
 //! its directory entry), when none of the bucket's rows can pass, so that scans skip it unread.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use crate::db::config::Config;
-use crate::db::schema::{ColumnType, FieldAt, Num};
+use crate::db::schema::{ColumnType, FieldAt, Num, Schema};
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
+use crate::db::syms::Snapshot;
 
 /// The comparison of a condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +62,14 @@ enum Test {
     Padded {
         any_of: Vec<Vec<u8>>,
         equal: bool,
+    },
+    /// `<`, `<=`, `>`, `>=` on a `sym` column: the code's text compared by bytes. (`=`, `!=`
+    /// and `in` are `Padded` over the codes of their texts.)
+    SymCmp {
+        op: Op,
+        want: Val,
+        snap: Arc<Snapshot>,
+        schema: Box<Schema>,
     },
 }
 
@@ -150,6 +160,19 @@ impl Cond {
                 let stored = field.bytes(row);
                 any_of.iter().any(|w| w.as_slice() == stored) == *equal
             }
+            Test::SymCmp {
+                op,
+                want,
+                snap,
+                schema,
+            } => {
+                let code = u32::from_le_bytes(crate::db::schema::le(field.bytes(row)));
+                let ord = match snap.text(code) {
+                    Some(t) => compare(Seen::Text(t.as_bytes()), want),
+                    None => compare(Seen::Text(schema.sym_text(code).as_bytes()), want),
+                };
+                ord.is_some_and(|o| op.holds(o))
+            }
             test => test.holds_for(value_of(field, row)),
         }
     }
@@ -170,7 +193,7 @@ impl Cond {
         let outside =
             |v: &Val| compare(lo, v) == Some(Ordering::Greater) || compare(hi, v) == Some(Ordering::Less);
         match &self.test {
-            Test::IsNull | Test::NotNull | Test::Padded { .. } => false,
+            Test::IsNull | Test::NotNull | Test::Padded { .. } | Test::SymCmp { .. } => false,
             Test::In(vals) => vals.iter().all(outside),
             Test::Cmp(Op::Eq, v) => outside(v),
             Test::Cmp(Op::Ne, v) => {
@@ -202,7 +225,7 @@ impl Test {
                 .iter()
                 .any(|w| compare(value, w) == Some(Ordering::Equal) || both_nan(value, w)),
             // Made only for fields, which `Cond::matches` compares in place.
-            Test::Padded { .. } => false,
+            Test::Padded { .. } | Test::SymCmp { .. } => false,
         }
     }
 }
@@ -456,6 +479,17 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
         (Target::Field(f), Test::In(vals)) if matches!(f.ty, ColumnType::Str(_)) => {
             padded(f.width, &vals, true)
         }
+        // Equality by code: a text the dictionary does not hold matches no row.
+        (Target::Field(f), Test::Cmp(op @ (Op::Eq | Op::Ne), v)) if f.ty == ColumnType::Sym => {
+            sym_codes(schema, &[v], op == Op::Eq)
+        }
+        (Target::Field(f), Test::In(vals)) if f.ty == ColumnType::Sym => sym_codes(schema, &vals, true),
+        (Target::Field(f), Test::Cmp(op, want)) if f.ty == ColumnType::Sym => Test::SymCmp {
+            op,
+            want,
+            snap: schema.syms().map(|d| d.snapshot()).unwrap_or_default(),
+            schema: Box::new(schema.clone()),
+        },
         (_, test) => test,
     };
     let slot = match target {
@@ -463,6 +497,26 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
         Target::Time => None,
     };
     Ok(Cond { target, test, slot })
+}
+
+/// `Test::Padded` over the codes of the texts `vals` of a `sym` column.
+fn sym_codes(schema: &Schema, vals: &[Val], equal: bool) -> Test {
+    let any_of = vals
+        .iter()
+        .filter_map(|v| match (v, schema.syms()) {
+            (Val::Text(t), Some(dict)) => {
+                let text = std::str::from_utf8(t).ok()?;
+                let code = dict.snapshot().code(text).or_else(|| {
+                    // Perhaps stored since this handle loaded the dictionary.
+                    dict.reload().ok()?;
+                    dict.snapshot().code(text)
+                })?;
+                Some(code.to_le_bytes().to_vec())
+            }
+            _ => None,
+        })
+        .collect();
+    Test::Padded { any_of, equal }
 }
 
 /// `Test::Padded` for text `vals` of a `str` column `width` bytes wide.
@@ -547,7 +601,7 @@ fn value(target: Target, text: &str) -> Result<Val, String> {
             .ok_or_else(|| {
                 "give a plain decimal such as -12.5 (dec columns compare exactly; no exponent)".into()
             }),
-        ColumnType::Str(_) => {
+        ColumnType::Str(_) | ColumnType::Sym => {
             if text.contains('\0') {
                 return Err("text cannot hold a NUL byte".into());
             }

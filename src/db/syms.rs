@@ -1,0 +1,590 @@
+//! The `sym` dictionary: one per database, in `sym.dict` at its top (above any series
+//! directories), shared by every `sym` column. A `sym` field stores a u32 code; the code is the
+//! index of its text in this file. The file is append-only and crash-safe: new entries are
+//! written and fsynced, then the header's committed length is moved past them and fsynced, and
+//! only then may a partition write use their codes (docs/FORMAT.md, "Symbol dictionary").
+//!
+//! Only the writer (holding the database's writer lock) appends. A reader loads the committed
+//! entries when it opens the database; a code past them (written by a writer since) makes it
+//! read the file again once (`text_reloading`).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use super::files::{self, Mode};
+use super::vfs;
+use crate::error::{Error, Result};
+
+/// The dictionary's file name, at the top of the database directory.
+pub const SYM_FILE: &str = "sym.dict";
+/// The name the file is created under before its rename.
+pub const SYM_TEMP_FILE: &str = ".sym.dict.tmp";
+pub const MAGIC: [u8; 8] = *b"XSSYMDIC";
+pub const VERSION: u32 = 1;
+pub const HEADER_LEN: u64 = 32;
+/// Bytes before an entry's text: its length and its CRC-32.
+pub const ENTRY_HEAD: usize = 8;
+/// Longest `sym` value, in bytes: a length field past it can only be damage.
+pub const MAX_SYM_LEN: usize = 65_536;
+/// Codes are below this (the top bit is the import's chunk-local marker).
+pub const MAX_CODES: u32 = 1 << 31;
+
+/// FNV-1a for the text-to-code maps: symbols are short, and the import looks one up per
+/// field, where SipHash's setup costs more than the hashing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let start = if self.0 == 0 {
+            super::schema::FNV1A64_START
+        } else {
+            self.0
+        };
+        self.0 = super::schema::fnv1a64_more(start, bytes);
+    }
+}
+
+pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+
+/// The committed entries as of one read: texts by code, and codes by text.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    texts: Vec<Arc<str>>,
+    codes: HashMap<Arc<str>, u32, FnvBuild>,
+}
+
+impl Snapshot {
+    #[inline]
+    pub fn text(&self, code: u32) -> Option<&str> {
+        self.texts.get(code as usize).map(|t| &**t)
+    }
+
+    #[inline]
+    pub fn code(&self, text: &str) -> Option<u32> {
+        self.codes.get(text).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+
+    fn push(&mut self, text: &str) -> u32 {
+        let code = self.texts.len() as u32;
+        let text: Arc<str> = Arc::from(text);
+        self.texts.push(Arc::clone(&text));
+        self.codes.insert(text, code);
+        code
+    }
+}
+
+/// A database's dictionary, shared by its handles (it rides in the `Schema`).
+pub struct SymDict {
+    dir: PathBuf,
+    writable: bool,
+    snap: RwLock<Arc<Snapshot>>,
+    /// Writer only: entries `[0, durable)` are committed on disk, `durable..` are not yet.
+    durable: Mutex<usize>,
+}
+
+impl std::fmt::Debug for SymDict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SymDict").field("dir", &self.dir).finish()
+    }
+}
+
+/// Why a value cannot be a `sym`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SymError {
+    TooLong(usize),
+    NulByte,
+    /// A read-only handle met a text the dictionary does not hold.
+    Unknown,
+    Full,
+}
+
+impl SymDict {
+    /// Loads the dictionary of the database at `dir` (empty when the file does not exist yet).
+    pub fn load(dir: &Path, writable: bool) -> Result<SymDict> {
+        let snap = read_file(&dir.join(SYM_FILE))?;
+        let durable = snap.len();
+        Ok(SymDict {
+            dir: dir.to_path_buf(),
+            writable,
+            snap: RwLock::new(Arc::new(snap)),
+            durable: Mutex::new(durable),
+        })
+    }
+
+    /// A dictionary that is not backed by a file (for schemas built in memory: `persist`
+    /// does nothing).
+    pub fn in_memory() -> SymDict {
+        SymDict {
+            dir: PathBuf::new(),
+            writable: true,
+            snap: RwLock::new(Arc::new(Snapshot::default())),
+            durable: Mutex::new(0),
+        }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(SYM_FILE)
+    }
+
+    /// The entries as loaded (and as interned by this writer).
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.snap.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The code of `text`, giving it a new one if it has none (a writer's handle; the new entry
+    /// is on disk only after `persist`). A read-only handle reads the file again for a text it
+    /// does not know, and says `Unknown` if it is still missing.
+    pub fn intern(&self, text: &str) -> std::result::Result<u32, SymError> {
+        check_text(text)?;
+        if let Some(code) = self.snapshot().code(text) {
+            return Ok(code);
+        }
+        if !self.writable {
+            let _ = self.reload();
+            return self.snapshot().code(text).ok_or(SymError::Unknown);
+        }
+        Ok(self.intern_all([text])?[0])
+    }
+
+    /// Codes for `texts`, new texts appended in the order given (so that the same imports give
+    /// the same codes). Writer only.
+    pub fn intern_all<'a>(
+        &self,
+        texts: impl IntoIterator<Item = &'a str>,
+    ) -> std::result::Result<Vec<u32>, SymError> {
+        let mut guard = self.snap.write().unwrap_or_else(|e| e.into_inner());
+        let snap = Arc::make_mut(&mut guard);
+        let mut out = Vec::new();
+        for text in texts {
+            let code = match snap.code(text) {
+                Some(code) => code,
+                None if snap.len() as u64 >= u64::from(MAX_CODES) => return Err(SymError::Full),
+                None => snap.push(text),
+            };
+            out.push(code);
+        }
+        Ok(out)
+    }
+
+    /// Writes the entries not yet on disk and commits them (fsync, header, fsync): after it
+    /// returns, rows may refer to every code handed out so far.
+    pub fn persist(&self) -> Result<()> {
+        let mut durable = self.durable.lock().unwrap_or_else(|e| e.into_inner());
+        let snap = self.snapshot();
+        if snap.len() == *durable || self.dir.as_os_str().is_empty() {
+            return Ok(());
+        }
+        let path = self.path();
+        if !files::exists(&path)? {
+            create_file(&self.dir)?;
+        }
+        let file = files::open(&path, Mode::ReadWrite, "open")?;
+        let (count, committed) = read_header(&file, &path)?;
+        if count as usize != *durable {
+            return Err(Error::Damaged {
+                path,
+                reason: format!(
+                    "the symbol dictionary holds {count} entries, but this writer loaded {}: \
+                     another process changed it; no other xs may write to this database meanwhile",
+                    *durable
+                ),
+            });
+        }
+        // An uncommitted tail (an append a crash cut) is dropped first, so that the file ends
+        // exactly at the new commit, as a run that was never cut leaves it.
+        let len = file.metadata().map_err(|e| Error::io("look up", &path, e))?.len();
+        if len > committed {
+            vfs::set_len(&file, committed).map_err(|e| Error::io("truncate", &path, e))?;
+        }
+        let mut body = Vec::new();
+        for text in &snap.texts[*durable..] {
+            encode_entry(text, &mut body);
+        }
+        vfs::write_at(&file, &body, committed).map_err(|e| Error::io("write", &path, e))?;
+        vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e))?;
+        let header = encode_header(snap.len() as u32, committed + body.len() as u64);
+        vfs::write_at(&file, &header, 0).map_err(|e| Error::io("write", &path, e))?;
+        vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e))?;
+        *durable = snap.len();
+        Ok(())
+    }
+
+    /// Reads the committed entries again (a reader, after a writer appended).
+    pub fn reload(&self) -> Result<()> {
+        if self.writable || self.dir.as_os_str().is_empty() {
+            return Ok(());
+        }
+        let fresh = read_file(&self.path())?;
+        let mut guard = self.snap.write().unwrap_or_else(|e| e.into_inner());
+        if fresh.len() > guard.len() {
+            *guard = Arc::new(fresh);
+        }
+        Ok(())
+    }
+
+    /// The text of `code`, reading the file again once if it is past what was loaded; a code
+    /// still unknown is damage (a row that refers to an entry the dictionary lost).
+    pub fn text_reloading(&self, code: u32) -> Result<Arc<str>> {
+        if let Some(t) = self.snapshot().texts.get(code as usize) {
+            return Ok(Arc::clone(t));
+        }
+        self.reload()?;
+        let snap = self.snapshot();
+        snap.texts
+            .get(code as usize)
+            .cloned()
+            .ok_or_else(|| Error::Damaged {
+                path: self.path(),
+                reason: format!(
+                    "a row refers to symbol code {code}, but the dictionary holds {} entries: it was \
+                 replaced, truncated or removed; restore the database's sym.dict from a backup",
+                    snap.len()
+                ),
+            })
+    }
+}
+
+/// A `sym` value must be non-empty text (empty is null), without NUL, of at most `MAX_SYM_LEN`.
+pub fn check_text(text: &str) -> std::result::Result<(), SymError> {
+    if text.len() > MAX_SYM_LEN {
+        return Err(SymError::TooLong(text.len()));
+    }
+    if text.as_bytes().contains(&0) {
+        return Err(SymError::NulByte);
+    }
+    Ok(())
+}
+
+/// The 32-byte header: magic, version, entry count, committed length, CRC-32 of bytes 0..24.
+pub fn encode_header(count: u32, committed: u64) -> [u8; HEADER_LEN as usize] {
+    let mut h = [0u8; HEADER_LEN as usize];
+    h[0..8].copy_from_slice(&MAGIC);
+    h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&count.to_le_bytes());
+    h[16..24].copy_from_slice(&committed.to_le_bytes());
+    let crc = crc32fast::hash(&h[0..24]);
+    h[24..28].copy_from_slice(&crc.to_le_bytes());
+    h
+}
+
+/// Appends one entry: u32 length, u32 CRC-32 of the length's 4 bytes and the text, the text.
+pub fn encode_entry(text: &str, out: &mut Vec<u8>) {
+    let len = (text.len() as u32).to_le_bytes();
+    let mut h = crc32fast::Hasher::new();
+    h.update(&len);
+    h.update(text.as_bytes());
+    out.extend_from_slice(&len);
+    out.extend_from_slice(&h.finalize().to_le_bytes());
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// Decodes a whole file's bytes: the committed entries, in code order. Bytes past the committed
+/// length (an append that was never committed) are ignored; anything wrong before it is damage,
+/// described with its byte offset.
+pub fn decode(bytes: &[u8]) -> std::result::Result<Vec<String>, String> {
+    if bytes.len() < HEADER_LEN as usize {
+        return Err(format!(
+            "the file is {} bytes, shorter than its {HEADER_LEN}-byte header",
+            bytes.len()
+        ));
+    }
+    let (count, committed) = parse_header(&bytes[..HEADER_LEN as usize])?;
+    if committed > bytes.len() as u64 {
+        return Err(format!(
+            "its header commits {committed} bytes, but the file holds {}: it was truncated",
+            bytes.len()
+        ));
+    }
+    // Each entry takes at least ENTRY_HEAD + 1 bytes: a count past that is damage, and nothing
+    // is allocated for it.
+    if u64::from(count) * (ENTRY_HEAD as u64 + 1) > committed - HEADER_LEN {
+        return Err(format!("its header counts {count} entries in {committed} bytes"));
+    }
+    let body = &bytes[HEADER_LEN as usize..committed as usize];
+    let mut texts = Vec::with_capacity(count as usize);
+    let mut at = 0usize;
+    while at < body.len() {
+        let offset = HEADER_LEN as usize + at;
+        let damaged = |what: &str| {
+            format!(
+                "entry {} at byte offset {offset} {what}: the dictionary is damaged; restore it \
+                 from a backup",
+                texts.len()
+            )
+        };
+        if body.len() - at < ENTRY_HEAD {
+            return Err(damaged("is cut short"));
+        }
+        let len = u32::from_le_bytes(body[at..at + 4].try_into().unwrap_or_default()) as usize;
+        let crc = u32::from_le_bytes(body[at + 4..at + 8].try_into().unwrap_or_default());
+        if len == 0 || len > MAX_SYM_LEN || len > body.len() - at - ENTRY_HEAD {
+            return Err(damaged(&format!("has a bad length {len}")));
+        }
+        let text = &body[at + ENTRY_HEAD..at + ENTRY_HEAD + len];
+        let mut h = crc32fast::Hasher::new();
+        h.update(&body[at..at + 4]);
+        h.update(text);
+        if h.finalize() != crc {
+            return Err(damaged("fails its checksum"));
+        }
+        let text = std::str::from_utf8(text).map_err(|_| damaged("is not UTF-8"))?;
+        texts.push(text.to_string());
+        at += ENTRY_HEAD + len;
+    }
+    if texts.len() != count as usize {
+        return Err(format!(
+            "its header counts {count} entries, its committed bytes hold {}",
+            texts.len()
+        ));
+    }
+    Ok(texts)
+}
+
+fn parse_header(h: &[u8]) -> std::result::Result<(u32, u64), String> {
+    if h[0..8] != MAGIC {
+        return Err("it does not start with XSSYMDIC: not an xs symbol dictionary".into());
+    }
+    let crc = u32::from_le_bytes(h[24..28].try_into().unwrap_or_default());
+    if crc32fast::hash(&h[0..24]) != crc {
+        return Err(
+            "its header fails its checksum: the dictionary is damaged; restore it from a backup".into(),
+        );
+    }
+    let version = u32::from_le_bytes(h[8..12].try_into().unwrap_or_default());
+    if version != VERSION {
+        return Err(format!(
+            "its version is {version}, this xs reads version {VERSION}; use a matching xs release"
+        ));
+    }
+    let count = u32::from_le_bytes(h[12..16].try_into().unwrap_or_default());
+    let committed = u64::from_le_bytes(h[16..24].try_into().unwrap_or_default());
+    if committed < HEADER_LEN {
+        return Err(format!(
+            "its header commits {committed} bytes, less than the header"
+        ));
+    }
+    Ok((count, committed))
+}
+
+fn read_header(file: &File, path: &Path) -> Result<(u32, u64)> {
+    let mut h = [0u8; HEADER_LEN as usize];
+    // A reader may meet the writer's header write half done: read it again before calling
+    // it damage.
+    let mut tries = 0;
+    loop {
+        file.read_exact_at(&mut h, 0)
+            .map_err(|e| Error::io("read", path, e))?;
+        match parse_header(&h) {
+            Ok(header) => return Ok(header),
+            Err(_) if tries < 3 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(reason) => return Err(damaged(path, reason)),
+        }
+    }
+}
+
+fn damaged(path: &Path, reason: String) -> Error {
+    Error::Damaged {
+        path: path.to_path_buf(),
+        reason: format!("symbol dictionary: {reason}"),
+    }
+}
+
+/// Reads the committed entries of `path`; a missing file is an empty dictionary.
+fn read_file(path: &Path) -> Result<Snapshot> {
+    let file = match files::open(path, Mode::Read, "open") {
+        Ok(file) => file,
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Snapshot::default())
+        }
+        Err(e) => return Err(e),
+    };
+    let (_, committed) = read_header(&file, path)?;
+    let len = file.metadata().map_err(|e| Error::io("look up", path, e))?.len();
+    if committed > len {
+        return Err(damaged(
+            path,
+            format!("its header commits {committed} bytes, but the file holds {len}: it was truncated"),
+        ));
+    }
+    // Only the committed bytes are read: an uncommitted tail may be torn.
+    let mut bytes = vec![0u8; committed as usize];
+    file.read_exact_at(&mut bytes, 0)
+        .map_err(|e| Error::io("read", path, e))?;
+    let texts = decode(&bytes).map_err(|reason| damaged(path, reason))?;
+    let mut snap = Snapshot::default();
+    for t in &texts {
+        snap.push(t);
+    }
+    Ok(snap)
+}
+
+/// Creates an empty dictionary file: written as a temporary file, fsynced, renamed into place,
+/// and the directory fsynced, so a crash leaves no file or a whole empty one.
+fn create_file(dir: &Path) -> Result<()> {
+    let tmp = dir.join(SYM_TEMP_FILE);
+    let file = files::create_temp(&tmp, 0o644)?;
+    vfs::write_at(&file, &encode_header(0, HEADER_LEN), 0).map_err(|e| Error::io("write", &tmp, e))?;
+    vfs::sync_all(&file).map_err(|e| Error::io("sync", &tmp, e))?;
+    drop(file);
+    let path = dir.join(SYM_FILE);
+    vfs::rename(&tmp, &path).map_err(|e| Error::io("rename", &tmp, e))?;
+    super::config::sync_dir(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_of(texts: &[&str]) -> Vec<u8> {
+        let mut body = Vec::new();
+        for t in texts {
+            encode_entry(t, &mut body);
+        }
+        let mut out = encode_header(texts.len() as u32, HEADER_LEN + body.len() as u64).to_vec();
+        out.extend_from_slice(&body);
+        out
+    }
+
+    #[test]
+    fn entries_round_trip_and_the_layout_is_as_documented() {
+        let bytes = file_of(&["BTCUSDT", "é"]);
+        assert_eq!(&bytes[0..8], b"XSSYMDIC");
+        assert_eq!(bytes[8..12], 1u32.to_le_bytes());
+        assert_eq!(bytes[12..16], 2u32.to_le_bytes());
+        assert_eq!(bytes[16..24], (32u64 + 8 + 7 + 8 + 2).to_le_bytes());
+        assert_eq!(bytes[32..36], 7u32.to_le_bytes());
+        let mut h = crc32fast::Hasher::new();
+        h.update(&7u32.to_le_bytes());
+        h.update(b"BTCUSDT");
+        assert_eq!(bytes[36..40], h.finalize().to_le_bytes());
+        assert_eq!(decode(&bytes).unwrap(), ["BTCUSDT", "é"]);
+    }
+
+    #[test]
+    fn an_uncommitted_tail_is_ignored() {
+        let mut bytes = file_of(&["a", "bb"]);
+        encode_entry("torn", &mut bytes);
+        bytes.truncate(bytes.len() - 2);
+        assert_eq!(decode(&bytes).unwrap(), ["a", "bb"]);
+        // A length field of garbage past the commit is never read.
+        bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(decode(&bytes).unwrap(), ["a", "bb"]);
+    }
+
+    #[test]
+    fn damage_before_the_commit_is_an_error_with_its_offset() {
+        let mut bytes = file_of(&["a", "bb", "ccc"]);
+        bytes[32 + 9 + 8] ^= 1; // a byte of "bb"
+        let e = decode(&bytes).unwrap_err();
+        assert!(
+            e.contains("entry 1 at byte offset 41") && e.contains("checksum"),
+            "{e}"
+        );
+        let mut bytes = file_of(&["a"]);
+        bytes[32..36].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode(&bytes).unwrap_err().contains("bad length"));
+        let mut bytes = file_of(&["a"]);
+        bytes[5] = b'x';
+        assert!(decode(&bytes)
+            .unwrap_err()
+            .contains("not an xs symbol dictionary"));
+        let bytes = file_of(&["abc"]);
+        assert!(decode(&bytes[..bytes.len() - 1])
+            .unwrap_err()
+            .contains("truncated"));
+        // A header that counts more entries than its bytes can hold allocates nothing.
+        let mut bytes = file_of(&["abc"]);
+        let h = encode_header(u32::MAX, bytes.len() as u64);
+        bytes[..32].copy_from_slice(&h);
+        assert!(decode(&bytes).unwrap_err().contains("counts"));
+    }
+
+    /// Property: any set of texts round-trips; any single-byte change before the commit is
+    /// refused (never a panic); any cut or garbage past it is ignored.
+    #[test]
+    fn codec_properties_over_random_dictionaries() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..300 {
+            let n = (next() % 12) as usize;
+            let texts: Vec<String> = (0..n)
+                .map(|_| {
+                    let len = 1 + (next() % 40) as usize;
+                    (0..len)
+                        .map(|_| char::from_u32(1 + (next() % 0x7ff) as u32).unwrap_or('x'))
+                        .collect()
+                })
+                .collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let bytes = file_of(&refs);
+            assert_eq!(decode(&bytes).unwrap(), texts);
+            // Garbage past the commit.
+            let mut longer = bytes.clone();
+            let extra = (next() % 64) as usize;
+            longer.extend((0..extra).map(|_| next() as u8));
+            assert_eq!(decode(&longer).unwrap(), texts);
+            // One flipped bit anywhere in the committed bytes but the padding.
+            let at = (next() % bytes.len() as u64) as usize;
+            if (28..32).contains(&at) {
+                continue;
+            }
+            let mut bad = bytes.clone();
+            bad[at] ^= 1 << (next() % 8);
+            assert!(decode(&bad).is_err(), "flip at {at} of {texts:?} was accepted");
+            // A cut inside the committed bytes.
+            let cut = (next() % bytes.len() as u64) as usize;
+            assert!(decode(&bytes[..cut]).is_err());
+        }
+    }
+
+    #[test]
+    fn a_writer_persists_and_a_reader_reloads() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = SymDict::load(dir.path(), true).unwrap();
+        assert_eq!(w.intern("BTCUSDT"), Ok(0));
+        assert_eq!(w.intern_all(["DOGEUSDT", "BTCUSDT", "x"]).unwrap(), [1, 0, 2]);
+        let r = SymDict::load(dir.path(), false).unwrap();
+        assert!(r.snapshot().is_empty());
+        w.persist().unwrap();
+        assert_eq!(&*r.text_reloading(2).unwrap(), "x");
+        assert_eq!(r.intern("DOGEUSDT"), Ok(1));
+        assert_eq!(r.intern("nope"), Err(SymError::Unknown));
+        assert!(matches!(r.text_reloading(3), Err(Error::Damaged { .. })));
+        let again = SymDict::load(dir.path(), true).unwrap();
+        assert_eq!(again.snapshot().text(1), Some("DOGEUSDT"));
+        assert_eq!(again.intern("y"), Ok(3));
+        again.persist().unwrap();
+        assert_eq!(
+            decode(&std::fs::read(dir.path().join(SYM_FILE)).unwrap())
+                .unwrap()
+                .len(),
+            4
+        );
+    }
+}

@@ -1,0 +1,417 @@
+//! `sym` columns: dictionary-encoded text of any length, one dictionary (`sym.dict`) per
+//! database, through import, put, range, get, the aggregates, `--where`, series and unique keys;
+//! the dictionary's crash-safety rules (an uncommitted tail is ignored, damage before the commit
+//! is an error); Parquet output. tests/sym_bucket.rs runs the same suite on the bucket layout.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{assert_no_panic, run, xs, TestDb};
+
+const DAY: &str = "2024-08-08";
+
+fn csv(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    fs::write(&path, text).expect("write csv");
+    path.to_str().expect("utf-8").to_string()
+}
+
+fn range(db: &TestDb, extra: &[&str]) -> String {
+    let mut args = vec!["range", "2024-08-01", "2024-09-01"];
+    args.extend_from_slice(extra);
+    db.ok(&args)
+}
+
+fn bucket_args() -> Vec<&'static str> {
+    if common::layout() == "bucket" {
+        vec!["--bucket", "1s"]
+    } else {
+        vec![]
+    }
+}
+
+fn trades_db(extra: &[&str]) -> TestDb {
+    let mut args = bucket_args();
+    args.extend_from_slice(extra);
+    TestDb::create("1s", "symbol:sym,side:sym,price:f64", &args)
+}
+
+#[test]
+fn a_sym_column_takes_values_longer_than_any_seen_before() {
+    let db = trades_db(&["--depth", "4"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let night1 = csv(
+        tmp.path(),
+        "n1.csv",
+        &format!(
+            "time,symbol,side,price\n{DAY}T00:00:00Z,BTCUSDT,buy,1.5\n{DAY}T00:00:01Z,BTCUSDT,sell,2.5\n"
+        ),
+    );
+    db.ok(&["import", &night1, "-q"]);
+    let long = "L".repeat(100);
+    let night2 = csv(
+        tmp.path(),
+        "n2.csv",
+        &format!("time,symbol,side,price\n{DAY}T00:00:02Z,DOGEUSDT,buy,0.1\n{DAY}T00:00:03Z,{long},sell,7\n"),
+    );
+    db.ok(&["import", &night2, "-q"]);
+    assert_eq!(
+        range(&db, &[]),
+        format!(
+            "time,symbol,side,price\n{DAY}T00:00:00Z,BTCUSDT,buy,1.5\n{DAY}T00:00:01Z,BTCUSDT,sell,2.5\n\
+             {DAY}T00:00:02Z,DOGEUSDT,buy,0.1\n{DAY}T00:00:03Z,{long},sell,7.0\n"
+        )
+    );
+    // Four distinct texts (two symbols, two sides, one long): one entry each, shared by both
+    // columns, in the order first seen.
+    let dict = fs::read(db.file("sym.dict")).unwrap();
+    assert_eq!(&dict[0..8], b"XSSYMDIC");
+    assert_eq!(u32::from_le_bytes(dict[12..16].try_into().unwrap()), 5);
+    let config = fs::read_to_string(db.file("xs.toml")).unwrap();
+    assert!(
+        config.contains("format = 3") && config.contains("type = \"sym\""),
+        "{config}"
+    );
+    let nd = range(&db, &["--format", "ndjson", "--where", "symbol=DOGEUSDT"]);
+    assert_eq!(
+        nd,
+        format!("{{\"time\":\"{DAY}T00:00:02Z\",\"symbol\":\"DOGEUSDT\",\"side\":\"buy\",\"price\":0.1}}\n")
+    );
+}
+
+#[test]
+fn put_get_filters_and_aggregates_read_the_text() {
+    let db = trades_db(&["--depth", "4"]);
+    db.ok(&[
+        "put",
+        &format!("{DAY}T00:00:00Z"),
+        "symbol=ETHUSDT",
+        "side=buy",
+        "price=1",
+    ]);
+    db.ok(&[
+        "put",
+        &format!("{DAY}T00:00:01Z"),
+        "symbol=BTCUSDT",
+        "side=sell",
+        "price=2",
+    ]);
+    db.ok(&[
+        "put",
+        &format!("{DAY}T00:00:02Z"),
+        "symbol=ADAUSDT",
+        "side=buy",
+        "price=3",
+    ]);
+    db.ok(&["put", &format!("{DAY}T00:00:03Z"), "side=sell", "price=4"]);
+    assert_eq!(
+        db.ok(&["get", &format!("{DAY}T00:00:01Z")]),
+        format!("time,symbol,side,price\n{DAY}T00:00:01Z,BTCUSDT,sell,2.0\n")
+    );
+    assert_eq!(
+        db.ok(&["get", "--asof", &format!("{DAY}T00:00:02.500Z")]),
+        format!("time,symbol,side,price\n{DAY}T00:00:02Z,ADAUSDT,buy,3.0\n")
+    );
+    let col = |out: String| -> Vec<String> {
+        out.lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(1).unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(
+        col(range(&db, &["--where", "symbol!=ETHUSDT"])),
+        ["BTCUSDT", "ADAUSDT"]
+    );
+    assert_eq!(
+        col(range(&db, &["--where", "symbol in (ADAUSDT,ETHUSDT,nope)"])),
+        ["ETHUSDT", "ADAUSDT"]
+    );
+    // Ordered by the text, not by the code (ETHUSDT has code 0).
+    assert_eq!(
+        col(range(&db, &["--where", "symbol<CAT"])),
+        ["BTCUSDT", "ADAUSDT"]
+    );
+    assert_eq!(
+        col(range(&db, &["--where", "symbol>=BTCUSDT"])),
+        ["ETHUSDT", "BTCUSDT"]
+    );
+    assert_eq!(col(range(&db, &["--where", "symbol=nope"])), Vec::<String>::new());
+    assert_eq!(col(range(&db, &["--where", "symbol="])), [""]);
+    assert_eq!(
+        range(&db, &["--agg", "count,first(symbol),last(side)"])
+            .lines()
+            .nth(1)
+            .unwrap_or(""),
+        format!("2024-08-01T00:00:00Z,4,ETHUSDT,sell")
+    );
+    let (code, _, err) = run(db.xs(&["range", "2024-08-01", "2024-09-01", "--agg", "sum(symbol)"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`symbol` is sym, not a number"), "{err}");
+    // Export writes the text too.
+    let out = tempfile::tempdir().unwrap();
+    let file = out.path().join("x.csv");
+    db.ok(&["export", "-o", file.to_str().unwrap()]);
+    assert!(fs::read_to_string(&file).unwrap().contains(",ADAUSDT,buy,3.0"));
+    db.ok(&["delete", &format!("{DAY}T00:00:00Z"), &format!("{DAY}T00:00:01Z")]);
+    assert_eq!(col(range(&db, &[])), ["BTCUSDT", "ADAUSDT", ""]);
+}
+
+/// A sym series key and unique key: series directories are named by the text, and rows at one
+/// time are in unique-key order by text, whatever order the texts got their codes in.
+#[test]
+fn series_and_unique_keys_on_sym_columns_order_by_text() {
+    let a = "time,symbol,side,price\n\
+             2024-08-08T00:00:00Z,BTC,sell,1\n2024-08-08T00:00:00Z,ETH,buy,2\n\
+             2024-08-08T00:00:00Z,BTC,buy,3\n2024-08-08T00:00:01Z,ETH,sell,4\n";
+    let b = "time,symbol,side,price\n\
+             2024-08-08T00:00:00Z,ETH,sell,5\n2024-08-08T00:00:00Z,BTC,buy,6\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let (fa, fb) = (csv(tmp.path(), "a.csv", a), csv(tmp.path(), "b.csv", b));
+    let keys = ["--depth", "4", "--series-by", "symbol", "--unique-by", "side"];
+    let one = trades_db(&keys);
+    one.ok(&["import", &fa, "-q"]);
+    one.ok(&["import", &fb, "-q"]);
+    let other = trades_db(&keys);
+    other.ok(&["import", &fb, "-q"]);
+    other.ok(&["import", &fa, "-q"]);
+    other.ok(&["import", &fb, "-q"]);
+    let want = "time,symbol,side,price\n\
+                2024-08-08T00:00:00Z,BTC,buy,6.0\n2024-08-08T00:00:00Z,BTC,sell,1.0\n\
+                2024-08-08T00:00:00Z,ETH,buy,2.0\n2024-08-08T00:00:00Z,ETH,sell,5.0\n\
+                2024-08-08T00:00:01Z,ETH,sell,4.0\n";
+    assert_eq!(range(&one, &[]), want);
+    // `other` saw b first: different codes, same rows. (Its ETH,sell at 00:00:00 is b's 5.)
+    assert_eq!(range(&other, &[]), want);
+    assert!(one.file("series/BTC").is_dir() && one.file("series/ETH").is_dir());
+    assert_eq!(
+        range(&one, &["--series", "ETH", "--agg", "count,last(side)"]),
+        "time,symbol,count,last_side\n2024-08-01T00:00:00Z,ETH,3,sell\n"
+    );
+    // A series value that was never stored is an empty answer, not an error.
+    assert_eq!(range(&one, &["--series", "DOGE"]), "time,symbol,side,price\n");
+    one.ok(&["check"]);
+}
+
+/// The same imports in the same order give byte-identical dictionaries and partitions, however
+/// many threads parse them.
+#[test]
+fn codes_do_not_depend_on_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = String::from("time,symbol,side,price\n");
+    let mut rng = common::Rng(7);
+    for i in 0..60_000u64 {
+        let sym = format!("S{}", rng.below(3000));
+        let side = if rng.below(2) == 0 { "buy" } else { "sell" };
+        let (h, m, sec) = (i / 3600, i / 60 % 60, i % 60);
+        text.push_str(&format!(
+            "{DAY}T{h:02}:{m:02}:{sec:02}Z,{sym},{side},{}\n",
+            i % 97
+        ));
+    }
+    let input = csv(tmp.path(), "t.csv", &text);
+    let mut dicts = Vec::new();
+    for threads in ["1", "2", "4"] {
+        let db = trades_db(&[]);
+        db.ok(&["import", &input, "-q", "--threads", threads]);
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        for e in fs::read_dir(&db.path).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".xs") || name.ends_with(".data") || name == "sym.dict" {
+                files.push((name, fs::read(&p).unwrap()));
+            }
+        }
+        files.sort();
+        dicts.push(files);
+    }
+    assert!(dicts[0].iter().any(|(n, _)| n == "sym.dict"));
+    assert!(
+        dicts[0] == dicts[1] && dicts[1] == dicts[2],
+        "files differ between thread counts"
+    );
+}
+
+#[test]
+fn the_dictionary_survives_reopening_and_ignores_an_uncommitted_tail() {
+    let db = trades_db(&[]);
+    db.ok(&[
+        "put",
+        &format!("{DAY}T00:00:00Z"),
+        "symbol=BTCUSDT",
+        "side=buy",
+        "price=1",
+    ]);
+    let dict = db.file("sym.dict");
+    let committed = fs::read(&dict).unwrap();
+    // What an append cut by a crash before its commit leaves: entry bytes past the commit.
+    let mut torn = committed.clone();
+    torn.extend_from_slice(&[9, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef, b'D', b'O']);
+    fs::write(&dict, &torn).unwrap();
+    assert_eq!(
+        range(&db, &[]),
+        format!("time,symbol,side,price\n{DAY}T00:00:00Z,BTCUSDT,buy,1.0\n")
+    );
+    // The next writer appends over the tail.
+    db.ok(&[
+        "put",
+        &format!("{DAY}T00:00:01Z"),
+        "symbol=DOGEUSDT",
+        "side=sell",
+        "price=2",
+    ]);
+    assert_eq!(
+        range(&db, &[]),
+        format!(
+            "time,symbol,side,price\n{DAY}T00:00:00Z,BTCUSDT,buy,1.0\n{DAY}T00:00:01Z,DOGEUSDT,sell,2.0\n"
+        )
+    );
+    let after = fs::read(&dict).unwrap();
+    assert_eq!(&after[..committed.len()][32..], &committed[32..]);
+    assert_eq!(u32::from_le_bytes(after[12..16].try_into().unwrap()), 4);
+    db.ok(&["check"]);
+}
+
+#[test]
+fn a_damaged_entry_or_a_lost_dictionary_is_a_clear_error() {
+    let db = trades_db(&[]);
+    db.ok(&[
+        "put",
+        &format!("{DAY}T00:00:00Z"),
+        "symbol=BTCUSDT",
+        "side=buy",
+        "price=1",
+    ]);
+    let dict = db.file("sym.dict");
+    let good = fs::read(&dict).unwrap();
+    let mut bad = good.clone();
+    bad[32 + 8 + 2] ^= 0x20; // a byte of BTCUSDT, the first entry
+    fs::write(&dict, &bad).unwrap();
+    for args in [
+        vec!["range", "2024-08-01", "2024-09-01"],
+        vec!["put", "2024-08-08T00:00:05Z", "symbol=X"],
+        vec!["check"],
+    ] {
+        let (code, out, err) = run(db.xs(&args));
+        assert_eq!(code, 3, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("sym.dict") && err.contains("entry 0 at byte offset 32") && err.contains("checksum"),
+            "{args:?}: {err}"
+        );
+        assert_no_panic(&err);
+    }
+    // A dictionary removed: the rows' codes have no text; said, never printed wrong.
+    fs::remove_file(&dict).unwrap();
+    let (code, out, err) = run(db.xs(&["range", "2024-08-01", "2024-09-01"]));
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(err.contains("symbol code") && err.contains("sym.dict"), "{err}");
+    assert!(!out.contains("BTCUSDT"));
+    assert_no_panic(&err);
+    // `check` finds the rows whose text is lost.
+    let (code, out, err) = run(db.xs(&["check"]));
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(
+        out.contains("refer to symbol codes") && out.contains("sym.dict holds 0 entries"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_sym_values_are_rejected_with_reasons() {
+    let db = trades_db(&[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let huge = "x".repeat(70_000);
+    let f = csv(
+        tmp.path(),
+        "bad.csv",
+        &format!("time,symbol,side,price\n{DAY}T00:00:00Z,{huge},buy,1\n{DAY}T00:00:01Z,ok,buy,2\n"),
+    );
+    let (code, out, err) = run(db.xs(&["import", &f]));
+    assert_eq!(code, 4, "{out}{err}");
+    assert!(format!("{out}{err}").contains("1 rejected"), "{out}{err}");
+    assert_no_panic(&err);
+    assert_eq!(
+        range(&db, &[]),
+        format!("time,symbol,side,price\n{DAY}T00:00:01Z,ok,buy,2.0\n")
+    );
+}
+
+#[test]
+fn parquet_and_arrow_carry_sym_as_dictionary_strings_and_duckdb_reads_varchar() {
+    let db = trades_db(&[]);
+    db.ok(&[
+        "put",
+        &format!("{DAY}T00:00:00Z"),
+        "symbol=BTCUSDT",
+        "side=buy",
+        "price=1",
+    ]);
+    db.ok(&["put", &format!("{DAY}T00:00:01Z"), "side=sell", "price=2"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let pq = tmp.path().join("o.parquet");
+    let csvf = tmp.path().join("o.csv");
+    fs::write(
+        &pq,
+        db.xs(&["range", "2024-08-01", "2024-09-01", "--format", "parquet"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    fs::write(&csvf, range(&db, &[])).unwrap();
+    let script = format!(
+        "import duckdb\n\
+         for src in ['{pq}', '{csv}']:\n\
+         \x20   r = duckdb.sql(f\"select * from '{{src}}'\")\n\
+         \x20   print(dict(zip(r.columns, [str(t) for t in r.types])), r.fetchall()[0][1:3])\n",
+        pq = pq.display(),
+        csv = csvf.display()
+    );
+    let out = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines() {
+        assert!(
+            line.contains("'symbol': 'VARCHAR'") && line.contains("'side': 'VARCHAR'"),
+            "{text}"
+        );
+        assert!(line.contains("('BTCUSDT', 'buy')"), "{text}");
+    }
+    // The Parquet column is dictionary-encoded text in Arrow terms.
+    let script = format!(
+        "import pyarrow.parquet as pq\nprint(pq.read_schema('{}').field('symbol').type)",
+        pq.display()
+    );
+    let out = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "dictionary<values=string, indices=int32, ordered=0>"
+    );
+}
+
+#[test]
+fn sym_is_named_in_create_and_schema() {
+    let db = trades_db(&[]);
+    let out = db.ok(&["schema", "--json"]);
+    assert!(out.contains("\"sym\""), "{out}");
+    let mut cmd = xs();
+    cmd.args([
+        "create",
+        "/nonexistent/x",
+        "--granularity",
+        "1s",
+        "--columns",
+        "a:sym(4)",
+    ]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 2);
+    assert!(err.contains("sym"), "{err}");
+}
