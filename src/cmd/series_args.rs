@@ -2,7 +2,7 @@
 
 use xs::Database;
 
-use crate::exit::{CliResult, Failure};
+use crate::exit::CliResult;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct SeriesArgs {
@@ -18,9 +18,8 @@ impl SeriesArgs {
         if self.series.is_empty() {
             return Ok(());
         }
-        let missing = db
-            .select_series(&self.series)
-            .map_err(|e| Failure::usage(e.to_string()))?;
+        // A bad value is a usage error (exit 2); a damaged series keeps its own code.
+        let missing = db.select_series(&self.series)?;
         for text in missing {
             eprintln!(
                 "xs: warning: {} holds no series `{text}` (key {}); `xs stat` lists the series",
