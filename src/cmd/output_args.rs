@@ -106,7 +106,8 @@ fn from_extension(name: &str) -> Option<(OutFormat, Option<Container>, Option<&'
 /// How rows are written: text through a formatter (maybe compressed), or columnar.
 pub enum Writer {
     Text {
-        formatter: RowFormatter,
+        // Boxed: a formatter is several times the size of the columnar variant.
+        formatter: Box<RowFormatter>,
         compression: Compression,
     },
     Columnar {
@@ -222,7 +223,7 @@ impl FormatArgs {
         let container = match format {
             OutFormat::Text(format) => {
                 return Ok(Writer::Text {
-                    formatter: self.text_formatter(config, format)?,
+                    formatter: Box::new(self.text_formatter(config, format)?),
                     compression,
                 })
             }
