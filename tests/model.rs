@@ -1012,6 +1012,10 @@ impl Case {
                     ));
                 }
                 self.config = loaded;
+                // The model's rows keep the model's sym codes: its dictionary goes along.
+                if let Some(dict) = old.schema.syms() {
+                    self.config.schema.attach_syms(std::sync::Arc::clone(dict));
+                }
                 self.model = converted;
             }
             Ok(_) => self.fail(&format!(
