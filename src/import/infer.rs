@@ -1006,10 +1006,20 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                     }
                 }
                 let (t, why) = infer_type(&present);
-                if !why.is_empty() {
-                    notes.push(format!("column `{name}`: {t} ({why})"));
+                if matches!(t, ColumnType::Str(_)) && series_idx.contains(&i) {
+                    // A series key's text repeats in every row of its series, though a sample
+                    // of 30,000 hosts shows each only a few times: a 4-byte code, not str(N).
+                    notes.push(format!(
+                        "column `{name}`: sym (the series key: each value repeats in every row \
+                         of its series; stored once in the database's dictionary)"
+                    ));
+                    ColumnType::Sym
+                } else {
+                    if !why.is_empty() {
+                        notes.push(format!("column `{name}`: {t} ({why})"));
+                    }
+                    t
                 }
-                t
             }
         };
         if !ty.is_text() {
@@ -1794,10 +1804,27 @@ mod tests {
         let inf = infer(&sample(&text), &Overrides::default()).unwrap();
         assert_eq!(inf.config.schema.spec(), "side:sym,host:sym,note:str(8)");
         assert!(inf.create_command("x").contains("side:sym,host:sym,note:str(8)"));
-        // 26 values in 100 rows repeat too rarely.
+        // 26 values in 100 rows repeat too rarely, unless they are the series key.
         let text = text.replacen(",h0,", ",hx,", 1);
-        let inf = infer(&sample(&text), &Overrides::default()).unwrap();
+        let one_series = Overrides {
+            series: Some(Vec::new()),
+            ..Overrides::default()
+        };
+        let inf = infer(&sample(&text), &one_series).unwrap();
         assert_eq!(inf.config.schema.spec(), "side:sym,host:str(8),note:str(8)");
+        let by_host = Overrides {
+            series: Some(vec!["host".to_string()]),
+            ..Overrides::default()
+        };
+        let inf = infer(&sample(&text), &by_host).unwrap();
+        assert_eq!(inf.config.schema.spec(), "side:sym,host:sym,note:str(8)");
+        assert!(
+            inf.notes
+                .iter()
+                .any(|n| n.starts_with("column `host`: sym (the series key")),
+            "{:?}",
+            inf.notes
+        );
     }
 
     #[test]
