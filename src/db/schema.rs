@@ -883,4 +883,29 @@ mod tests {
         assert!(Schema::parse_spec("a:i8,a:i8").is_err());
         assert!(Schema::parse_spec("a b:i8").is_err());
     }
+
+    /// A code past the dictionary is an error the caller propagates (exit 3 in the CLI), not
+    /// a stop of the process; it names sym.dict, the code, the column and the time.
+    #[test]
+    fn an_unknown_sym_code_is_an_error() {
+        let s = Schema::parse_spec("n:i8,side:sym").unwrap();
+        let dict = s.syms().unwrap();
+        assert_eq!(dict.intern("buy").unwrap(), 0);
+        assert_eq!(&*s.sym_text(0).unwrap(), "buy");
+        assert!(matches!(s.sym_text(1), Err(Error::Damaged { .. })));
+        let e = s.sym_text_at(7, 1, Some(1_000_000_000)).unwrap_err().to_string();
+        assert!(
+            e.contains("sym.dict")
+                && e.contains("column `side` of the row at 1970-01-01T00:00:01Z refers to symbol code 7")
+                && e.contains("holds 1 entries"),
+            "{e}"
+        );
+        let mut row = s.new_row();
+        s.set_field(&mut row, 0, "3").unwrap();
+        s.set_field(&mut row, 1, "buy").unwrap();
+        assert_eq!(s.value(&row, 1).unwrap(), Value::Str("buy".into()));
+        row[s.offsets[1]..s.offsets[1] + 4].copy_from_slice(&5u32.to_le_bytes());
+        assert!(matches!(s.value(&row, 1), Err(Error::Damaged { .. })));
+        assert_eq!(s.value(&row, 0).unwrap(), Value::Int(3));
+    }
 }
