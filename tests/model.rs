@@ -139,7 +139,7 @@ struct Keys {
 impl Keys {
     fn series_of(&self, row: &[u8]) -> Vec<Value> {
         self.series
-            .map(|c| vec![self.schema.value(row, c)])
+            .map(|c| vec![self.schema.value(row, c).unwrap()])
             .unwrap_or_default()
     }
 
@@ -149,7 +149,7 @@ impl Keys {
 
     fn key_of(&self, row: &[u8]) -> Vec<Value> {
         self.unique
-            .map(|c| vec![self.schema.value(row, c)])
+            .map(|c| vec![self.schema.value(row, c).unwrap()])
             .unwrap_or_default()
     }
 
@@ -966,7 +966,7 @@ impl Case {
                     new_schema.set_field_bytes(&mut out, j, schema.field_bytes(row, i));
                     continue;
                 }
-                let text = match schema.value(row, i) {
+                let text = match schema.value(row, i).unwrap() {
                     Value::Int(v) => v.to_string(),
                     Value::UInt(v) => v.to_string(),
                     Value::Str(v) => v,
@@ -1192,7 +1192,7 @@ impl Case {
 
     fn values(&self, row: &[u8]) -> Vec<Value> {
         (0..self.schema().columns().len())
-            .map(|c| self.schema().value(row, c))
+            .map(|c| self.schema().value(row, c).unwrap())
             .collect()
     }
 
@@ -1231,7 +1231,7 @@ impl Case {
             .iter()
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
         {
-            formatter.row(&mut want, *t, row);
+            formatter.row(&mut want, *t, row).unwrap();
         }
         if got != want {
             let (g, w) = (String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
@@ -1277,7 +1277,7 @@ impl Case {
                             if !text.is_empty() && s < 18 && self.rng.chance(40) {
                                 let mut scratch = schema.new_row();
                                 let _ = schema.set_field(&mut scratch, c, &text);
-                                if let Value::Dec(v, _) = schema.value(&scratch, c) {
+                                if let Value::Dec(v, _) = schema.value(&scratch, c).unwrap() {
                                     if v.unsigned_abs() < (i64::MAX as u64) / 10 {
                                         let finer = i128::from(v) * 10 + if v < 0 { -5 } else { 5 };
                                         vals.push(Value::Dec(finer as i64, s + 1));
@@ -1297,7 +1297,7 @@ impl Case {
                             }
                             _ => text,
                         };
-                        (schema.value(&scratch, c), lit)
+                        (schema.value(&scratch, c).unwrap(), lit)
                     }
                 };
                 vals.push(val);
@@ -1369,7 +1369,7 @@ impl Case {
         let mut want = Vec::new();
         for (t, row) in self.model.flat(from, to) {
             if conds.iter().all(|c| c.holds(schema, t, &row)) {
-                formatter.row(&mut want, t, &row);
+                formatter.row(&mut want, t, &row).unwrap();
             }
         }
         if got != want {
@@ -1889,7 +1889,7 @@ impl ModelCond {
         use std::cmp::Ordering;
         let v = match self.col {
             None => Value::Int(t),
-            Some(c) => schema.value(row, c),
+            Some(c) => schema.value(row, c).unwrap(),
         };
         if self.vals.is_empty() {
             return (v == Value::Null) == (self.op == "=");
@@ -1935,7 +1935,7 @@ impl ModelCond {
 /// Gives the sym fields of `row` (codes of `from`'s dictionary) the codes of their texts in `to`.
 fn recode(from: &Schema, to: &xs::db::syms::SymDict, cols: &[usize], row: &mut [u8]) {
     for &c in cols {
-        if let Value::Str(text) = from.value(row, c) {
+        if let Value::Str(text) = from.value(row, c).unwrap() {
             let code = to.intern(&text).expect("a sym text");
             let at = from.field_offset(c);
             row[at..at + 4].copy_from_slice(&code.to_le_bytes());
@@ -1959,7 +1959,7 @@ fn cell(v: Value, ty: ColumnType) -> Cell {
 fn non_null(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Vec<Cell> {
     let ty = schema.columns()[col].ty;
     rows.iter()
-        .map(|r| schema.value(r, col))
+        .map(|r| schema.value(r, col).unwrap())
         .filter(|v| *v != Value::Null)
         .map(|v| cell(v, ty))
         .collect()

@@ -144,7 +144,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let to = output.map_or(To::Stdout, To::File);
     let writer = args.output.writer(db.config(), to, None, 6, 3)?;
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
-    let passes = |t: i64, row: &[u8]| filter.as_ref().is_none_or(|f| f.matches(t, row));
+    let passes = |t: i64, row: &[u8]| filter.as_ref().map_or(Ok(true), |f| f.matches(t, row));
     let times = if args.times == ["-"] {
         read_times_from_stdin()?
     } else {
@@ -176,7 +176,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         for t in at {
             store.check_time(t)?;
             for row in store.get(t)? {
-                if passes(t, &row) {
+                if passes(t, &row)? {
                     found_rows.push((t, k, row));
                 }
             }
@@ -212,8 +212,14 @@ fn asof_times(
         let mut at = t;
         // A timestamp whose rows all fail the filter: look on before it.
         while let Some(hit) = asof.latest(at, not_before)? {
-            let passes =
-                |f: &Filter| -> CliResult<bool> { Ok(db.get(hit)?.iter().any(|row| f.matches(hit, row))) };
+            let passes = |f: &Filter| -> CliResult<bool> {
+                for row in db.get(hit)? {
+                    if f.matches(hit, &row)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            };
             if filter.map_or(Ok(true), passes)? {
                 found.push(hit);
                 break;

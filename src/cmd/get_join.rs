@@ -480,7 +480,7 @@ fn write_joined(
             Some(k) => {
                 let (t, row) = matches.get(*k);
                 out.buf.push(delimiter);
-                formatter.row(&mut out.buf, t, row);
+                formatter.row(&mut out.buf, t, row)?;
                 out.buf.pop(); // its newline
             }
             None => out.buf.extend_from_slice(&empty),

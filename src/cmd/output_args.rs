@@ -148,6 +148,7 @@ impl From<WriteError> for Fail {
         match e {
             WriteError::Io(e) => Fail::Write(e),
             WriteError::Encode(text) => Fail::Encode(text),
+            WriteError::Read(e) => Fail::Read(e),
         }
     }
 }
@@ -369,7 +370,7 @@ impl Writer {
                         let mut buf = Vec::new();
                         let mut n = 0u64;
                         for (t_ns, row) in rows {
-                            formatter.row(&mut buf, t_ns, row);
+                            formatter.row(&mut buf, t_ns, row)?;
                             n += 1;
                             if buf.len() >= 1 << 20 {
                                 sink.write_all(&compression.encode(&buf)?).map_err(Fail::Write)?;

@@ -635,7 +635,7 @@ impl Database {
         // The row's sym codes are on disk before the row is.
         self.persist_syms()?;
         if self.is_series_root() {
-            let name = series::name_of_row(&self.config.schema, &self.config.series_columns(), row);
+            let name = series::name_of_row(&self.config.schema, &self.config.series_columns(), row)?;
             series::check_name(&name).map_err(Error::Invalid)?;
             let db = self
                 .series_db(&name, true)?
@@ -662,7 +662,7 @@ impl Database {
                     .map(|k| &old.rows[k * row_len..(k + 1) * row_len])
                     .collect();
                 let mut rows = Vec::new();
-                unique::merge_rows(&self.config.schema, &unique, at, [row], &mut rows);
+                unique::merge_rows(&self.config.schema, &unique, at, [row], &mut rows)?;
                 let mut placed = false;
                 for k in 0..old.len() {
                     if old.units[k] == unit {
@@ -691,7 +691,7 @@ impl Database {
                 .take_while(|r| Schema::is_present(r))
                 .collect();
             let mut rows = Vec::new();
-            unique::merge_rows(&self.config.schema, &unique, old, [row], &mut rows);
+            unique::merge_rows(&self.config.schema, &unique, old, [row], &mut rows)?;
             if rows.len() > self.config.depth as usize {
                 return Err(Error::DepthFull {
                     t_ns,

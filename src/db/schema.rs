@@ -5,10 +5,12 @@
 //! row; flag bit `1 + i` marks column `i` null. See docs/FORMAT.md.
 
 use std::fmt;
-
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::decimal::{DecError, MAX_SCALE};
+use crate::error::{Error, Result};
+
 use super::syms::{SymDict, SymError, MAX_CODES, MAX_SYM_LEN};
 
 /// A column's storage type.
@@ -308,14 +310,30 @@ impl Schema {
     }
 
     /// The text of a `sym` code. A code the dictionary does not hold even after reading it
-    /// again is damage that no caller of this infallible path can serve: xs stops with the
-    /// damage message and exit code 3 rather than print a wrong value.
-    pub fn sym_text(&self, code: u32) -> Arc<str> {
-        let dict = self.syms.0.as_ref();
-        match dict.map(|d| d.text_reloading(code)) {
-            Some(Ok(text)) => text,
-            Some(Err(e)) => sym_damage_exit(&e),
-            None => sym_damage_exit(&"a sym code without a dictionary"),
+    /// again is damage (`Error::Damaged`, exit code 3): it is said, never printed as a value.
+    pub fn sym_text(&self, code: u32) -> Result<Arc<str>> {
+        self.sym_lookup(code, || "a row".to_string())
+    }
+
+    /// `sym_text` of column `col` of a row, which the damage message names, with the row's
+    /// time when the caller knows it.
+    pub fn sym_text_at(&self, code: u32, col: usize, t_ns: Option<i64>) -> Result<Arc<str>> {
+        self.sym_lookup(code, || {
+            let name = &self.columns[col].name;
+            match t_ns {
+                Some(t) => format!(
+                    "column `{name}` of the row at {}",
+                    crate::io::timefmt::format_iso_exact(t)
+                ),
+                None => format!("column `{name}` of a row"),
+            }
+        })
+    }
+
+    fn sym_lookup(&self, code: u32, row: impl FnOnce() -> String) -> Result<Arc<str>> {
+        match &self.syms.0 {
+            Some(dict) => dict.text_reloading(code, row),
+            None => Err(no_sym_dict(code, &row())),
         }
     }
 
@@ -478,16 +496,17 @@ impl Schema {
         set_bit(row, 1 + col, true);
     }
 
-    /// Decodes column `col` of `row`.
-    pub fn value(&self, row: &[u8], col: usize) -> Value {
+    /// Decodes column `col` of `row`; only a `sym` code its dictionary lost fails.
+    pub fn value(&self, row: &[u8], col: usize) -> Result<Value> {
         if self.is_null(row, col) {
-            return Value::Null;
+            return Ok(Value::Null);
         }
         let bytes = self.field_bytes(row, col);
         if self.columns[col].ty == ColumnType::Sym {
-            return Value::Str(self.sym_text(u32::from_le_bytes(le(bytes))).to_string());
+            let text = self.sym_text_at(u32::from_le_bytes(le(bytes)), col, None)?;
+            return Ok(Value::Str(text.to_string()));
         }
-        decode_field(self.columns[col].ty, bytes)
+        Ok(decode_field(self.columns[col].ty, bytes))
     }
 }
 
@@ -621,11 +640,14 @@ pub(crate) fn encode_field(ty: ColumnType, text: &str, dst: &mut [u8]) -> Result
     Ok(())
 }
 
-/// Stops xs on a `sym` code its dictionary lacks (see `Schema::sym_text`).
+/// A `sym` code read without a dictionary. Not met: a schema with a `sym` column always has
+/// one; still an error rather than a panic or a wrong value.
 #[cold]
-pub fn sym_damage_exit(e: &dyn fmt::Display) -> ! {
-    eprintln!("xs: {e}");
-    std::process::exit(3)
+pub(crate) fn no_sym_dict(code: u32, row: &str) -> Error {
+    Error::Damaged {
+        path: PathBuf::from(super::syms::SYM_FILE),
+        reason: format!("{row} refers to symbol code {code}, but no symbol dictionary was loaded"),
+    }
 }
 
 /// The `FieldError` of a `dec(scale)` value that did not parse.
@@ -764,13 +786,13 @@ mod tests {
         s.set_field(&mut row, 3, "-inf").unwrap();
         s.set_field(&mut row, 4, "true").unwrap();
         s.set_field(&mut row, 5, "héé").unwrap();
-        assert_eq!(s.value(&row, 0), Value::Int(-128));
-        assert_eq!(s.value(&row, 1), Value::UInt(u64::MAX));
-        assert!(matches!(s.value(&row, 2), Value::Float(v) if v.is_nan()));
-        assert_eq!(s.value(&row, 3), Value::Float(f64::NEG_INFINITY));
-        assert_eq!(s.value(&row, 4), Value::Bool(true));
-        assert_eq!(s.value(&row, 5), Value::Str("héé".into()));
-        assert_eq!(s.value(&row, 6), Value::Null);
+        assert_eq!(s.value(&row, 0).unwrap(), Value::Int(-128));
+        assert_eq!(s.value(&row, 1).unwrap(), Value::UInt(u64::MAX));
+        assert!(matches!(s.value(&row, 2).unwrap(), Value::Float(v) if v.is_nan()));
+        assert_eq!(s.value(&row, 3).unwrap(), Value::Float(f64::NEG_INFINITY));
+        assert_eq!(s.value(&row, 4).unwrap(), Value::Bool(true));
+        assert_eq!(s.value(&row, 5).unwrap(), Value::Str("héé".into()));
+        assert_eq!(s.value(&row, 6).unwrap(), Value::Null);
     }
 
     #[test]
@@ -819,7 +841,7 @@ mod tests {
         let mut row = s.new_row();
         s.set_field(&mut row, 0, "61837.63000000").unwrap();
         assert_eq!(s.field_bytes(&row, 0), 6_183_763_000_000i64.to_le_bytes());
-        assert_eq!(s.value(&row, 0), Value::Dec(6_183_763_000_000, 8));
+        assert_eq!(s.value(&row, 0).unwrap(), Value::Dec(6_183_763_000_000, 8));
         assert_eq!(s.field_at(0).num(&row), Num::I(6_183_763_000_000));
         assert_eq!(s.field_at(0).f64(&row), 61837.63);
         assert_eq!(
@@ -860,5 +882,30 @@ mod tests {
         assert!(Schema::parse_spec("a:dec()").is_err());
         assert!(Schema::parse_spec("a:i8,a:i8").is_err());
         assert!(Schema::parse_spec("a b:i8").is_err());
+    }
+
+    /// A code past the dictionary is an error the caller propagates (exit 3 in the CLI), not
+    /// a stop of the process; it names sym.dict, the code, the column and the time.
+    #[test]
+    fn an_unknown_sym_code_is_an_error() {
+        let s = Schema::parse_spec("n:i8,side:sym").unwrap();
+        let dict = s.syms().unwrap();
+        assert_eq!(dict.intern("buy").unwrap(), 0);
+        assert_eq!(&*s.sym_text(0).unwrap(), "buy");
+        assert!(matches!(s.sym_text(1), Err(Error::Damaged { .. })));
+        let e = s.sym_text_at(7, 1, Some(1_000_000_000)).unwrap_err().to_string();
+        assert!(
+            e.contains("sym.dict")
+                && e.contains("column `side` of the row at 1970-01-01T00:00:01Z refers to symbol code 7")
+                && e.contains("holds 1 entries"),
+            "{e}"
+        );
+        let mut row = s.new_row();
+        s.set_field(&mut row, 0, "3").unwrap();
+        s.set_field(&mut row, 1, "buy").unwrap();
+        assert_eq!(s.value(&row, 1).unwrap(), Value::Str("buy".into()));
+        row[s.offsets[1]..s.offsets[1] + 4].copy_from_slice(&5u32.to_le_bytes());
+        assert!(matches!(s.value(&row, 1), Err(Error::Damaged { .. })));
+        assert_eq!(s.value(&row, 0).unwrap(), Value::Int(3));
     }
 }

@@ -60,10 +60,14 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The series name of a stored row: its key columns' values.
-pub fn name_of_row(schema: &Schema, columns: &[usize], row: &[u8]) -> String {
-    let values: Vec<Value> = columns.iter().map(|&c| schema.value(row, c)).collect();
-    name_of(&values)
+/// The series name of a stored row: its key columns' values (a `sym` code its dictionary
+/// lost is an error).
+pub fn name_of_row(schema: &Schema, columns: &[usize], row: &[u8]) -> crate::error::Result<String> {
+    let values = columns
+        .iter()
+        .map(|&c| schema.value(row, c))
+        .collect::<crate::error::Result<Vec<Value>>>()?;
+    Ok(name_of(&values))
 }
 
 fn escape_into(text: &str, out: &mut String) {
@@ -243,7 +247,8 @@ pub fn name_from_parts(schema: &Schema, columns: &[usize], parts: &[&str]) -> Re
                 schema.columns()[col].name
             )
         })?;
-        values.push(schema.value(&row, col));
+        // Not sym (above): decoding what `set_field` encoded cannot fail.
+        values.push(schema.value(&row, col).map_err(|e| e.to_string())?);
     }
     Ok(name_of(&values))
 }
@@ -266,7 +271,7 @@ pub fn values_of(schema: &Schema, columns: &[usize], name: &str) -> Option<Vec<V
             }
             Some(text) => {
                 schema.set_field(&mut row, col, &text).ok()?;
-                values.push(schema.value(&row, col));
+                values.push(schema.value(&row, col).ok()?);
             }
         }
     }
@@ -331,7 +336,7 @@ mod tests {
         schema.set_field(&mut row, 0, "%%%%").unwrap();
         schema.set_field(&mut row, 1, "-9223372036854775808").unwrap();
         schema.set_field(&mut row, 2, "false").unwrap();
-        let name = name_of_row(&schema, &[0, 1, 2], &row);
+        let name = name_of_row(&schema, &[0, 1, 2], &row).unwrap();
         let types = [ColumnType::Str(4), ColumnType::I64, ColumnType::Bool];
         assert!(name.len() <= longest_name(&types), "{name}");
     }

@@ -241,8 +241,9 @@ impl SymDict {
     }
 
     /// The text of `code`, reading the file again once if it is past what was loaded; a code
-    /// still unknown is damage (a row that refers to an entry the dictionary lost).
-    pub fn text_reloading(&self, code: u32) -> Result<Arc<str>> {
+    /// still unknown is damage (a row that refers to an entry the dictionary lost). `row` names
+    /// the row for the message: "a row", or "column `side` of the row at …".
+    pub fn text_reloading(&self, code: u32, row: impl FnOnce() -> String) -> Result<Arc<str>> {
         if let Some(t) = self.snapshot().texts.get(code as usize) {
             return Ok(Arc::clone(t));
         }
@@ -254,8 +255,10 @@ impl SymDict {
             .ok_or_else(|| Error::Damaged {
                 path: self.path(),
                 reason: format!(
-                    "a row refers to symbol code {code}, but the dictionary holds {} entries: it was \
-                 replaced, truncated or removed; restore the database's sym.dict from a backup",
+                    "{} refers to symbol code {code}, but the dictionary holds {} entries: it was \
+                     replaced, truncated or removed; restore the database's sym.dict from a backup \
+                     (`xs check` lists the rows whose text is lost)",
+                    row(),
                     snap.len()
                 ),
             })
@@ -572,10 +575,13 @@ mod tests {
         let r = SymDict::load(dir.path(), false).unwrap();
         assert!(r.snapshot().is_empty());
         w.persist().unwrap();
-        assert_eq!(&*r.text_reloading(2).unwrap(), "x");
+        assert_eq!(&*r.text_reloading(2, String::new).unwrap(), "x");
         assert_eq!(r.intern("DOGEUSDT"), Ok(1));
         assert_eq!(r.intern("nope"), Err(SymError::Unknown));
-        assert!(matches!(r.text_reloading(3), Err(Error::Damaged { .. })));
+        assert!(matches!(
+            r.text_reloading(3, String::new),
+            Err(Error::Damaged { .. })
+        ));
         let again = SymDict::load(dir.path(), true).unwrap();
         assert_eq!(again.snapshot().text(1), Some("DOGEUSDT"));
         assert_eq!(again.intern("y"), Ok(3));

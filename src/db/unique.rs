@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 
 use super::schema::{Schema, Value};
 use super::series::compare_values;
+use crate::error::Result;
 
 /// What a merge did to the stored rows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,8 +16,8 @@ pub struct Merged {
     pub replaced: u64,
 }
 
-/// The unique key's values of `row`.
-pub fn key_of(schema: &Schema, columns: &[usize], row: &[u8]) -> Vec<Value> {
+/// The unique key's values of `row`; a `sym` code its dictionary lost is an error.
+pub fn key_of(schema: &Schema, columns: &[usize], row: &[u8]) -> Result<Vec<Value>> {
     columns.iter().map(|&c| schema.value(row, c)).collect()
 }
 
@@ -29,14 +30,14 @@ pub fn merge_rows<'a>(
     old: impl IntoIterator<Item = &'a [u8]>,
     new: impl IntoIterator<Item = &'a [u8]>,
     out: &mut Vec<&'a [u8]>,
-) -> Merged {
+) -> Result<Merged> {
     // (key, arrival: stored rows first, then incoming in order, row)
     let mut all: Vec<(Vec<Value>, usize, bool, &'a [u8])> = Vec::new();
     for row in old {
-        all.push((key_of(schema, columns, row), all.len(), false, row));
+        all.push((key_of(schema, columns, row)?, all.len(), false, row));
     }
     for row in new {
-        all.push((key_of(schema, columns, row), all.len(), true, row));
+        all.push((key_of(schema, columns, row)?, all.len(), true, row));
     }
     all.sort_by(|a, b| compare_values(&a.0, &b.0).then(a.1.cmp(&b.1)));
     out.clear();
@@ -55,7 +56,7 @@ pub fn merge_rows<'a>(
         out.push(last.3);
         i = j;
     }
-    merged
+    Ok(merged)
 }
 
 /// What `patch_rows` did.
@@ -82,7 +83,7 @@ pub fn patch_rows<'a>(
     old: impl IntoIterator<Item = &'a [u8]>,
     new: impl IntoIterator<Item = (&'a [u8], &'a [usize])>,
     out: &mut Vec<u8>,
-) -> Patched {
+) -> Result<Patched> {
     let mut rows: Vec<Vec<u8>> = old.into_iter().map(<[u8]>::to_vec).collect();
     let mut done = Patched::default();
     let patch = |row: &mut Vec<u8>, from: &[u8], given: &[usize]| {
@@ -103,11 +104,13 @@ pub fn patch_rows<'a>(
         }
     } else {
         // Keyed rows, kept sorted by key so each incoming row finds its own by binary search.
-        let mut keyed: Vec<(Vec<Value>, Vec<u8>)> =
-            rows.drain(..).map(|r| (key_of(schema, columns, &r), r)).collect();
+        let mut keyed = rows
+            .drain(..)
+            .map(|r| Ok((key_of(schema, columns, &r)?, r)))
+            .collect::<Result<Vec<(Vec<Value>, Vec<u8>)>>>()?;
         keyed.sort_by(|a, b| compare_values(&a.0, &b.0));
         for (row, given) in new {
-            let key = key_of(schema, columns, row);
+            let key = key_of(schema, columns, row)?;
             match keyed.binary_search_by(|(k, _)| compare_values(k, &key)) {
                 Ok(at) => {
                     patch(&mut keyed[at].1, row, given);
@@ -122,7 +125,7 @@ pub fn patch_rows<'a>(
     for r in rows {
         out.extend_from_slice(&r);
     }
-    done
+    Ok(done)
 }
 
 #[cfg(test)]
@@ -148,9 +151,13 @@ mod tests {
             old.iter().map(Vec::as_slice),
             new.iter().map(Vec::as_slice),
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!(m.replaced, 1);
-        let got: Vec<(Value, Value)> = out.iter().map(|r| (s.value(r, 0), s.value(r, 1))).collect();
+        let got: Vec<(Value, Value)> = out
+            .iter()
+            .map(|r| (s.value(r, 0).unwrap(), s.value(r, 1).unwrap()))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -184,11 +191,12 @@ mod tests {
             old.iter().map(Vec::as_slice),
             new.iter().map(|r| (r.as_slice(), given)),
             &mut out,
-        );
+        )
+        .unwrap();
         assert_eq!((p.rows, p.updated, p.ambiguous.len()), (3, 2, 0));
         let got: Vec<Vec<Value>> = out
             .chunks(s.row_len())
-            .map(|r| (0..3).map(|c| s.value(r, c)).collect())
+            .map(|r| (0..3).map(|c| s.value(r, c).unwrap()).collect())
             .collect();
         assert_eq!(
             got,
@@ -208,15 +216,15 @@ mod tests {
         let new = || update.iter().map(|r| (r.as_slice(), given));
         let one = [row(&s, "1", "2")];
         let mut out = Vec::new();
-        let p = patch_rows(&s, &[], one.iter().map(Vec::as_slice), new(), &mut out);
+        let p = patch_rows(&s, &[], one.iter().map(Vec::as_slice), new(), &mut out).unwrap();
         assert_eq!((p.rows, p.updated), (1, 1));
         assert_eq!(
-            (s.value(&out, 0), s.value(&out, 1)),
+            (s.value(&out, 0).unwrap(), s.value(&out, 1).unwrap()),
             (Value::Int(1), Value::Int(9))
         );
         let two = [row(&s, "1", "2"), row(&s, "3", "4")];
         out.clear();
-        let p = patch_rows(&s, &[], two.iter().map(Vec::as_slice), new(), &mut out);
+        let p = patch_rows(&s, &[], two.iter().map(Vec::as_slice), new(), &mut out).unwrap();
         assert_eq!((p.rows, p.updated, p.ambiguous), (2, 0, vec![0]));
         assert_eq!(out, [two[0].clone(), two[1].clone()].concat());
     }

@@ -282,7 +282,7 @@ fn write_rows(
         let rows = if unique.update {
             let mine = &origins.entries[from..to];
             let given = mine.iter().map(|e| super::batch_given(origins.batch, e));
-            let (updated, ambiguous) = merge_update(old, &new, given, row_len, unique, &mut merged);
+            let (updated, ambiguous) = merge_update(old, &new, given, row_len, unique, &mut merged)?;
             out.replaced += updated;
             out.stored -= ambiguous.len() as u64;
             out.ambiguous.extend(ambiguous.into_iter().map(|(k, stored)| {
@@ -291,7 +291,7 @@ fn write_rows(
             }));
             &merged
         } else if !unique.columns.is_empty() {
-            out.replaced += merge_unique(old, &new, row_len, unique, &mut merged);
+            out.replaced += merge_unique(old, &new, row_len, unique, &mut merged)?;
             &merged
         } else if old.is_empty() {
             &new
@@ -383,7 +383,11 @@ fn count_replaced(
 
 /// Walks the times of a bucket's stored rows (`old`) and incoming rows (`new`) in order: `f`
 /// gets each time with the range of its rows in each.
-fn by_time(old: &Rows, new: &Rows, mut f: impl FnMut(u64, Range<usize>, Range<usize>)) {
+fn by_time(
+    old: &Rows,
+    new: &Rows,
+    mut f: impl FnMut(u64, Range<usize>, Range<usize>) -> Result<()>,
+) -> Result<()> {
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < new.len() {
         let u = match (old.units.get(i), new.units.get(j)) {
@@ -399,8 +403,9 @@ fn by_time(old: &Rows, new: &Rows, mut f: impl FnMut(u64, Range<usize>, Range<us
         while j < new.len() && new.units[j] == u {
             j += 1;
         }
-        f(u, oi..i, nj..j);
+        f(u, oi..i, nj..j)?;
     }
+    Ok(())
 }
 
 /// `--update-columns`: applies a bucket's incoming rows (`new`, with the columns each gives) to
@@ -413,7 +418,7 @@ fn merge_update<'a>(
     row_len: usize,
     unique: &Unique,
     out: &mut Rows,
-) -> (u64, Vec<(usize, u32)>) {
+) -> Result<(u64, Vec<(usize, u32)>)> {
     out.clear();
     let given: Vec<&[usize]> = given.collect();
     let mut updated = 0;
@@ -426,14 +431,15 @@ fn merge_update<'a>(
             olds.map(|k| row(old, k, row_len)),
             news.clone().map(|k| (row(new, k, row_len), given[k])),
             &mut rows,
-        );
+        )?;
         updated += p.updated;
         ambiguous.extend(p.ambiguous.iter().map(|&k| (news.start + k, stored)));
         for r in rows.chunks_exact(row_len) {
             out.push(u, r);
         }
-    });
-    (updated, ambiguous)
+        Ok(())
+    })?;
+    Ok((updated, ambiguous))
 }
 
 /// Row `k` of `rows`.
@@ -443,7 +449,7 @@ fn row(rows: &Rows, k: usize, row_len: usize) -> &[u8] {
 
 /// Merges a bucket's stored rows with incoming ones by unique key, time by time
 /// (`db::unique::merge_rows`); returns the rows replaced.
-fn merge_unique(old: &Rows, new: &Rows, row_len: usize, unique: &Unique, out: &mut Rows) -> u64 {
+fn merge_unique(old: &Rows, new: &Rows, row_len: usize, unique: &Unique, out: &mut Rows) -> Result<u64> {
     out.clear();
     let mut replaced = 0;
     let mut merged: Vec<&[u8]> = Vec::new();
@@ -452,12 +458,12 @@ fn merge_unique(old: &Rows, new: &Rows, row_len: usize, unique: &Unique, out: &m
             for k in olds {
                 out.push(u, row(old, k, row_len));
             }
-            return;
+            return Ok(());
         }
         if olds.is_empty() && news.len() == 1 {
             // One new row at a time nothing holds (the common case): nothing to merge.
             out.push(u, row(new, news.start, row_len));
-            return;
+            return Ok(());
         }
         let count = olds.len() + news.len();
         crate::db::unique::merge_rows(
@@ -466,11 +472,12 @@ fn merge_unique(old: &Rows, new: &Rows, row_len: usize, unique: &Unique, out: &m
             olds.map(|k| row(old, k, row_len)),
             news.map(|k| row(new, k, row_len)),
             &mut merged,
-        );
+        )?;
         replaced += (count - merged.len()) as u64;
         for r in &merged {
             out.push(u, r);
         }
-    });
-    replaced
+        Ok(())
+    })?;
+    Ok(replaced)
 }

@@ -1093,12 +1093,18 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             match series_index.get(series_bytes.as_slice()) {
                 Some(&s) => s,
                 None => {
-                    let name = series_name(schema, &ctx.series, row, chunk_syms.as_ref());
-                    if let Err(reason) = crate::db::series::check_name(&name) {
-                        p.rows.truncate(row_at);
-                        reject(reason);
-                        continue;
-                    }
+                    // Only a stored code can be lost; a parsed row's codes are this import's.
+                    let name = series_name(schema, &ctx.series, row, chunk_syms.as_ref())
+                        .map_err(|e| e.to_string())
+                        .and_then(|name| crate::db::series::check_name(&name).map(|()| name));
+                    let name = match name {
+                        Ok(name) => name,
+                        Err(reason) => {
+                            p.rows.truncate(row_at);
+                            reject(reason);
+                            continue;
+                        }
+                    };
                     let s = p.series.len() as u32;
                     p.series.push(name);
                     series_index.insert(series_bytes.clone(), s);
@@ -1136,8 +1142,13 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
 }
 
 /// The series name of a parsed row, whose `sym` codes may be chunk-local.
-fn series_name(schema: &Schema, columns: &[usize], row: &[u8], syms: Option<&syms::ChunkSyms>) -> String {
-    let values: Vec<crate::db::schema::Value> = columns
+fn series_name(
+    schema: &Schema,
+    columns: &[usize],
+    row: &[u8],
+    syms: Option<&syms::ChunkSyms>,
+) -> Result<String> {
+    let values = columns
         .iter()
         .map(|&c| match syms {
             Some(cs)
@@ -1145,12 +1156,12 @@ fn series_name(schema: &Schema, columns: &[usize], row: &[u8], syms: Option<&sym
                     && !schema.is_null(row, c) =>
             {
                 let code = u32::from_le_bytes(crate::db::schema::le(schema.field_bytes(row, c)));
-                crate::db::schema::Value::Str(cs.text(code).to_string())
+                Ok(crate::db::schema::Value::Str(cs.text(code).to_string()))
             }
             _ => schema.value(row, c),
         })
-        .collect();
-    crate::db::series::name_of(&values)
+        .collect::<Result<Vec<_>>>()?;
+    Ok(crate::db::series::name_of(&values))
 }
 
 /// A partition of a series: the series' directory name (empty without a series key) and
@@ -1478,7 +1489,7 @@ fn write_partition_unique(
                 old,
                 group.iter().map(|e| (row_of(e), batch_given(batch, e))),
                 &mut patched,
-            );
+            )?;
             if p.rows > depth {
                 out.overflow
                     .extend(group.iter().map(|e| (e.chunk, e.row, slot, before as u32)));
@@ -1505,7 +1516,7 @@ fn write_partition_unique(
                     old,
                     group.iter().map(|e| -> &[u8] { row_of(e) }),
                     &mut merged,
-                )
+                )?
             };
             if merged.len() > depth {
                 // The timestamp cannot hold its rows: keep what is stored, refuse the new ones.
@@ -2234,7 +2245,7 @@ impl Unique<'_> {
         old: impl IntoIterator<Item = &'r [u8]>,
         new: impl IntoIterator<Item = (&'r [u8], &'r [usize])>,
         out: &mut Vec<u8>,
-    ) -> crate::db::unique::Patched {
+    ) -> Result<crate::db::unique::Patched> {
         crate::db::unique::patch_rows(self.schema, &self.columns, old, new, out)
     }
 }

@@ -67,11 +67,13 @@ pub enum Container {
 }
 
 /// A failed columnar write: the sink's I/O error (kept whole, so the caller can name the
-/// file, or pass over a closed pipe), or an encoder's complaint.
+/// file, or pass over a closed pipe), an encoder's complaint, or damage met in a row (a `sym`
+/// code its dictionary lost).
 #[derive(Debug)]
 pub enum WriteError {
     Io(io::Error),
     Encode(String),
+    Read(crate::error::Error),
 }
 
 /// The coarsest of s, ms, µs, ns that shows every multiple of `granularity_ns` exactly.
@@ -257,9 +259,12 @@ impl BatchBuilder {
         self.rows >= self.capacity
     }
 
-    /// Adds one row stored at `t_ns`.
+    /// Adds one row stored at `t_ns`. A `sym` code its dictionary lost is an error; the row is
+    /// still added whole (that field null), so the batch stays rectangular, but it must not be
+    /// written: the caller stops.
     #[inline]
-    pub fn push(&mut self, t_ns: i64, row: &[u8]) {
+    pub fn push(&mut self, t_ns: i64, row: &[u8]) -> Result<(), WriteError> {
+        let mut lost = None;
         for (field, column) in self.fields.iter().zip(self.columns.iter_mut()) {
             let f = match field {
                 Field::Time => {
@@ -298,11 +303,17 @@ impl BatchBuilder {
                 Column::Sym(c) => {
                     if null {
                         c.append_null();
-                    } else if let Some((schema, snap)) = &self.syms {
+                    } else {
                         let code = u32::from_le_bytes(le(b));
-                        match snap.text(code) {
+                        match self.syms.as_ref().and_then(|(_, snap)| snap.text(code)) {
                             Some(text) => c.append_value(text),
-                            None => c.append_value(&*schema.sym_text(code)),
+                            None => match sym_reloaded(self.syms.as_ref(), code, f.col, t_ns) {
+                                Ok(text) => c.append_value(&*text),
+                                Err(e) => {
+                                    c.append_null();
+                                    lost.get_or_insert(e);
+                                }
+                            },
                         }
                     }
                 }
@@ -322,11 +333,12 @@ impl BatchBuilder {
             }
         }
         self.rows += 1;
+        lost.map_or(Ok(()), |e| Err(WriteError::Read(e)))
     }
 
     /// Adds the rows of a scan batch, at most `max_rows` and no more than fill the batch;
     /// returns how many it took: the caller flushes a full batch and hands the rest again.
-    pub fn push_batch(&mut self, batch: &Batch<'_>, skip: usize, max_rows: u64) -> usize {
+    pub fn push_batch(&mut self, batch: &Batch<'_>, skip: usize, max_rows: u64) -> Result<usize, WriteError> {
         let room = (self.capacity.saturating_sub(self.rows) as u64).min(max_rows) as usize;
         let mut taken = 0usize;
         let mut seen = 0usize;
@@ -344,7 +356,7 @@ impl BatchBuilder {
                                 if taken == room {
                                     break 'slots;
                                 }
-                                self.push(t_ns, row);
+                                self.push(t_ns, row)?;
                                 taken += 1;
                             }
                             seen += 1;
@@ -358,12 +370,12 @@ impl BatchBuilder {
                     if taken == room {
                         break;
                     }
-                    self.push(t_ns, row);
+                    self.push(t_ns, row)?;
                     taken += 1;
                 }
             }
         }
-        taken
+        Ok(taken)
     }
 
     /// The rows gathered so far as a record batch; the builder starts a new one.
@@ -431,6 +443,22 @@ fn arrow_row_bytes(fields: &[Field]) -> usize {
         })
         .sum();
     values + fields.len().div_ceil(8) + 1
+}
+
+/// The text of a `sym` code past the dictionary snapshot: read the dictionary again, or the
+/// damage, naming the column and the row's time.
+#[cold]
+#[inline(never)]
+fn sym_reloaded(
+    syms: Option<&(Schema, Arc<crate::db::syms::Snapshot>)>,
+    code: u32,
+    col: usize,
+    t_ns: i64,
+) -> crate::error::Result<Arc<str>> {
+    match syms {
+        Some((schema, _)) => schema.sym_text_at(code, col, Some(t_ns)),
+        None => Err(crate::db::schema::no_sym_dict(code, "a row")),
+    }
 }
 
 fn encode(e: impl std::fmt::Display) -> WriteError {
@@ -593,7 +621,7 @@ impl<W: Write + Send> ColumnarWriter<W> {
 
     /// Adds one row stored at `t_ns`.
     pub fn push(&mut self, t_ns: i64, row: &[u8]) -> Result<(), WriteError> {
-        self.builder.push(t_ns, row);
+        self.builder.push(t_ns, row)?;
         self.rows += 1;
         if self.builder.is_full() {
             self.flush_batch()?;
@@ -605,7 +633,7 @@ impl<W: Write + Send> ColumnarWriter<W> {
     pub fn push_batch(&mut self, batch: &Batch<'_>, max_rows: u64) -> Result<u64, WriteError> {
         let mut taken = 0usize;
         loop {
-            let n = self.builder.push_batch(batch, taken, max_rows - taken as u64);
+            let n = self.builder.push_batch(batch, taken, max_rows - taken as u64)?;
             taken += n;
             self.rows += n as u64;
             if !self.builder.is_full() || taken as u64 == max_rows {

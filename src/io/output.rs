@@ -13,6 +13,7 @@ use chrono::DateTime;
 use crate::db::config::Config;
 use crate::db::schema::{le, ColumnType, FieldAt};
 use crate::db::time::{civil_from_days, NS_PER_DAY, NS_PER_SEC};
+use crate::error::Result;
 use crate::io::timefmt::EpochUnit;
 
 /// An output format.
@@ -229,16 +230,26 @@ impl RowFormatter {
         })
     }
 
-    /// The text of a `sym` field's code.
+    /// Writes the text of a `sym` field's code with `write`: from the snapshot (no
+    /// allocation), or else from the dictionary read again; a code it lost is the damage,
+    /// naming column `col` and the row's time.
     #[inline]
-    fn sym<R>(&self, bytes: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
+    fn sym(&self, bytes: &[u8], col: usize, t_ns: i64, write: impl FnOnce(&[u8])) -> Result<()> {
         let code = u32::from_le_bytes(le(bytes));
+        if let Some(text) = self.syms.as_ref().and_then(|(_, snap)| snap.text(code)) {
+            write(text.as_bytes());
+            return Ok(());
+        }
+        write(self.sym_reloaded(code, col, t_ns)?.as_bytes());
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn sym_reloaded(&self, code: u32, col: usize, t_ns: i64) -> Result<Arc<str>> {
         match &self.syms {
-            Some((schema, snap)) => match snap.text(code) {
-                Some(text) => f(text.as_bytes()),
-                None => f(schema.sym_text(code).as_bytes()),
-            },
-            None => crate::db::schema::sym_damage_exit(&"a sym column without a dictionary"),
+            Some((schema, _)) => schema.sym_text_at(code, col, Some(t_ns)),
+            None => Err(crate::db::schema::no_sym_dict(code, "a row")),
         }
     }
 
@@ -276,14 +287,16 @@ impl RowFormatter {
         out.push(b'\n');
     }
 
-    /// Appends one row stored at `t_ns`.
-    pub fn row(&self, out: &mut Vec<u8>, t_ns: i64, row: &[u8]) {
-        self.write_row(out, t_ns, row, &mut DayCache::new());
+    /// Appends one row stored at `t_ns`. Fails only on damage (a `sym` code its dictionary
+    /// lost); `out` then holds part of the row, which must not be written.
+    pub fn row(&self, out: &mut Vec<u8>, t_ns: i64, row: &[u8]) -> Result<()> {
+        self.write_row(out, t_ns, row, &mut DayCache::new())
     }
 
     /// Appends the present rows of `bytes`, whole slots from the one at `start_ns` on (as
-    /// `Database::scan_chunks` hands them out), at most `max_rows`. Returns the rows written.
-    pub fn chunk(&self, out: &mut Vec<u8>, start_ns: i64, bytes: &[u8], max_rows: u64) -> u64 {
+    /// `Database::scan_chunks` hands them out), at most `max_rows`. Returns the rows written;
+    /// fails as `row` does.
+    pub fn chunk(&self, out: &mut Vec<u8>, start_ns: i64, bytes: &[u8], max_rows: u64) -> Result<u64> {
         let mut cache = DayCache::new();
         let mut rows = 0u64;
         let mut t_ns = start_ns;
@@ -295,34 +308,34 @@ impl RowFormatter {
                         break;
                     }
                     if rows == max_rows {
-                        return rows;
+                        return Ok(rows);
                     }
-                    self.write_row(out, t_ns, row, &mut cache);
+                    self.write_row(out, t_ns, row, &mut cache)?;
                     rows += 1;
                 }
             }
             t_ns += self.granularity_ns;
         }
-        rows
+        Ok(rows)
     }
 
     /// Formats rows given with their times (the bucket layout's scan batches), at most
-    /// `max_rows`. Returns the rows written.
-    pub fn rows(&self, out: &mut Vec<u8>, times: &[i64], rows: &[u8], max_rows: u64) -> u64 {
+    /// `max_rows`. Returns the rows written; fails as `row` does.
+    pub fn rows(&self, out: &mut Vec<u8>, times: &[i64], rows: &[u8], max_rows: u64) -> Result<u64> {
         let mut cache = DayCache::new();
         let mut n = 0u64;
         for (&t_ns, row) in times.iter().zip(rows.chunks_exact(self.row_len)) {
             if n == max_rows {
                 break;
             }
-            self.write_row(out, t_ns, row, &mut cache);
+            self.write_row(out, t_ns, row, &mut cache)?;
             n += 1;
         }
-        n
+        Ok(n)
     }
 
     #[inline]
-    fn write_row(&self, out: &mut Vec<u8>, t_ns: i64, row: &[u8], cache: &mut DayCache) {
+    fn write_row(&self, out: &mut Vec<u8>, t_ns: i64, row: &[u8], cache: &mut DayCache) -> Result<()> {
         match self.format {
             Format::Csv | Format::Tsv => {
                 let delimiter = if self.format == Format::Csv { b',' } else { b'\t' };
@@ -331,7 +344,7 @@ impl RowFormatter {
                     if i > 0 {
                         out.push(delimiter);
                     }
-                    self.write_text_field(out, i, field, t_ns, row, cache);
+                    self.write_text_field(out, i, field, t_ns, row, cache)?;
                 }
                 if out.len() == start && self.format == Format::Csv {
                     // A lone null field: `""` keeps the row from reading as a blank line.
@@ -342,11 +355,12 @@ impl RowFormatter {
             Format::Ndjson => {
                 for (i, (key, field)) in self.json_keys.iter().zip(&self.fields).enumerate() {
                     out.extend_from_slice(key);
-                    self.write_json_field(out, i, field, t_ns, row, cache);
+                    self.write_json_field(out, i, field, t_ns, row, cache)?;
                 }
                 out.extend_from_slice(b"}\n");
             }
         }
+        Ok(())
     }
 
     #[inline]
@@ -358,7 +372,7 @@ impl RowFormatter {
         t_ns: i64,
         row: &[u8],
         cache: &mut DayCache,
-    ) {
+    ) -> Result<()> {
         match *field {
             Field::Time => {
                 if let TimeWriter::Strftime(items) = &self.time {
@@ -371,7 +385,7 @@ impl RowFormatter {
             }
             Field::Column(f) => {
                 if f.is_null(row) {
-                    return;
+                    return Ok(());
                 }
                 let bytes = f.bytes(row);
                 match f.ty {
@@ -392,11 +406,14 @@ impl RowFormatter {
                         }
                     }
                     ColumnType::Str(_) => self.write_text(out, str_bytes(bytes)),
-                    ColumnType::Sym => self.sym(bytes, |text| self.write_text(out, text)),
+                    ColumnType::Sym => {
+                        return self.sym(bytes, f.col, t_ns, |text| self.write_text(out, text))
+                    }
                     _ => write_scalar(out, f.ty, bytes),
                 }
             }
         }
+        Ok(())
     }
 
     #[inline]
@@ -408,7 +425,7 @@ impl RowFormatter {
         t_ns: i64,
         row: &[u8],
         cache: &mut DayCache,
-    ) {
+    ) -> Result<()> {
         match *field {
             Field::Time => match &self.time {
                 TimeWriter::EpochInt { .. } | TimeWriter::EpochFrac { .. } => {
@@ -428,7 +445,7 @@ impl RowFormatter {
             Field::Column(f) => {
                 if f.is_null(row) {
                     out.extend_from_slice(b"null");
-                    return;
+                    return Ok(());
                 }
                 let bytes = f.bytes(row);
                 match f.ty {
@@ -457,11 +474,12 @@ impl RowFormatter {
                         }
                     }
                     // Dictionary entries are checked UTF-8.
-                    ColumnType::Sym => self.sym(bytes, |text| write_json_str(out, text)),
+                    ColumnType::Sym => return self.sym(bytes, f.col, t_ns, |text| write_json_str(out, text)),
                     _ => write_scalar(out, f.ty, bytes),
                 }
             }
         }
+        Ok(())
     }
 
     /// Text field in CSV (quoted when needed) or TSV (escaped).
@@ -928,7 +946,7 @@ mod tests {
         }
         let mut out = Vec::new();
         f.header(&mut out);
-        f.row(&mut out, t_ns, &row);
+        f.row(&mut out, t_ns, &row).unwrap();
         String::from_utf8(out).unwrap()
     }
 

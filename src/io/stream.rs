@@ -83,13 +83,13 @@ impl Job {
             match piece {
                 Piece::Slots { start_ns, len_bytes } => {
                     let bytes = &self.input[at..at + len_bytes];
-                    self.rows += formatter.chunk(&mut self.output, start_ns, bytes, max_rows - self.rows);
+                    self.rows += formatter.chunk(&mut self.output, start_ns, bytes, max_rows - self.rows)?;
                     at += len_bytes;
                 }
                 Piece::Rows { count, len_bytes } => {
                     let bytes = &self.input[at..at + len_bytes];
                     let times = &self.times[time_at..time_at + count];
-                    self.rows += formatter.rows(&mut self.output, times, bytes, max_rows - self.rows);
+                    self.rows += formatter.rows(&mut self.output, times, bytes, max_rows - self.rows)?;
                     at += len_bytes;
                     time_at += count;
                 }
@@ -264,24 +264,25 @@ pub fn scan_where<E: From<Error>>(
             Some(filter) => {
                 kept_times.clear();
                 kept_rows.clear();
-                let mut keep = |t: i64, row: &[u8]| {
-                    if filter.matches(t, row) {
+                let mut keep = |t: i64, row: &[u8]| -> Result<()> {
+                    if filter.matches(t, row)? {
                         kept_times.push(t);
                         kept_rows.extend_from_slice(row);
                     }
+                    Ok(())
                 };
                 match batch {
                     Batch::Slots { start_ns, bytes } => {
                         for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
                             let t = start_ns + i as i64 * granularity_ns;
                             for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
-                                keep(t, row);
+                                keep(t, row)?;
                             }
                         }
                     }
                     Batch::Rows { times, rows } => {
                         for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
-                            keep(t, row);
+                            keep(t, row)?;
                         }
                     }
                 }

@@ -1100,7 +1100,7 @@ impl Writer<'_> {
         for (i, (agg, acc)) in self.plan.aggs.iter().zip(accs.iter_mut()).enumerate() {
             acc.write(agg, schema, &mut self.row, self.plan.group_len + i, bucket_ns)?;
         }
-        self.formatter.row(&mut self.bytes, bucket_ns, &self.row);
+        self.formatter.row(&mut self.bytes, bucket_ns, &self.row)?;
         self.left -= 1;
         self.rows += 1;
         Ok(())
@@ -1156,37 +1156,41 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         accs: plan.aggs.iter().map(Agg::empty).collect(),
         current: None,
     };
-    let fold = |slice: &mut Slice, batch: Batch| match batch {
-        Batch::Rows { times, rows } => {
-            let mut i = 0;
-            while i < times.len() {
-                let start = buckets.of(times[i]);
-                let end = buckets.end_of(times[i]);
-                // Rows come in time order, but a run only takes rows that truly fall in
-                // the bucket; at least one row, so a clamped bucket start cannot stall.
-                let n = times[i..]
-                    .iter()
-                    .position(|&t| t < start || t >= end)
-                    .unwrap_or(times.len() - i)
-                    .max(1);
-                slice.run(
-                    start,
-                    RowTimes::Each(&times[i..i + n]),
-                    &rows[i * row_len..(i + n) * row_len],
-                );
-                i += n;
-            }
-        }
-        Batch::Slots { start_ns, bytes } => {
-            for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                let present = slab
-                    .chunks_exact(row_len)
-                    .take_while(|r| Schema::is_present(r))
-                    .count();
-                if present > 0 {
-                    let t = start_ns + i as i64 * granularity_ns;
-                    slice.run(buckets.of(t), RowTimes::All(t), &slab[..present * row_len]);
+    let fold = |slice: &mut Slice, batch: Batch| -> Result<()> {
+        match batch {
+            Batch::Rows { times, rows } => {
+                let mut i = 0;
+                while i < times.len() {
+                    let start = buckets.of(times[i]);
+                    let end = buckets.end_of(times[i]);
+                    // Rows come in time order, but a run only takes rows that truly fall in
+                    // the bucket; at least one row, so a clamped bucket start cannot stall.
+                    let n = times[i..]
+                        .iter()
+                        .position(|&t| t < start || t >= end)
+                        .unwrap_or(times.len() - i)
+                        .max(1);
+                    slice.run(
+                        start,
+                        RowTimes::Each(&times[i..i + n]),
+                        &rows[i * row_len..(i + n) * row_len],
+                    )?;
+                    i += n;
                 }
+                Ok(())
+            }
+            Batch::Slots { start_ns, bytes } => {
+                for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
+                    let present = slab
+                        .chunks_exact(row_len)
+                        .take_while(|r| Schema::is_present(r))
+                        .count();
+                    if present > 0 {
+                        let t = start_ns + i as i64 * granularity_ns;
+                        slice.run(buckets.of(t), RowTimes::All(t), &slab[..present * row_len])?;
+                    }
+                }
+                Ok(())
             }
         }
     };
@@ -1202,7 +1206,7 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
             let same = |start_ns: i64, end_ns: i64| buckets.of(start_ns) == buckets.of(end_ns - 1);
             db.scan_summarized(from_ns, to_ns, &same, None, |piece| -> Result<bool> {
                 match piece {
-                    Scanned::Batch(batch) => fold(&mut slice, batch),
+                    Scanned::Batch(batch) => fold(&mut slice, batch)?,
                     Scanned::Summary(s) => slice.summary(buckets.of(s.start_ns), &s, slots),
                 }
                 Ok(true)
@@ -1210,7 +1214,7 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         }
         // A filter on a summarized column passes over the storage buckets it rules out.
         None => db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool> {
-            fold(&mut slice, batch);
+            fold(&mut slice, batch)?;
             Ok(true)
         })?,
     }
@@ -1295,26 +1299,28 @@ impl Slice<'_> {
     }
 
     /// Folds `rows` (whole rows, all in the bucket at `bucket`) into the bucket's states.
-    fn run(&mut self, bucket: i64, times: RowTimes, rows: &[u8]) {
+    /// Fails only on damage met by the filter (a `sym` code the dictionary lost).
+    fn run(&mut self, bucket: i64, times: RowTimes, rows: &[u8]) -> Result<()> {
         let row_len = self.row_len;
         let plan = self.plan;
         if let Some(filter) = &plan.filter {
             // A bucket none of whose rows pass is empty, as if it held no rows: whether its
             // storage buckets were skipped by their summaries or read must not show.
             for (k, r) in rows.chunks_exact(row_len).enumerate() {
-                if filter.matches(times.at(k), r) {
+                if filter.matches(times.at(k), r)? {
                     self.enter(bucket);
                     for (acc, agg) in self.accs.iter_mut().zip(&plan.aggs) {
                         acc.add(agg, r);
                     }
                 }
             }
-            return;
+            return Ok(());
         }
         self.enter(bucket);
         for (acc, agg) in self.accs.iter_mut().zip(&self.plan.aggs) {
             acc.add_run(agg, rows, row_len);
         }
+        Ok(())
     }
 }
 

@@ -132,7 +132,7 @@ pub fn asof_join(
         if p == probes.len() {
             return Ok(false);
         }
-        if filter.is_some_and(|f| !f.matches(t, row)) {
+        if !filter.map_or(Ok(true), |f| f.matches(t, row))? {
             return Ok(true);
         }
         // A later row of the same timestamp replaces the earlier: the last one is the match.

@@ -14,6 +14,7 @@ use crate::db::config::Config;
 use crate::db::schema::{ColumnType, FieldAt, Num, Schema};
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
 use crate::db::syms::Snapshot;
+use crate::error::Result;
 
 /// The comparison of a condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,8 +64,17 @@ enum Test {
         any_of: Vec<Vec<u8>>,
         equal: bool,
     },
-    /// `<`, `<=`, `>`, `>=` on a `sym` column: the code's text compared by bytes. (`=`, `!=`
-    /// and `in` are `Padded` over the codes of their texts.)
+    /// `=`, `!=` or `in` on a `sym` column: the codes of the texts `want` (those the
+    /// dictionary held, `known` entries, when parsed) compared with the stored code. A code
+    /// past `known` is looked up (a writer appended, or the dictionary lost it: damage).
+    SymEq {
+        codes: Vec<u32>,
+        want: Vec<Vec<u8>>,
+        equal: bool,
+        known: u32,
+        schema: Box<Schema>,
+    },
+    /// `<`, `<=`, `>`, `>=` on a `sym` column: the code's text compared by bytes.
     SymCmp {
         op: Op,
         want: Val,
@@ -118,9 +128,15 @@ impl Filter {
     }
 
     /// Whether the row at `t_ns` (a stored row of the schema the filter was parsed for) passes.
+    /// Fails only on damage: a `sym` code the dictionary lost (`Schema::sym_text`).
     #[inline]
-    pub fn matches(&self, t_ns: i64, row: &[u8]) -> bool {
-        self.conds.iter().all(|c| c.matches(t_ns, row))
+    pub fn matches(&self, t_ns: i64, row: &[u8]) -> Result<bool> {
+        for c in &self.conds {
+            if !c.matches(t_ns, row)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Whether some condition is on a summarized column, so `cannot_match` can skip buckets.
@@ -145,20 +161,36 @@ enum Seen<'r> {
 }
 
 impl Cond {
+    /// Fails only on damage: a `sym` code the dictionary lost.
     #[inline]
-    fn matches(&self, t_ns: i64, row: &[u8]) -> bool {
+    fn matches(&self, t_ns: i64, row: &[u8]) -> Result<bool> {
         let field = match self.target {
-            Target::Time => return self.test.holds_for(Seen::Int(i128::from(t_ns))),
+            Target::Time => return Ok(self.test.holds_for(Seen::Int(i128::from(t_ns)))),
             Target::Field(f) => f,
         };
         let null = field.is_null(row);
-        match &self.test {
+        Ok(match &self.test {
             Test::IsNull => null,
             Test::NotNull => !null,
             _ if null => false,
             Test::Padded { any_of, equal } => {
                 let stored = field.bytes(row);
                 any_of.iter().any(|w| w.as_slice() == stored) == *equal
+            }
+            Test::SymEq {
+                codes,
+                want,
+                equal,
+                known,
+                schema,
+            } => {
+                let code = u32::from_le_bytes(crate::db::schema::le(field.bytes(row)));
+                if code < *known {
+                    codes.contains(&code) == *equal
+                } else {
+                    let text = schema.sym_text_at(code, field.col, Some(t_ns))?;
+                    want.iter().any(|w| w.as_slice() == text.as_bytes()) == *equal
+                }
             }
             Test::SymCmp {
                 op,
@@ -169,12 +201,15 @@ impl Cond {
                 let code = u32::from_le_bytes(crate::db::schema::le(field.bytes(row)));
                 let ord = match snap.text(code) {
                     Some(t) => compare(Seen::Text(t.as_bytes()), want),
-                    None => compare(Seen::Text(schema.sym_text(code).as_bytes()), want),
+                    None => {
+                        let text = schema.sym_text_at(code, field.col, Some(t_ns))?;
+                        compare(Seen::Text(text.as_bytes()), want)
+                    }
                 };
                 ord.is_some_and(|o| op.holds(o))
             }
             test => test.holds_for(value_of(field, row)),
-        }
+        })
     }
 
     fn cannot_match(&self, bounds: &[u8]) -> bool {
@@ -193,7 +228,9 @@ impl Cond {
         let outside =
             |v: &Val| compare(lo, v) == Some(Ordering::Greater) || compare(hi, v) == Some(Ordering::Less);
         match &self.test {
-            Test::IsNull | Test::NotNull | Test::Padded { .. } | Test::SymCmp { .. } => false,
+            Test::IsNull | Test::NotNull | Test::Padded { .. } | Test::SymEq { .. } | Test::SymCmp { .. } => {
+                false
+            }
             Test::In(vals) => vals.iter().all(outside),
             Test::Cmp(Op::Eq, v) => outside(v),
             Test::Cmp(Op::Ne, v) => {
@@ -225,7 +262,7 @@ impl Test {
                 .iter()
                 .any(|w| compare(value, w) == Some(Ordering::Equal) || both_nan(value, w)),
             // Made only for fields, which `Cond::matches` compares in place.
-            Test::Padded { .. } | Test::SymCmp { .. } => false,
+            Test::Padded { .. } | Test::SymEq { .. } | Test::SymCmp { .. } => false,
         }
     }
 }
@@ -479,7 +516,7 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
         (Target::Field(f), Test::In(vals)) if matches!(f.ty, ColumnType::Str(_)) => {
             padded(f.width, &vals, true)
         }
-        // Equality by code: a text the dictionary does not hold matches no row.
+        // Equality by code: a text the dictionary does not hold matches no row it holds.
         (Target::Field(f), Test::Cmp(op @ (Op::Eq | Op::Ne), v)) if f.ty == ColumnType::Sym => {
             sym_codes(schema, &[v], op == Op::Eq)
         }
@@ -499,24 +536,41 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
     Ok(Cond { target, test, slot })
 }
 
-/// `Test::Padded` over the codes of the texts `vals` of a `sym` column.
+/// `Test::SymEq` over the texts `vals` of a `sym` column.
 fn sym_codes(schema: &Schema, vals: &[Val], equal: bool) -> Test {
-    let any_of = vals
+    let want: Vec<Vec<u8>> = vals
         .iter()
-        .filter_map(|v| match (v, schema.syms()) {
-            (Val::Text(t), Some(dict)) => {
-                let text = std::str::from_utf8(t).ok()?;
-                let code = dict.snapshot().code(text).or_else(|| {
-                    // Perhaps stored since this handle loaded the dictionary.
-                    dict.reload().ok()?;
-                    dict.snapshot().code(text)
-                })?;
-                Some(code.to_le_bytes().to_vec())
-            }
+        .filter_map(|v| match v {
+            Val::Text(t) => Some(t.clone()),
             _ => None,
         })
         .collect();
-    Test::Padded { any_of, equal }
+    let (mut codes, mut known) = (Vec::new(), 0);
+    if let Some(dict) = schema.syms() {
+        // Perhaps stored since this handle loaded the dictionary.
+        if want.iter().any(|t| {
+            std::str::from_utf8(t)
+                .ok()
+                .and_then(|t| dict.snapshot().code(t))
+                .is_none()
+        }) {
+            // A failed read leaves the snapshot: rows past it are looked up one by one.
+            let _ = dict.reload();
+        }
+        let snap = dict.snapshot();
+        codes = want
+            .iter()
+            .filter_map(|t| snap.code(std::str::from_utf8(t).ok()?))
+            .collect();
+        known = snap.len() as u32;
+    }
+    Test::SymEq {
+        codes,
+        want,
+        equal,
+        known,
+        schema: Box::new(schema.clone()),
+    }
 }
 
 /// `Test::Padded` for text `vals` of a `str` column `width` bytes wide.
@@ -658,7 +712,7 @@ mod tests {
         s.set_field(&mut row, 3, "18446744073709551615").unwrap();
         s.set_field(&mut row, 4, "true").unwrap();
         s.set_field(&mut row, 5, "0.1").unwrap();
-        let yes = |w: &[&str]| f(&c, w).matches(5, &row);
+        let yes = |w: &[&str]| f(&c, w).matches(5, &row).unwrap();
         assert!(yes(&["side=buy"]));
         assert!(!yes(&["side=bu"]));
         assert!(yes(&["side>bu", "side<c"]));
@@ -675,13 +729,13 @@ mod tests {
         assert!(!yes(&["price="]));
         assert!(yes(&["price!="]));
         s.set_null(&mut row, 0);
-        let yes = |w: &[&str]| f(&c, w).matches(5, &row);
+        let yes = |w: &[&str]| f(&c, w).matches(5, &row).unwrap();
         assert!(yes(&["price="]));
         for w in ["price<1", "price>1", "price!=1", "price in (1,2)"] {
             assert!(!yes(&[w]), "{w}: a null never matches a comparison");
         }
         s.set_field(&mut row, 0, "NaN").unwrap();
-        let yes = |w: &[&str]| f(&c, w).matches(5, &row);
+        let yes = |w: &[&str]| f(&c, w).matches(5, &row).unwrap();
         assert!(yes(&["price=NaN", "price!=1"]));
         assert!(!yes(&["price<1"]) && !yes(&["price>=1"]));
     }
@@ -691,10 +745,12 @@ mod tests {
         let c = config("note:str(16)");
         let mut row = c.schema.new_row();
         c.schema.set_field(&mut row, 0, "a, b=c 'd'").unwrap();
-        assert!(f(&c, &["note='a, b=c ''d'''"]).matches(0, &row));
-        assert!(f(&c, &["note in (\"x\", \"a, b=c 'd'\")"]).matches(0, &row));
+        assert!(f(&c, &["note='a, b=c ''d'''"]).matches(0, &row).unwrap());
+        assert!(f(&c, &["note in (\"x\", \"a, b=c 'd'\")"])
+            .matches(0, &row)
+            .unwrap());
         c.schema.set_field(&mut row, 0, "salt and pepper").unwrap();
-        assert!(f(&c, &["note='salt and pepper'"]).matches(0, &row));
+        assert!(f(&c, &["note='salt and pepper'"]).matches(0, &row).unwrap());
     }
 
     #[test]
