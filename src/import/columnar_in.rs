@@ -338,10 +338,7 @@ fn write_csv(
     let mut rows = 0u64;
     let mut batches = batches.peekable();
     while batches.peek().is_some() {
-        let group: Vec<RecordBatch> = batches
-            .by_ref()
-            .take(PAR_BATCHES)
-            .collect::<Result<Vec<_>>>()?;
+        let group: Vec<RecordBatch> = batches.by_ref().take(PAR_BATCHES).collect::<Result<Vec<_>>>()?;
         let track: Vec<bool> = distinct.iter().map(Option::is_some).collect();
         let done: Vec<BatchText> = group.par_iter().map(|b| batch_text(b, &track)).collect();
         for t in done {
@@ -565,7 +562,11 @@ fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
             let keys = dict.normalized_keys();
             for (r, &key) in keys.iter().enumerate() {
                 if valid(r) {
-                    let start = if key == 0 { 0 } else { values.ends[key - 1] as usize };
+                    let start = if key == 0 {
+                        0
+                    } else {
+                        values.ends[key - 1] as usize
+                    };
                     let end = values.ends[key] as usize;
                     let text = &values.bytes[start..end];
                     let at = c.bytes.len();

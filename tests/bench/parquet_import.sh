@@ -15,7 +15,7 @@ set -euo pipefail
 xs=$(realpath "$1")
 csv=$(realpath "$2")
 work=$3
-other=${4:-}
+other=${4:+$(realpath "$4")}
 runs=${5:-3}
 mkdir -p "$work"
 cd "$work"
@@ -25,10 +25,10 @@ cmds=(-n xs "$xs import trades.parquet -d pq -q"
       -n duckdb-ctas "$duck")
 prep='rm -rf pq pq-other d.duckdb d.duckdb.wal'
 if [ -n "$other" ]; then
-  cmds+=(-n xs-other "$(realpath "$other") import trades.parquet -d pq-other -q")
+  cmds+=(-n xs-other "$other import trades.parquet -d pq-other -q")
 fi
 hyperfine --runs "$runs" --prepare "$prep" --export-json parquet-import.json "${cmds[@]}"
-for c in "$xs import trades.parquet -d pq -q" "$duck" ${other:+"$(realpath "$other") import trades.parquet -d pq-other -q"}; do
+for c in "$xs import trades.parquet -d pq -q" "$duck" ${other:+"$other import trades.parquet -d pq-other -q"}; do
   eval "$prep"
   /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KB peak RSS: $c" bash -c "$c"
 done
