@@ -456,10 +456,10 @@ fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
     macro_rules! floats {
         ($t:ty) => {{
             let a = array.as_primitive::<$t>();
-            let mut buf = ryu::Buffer::new();
-            for (r, &v) in a.values().iter().enumerate() {
+            for (r, v) in a.values().iter().enumerate() {
                 if valid(r) {
-                    shortest(&mut c.bytes, v, &mut buf);
+                    // Display: the shortest text that reads back as the same value.
+                    let _ = write!(c.bytes, "{v}");
                 }
                 c.ends.push(c.bytes.len() as u32);
             }
@@ -501,15 +501,7 @@ fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
         DataType::Timestamp(TimeUnit::Millisecond, _) => ints!(TimestampMillisecondType),
         DataType::Timestamp(TimeUnit::Microsecond, _) => ints!(TimestampMicrosecondType),
         DataType::Timestamp(TimeUnit::Nanosecond, _) => ints!(TimestampNanosecondType),
-        DataType::Float16 => {
-            let a = array.as_primitive::<Float16Type>();
-            for (r, v) in a.values().iter().enumerate() {
-                if valid(r) {
-                    let _ = write!(c.bytes, "{v}");
-                }
-                c.ends.push(c.bytes.len() as u32);
-            }
-        }
+        DataType::Float16 => floats!(Float16Type),
         DataType::Float32 => floats!(Float32Type),
         DataType::Float64 => floats!(Float64Type),
         DataType::Boolean => {
@@ -581,19 +573,6 @@ fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
         _ => c.ends.resize(n, 0),
     }
     c
-}
-
-/// Appends `v` as Display writes it (the shortest text that reads back as the same value, no
-/// exponent), through ryu where its text is the same: ryu writes `1.0` for Display's `1`, and
-/// an exponent outside about 1e-5..1e16 (left to Display).
-#[inline]
-fn shortest<F: ryu::Float + std::fmt::Display + Copy>(out: &mut Vec<u8>, v: F, buf: &mut ryu::Buffer) {
-    let text = buf.format(v).as_bytes();
-    if text.contains(&b'e') || text.contains(&b'N') || text.contains(&b'i') {
-        let _ = write!(out, "{v}");
-    } else {
-        out.extend_from_slice(text.strip_suffix(b".0").unwrap_or(text));
-    }
 }
 
 impl ColumnText {
@@ -697,56 +676,4 @@ fn merge_types(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `shortest` writes exactly what Display writes, so text columns and `dec` columns read
-    /// the same values as before it.
-    #[test]
-    fn shortest_matches_display() {
-        let mut buf = ryu::Buffer::new();
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut fixed = vec![
-            0.0,
-            -0.0,
-            1.0,
-            -1.5,
-            0.1,
-            1e-5,
-            1e-6,
-            1e-7,
-            123_456.0,
-            1e15,
-            1e16,
-            1e17,
-            f64::MAX,
-            f64::MIN_POSITIVE,
-            5e-324,
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            27_123.45,
-            0.000_123,
-        ];
-        for _ in 0..200_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let v = f64::from_bits(state);
-            fixed.push(v);
-            fixed.push((state % 10_000_000) as f64 / 100.0);
-        }
-        for v in fixed {
-            let mut out = Vec::new();
-            shortest(&mut out, v, &mut buf);
-            assert_eq!(String::from_utf8(out).unwrap(), format!("{v}"), "{v:e}");
-            let w = v as f32;
-            let mut out = Vec::new();
-            shortest(&mut out, w, &mut buf);
-            assert_eq!(String::from_utf8(out).unwrap(), format!("{w}"), "{w:e}");
-        }
-    }
 }
