@@ -323,3 +323,320 @@ fn rejected_rows_of_a_parquet_input_name_it() {
         "the temporary copy is not named: {text}"
     );
 }
+
+/// Writes `columns` as one Parquet file with row groups of `group_rows` rows.
+fn write_parquet(path: &Path, columns: Vec<(&str, ArrayRef)>, group_rows: usize) {
+    let schema = Arc::new(Schema::new(
+        columns
+            .iter()
+            .map(|(name, a)| Field::new(*name, a.data_type().clone(), true))
+            .collect::<Vec<_>>(),
+    ));
+    let batch = RecordBatch::try_new(schema.clone(), columns.into_iter().map(|(_, a)| a).collect()).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group_rows))
+        .build();
+    let mut writer = ArrowWriter::try_new(File::create(path).unwrap(), schema, Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// Every type xs stores, each with nulls, in a file of several row groups (more batches than
+/// are turned into text at once): its `range` output is the CSV import's of the same rows.
+#[test]
+fn every_type_with_nulls_reads_as_the_same_rows_through_csv() {
+    use arrow_array::{
+        Float32Array, Int16Array, Int64Array, Int8Array, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    };
+    let rows = 70_000usize;
+    let null = |i: usize, k: usize| i % 11 == k;
+    let t0 = 1_723_075_200_000i64; // 2024-08-08T00:00:00Z in ms
+    let texts = [
+        "",
+        "plain",
+        "with,comma",
+        "with \"quotes\"",
+        "line\nbreak",
+        "émoji ✓",
+    ];
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "time",
+            Arc::new(arrow_array::TimestampMillisecondArray::from_iter_values(
+                (0..rows).map(|i| t0 + i as i64),
+            )),
+        ),
+        (
+            "a",
+            Arc::new(Int8Array::from_iter(
+                (0..rows).map(|i| (!null(i, 0)).then_some((i % 256) as u8 as i8)),
+            )),
+        ),
+        (
+            "b",
+            Arc::new(Int16Array::from_iter(
+                (0..rows).map(|i| (!null(i, 1)).then_some(i as i16 ^ 0x5555)),
+            )),
+        ),
+        (
+            "c",
+            Arc::new(Int32Array::from_iter(
+                (0..rows).map(|i| (!null(i, 2)).then_some(-(i as i32) * 30_011)),
+            )),
+        ),
+        (
+            "d",
+            Arc::new(Int64Array::from_iter(
+                (0..rows).map(|i| (!null(i, 3)).then_some(i64::MIN + i as i64 * 7)),
+            )),
+        ),
+        (
+            "e",
+            Arc::new(UInt8Array::from_iter(
+                (0..rows).map(|i| (!null(i, 4)).then_some(255 - (i % 256) as u8)),
+            )),
+        ),
+        (
+            "f",
+            Arc::new(UInt16Array::from_iter(
+                (0..rows).map(|i| (!null(i, 5)).then_some(u16::MAX - i as u16)),
+            )),
+        ),
+        (
+            "g",
+            Arc::new(UInt32Array::from_iter(
+                (0..rows).map(|i| (!null(i, 6)).then_some(u32::MAX - i as u32)),
+            )),
+        ),
+        (
+            "h",
+            Arc::new(UInt64Array::from_iter(
+                (0..rows).map(|i| (!null(i, 7)).then_some(u64::MAX - i as u64)),
+            )),
+        ),
+        (
+            "p",
+            Arc::new(Float32Array::from_iter(
+                (0..rows).map(|i| (!null(i, 8)).then_some(i as f32 / 3.0 - 1e3)),
+            )),
+        ),
+        (
+            "q",
+            Arc::new(Float64Array::from_iter(
+                (0..rows).map(|i| (!null(i, 9)).then_some((i as f64).sqrt() * 1e-7)),
+            )),
+        ),
+        (
+            "r",
+            Arc::new(BooleanArray::from_iter(
+                (0..rows).map(|i| (!null(i, 10)).then_some(i % 3 == 0)),
+            )),
+        ),
+        (
+            "x",
+            Arc::new(
+                Decimal128Array::from_iter(
+                    (0..rows).map(|i| (i % 13 != 0).then_some(i as i128 * 1001 - 5_000_000)),
+                )
+                .with_precision_and_scale(18, 3)
+                .unwrap(),
+            ),
+        ),
+        (
+            "s",
+            Arc::new(StringArray::from_iter(
+                (0..rows).map(|i| (i % 17 != 0).then(|| texts[i % texts.len()])),
+            )),
+        ),
+        (
+            "y",
+            Arc::new(StringArray::from_iter(
+                (0..rows).map(|i| (i % 19 != 0).then(|| format!("row {i}"))),
+            )),
+        ),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("all.parquet");
+    write_parquet(&file, columns, 9_000);
+    let pq = tmp.path().join("pq");
+    import_new(s(&file), &pq, &["-q"]);
+    let schema = ok_in(&pq, &["schema"]);
+    for (name, ty) in [
+        ("a", "i8"),
+        ("h", "u64"),
+        ("p", "f32"),
+        ("x", "dec(3)"),
+        ("s", "sym"),
+        ("y", "str(9)"),
+    ] {
+        assert!(
+            schema
+                .lines()
+                .any(|l| l.split_whitespace().take(2).eq([name, ty])),
+            "{name} is {ty}:\n{schema}"
+        );
+    }
+    let want = all_rows(&pq);
+    let count = ok_in(&pq, &["range", "2024-08-08", "2024-08-09", "--agg", "count"]);
+    assert_eq!(
+        count.lines().nth(1).unwrap().split(',').nth(1),
+        Some("70000"),
+        "{count}"
+    );
+    // The same rows as CSV (xs's own output), into a database of the same settings.
+    let csv = tmp.path().join("all.csv");
+    std::fs::write(&csv, &want).unwrap();
+    let spec: Vec<String> = schema
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let (name, ty) = (w.next()?, w.next()?);
+            (name.len() == 1 && ty != "column").then(|| format!("{name}:{ty}"))
+        })
+        .collect();
+    let from_csv = tmp.path().join("csv");
+    import_new(
+        s(&csv),
+        &from_csv,
+        &["-q", "--columns", &spec.join(","), "--granularity", "1ms"],
+    );
+    assert_eq!(all_rows(&from_csv), want, "Parquet and CSV imports differ");
+    // Spot checks against the values written: a null in every column, then a full row.
+    let row_of = |i: usize| {
+        let at = format!(
+            "2024-08-08T00:{:02}:{:02}.{:03}Z",
+            i / 60_000,
+            i / 1000 % 60,
+            i % 1000
+        );
+        ok_in(&pq, &["get", &at]).lines().nth(1).unwrap().to_string()
+    };
+    assert_eq!(
+        row_of(0),
+        "2024-08-08T00:00:00.000Z,,21845,0,-9223372036854775808,255,65535,4294967295,\
+         18446744073709551615,-1000.0,0.0,true,,,"
+    );
+    assert!(
+        row_of(11).starts_with("2024-08-08T00:00:00.011Z,,"),
+        "{}",
+        row_of(11)
+    );
+    assert!(
+        row_of(rows - 1).contains(&format!(",{},", u64::MAX - (rows as u64 - 1))),
+        "{}",
+        row_of(rows - 1)
+    );
+}
+
+/// Into an existing database: text at its `str(N)` limit is stored, one byte over is rejected;
+/// an unsigned value too large for a narrower column is rejected; each reject names the file
+/// and the row (line k + 1 for row k).
+#[test]
+fn values_that_do_not_fit_are_rejected_with_file_and_row() {
+    use arrow_array::UInt64Array;
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("narrow");
+    let mut cmd = xs();
+    cmd.arg("create").arg(&db).args([
+        "--granularity",
+        "1s",
+        "--columns",
+        "n:u8,w:u64,t:str(4)",
+        "--time-column",
+        "time",
+    ]);
+    let (code, out, err) = run(cmd);
+    assert_eq!(code, 0, "{out}{err}");
+    let file = tmp.path().join("wide.parquet");
+    let t0 = 1_723_075_200i64;
+    write_parquet(
+        &file,
+        vec![
+            (
+                "time",
+                Arc::new(arrow_array::TimestampSecondArray::from_iter_values(
+                    (0..4).map(|i| t0 + i),
+                )),
+            ),
+            ("n", Arc::new(UInt64Array::from(vec![255, 256, 0, u64::MAX]))),
+            ("w", Arc::new(UInt64Array::from(vec![u64::MAX, 1, 2, 3]))),
+            ("t", Arc::new(StringArray::from(vec!["abcd", "ab", "abcde", "é"]))),
+        ],
+        2,
+    );
+    let (code, _, err) = xs_in(
+        &db,
+        &[
+            "import",
+            s(&file),
+            "--max-rejects",
+            "10",
+            "--rejects",
+            s(&tmp.path().join("r.csv")),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        ok_in(&db, &["range", "2024-08-08", "2024-08-09"]),
+        "time,n,w,t\n2024-08-08T00:00:00Z,255,18446744073709551615,abcd\n",
+        "only the rows that fit"
+    );
+    let rejects = std::fs::read_to_string(tmp.path().join("r.csv")).unwrap();
+    let lines: Vec<&str> = rejects.lines().collect();
+    assert_eq!(lines.len(), 4, "{rejects}");
+    assert!(
+        lines[1].contains("wide.parquet") && lines[1].contains(",3,") && lines[1].contains("column `n`"),
+        "{rejects}"
+    );
+    assert!(
+        lines[2].contains(",4,") && lines[2].contains("column `t`") && lines[2].contains("abcde"),
+        "{rejects}"
+    );
+    assert!(
+        lines[3].contains(",5,") && lines[3].contains("column `n`"),
+        "{rejects}"
+    );
+}
+
+/// A timestamp time column in each unit lands on the same instants.
+#[test]
+fn time_units_s_ms_us_ns_read_as_the_same_instants() {
+    use arrow_array::{
+        TimestampMicrosecondArray as Us, TimestampMillisecondArray as Ms, TimestampNanosecondArray as Ns,
+        TimestampSecondArray as S,
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let t0 = 1_723_075_200i64;
+    let secs: Vec<i64> = (0..5).map(|i| t0 + i * 3600).collect();
+    let ids = || -> ArrayRef { Arc::new(Int32Array::from_iter_values(0..5)) };
+    let times: Vec<(&str, ArrayRef)> = vec![
+        ("s", Arc::new(S::from(secs.clone()))),
+        (
+            "ms",
+            Arc::new(Ms::from(secs.iter().map(|t| t * 1_000).collect::<Vec<_>>())),
+        ),
+        (
+            "us",
+            Arc::new(Us::from(secs.iter().map(|t| t * 1_000_000).collect::<Vec<_>>())),
+        ),
+        (
+            "ns",
+            Arc::new(Ns::from(
+                secs.iter().map(|t| t * 1_000_000_000).collect::<Vec<_>>(),
+            )),
+        ),
+    ];
+    let mut outputs = Vec::new();
+    for (unit, time) in times {
+        let file = tmp.path().join(format!("{unit}.parquet"));
+        write_parquet(&file, vec![("time", time), ("id", ids())], 1000);
+        let db = tmp.path().join(unit);
+        import_new(s(&file), &db, &["-q", "--granularity", "1s"]);
+        outputs.push((unit, ok_in(&db, &["range", "2024-08-08", "2024-08-09"])));
+    }
+    let want = "time,id\n2024-08-08T00:00:00Z,0\n2024-08-08T01:00:00Z,1\n2024-08-08T02:00:00Z,2\n\
+                2024-08-08T03:00:00Z,3\n2024-08-08T04:00:00Z,4\n";
+    for (unit, out) in outputs {
+        assert_eq!(out, want, "unit {unit}");
+    }
+}
