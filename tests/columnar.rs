@@ -489,3 +489,45 @@ fn a_full_disk_is_a_clear_error_for_parquet_and_arrow() {
         common::assert_no_panic(&stderr);
     }
 }
+
+/// A `sym` column in an Arrow IPC file over several batches: a file allows one dictionary per
+/// field for all its batches, and each batch builds its own, so the file writer failed at the
+/// second batch that met a new text ("Dictionary replacement detected", exit 3). The file
+/// carries `sym` as plain text; the stream, which allows a new dictionary per batch, keeps it
+/// dictionary-encoded.
+#[test]
+fn a_sym_column_reaches_an_arrow_file_over_many_batches() {
+    let db = TestDb::create("1ms", "side:sym,q:i64", &[]);
+    let dir = db.path.parent().unwrap();
+    // The first batch (65,536 rows) meets only `buy`; the second starts with `sell`.
+    let n: usize = 70_000;
+    let side = |i: usize| if i < 65_536 || i % 3 == 0 { "buy" } else { "sell" };
+    let mut text = String::from("time,side,q\n");
+    for i in 0..n {
+        text.push_str(&format!("{},{},{i}\n", 1_700_000_000_000 + i, side(i)));
+    }
+    let input = dir.join("sides.csv");
+    std::fs::write(&input, text).unwrap();
+    db.ok(&["import", input.to_str().unwrap(), "--time-unit", "ms"]);
+
+    let p = dir.join("sides.arrow");
+    db.ok(&["export", "-o", p.to_str().unwrap()]);
+    let batches = read_arrow_file(&p);
+    assert!(batches.len() > 1, "the test needs several batches");
+    assert_eq!(rows(&batches), n);
+    let mut i = 0;
+    for b in &batches {
+        let sides = b.column(1).as_string::<i32>();
+        let qs = b.column(2).as_primitive::<Int64Type>();
+        for k in 0..b.num_rows() {
+            assert_eq!((sides.value(k), qs.value(k)), (side(i), i as i64), "row {i}");
+            i += 1;
+        }
+    }
+
+    let out = db.xs(&["range", "2000-01-01", "2100-01-01", "--format", "arrow"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let streamed = read_arrow_stream(&out.stdout);
+    assert_eq!(rows(&streamed), n);
+    assert!(matches!(streamed[0].schema().field(1).data_type(), DataType::Dictionary(..)));
+}

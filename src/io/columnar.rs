@@ -110,6 +110,9 @@ enum Column {
     Dec(Decimal128Builder, u8),
     /// `sym`: dictionary-encoded text (Int32 keys into Utf8 values).
     Sym(StringDictionaryBuilder<Int32Type>),
+    /// `sym` in an Arrow IPC file: plain text. A file holds one dictionary per field for all
+    /// its batches, while each batch here builds its own (readers refuse a replacement).
+    SymText(StringBuilder),
 }
 
 /// The Arrow type of a stored column and an empty builder for it: the one place that maps
@@ -210,6 +213,11 @@ impl BatchBuilder {
                     Column::Time(Vec::with_capacity(capacity)),
                     false,
                 ),
+                Field::Column(f) if f.ty == ColumnType::Sym && container == Container::ArrowFile => (
+                    DataType::Utf8,
+                    Column::SymText(StringBuilder::with_capacity(capacity, capacity * 8)),
+                    true,
+                ),
                 Field::Column(f) => {
                     let (ty, column) = column_of(f.ty, capacity);
                     (ty, column, true)
@@ -286,21 +294,10 @@ impl BatchBuilder {
                     }
                 };
             }
-            match column {
-                Column::Time(_) => {}
-                Column::I8(c) => put!(c, i8::from_le_bytes(le(b))),
-                Column::I16(c) => put!(c, i16::from_le_bytes(le(b))),
-                Column::I32(c) => put!(c, i32::from_le_bytes(le(b))),
-                Column::I64(c) => put!(c, i64::from_le_bytes(le(b))),
-                Column::U8(c) => put!(c, u8::from_le_bytes(le(b))),
-                Column::U16(c) => put!(c, u16::from_le_bytes(le(b))),
-                Column::U32(c) => put!(c, u32::from_le_bytes(le(b))),
-                Column::U64(c) => put!(c, u64::from_le_bytes(le(b))),
-                Column::F32(c) => put!(c, f32::from_le_bytes(le(b))),
-                Column::F64(c) => put!(c, f64::from_le_bytes(le(b))),
-                Column::Bool(c) => put!(c, b[0] != 0),
-                Column::Dec(c, _) => put!(c, i128::from(i64::from_le_bytes(le(b)))),
-                Column::Sym(c) => {
+            // The text of a `sym` code, into a dictionary or a plain text builder.
+            macro_rules! put_sym {
+                ($builder:expr) => {{
+                    let c = $builder;
                     if null {
                         c.append_null();
                     } else {
@@ -316,7 +313,24 @@ impl BatchBuilder {
                             },
                         }
                     }
-                }
+                }};
+            }
+            match column {
+                Column::Time(_) => {}
+                Column::I8(c) => put!(c, i8::from_le_bytes(le(b))),
+                Column::I16(c) => put!(c, i16::from_le_bytes(le(b))),
+                Column::I32(c) => put!(c, i32::from_le_bytes(le(b))),
+                Column::I64(c) => put!(c, i64::from_le_bytes(le(b))),
+                Column::U8(c) => put!(c, u8::from_le_bytes(le(b))),
+                Column::U16(c) => put!(c, u16::from_le_bytes(le(b))),
+                Column::U32(c) => put!(c, u32::from_le_bytes(le(b))),
+                Column::U64(c) => put!(c, u64::from_le_bytes(le(b))),
+                Column::F32(c) => put!(c, f32::from_le_bytes(le(b))),
+                Column::F64(c) => put!(c, f64::from_le_bytes(le(b))),
+                Column::Bool(c) => put!(c, b[0] != 0),
+                Column::Dec(c, _) => put!(c, i128::from(i64::from_le_bytes(le(b)))),
+                Column::Sym(c) => put_sym!(c),
+                Column::SymText(c) => put_sym!(c),
                 Column::Str(c) => {
                     let text = str_bytes(b);
                     // xs stores an empty string as null (docs/FORMAT.md).
@@ -416,6 +430,7 @@ impl BatchBuilder {
                     Column::Bool(c) => Arc::new(c.finish()),
                     Column::Str(c) => Arc::new(c.finish()),
                     Column::Sym(c) => Arc::new(c.finish()),
+                    Column::SymText(c) => Arc::new(c.finish()),
                     Column::Dec(c, scale) => Arc::new(
                         c.finish()
                             .with_precision_and_scale(18, *scale as i8)
