@@ -501,7 +501,13 @@ fn a_sym_column_reaches_an_arrow_file_over_many_batches() {
     let dir = db.path.parent().unwrap();
     // The first batch (65,536 rows) meets only `buy`; the second starts with `sell`.
     let n: usize = 70_000;
-    let side = |i: usize| if i < 65_536 || i % 3 == 0 { "buy" } else { "sell" };
+    let side = |i: usize| {
+        if i < 65_536 || i.is_multiple_of(3) {
+            "buy"
+        } else {
+            "sell"
+        }
+    };
     let mut text = String::from("time,side,q\n");
     for i in 0..n {
         text.push_str(&format!("{},{},{i}\n", 1_700_000_000_000 + i, side(i)));
@@ -525,9 +531,15 @@ fn a_sym_column_reaches_an_arrow_file_over_many_batches() {
         }
     }
 
-    let out = db.xs(&["range", "2000-01-01", "2100-01-01", "--format", "arrow"]).output().unwrap();
+    let out = db
+        .xs(&["range", "2000-01-01", "2100-01-01", "--format", "arrow"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let streamed = read_arrow_stream(&out.stdout);
     assert_eq!(rows(&streamed), n);
-    assert!(matches!(streamed[0].schema().field(1).data_type(), DataType::Dictionary(..)));
+    assert!(matches!(
+        streamed[0].schema().field(1).data_type(),
+        DataType::Dictionary(..)
+    ));
 }
