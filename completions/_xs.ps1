@@ -54,6 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--time-column', '--time-column', [CompletionResultType]::ParameterName, 'Name of the time column in input and output headers')
             [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)')
             [CompletionResult]::new('--bucket', '--bucket', [CompletionResultType]::ParameterName, 'Bucket width for --layout bucket: a multiple of the granularity that divides one day')
+            [CompletionResult]::new('--codec', '--codec', [CompletionResultType]::ParameterName, 'How --layout bucket stores a bucket''s rows: raw (as they are; the fastest reads) or columnar (each column compressed: a few bytes a row; use wide buckets, e.g. 1m)')
             [CompletionResult]::new('--series-by', '--series-by', [CompletionResultType]::ParameterName, 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series')
             [CompletionResult]::new('--unique-by', '--unique-by', [CompletionResultType]::ParameterName, 'Columns that identify a row among one series'' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
@@ -174,6 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
             [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'New database only: rows one timestamp can hold (default: inferred)')
             [CompletionResult]::new('--layout', '--layout', [CompletionResultType]::ParameterName, 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)')
             [CompletionResult]::new('--bucket', '--bucket', [CompletionResultType]::ParameterName, 'New database only: bucket width for the bucket layout (default: inferred)')
+            [CompletionResult]::new('--codec', '--codec', [CompletionResultType]::ParameterName, 'New database only: how the bucket layout stores rows: columnar (each column compressed; the default) or raw (as they are; the fastest point reads)')
             [CompletionResult]::new('--partition', '--partition', [CompletionResultType]::ParameterName, 'New database only: year, month or day (default: the longest that fits)')
             [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)')
             [CompletionResult]::new('--series-by', '--series-by', [CompletionResultType]::ParameterName, 'New database: the columns that tell series apart (symbol, host); each series is stored on its own and rows are identified by (series, time). Default: inferred; `none`: one series')
@@ -239,6 +241,7 @@ Register-ArgumentCompleter -Native -CommandName 'xs' -ScriptBlock {
         }
         'xs;defrag' {
             [CompletionResult]::new('--min-extents', '--min-extents', [CompletionResultType]::ParameterName, 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one')
+            [CompletionResult]::new('--codec', '--codec', [CompletionResultType]::ParameterName, 'Bucket layout: store records with this codec from now on (saved in xs.toml) and rewrite every partition of the other one: columnar (each column compressed) or raw')
             [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'Database directory; default: the current directory, if it is a database')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'When another process holds the writer lock, wait for it instead of failing with exit 5')

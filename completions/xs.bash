@@ -185,7 +185,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__create)
-            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --series-by --unique-by --db --help --version"
+            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --codec --series-by --unique-by --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -227,6 +227,10 @@ _xs() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --codec)
+                    COMPREPLY=($(compgen -W "raw columnar" -- "${cur}"))
+                    return 0
+                    ;;
                 --series-by)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -251,7 +255,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__defrag)
-            opts="-d -h -V --wait --min-extents --dry-run --db --help --version"
+            opts="-d -h -V --wait --min-extents --dry-run --codec --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -259,6 +263,10 @@ _xs() {
             case "${prev}" in
                 --min-extents)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --codec)
+                    COMPREPLY=($(compgen -W "raw columnar" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -687,7 +695,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__import)
-            opts="-q -d -h -V --wait --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --update-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --help --version"
+            opts="-q -d -h -V --wait --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --update-columns --time-column --date --timezone --dst --time-unit --time-format --floor-time --granularity --depth --layout --bucket --codec --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -747,6 +755,10 @@ _xs() {
                     ;;
                 --bucket)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --codec)
+                    COMPREPLY=($(compgen -W "raw columnar" -- "${cur}"))
                     return 0
                     ;;
                 --partition)

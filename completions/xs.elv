@@ -50,6 +50,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --time-column 'Name of the time column in input and output headers'
             cand --layout 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)'
             cand --bucket 'Bucket width for --layout bucket: a multiple of the granularity that divides one day'
+            cand --codec 'How --layout bucket stores a bucket''s rows: raw (as they are; the fastest reads) or columnar (each column compressed: a few bytes a row; use wide buckets, e.g. 1m)'
             cand --series-by 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series'
             cand --unique-by 'Columns that identify a row among one series'' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added'
             cand -d 'Database directory; default: the current directory, if it is a database'
@@ -164,6 +165,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --depth 'New database only: rows one timestamp can hold (default: inferred)'
             cand --layout 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)'
             cand --bucket 'New database only: bucket width for the bucket layout (default: inferred)'
+            cand --codec 'New database only: how the bucket layout stores rows: columnar (each column compressed; the default) or raw (as they are; the fastest point reads)'
             cand --partition 'New database only: year, month or day (default: the longest that fits)'
             cand --rejects 'Where rejected rows go (default: DB/rejects-<time>.csv, written only if needed)'
             cand --series-by 'New database: the columns that tell series apart (symbol, host); each series is stored on its own and rows are identified by (series, time). Default: inferred; `none`: one series'
@@ -225,6 +227,7 @@ set edit:completion:arg-completer[xs] = {|@words|
         }
         &'xs;defrag'= {
             cand --min-extents 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one'
+            cand --codec 'Bucket layout: store records with this codec from now on (saved in xs.toml) and rewrite every partition of the other one: columnar (each column compressed) or raw'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'

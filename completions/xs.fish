@@ -52,6 +52,8 @@ complete -c xs -n "__fish_xs_using_subcommand create" -l time-column -d 'Name of
 complete -c xs -n "__fish_xs_using_subcommand create" -l layout -d 'Storage layout: grid (a slot per granularity step; regular series) or bucket (rows with exact times in fixed time buckets; bursty ticks, any number of rows per time)' -r -f -a "grid\t''
 bucket\t''"
 complete -c xs -n "__fish_xs_using_subcommand create" -l bucket -d 'Bucket width for --layout bucket: a multiple of the granularity that divides one day' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l codec -d 'How --layout bucket stores a bucket\'s rows: raw (as they are; the fastest reads) or columnar (each column compressed: a few bytes a row; use wide buckets, e.g. 1m)' -r -f -a "raw\t''
+columnar\t''"
 complete -c xs -n "__fish_xs_using_subcommand create" -l series-by -d 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l unique-by -d 'Columns that identify a row among one series\' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
@@ -164,6 +166,8 @@ complete -c xs -n "__fish_xs_using_subcommand import" -l depth -d 'New database 
 complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)' -r -f -a "grid\t''
 bucket\t''"
 complete -c xs -n "__fish_xs_using_subcommand import" -l bucket -d 'New database only: bucket width for the bucket layout (default: inferred)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l codec -d 'New database only: how the bucket layout stores rows: columnar (each column compressed; the default) or raw (as they are; the fastest point reads)' -r -f -a "raw\t''
+columnar\t''"
 complete -c xs -n "__fish_xs_using_subcommand import" -l partition -d 'New database only: year, month or day (default: the longest that fits)' -r -f -a "year\t''
 month\t''
 day\t''"
@@ -205,6 +209,8 @@ complete -c xs -n "__fish_xs_using_subcommand stat" -l fast -d 'Grid layout: ski
 complete -c xs -n "__fish_xs_using_subcommand stat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand stat" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -l min-extents -d 'Rewrite only partitions with at least N fragmented extents; 0 rewrites every one' -r
+complete -c xs -n "__fish_xs_using_subcommand defrag" -l codec -d 'Bucket layout: store records with this codec from now on (saved in xs.toml) and rewrite every partition of the other one: columnar (each column compressed) or raw' -r -f -a "raw\t''
+columnar\t''"
 complete -c xs -n "__fish_xs_using_subcommand defrag" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand defrag" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand defrag" -l dry-run -d 'Report what would be rewritten and the space it needs; change nothing'

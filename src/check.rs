@@ -33,7 +33,7 @@ pub struct PartitionCheck {
 
 impl PartitionCheck {
     pub fn has_checks(&self) -> bool {
-        self.version == crate::db::partition::CHECKSUM_VERSION
+        self.version >= crate::db::partition::CHECKSUM_VERSION
     }
 
     pub fn is_clean(&self) -> bool {

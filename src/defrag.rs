@@ -77,6 +77,10 @@ pub struct DefragOptions {
     pub dry_run: bool,
     /// Free bytes to assume instead of asking the file system (a test hook).
     pub assume_free_bytes: Option<u64>,
+    /// The record codec bucket partitions are rewritten to (`None`: the database's); one of
+    /// another codec is rewritten even when compact. Set with `Database::set_codec` before a
+    /// real run; a dry run only reports.
+    pub codec: Option<crate::db::config::RecordCodec>,
 }
 
 /// The stages of one rewrite, reported as they complete.
@@ -311,6 +315,10 @@ fn defrag_buckets(
     }
     remove_leftovers(db, options, on_event)?;
     let mut outcomes = Vec::with_capacity(keys.len());
+    let config = crate::db::config::Config {
+        codec: options.codec.unwrap_or(db.config().codec),
+        ..db.config().clone()
+    };
     for key in keys {
         let Some(part) = db.bucket_partition(key, false)? else {
             continue;
@@ -326,7 +334,7 @@ fn defrag_buckets(
             garbage_bytes: audit.garbage_bytes,
             out_of_order: audit.out_of_order,
             version: part.version,
-            newest_version: crate::db::bucket::newest_version(db.config(), key),
+            newest_version: crate::db::bucket::newest_version(&config, key),
         };
         let compact =
             audit.garbage_bytes == 0 && audit.out_of_order == 0 && state.version == state.newest_version;
@@ -379,7 +387,7 @@ fn defrag_buckets(
                     }
                     Ok(better)
                 };
-                let rewritten = part.compact(db.dir(), db.config(), &mut install)?;
+                let rewritten = part.compact(db.dir(), &config, &mut install)?;
                 match (rewritten, not_improved) {
                     (None, Some(copy)) => Action::NotImproved { copy },
                     _ => {
@@ -716,6 +724,7 @@ mod tests {
             time_column: "time".into(),
             schema: Schema::parse_spec("v:i64").unwrap(),
             keys: Default::default(),
+            codec: Default::default(),
         };
         drop(Database::create(&dir, &config).unwrap());
         let db = Database::open(&dir, Access::Write(crate::db::lock::LockWait::No), &mut |_| {}).unwrap();
@@ -740,6 +749,7 @@ mod tests {
             min_fragmented_extents: 0,
             dry_run: false,
             assume_free_bytes: None,
+            codec: None,
         };
         let outcomes = defrag(&db, &[], options, &mut |_| {}).unwrap();
         assert!(matches!(outcomes[0].action, Action::Rewritten { .. }));

@@ -17,7 +17,8 @@ use common::{ok_in, s, xs, xs_in, Rng, TestDb};
 use tempfile::TempDir;
 
 const DAMAGED: i32 = 6;
-const LAYOUTS: [&str; 2] = ["grid", "bucket"];
+/// The layouts, and the bucket layout with columnar records.
+const LAYOUTS: [&str; 3] = ["grid", "bucket", "columnar"];
 /// Rows of `v:f64,n:i64`: a flags byte and two 8-byte columns.
 const ROW_LEN: u64 = 17;
 /// A bucket directory entry with two summarized columns: 32 + 16 × 2 bytes.
@@ -35,12 +36,12 @@ fn create(layout: &str) -> (TempDir, PathBuf) {
         "v:f64,n:i64",
         "--partition",
         "day",
-        "--layout",
-        layout,
     ]);
-    if layout == "bucket" {
-        cmd.args(["--bucket", "1m"]);
-    }
+    match layout {
+        "grid" => cmd.args(["--layout", "grid"]),
+        "bucket" => cmd.args(["--layout", "bucket", "--bucket", "1m"]),
+        _ => cmd.args(["--layout", "bucket", "--bucket", "1m", "--codec", "columnar"]),
+    };
     cmd.assert().success();
     (tmp, dir)
 }
@@ -384,6 +385,117 @@ fn partitions_of_the_older_versions_still_read_and_take_writes() {
         let out = ok_in(&old.path, &["check"]);
         assert!(out.contains("rows carry no checksums"), "{fixture}: {out}");
     }
+}
+
+/// A bucket database written by xs before columnar records (fixture: partition version 3, raw
+/// records with checks, format 3 with a `sym` column) reads as a fresh one of the same input,
+/// takes writes in its own version, and `defrag --codec columnar` converts it (version 4,
+/// format 4) and `--codec raw` back, every row unchanged and every check passing.
+#[test]
+fn a_version_3_bucket_database_reads_and_defrag_converts_it_between_codecs() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/v3-bucket");
+    let old = TestDb::copy_of(&source);
+    let input = old.path.parent().unwrap().join("input.csv");
+    fs::rename(old.path.join("input.csv"), &input).unwrap();
+    let fresh = old.path.parent().unwrap().join("fresh");
+    xs().arg("create")
+        .arg(&fresh)
+        .args([
+            "--layout",
+            "bucket",
+            "--bucket",
+            "1h",
+            "--granularity",
+            "1s",
+            "--partition",
+            "day",
+        ])
+        .args(["--columns", "sym:sym,price:dec(2),qty:i64,flag:bool,note:str(6)"])
+        .assert()
+        .success();
+    ok_in(&fresh, &["import", s(&input), "--time-unit", "s"]);
+    let version =
+        |db: &Path, name: &str| u32::from_le_bytes(read_at(&db.join(name), 8, 4).try_into().unwrap());
+    let config = |db: &Path| fs::read_to_string(db.join("xs.toml")).unwrap();
+    let all = |db: &Path| ok_in(db, &["range", "2024-01-01", "2025-01-01"]);
+    let pristine = all(&fresh);
+    assert_eq!(pristine.lines().count(), 1401);
+    assert_eq!(all(&old.path), pristine);
+    for db in [&old.path, &fresh] {
+        ok_in(
+            db,
+            &[
+                "put",
+                "2024-01-01T23:00:00Z",
+                "sym=XRP",
+                "price=1.25",
+                "qty=7",
+                "flag=true",
+                "note=new",
+            ],
+        );
+    }
+    assert_eq!(
+        version(&old.path, "2024-01-01.xs"),
+        3,
+        "written in its own version"
+    );
+    let written = all(&fresh);
+    assert_eq!(all(&old.path), written);
+
+    let out = ok_in(&old.path, &["defrag", "--codec", "columnar"]);
+    assert!(
+        out.contains("columnar records added (partition version 3 → 4)"),
+        "{out}"
+    );
+    for name in [
+        "2024-01-01.xs",
+        "2024-01-01.xs.data",
+        "2024-01-02.xs",
+        "2024-01-02.xs.data",
+    ] {
+        assert_eq!(version(&old.path, name), 4, "{name}");
+    }
+    assert!(
+        config(&old.path).contains("format = 4\n"),
+        "{}",
+        config(&old.path)
+    );
+    assert!(config(&old.path).contains("codec = \"columnar\"\n"));
+    assert_eq!(all(&old.path), written);
+    let stat = ok_in(&old.path, &["stat"]);
+    assert!(stat.contains("columnar records: "), "{stat}");
+    let check = ok_in(&old.path, &["check"]);
+    assert!(!check.contains("no checksums"), "{check}");
+    // Writes into the converted partitions, and a partition created after the conversion.
+    for db in [&old.path, &fresh] {
+        ok_in(
+            db,
+            &["put", "2024-01-01T23:30:00Z", "sym=BTC", "price=2", "qty=8"],
+        );
+        ok_in(
+            db,
+            &["put", "2024-01-05T00:00:00Z", "sym=ETH", "price=3", "qty=9"],
+        );
+    }
+    assert_eq!(version(&old.path, "2024-01-05.xs"), 4);
+    let written = all(&fresh);
+    assert_eq!(all(&old.path), written);
+
+    let out = ok_in(&old.path, &["defrag", "--codec", "raw"]);
+    assert!(
+        out.contains("raw records added (partition version 4 → 3)"),
+        "{out}"
+    );
+    assert_eq!(version(&old.path, "2024-01-05.xs.data"), 3);
+    assert!(
+        config(&old.path).contains("format = 3\n"),
+        "{}",
+        config(&old.path)
+    );
+    assert!(!config(&old.path).contains("codec"));
+    assert_eq!(all(&old.path), written);
+    ok_in(&old.path, &["check"]);
 }
 
 /// Allocated runs of `path` (`SEEK_DATA`/`SEEK_HOLE`).

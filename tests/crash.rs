@@ -141,15 +141,14 @@ fn create(dir: &Path, layout: &str, kind: &str) {
         "1ms",
         "--columns",
         columns,
-        "--layout",
-        layout,
         "--partition",
         "day",
     ];
-    if layout == "bucket" {
-        args.extend(["--bucket", "100ms"]);
-    } else {
-        args.extend(["--depth", "8"]);
+    match layout {
+        "grid" => args.extend(["--layout", "grid", "--depth", "8"]),
+        "bucket" => args.extend(["--layout", "bucket", "--bucket", "100ms"]),
+        // Columnar records: buckets wide enough that most records are columnar, not raw.
+        _ => args.extend(["--layout", "bucket", "--bucket", "10s", "--codec", "columnar"]),
     }
     if keyed {
         args.extend(["--series-by", "sym", "--unique-by", "id"]);
@@ -422,7 +421,8 @@ fn kill_loop(sc: &Scenario, loops: u32, rng: &mut Rng) -> Tally {
     t
 }
 
-/// `kill -9` during import, defrag and delete, on both layouts, with and without keys.
+/// `kill -9` during import, defrag and delete, on both layouts (the bucket layout with raw
+/// and columnar records), with and without keys.
 #[test]
 fn kill_9_at_any_moment_serves_no_torn_row_and_a_rerun_equals_a_clean_run() {
     let loops: u32 = common::env_number("XS_CRASH_LOOPS", 1);
@@ -430,14 +430,14 @@ fn kill_9_at_any_moment_serves_no_torn_row_and_a_rerun_equals_a_clean_run() {
     let mut rng = Rng(seed | 1);
     let tmp = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
-    for layout in ["grid", "bucket"] {
+    for layout in ["grid", "bucket", "columnar"] {
         for kind in ["plain", "keyed", "sym"] {
             let mut imported: Option<PathBuf> = None;
             for op in [Op::Import, Op::Defrag, Op::Delete] {
                 let sc = scenario(tmp.path(), layout, kind, op, imported.as_deref());
                 let t = kill_loop(&sc, loops, &mut rng);
                 eprintln!(
-                    "{layout:6} {:5} {op:?}: {} kills over {:?}; reads before the re-run: {} ok, {} damaged (exit 6), {} refused; {} marked; {} re-runs byte-identical to a clean run; {} failures",
+                    "{layout:8} {:5} {op:?}: {} kills over {:?}; reads before the re-run: {} ok, {} damaged (exit 6), {} refused; {} marked; {} re-runs byte-identical to a clean run; {} failures",
                     sc.kind,
                     t.kills,
                     sc.duration,

@@ -19,7 +19,7 @@ fn create_writes_a_versioned_config_and_says_what_it_made() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("rows of 21 bytes"), "{stderr}"); // 1 flag byte + 8 + 8 + 4
     let layout_words = if layout() == "bucket" {
-        "bucket layout with 1s buckets"
+        "bucket layout with 1s raw buckets"
     } else {
         "depth 4"
     };
@@ -127,8 +127,8 @@ fn corrupt_configs_give_clear_errors_not_panics() {
     let good = fs::read_to_string(db.file("xs.toml")).unwrap();
     let cases = [
         (
-            good.replace("format = 1", "format = 4"),
-            "format version 4 is not supported",
+            good.replace("format = 1", "format = 9"),
+            "format version 9 is not supported",
         ),
         (
             good.replace("row_len = 13", "row_len = 13\nseries_by = [\"n\"]"),

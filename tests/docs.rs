@@ -149,6 +149,8 @@ struct Rules {
     defrag_pair: Regex,
     defrag_size: Regex,
     defrag_extents: Regex,
+    /// The file system's free space in a defrag plan: the machine's, not xs's.
+    free_space: Regex,
     approx: Regex,
 }
 
@@ -176,6 +178,7 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| {
         defrag_pair: re(&format!(r"\bphysical ({SIZE}) → ({SIZE})")),
         defrag_size: re(&format!(r"\b({SIZE}) physical\b")),
         defrag_extents: re(r"\bextents \d+ → \d+|\b\d+ extents\b"),
+        free_space: re(r"\b\d+(?:\.\d+)? (?:B|KiB|MiB|GiB|TiB) available\b"),
         approx: re(r"≈([\d.]+)"),
     }
 });
@@ -249,6 +252,10 @@ fn normalise(line: &str, workdir: &str) -> String {
         })
         .into_owned();
     s = r.defrag_extents.replace_all(&s, "<fs extents>").into_owned();
+    s = r
+        .free_space
+        .replace_all(&s, "<free space> available")
+        .into_owned();
     s
 }
 

@@ -470,8 +470,18 @@ fn the_sample_spans_the_whole_file() {
     );
     // A stream is sampled at its head only, and says so; the late repeats are then rejected
     // with their reason, not lost.
+    // (On the grid, one row a timestamp, where a late repeat has no room.)
     let (code, _, err) = run(xs(d)
-        .args(["-d", "stream", "import", "-", "--chunk-bytes", "2000"])
+        .args([
+            "-d",
+            "stream",
+            "import",
+            "-",
+            "--chunk-bytes",
+            "2000",
+            "--codec",
+            "raw",
+        ])
         .write_stdin(text.clone()));
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("only the head"), "{err}");

@@ -34,8 +34,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use xs::db::config::{Config, Layout};
+use xs::db::config::{Config, Layout, RecordCodec};
 use xs::db::lock::LockWait;
 use xs::db::schema::{ColumnType, Schema, Value};
 use xs::db::series::compare_values;
@@ -62,18 +63,28 @@ const CI_CASES: u64 = 60;
 
 #[test]
 fn model_grid() {
-    run_cases(Layout::Grid, 0x6772_6964);
+    run_cases(Layout::Grid, RecordCodec::Raw, 0x6772_6964);
 }
 
 #[test]
 fn model_bucket() {
-    run_cases(Layout::Bucket, 0x6275_636b);
+    run_cases(Layout::Bucket, RecordCodec::Raw, 0x6275_636b);
 }
 
-fn run_cases(layout: Layout, salt: u64) {
+/// The bucket layout with columnar records (and raw ones where a bucket is smaller raw).
+#[test]
+fn model_columnar() {
+    run_cases(Layout::Bucket, RecordCodec::Columnar, 0x636f_6c75);
+}
+
+fn run_cases(layout: Layout, codec: RecordCodec, salt: u64) {
+    let name = match codec {
+        RecordCodec::Raw => layout.name(),
+        RecordCodec::Columnar => "columnar",
+    };
     if let Ok(seed) = std::env::var("XS_MODEL_SEED") {
         let seed: u64 = seed.parse().expect("XS_MODEL_SEED is a number");
-        run_case(layout, seed);
+        run_case(layout, codec, seed);
         return;
     }
     let cases: u64 = std::env::var("XS_MODEL_CASES")
@@ -84,13 +95,21 @@ fn run_cases(layout: Layout, salt: u64) {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0u64);
+    let records_before = COLUMNAR_RECORDS.load(Ordering::Relaxed);
     for i in 0..cases {
-        run_case(layout, (base + i) ^ (salt << 20));
+        run_case(layout, codec, (base + i) ^ (salt << 20));
         if cases >= 1000 && (i + 1) % 1000 == 0 {
-            eprintln!("model {}: {} cases passed", layout.name(), i + 1);
+            eprintln!("model {name}: {} cases passed", i + 1);
         }
     }
-    eprintln!("model {}: {cases} cases passed", layout.name());
+    eprintln!("model {name}: {cases} cases passed");
+    if codec == RecordCodec::Columnar {
+        // Small buckets are stored raw (they are smaller so): the cases must still reach the
+        // columnar records, or this test would check nothing of them.
+        let columnar = COLUMNAR_RECORDS.load(Ordering::Relaxed) - records_before;
+        eprintln!("model {name}: {columnar} columnar records at the ends of the cases");
+        assert!(cases < 20 || columnar > 0, "no case stored a columnar record");
+    }
 }
 
 /// A small deterministic generator (SplitMix64): a seed replays a case exactly.
@@ -200,6 +219,8 @@ impl Model {
 /// One case: a database, its model, and the log of what was done to it.
 struct Case {
     seed: u64,
+    /// The test that runs it: model_grid, model_bucket or model_columnar.
+    test: &'static str,
     rng: Rng,
     tmp: tempfile::TempDir,
     dir: PathBuf,
@@ -211,14 +232,20 @@ struct Case {
     files: u64,
 }
 
-fn run_case(layout: Layout, seed: u64) {
+fn run_case(layout: Layout, codec: RecordCodec, seed: u64) {
     let mut rng = Rng(seed);
-    let config = random_config(&mut rng, layout);
+    let config = random_config(&mut rng, layout, codec);
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path().join("db");
     Database::create(&dir, &config).expect("create");
+    let test = match (layout, codec) {
+        (Layout::Grid, _) => "model_grid",
+        (Layout::Bucket, RecordCodec::Raw) => "model_bucket",
+        (Layout::Bucket, RecordCodec::Columnar) => "model_columnar",
+    };
     let mut case = Case {
         seed,
+        test,
         rng,
         tmp,
         dir,
@@ -241,10 +268,14 @@ fn run_case(layout: Layout, seed: u64) {
         case.check_all();
     }
     case.check_export_reimport();
+    case.count_columnar_records();
 }
 
+/// Columnar records the cases left (counted by `xs stat`'s walk, which reads every record).
+static COLUMNAR_RECORDS: AtomicU64 = AtomicU64::new(0);
+
 /// Random settings that `Config::parse` accepts (a retry until one does).
-fn random_config(rng: &mut Rng, layout: Layout) -> Config {
+fn random_config(rng: &mut Rng, layout: Layout, codec: RecordCodec) -> Config {
     const GRANULARITIES: &[&str] = &[
         "1ns", "100ns", "1us", "1ms", "5ms", "250ms", "1s", "15s", "1m", "1h", "1d",
     ];
@@ -330,7 +361,13 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
         if unique {
             keys.push_str("unique_by = [\"id\"]\n");
         }
-        let format = if schema.has_sym() {
+        let codec_line = match codec {
+            RecordCodec::Raw => "",
+            RecordCodec::Columnar => "codec = \"columnar\"\n",
+        };
+        let format = if codec == RecordCodec::Columnar {
+            4
+        } else if schema.has_sym() {
             3
         } else if series || unique {
             2
@@ -338,7 +375,7 @@ fn random_config(rng: &mut Rng, layout: Layout) -> Config {
             1
         };
         let mut toml = format!(
-            "format = {format}\nlayout = \"{}\"\n{bucket}granularity = \"{granularity}\"\npartition = \"{period}\"\n\
+            "format = {format}\nlayout = \"{}\"\n{bucket}{codec_line}granularity = \"{granularity}\"\npartition = \"{period}\"\n\
              depth = {depth}\ntime_column = \"time\"\nrow_len = {}\n{keys}",
             layout.name(),
             schema.row_len()
@@ -377,10 +414,8 @@ impl Case {
 
     fn fail(&self, what: &str) -> ! {
         panic!(
-            "model test failed (replay: XS_MODEL_SEED={} cargo test --test model model_{}):\n{what}\n\n{}",
-            self.seed,
-            self.config.layout.name(),
-            self.log
+            "model test failed (replay: XS_MODEL_SEED={} cargo test --test model {}):\n{what}\n\n{}",
+            self.seed, self.test, self.log
         );
     }
 
@@ -1033,12 +1068,28 @@ impl Case {
 
     fn defrag(&mut self) {
         let min = self.rng.pick(&[0u64, 1]);
-        let _ = writeln!(self.log, "defrag --min-extents {min}");
-        let db = self.open_write();
+        // The bucket layout's defrag also converts between record codecs.
+        let codec = match self.config.layout {
+            Layout::Bucket => self
+                .rng
+                .pick(&[None, Some(RecordCodec::Raw), Some(RecordCodec::Columnar)]),
+            Layout::Grid => None,
+        };
+        let given = codec
+            .map(|c| format!(" --codec {}", c.name()))
+            .unwrap_or_default();
+        let _ = writeln!(self.log, "defrag --min-extents {min}{given}");
+        let mut db = self.open_write();
+        if let Some(codec) = codec {
+            db.set_codec(codec)
+                .unwrap_or_else(|e| self.fail(&format!("set_codec failed: {e}")));
+            self.config.codec = codec;
+        }
         let options = DefragOptions {
             min_fragmented_extents: min,
             dry_run: false,
             assume_free_bytes: None,
+            codec: None,
         };
         defrag(&db, &[], options, &mut |_| {}).unwrap_or_else(|e| self.fail(&format!("defrag failed: {e}")));
     }
@@ -1083,6 +1134,23 @@ impl Case {
                 (t, row)
             })
             .collect()
+    }
+
+    fn count_columnar_records(&mut self) {
+        if self.config.layout != Layout::Bucket {
+            return;
+        }
+        let db = self.open_read();
+        let options = xs::stat::StatOptions { count_rows: false };
+        let report =
+            xs::stat::stat(&db, &[], options).unwrap_or_else(|e| self.fail(&format!("stat failed: {e}")));
+        let records: u64 = report
+            .partitions
+            .iter()
+            .filter_map(|p| p.bucket.as_ref()?.codec.as_ref())
+            .map(|c| c.columnar_records)
+            .sum();
+        COLUMNAR_RECORDS.fetch_add(records, Ordering::Relaxed);
     }
 
     fn check_all(&mut self) {
@@ -1808,7 +1876,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         nulls: Vec::new(),
         chunk_bytes: setting.chunk_bytes,
         sniff: Sniff::default(),
-        display_names: Vec::new(),
+        columnar: Vec::new(),
     };
     let prepared = xs::import::prepare(inputs, &csv)?;
     let opts = Options {

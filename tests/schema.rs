@@ -28,7 +28,10 @@ fn text_and_json_show_columns_types_keys_and_layout() {
         assert!(text.contains(needle), "{needle:?} not in\n{text}");
     }
     if bucket {
-        assert!(text.contains("layout       bucket, 1s buckets\n"), "{text}");
+        assert!(
+            text.contains("layout       bucket, 1s buckets, raw records\n"),
+            "{text}"
+        );
         assert!(
             text.contains("  trade_id  u64     unique key, summarized\n"),
             "{text}"
@@ -57,9 +60,11 @@ fn text_and_json_show_columns_types_keys_and_layout() {
         assert_eq!(json["depth"], serde_json::Value::Null);
         assert_eq!(json["bucket"], "1s");
         assert_eq!(json["bucket_ns"], 1_000_000_000i64);
+        assert_eq!(json["codec"], "raw");
     } else {
         assert_eq!(json["depth"], 3);
         assert_eq!(json["bucket"], serde_json::Value::Null);
+        assert_eq!(json["codec"], serde_json::Value::Null);
     }
     let cols = json["columns"].as_array().unwrap();
     let names: Vec<&str> = cols.iter().map(|c| c["name"].as_str().unwrap()).collect();

@@ -144,9 +144,12 @@ fn inference_proposes_series_and_unique_keys_and_says_so() {
     assert!(err.contains("--series-by symbol --unique-by trade_id"), "{err}");
     assert!(err.contains("1200 stored"), "{err}");
     let toml = std::fs::read_to_string(w.db().join("xs.toml")).unwrap();
-    // The symbol is repeated text, inferred `sym`: format 3.
+    // The symbol is repeated text, inferred `sym` (format 3); the records columnar: format 4.
     assert!(
-        toml.contains("format = 3") && toml.contains("series_by = [\"symbol\"]"),
+        toml.contains("format = 4")
+            && toml.contains("codec = \"columnar\"")
+            && toml.contains("type = \"sym\"")
+            && toml.contains("series_by = [\"symbol\"]"),
         "{toml}"
     );
     let eth = w.ok(&["range", "2024-08-09", "2024-08-10", "--series", "ETHUSDT"]);

@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use xs::db::config::{choose_period, human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
+use xs::db::config::{
+    choose_period, human_bytes, Config, Layout, RecordCodec, MAX_DEPTH, MAX_PARTITION_BYTES,
+};
 use xs::db::schema::Schema;
 use xs::db::time::{parse_duration, Granularity, Period};
 use xs::Database;
@@ -15,6 +17,7 @@ const EXAMPLES: &str = "Examples:
   xs create sensors --granularity 1s --columns 'temp:f32,humidity:f32,status:u8'
   xs create quotes --granularity 1us --columns 'bid:f64,ask:f64' --partition day
   xs create ticks --layout bucket --bucket 1s --granularity 1ms --columns 'price:f64,qty:f64,side:str(4)'
+  xs create archive --layout bucket --bucket 1m --codec columnar --granularity 1ms --columns 'price:dec(2),qty:dec(6)'
   xs create trades --layout bucket --granularity 1ms --columns 'symbol:sym,price:f64,qty:f64,trade_id:u64' \\
       --series-by symbol --unique-by trade_id";
 
@@ -65,6 +68,11 @@ pub struct Args {
     #[arg(long, value_name = "DUR")]
     pub bucket: Option<String>,
 
+    /// How --layout bucket stores a bucket's rows: raw (as they are; the fastest reads) or
+    /// columnar (each column compressed: a few bytes a row; use wide buckets, e.g. 1m).
+    #[arg(long, default_value = "raw", value_name = "raw|columnar", value_parser = ["raw", "columnar"])]
+    pub codec: String,
+
     /// Columns whose values tell series apart (symbol, host): each series is stored on its
     /// own, rows are identified by (series, time), and reads take --series.
     #[arg(long, value_name = "COLS")]
@@ -90,11 +98,12 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let partition_bytes = config.max_partition_bytes(config.period).unwrap_or(0);
     if config.layout == Layout::Bucket {
         eprintln!(
-            "created {}: {} columns, rows of {} bytes, bucket layout with {} buckets, {} granularity, {} partitions (directory {} logical each, sparse; data append-only)",
+            "created {}: {} columns, rows of {} bytes, bucket layout with {} {} buckets, {} granularity, {} partitions (directory {} logical each, sparse; data append-only)",
             dir.display(),
             config.schema.columns().len(),
             config.schema.row_len(),
             xs::db::time::format_duration(config.bucket_ns),
+            config.codec.name(),
             config.granularity,
             config.period,
             human_bytes(partition_bytes)
@@ -169,6 +178,13 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
             ns
         }
     };
+    let codec = RecordCodec::parse(&args.codec)
+        .ok_or_else(|| Failure::usage(format!("bad --codec `{}`: raw or columnar", args.codec)))?;
+    if codec != RecordCodec::Raw && layout != Layout::Bucket {
+        return Err(Failure::usage(
+            "--codec columnar needs --layout bucket (grid slots are raw, addressed by time)",
+        ));
+    }
     let mut config = Config {
         layout,
         bucket_ns,
@@ -181,6 +197,7 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
             series: key_list(args.series_by.as_deref()),
             unique: key_list(args.unique_by.as_deref()),
         },
+        codec,
     };
     config.check_keys().map_err(Failure::usage)?;
     let slab_len = config.slab_len();

@@ -1,6 +1,7 @@
 //! `xs defrag`: rewrite fragmented partition files contiguously, and report before → after.
 
-use xs::db::config::human_bytes;
+use xs::db::bucket::COLUMNAR_VERSION;
+use xs::db::config::{human_bytes, Layout, RecordCodec};
 use xs::defrag::{self, Action, BucketState, DefragOptions, Event, Step};
 use xs::stat::{self, Footprint};
 
@@ -11,7 +12,8 @@ const EXAMPLES: &str = "Examples:
   xs defrag                                 # every partition with a fragmented extent
   xs defrag --dry-run                       # what would be rewritten, and the space it needs
   xs defrag 2023 --min-extents 0            # rewrite 2023 even if not fragmented
-  xs defrag --min-extents 50                # only partitions with 50+ fragmented extents";
+  xs defrag --min-extents 50                # only partitions with 50+ fragmented extents
+  xs defrag --codec columnar                # compress a bucket database's records (and keep doing so)";
 
 /// Test hook: `XS_DEFRAG_KILL_AT=<step>` makes the process SIGKILL itself when a rewrite reaches
 /// that step (created, copied, synced, verified, renamed), to test recovery from a crash.
@@ -43,6 +45,11 @@ pub struct Args {
     /// Report what would be rewritten and the space it needs; change nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Bucket layout: store records with this codec from now on (saved in xs.toml) and rewrite
+    /// every partition of the other one: columnar (each column compressed) or raw.
+    #[arg(long, value_name = "raw|columnar", value_parser = ["raw", "columnar"])]
+    pub codec: Option<String>,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
@@ -62,18 +69,39 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         ),
         Err(_) => None,
     };
+    let codec = match args.codec.as_deref() {
+        Some(text) => Some(
+            RecordCodec::parse(text)
+                .ok_or_else(|| Failure::usage(format!("bad --codec `{text}`: raw or columnar")))?,
+        ),
+        None => None,
+    };
     // A dry run changes nothing, so it does not wait for or block writers.
-    let db = if args.dry_run {
+    let mut db = if args.dry_run {
         ctx.open_read()?
     } else {
         ctx.open_write()?
     };
+    if let Some(codec) = codec {
+        if codec != RecordCodec::Raw && db.config().layout != Layout::Bucket {
+            return Err(Failure::usage(format!(
+                "--codec {}: {} has the grid layout, whose slots are raw; the codec is for the \
+                 bucket layout (export, then import into a database created with --layout bucket)",
+                codec.name(),
+                db.dir().display()
+            )));
+        }
+        if !args.dry_run {
+            db.set_codec(codec)?;
+        }
+    }
     let keys = stat::select_partitions(&db, &args.partitions)?;
     let series_root = db.is_series_root();
     let options = DefragOptions {
         min_fragmented_extents: args.min_extents,
         dry_run: args.dry_run,
         assume_free_bytes,
+        codec,
     };
     let mut out = Output::new();
     let mut write_failure = None;
@@ -192,12 +220,15 @@ fn describe(name: &str, before: &Footprint, action: &Action) -> String {
     }
 }
 
-/// What a rewrite to the newest version adds to a bucket partition of version `from`.
-fn upgrade(from: u32) -> &'static str {
-    if from == 1 {
-        "summaries and checksums"
-    } else {
-        "checksums"
+/// What a rewrite from partition version `from` to `to` changes in a bucket partition.
+fn upgrade(from: u32, to: u32) -> &'static str {
+    match (from, to == COLUMNAR_VERSION) {
+        (COLUMNAR_VERSION, false) => "raw records",
+        (1, true) => "summaries, checksums and columnar records",
+        (2, true) => "checksums and columnar records",
+        (_, true) => "columnar records",
+        (1, false) => "summaries and checksums",
+        (_, false) => "checksums",
     }
 }
 
@@ -214,11 +245,11 @@ fn describe_buckets(state: &BucketState, action: &Action) -> String {
     };
     if from != to {
         line += &if done {
-            format!(", {} added (partition version {from} → {to})", upgrade(from))
+            format!(", {} added (partition version {from} → {to})", upgrade(from, to))
         } else {
             format!(
                 ", partition version {from} (a rewrite adds {}: version {to})",
-                upgrade(from)
+                upgrade(from, to)
             )
         };
     }

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use xs::db::config::{human_bytes, Layout, CONFIG_FILE};
+use xs::db::config::{human_bytes, Layout, RecordCodec, CONFIG_FILE};
 use xs::db::lock::LockWait;
 use xs::db::schema::ColumnType;
 use xs::db::time::{parse_duration, Granularity, Period};
@@ -143,6 +143,11 @@ pub struct Args {
     #[arg(long, value_name = "DUR")]
     pub bucket: Option<String>,
 
+    /// New database only: how the bucket layout stores rows: columnar (each column compressed;
+    /// the default) or raw (as they are; the fastest point reads).
+    #[arg(long, value_name = "raw|columnar", value_parser = ["raw", "columnar"])]
+    pub codec: Option<String>,
+
     /// New database only: year, month or day (default: the longest that fits).
     #[arg(long, value_name = "PERIOD", value_parser = ["year", "month", "day"])]
     pub partition: Option<String>,
@@ -268,25 +273,27 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             missing.display()
         )));
     }
-    // Parquet and Arrow inputs are read once into CSV copies, their schema giving the types.
+    // Parquet and Arrow inputs are opened; their schema gives the types, their batches go to
+    // the import as they are.
     let existing_time = if exists {
         xs::db::config::Config::load(&dir).ok().map(|c| c.time_column)
     } else {
         None
     };
-    let columnar = xs::import::columnar_in::transcode_inputs(
+    let columnar = xs::import::columnar_in::open_inputs(
         &args.files,
         time_columns
             .first()
             .map(String::as_str)
             .or(existing_time.as_deref()),
+        !exists,
     )?;
-    if args.no_header && !columnar.names.is_empty() {
+    if args.no_header && !columnar.inputs.is_empty() {
         return Err(Failure::usage(
             "--no-header is for CSV: a Parquet or Arrow input names its columns in its schema",
         ));
     }
-    let all_columnar = columnar.names.len() == args.files.len();
+    let all_columnar = columnar.inputs.len() == args.files.len();
     let mut time_columns = time_columns;
     let mut time_unit = time_unit;
     let mut column_types = column_types;
@@ -324,9 +331,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             decimal_comma: !args.decimal_comma,
             known_names,
         },
-        display_names: columnar.names.clone(),
+        columnar: columnar.inputs.clone(),
     };
-    let mut prepared = xs::import::prepare(&columnar.files, &csv)?;
+    let mut prepared = xs::import::prepare(&args.files, &csv)?;
 
     let mut overrides = Overrides {
         time_columns: time_columns.clone(),
@@ -354,6 +361,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             (args.partition.is_some(), "--partition"),
             (args.bucket.is_some(), "--bucket"),
             (args.layout.is_some(), "--layout"),
+            (args.codec.is_some(), "--codec"),
         ] {
             if given {
                 eprintln!(
@@ -397,6 +405,13 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 })?),
                 None => None,
             };
+        overrides.codec = match args.codec.as_deref() {
+            None => None,
+            Some(text) => Some(
+                RecordCodec::parse(text)
+                    .ok_or_else(|| Failure::usage(format!("bad --codec `{text}`: raw or columnar")))?,
+            ),
+        };
         overrides.period = match &args.partition {
             Some(p) => Some(
                 Period::parse(p)

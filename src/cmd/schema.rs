@@ -71,7 +71,11 @@ fn to_text(config: &Config) -> String {
         "layout",
         match config.layout {
             Layout::Grid => format!("grid, depth {} (rows per timestamp)", config.depth),
-            Layout::Bucket => format!("bucket, {} buckets", format_duration(config.bucket_ns)),
+            Layout::Bucket => format!(
+                "bucket, {} buckets, {} records",
+                format_duration(config.bucket_ns),
+                config.codec.name()
+            ),
         },
     );
     line("granularity", config.granularity.to_string());
@@ -130,6 +134,7 @@ fn to_json(config: &Config) -> Value {
         "depth": (!bucket).then_some(config.depth),
         "bucket": bucket.then(|| format_duration(config.bucket_ns)),
         "bucket_ns": bucket.then_some(config.bucket_ns),
+        "codec": bucket.then(|| config.codec.name()),
         "partition": config.period.name(),
         "time_column": config.time_column,
         "series_by": config.keys.series,

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
+use xs::db::bucket::CodecBytes;
 use xs::db::config::human_bytes;
 use xs::io::timefmt::format_iso;
 use xs::stat::{self, Footprint, RowCount, StatOptions};
@@ -164,6 +165,23 @@ fn figures_json(
     m
 }
 
+/// A columnar partition's (or the total's) records and bytes per stream.
+fn codec_json(db: &Database, c: &CodecBytes) -> Value {
+    let streams: Vec<Value> = stream_names(db)
+        .into_iter()
+        .zip(&c.stored)
+        .zip(&c.plain)
+        .map(|((name, stored), decoded)| json!({"name": name, "stored_bytes": stored, "decoded_bytes": decoded}))
+        .collect();
+    json!({
+        "columnar_records": c.columnar_records,
+        "raw_records": c.raw_records,
+        "stored_bytes": c.stored.iter().sum::<u64>(),
+        "decoded_bytes": c.plain.iter().sum::<u64>(),
+        "streams": streams,
+    })
+}
+
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
@@ -194,6 +212,9 @@ fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
                         "out_of_order_buckets": b.out_of_order,
                     }),
                 );
+                if let Some(c) = &b.codec {
+                    m.insert("columnar".into(), codec_json(db, c));
+                }
             }
             Value::Object(m)
         })
@@ -204,6 +225,9 @@ fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
         total.insert("series".into(), json!(report.series));
     }
     total.extend(figures_json(db, &report.total, report.total_rows.as_ref()));
+    if let Some(c) = codec_bytes(report) {
+        total.insert("columnar".into(), codec_json(db, &c));
+    }
     let leftovers: Vec<Value> = report
         .defrag_leftovers
         .iter()
@@ -223,6 +247,7 @@ fn to_json(db: &Database, report: &stat::DatabaseStat) -> Value {
         "row_len_bytes": config.schema.row_len(),
         "depth": config.depth,
         "layout": config.layout.name(),
+        "codec": config.codec.name(),
         "bucket": (config.layout == xs::db::config::Layout::Bucket)
             .then(|| xs::db::time::format_duration(config.bucket_ns)),
         "rows_counted": report.total_rows.is_some(),
@@ -327,6 +352,9 @@ fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
             ));
         }
     }
+    if let Some(c) = codec_bytes(report) {
+        text.push_str(&codec_table(db, &c, &size));
+    }
     if !report.fiemap_supported && !report.partitions.is_empty() {
         text.push_str(
             "extents: not reported: this file system does not support FIEMAP (tmpfs, some network \
@@ -353,6 +381,56 @@ fn table(db: &Database, report: &stat::DatabaseStat, exact: bool) -> String {
             "unfinished delete: its window may be partly deleted; complete it by running again: {rerun}\n"
         ));
     }
+    text
+}
+
+/// The columnar partitions' bytes per stream, summed (`None` when no partition is columnar).
+fn codec_bytes(report: &stat::DatabaseStat) -> Option<CodecBytes> {
+    let mut all: Option<CodecBytes> = None;
+    for c in report
+        .partitions
+        .iter()
+        .filter_map(|p| p.bucket.as_ref()?.codec.as_ref())
+    {
+        all.get_or_insert_with(CodecBytes::default).add(c);
+    }
+    all
+}
+
+/// The names of a columnar record's streams: the time offsets, the row flags, each column.
+fn stream_names(db: &Database) -> Vec<String> {
+    let config = db.config();
+    [config.time_column.clone(), "(row flags)".to_string()]
+        .into_iter()
+        .chain(config.schema.columns().iter().map(|c| c.name.clone()))
+        .collect()
+}
+
+/// Stored against decoded bytes, column by column, under a line of totals.
+fn codec_table(db: &Database, c: &CodecBytes, size: &dyn Fn(u64) -> String) -> String {
+    let ratio = |stored: u64, plain: u64| match plain {
+        0 => "-".to_string(),
+        _ => format!("{:.3}", stored as f64 / plain as f64),
+    };
+    let (stored, plain): (u64, u64) = (c.stored.iter().sum(), c.plain.iter().sum());
+    let mut text = format!(
+        "columnar records: {} ({} kept raw, smaller so); {} stored for {} decoded ({})\n",
+        c.columnar_records + c.raw_records,
+        c.raw_records,
+        size(stored),
+        size(plain),
+        ratio(stored, plain)
+    );
+    let mut cells = vec![vec![
+        "column".to_string(),
+        "stored".to_string(),
+        "decoded".to_string(),
+        "ratio".to_string(),
+    ]];
+    for ((name, &s), &p) in stream_names(db).into_iter().zip(&c.stored).zip(&c.plain) {
+        cells.push(vec![name, size(s), size(p), ratio(s, p)]);
+    }
+    text.push_str(&aligned(&cells, |i| i == 0));
     text
 }
 

@@ -486,16 +486,17 @@ fn rewrite_bucket(
     const FLUSH_BYTES: usize = 8 << 20;
     let mut rows = 0u64;
     let mut records: Vec<u8> = Vec::new();
-    let mut placed: Vec<(u64, usize, usize, usize)> = Vec::new(); // bucket, at, len, rows
+    // Each record's bucket and entry, its offset counted from the start of `records`.
+    let mut placed: Vec<(u64, NewEntry)> = Vec::new();
     let mut converted: Vec<u8> = Vec::new();
-    let flush = |records: &mut Vec<u8>, placed: &mut Vec<(u64, usize, usize, usize)>| -> Result<()> {
+    let flush = |records: &mut Vec<u8>, placed: &mut Vec<(u64, NewEntry)>| -> Result<()> {
         if records.is_empty() {
             return Ok(());
         }
         let base = new.append(records)?;
-        for &(b, at, len, n) in placed.iter() {
-            let entry: NewEntry = new.entry_for(&records[at..at + len], n, base + at as u64)?;
-            new.write_entries(b, &[entry])?;
+        for (b, entry) in placed.iter_mut() {
+            entry.entry.offset += base;
+            new.write_entries(*b, std::slice::from_ref(entry))?;
         }
         records.clear();
         placed.clear();
@@ -524,7 +525,7 @@ fn rewrite_bucket(
             rows += stored.len() as u64;
             let at = records.len();
             new.encode_record(b, &stored.units, &converted, &mut records);
-            placed.push((b, at, records.len() - at, stored.len()));
+            placed.push((b, new.entry_for(records.len() - at, &converted, at as u64)?));
             if records.len() >= FLUSH_BYTES {
                 flush(&mut records, &mut placed)?;
             }

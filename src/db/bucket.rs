@@ -10,7 +10,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::config::{sync_dir, Config};
+use super::codec::{self, RecordLayout, COLUMNAR_TAG};
+use super::config::{sync_dir, Config, RecordCodec};
 use super::files::{self, Mode};
 use super::partition::{
     create_file_atomically, data_segments, next_data, punch_hole, read_full_at, unit_check, Header,
@@ -25,6 +26,11 @@ use crate::error::{Error, Result};
 /// version `create` and `defrag` write. Version 1 (16-byte entries) still reads and takes writes.
 pub const SUMMARY_VERSION: u32 = 2;
 
+/// Partition header version of bucket partitions whose records may be columnar (a database
+/// with `codec = "columnar"`): version 3's entries and checks, and each record either raw or
+/// columnar, told apart by its first byte (docs/FORMAT.md, "Columnar records").
+pub const COLUMNAR_VERSION: u32 = 4;
+
 /// Bytes of the check that ends each record of a version-3 partition.
 pub const RECORD_CHECK_LEN: usize = 4;
 /// Where a version-3 directory entry keeps its check (u32, in bytes 24..28, reserved in
@@ -37,7 +43,10 @@ const ENTRY_CHECK_AT: usize = 24;
 pub fn newest_version(config: &Config, key: PartitionKey) -> u32 {
     let entry_len = entry_len_of(&SummaryLayout::new(&config.schema), SUMMARY_VERSION);
     if dir_len_of(config, key, entry_len).is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES) {
-        CHECKSUM_VERSION
+        match config.codec {
+            RecordCodec::Raw => CHECKSUM_VERSION,
+            RecordCodec::Columnar => COLUMNAR_VERSION,
+        }
     } else {
         PARTITION_VERSION
     }
@@ -261,6 +270,8 @@ pub struct BucketPartition {
     pub summaries: SummaryLayout,
     /// Where the next record is appended (the data file's length).
     data_end: Mutex<u64>,
+    /// Where each column of a row lies, for columnar records (version 4 only).
+    columnar: Option<RecordLayout>,
 }
 
 /// The data file's name for a partition key.
@@ -302,12 +313,18 @@ impl BucketPartition {
             sparse_dir: false,
             salvaged: Mutex::new(std::collections::BTreeSet::new()),
             data_end: Mutex::new(data_end),
+            columnar: (version == COLUMNAR_VERSION).then(|| RecordLayout::new(&config.schema)),
         }
     }
 
-    /// Whether entries and records carry checks (version 3).
+    /// Whether records may be columnar (version 4).
+    pub fn is_columnar(&self) -> bool {
+        self.columnar.is_some()
+    }
+
+    /// Whether entries and records carry checks (versions 3 and 4).
     pub fn has_checks(&self) -> bool {
-        self.version == CHECKSUM_VERSION
+        self.version >= CHECKSUM_VERSION
     }
 
     /// Logical size of the directory file.
@@ -334,7 +351,7 @@ impl BucketPartition {
             let found =
                 Header::decode(&block).map_err(|reason| super::partition::header_error(path, key, reason))?;
             let version = match found.format_version {
-                PARTITION_VERSION | CHECKSUM_VERSION => found.format_version,
+                PARTITION_VERSION | CHECKSUM_VERSION | COLUMNAR_VERSION => found.format_version,
                 _ => SUMMARY_VERSION,
             };
             if let Some(reason) = found.mismatch(&header_of(config, key, version)) {
@@ -699,7 +716,18 @@ impl BucketPartition {
     /// check in version 3.
     pub fn encode_record(&self, b: u64, units: &[u64], rows: &[u8], out: &mut Vec<u8>) {
         let at = out.len();
-        encode_record(units, rows, out);
+        match &self.columnar {
+            Some(layout) if codec::decoded_len(layout, units.len()).is_some() => {
+                codec::encode(layout, units, rows, out);
+                // A bucket of a few rows is smaller raw (each stream has a header): the
+                // reader tells the two apart by the first byte.
+                if out.len() - at >= record_len(units, self.row_len) {
+                    out.truncate(at);
+                    encode_record(units, rows, out);
+                }
+            }
+            _ => encode_record(units, rows, out),
+        }
         if self.has_checks() {
             let check = unit_check(b, &out[at..]);
             out.extend_from_slice(&check.to_le_bytes());
@@ -957,22 +985,89 @@ impl BucketPartition {
     /// Decodes one record (`bytes` = exactly its `entry.len` bytes) into `out` (cleared first).
     pub fn decode_into(&self, b: u64, entry: Entry, bytes: &[u8], out: &mut Rows) -> Result<()> {
         out.clear();
-        let rows = self.decode_units(b, entry, bytes, &mut out.units)?;
-        out.rows.extend_from_slice(rows);
+        if let Some(rows) = self.decode_record(b, entry, bytes, &mut out.units, &mut out.rows, None)? {
+            out.rows.extend_from_slice(rows);
+        }
         Ok(())
     }
 
     /// Checks one record and decodes its time offsets into `units` (cleared first); returns
-    /// its rows, borrowed from `bytes`, so that scans copy them once, straight to their output.
+    /// its rows: a raw record's borrowed from `bytes`, so that scans copy them once, straight
+    /// to their output; a columnar record's decoded into `scratch`.
     pub fn decode_units<'b>(
         &self,
         b: u64,
         entry: Entry,
         bytes: &'b [u8],
         units: &mut Vec<u64>,
+        scratch: &'b mut Vec<u8>,
     ) -> Result<&'b [u8]> {
+        self.decode_units_of(b, entry, bytes, units, scratch, None)
+    }
+
+    /// `decode_units`, rebuilding of a columnar record only the value columns `columns`
+    /// marks (`None`: all): the others read as zero with their null bits as stored, so the
+    /// caller must read no other column. A raw record's rows come whole.
+    pub fn decode_units_of<'b>(
+        &self,
+        b: u64,
+        entry: Entry,
+        bytes: &'b [u8],
+        units: &mut Vec<u64>,
+        scratch: &'b mut Vec<u8>,
+        columns: Option<&[bool]>,
+    ) -> Result<&'b [u8]> {
+        match self.decode_record(b, entry, bytes, units, scratch, columns)? {
+            Some(rows) => Ok(rows),
+            None => Ok(scratch),
+        }
+    }
+
+    /// The error for bucket `b`'s columnar record that does not decode.
+    fn columnar_corrupt(&self, b: u64, entry: Entry, why: String) -> Error {
+        Error::Damaged {
+            path: self.data_path.clone(),
+            reason: format!(
+                "the columnar record of bucket {b} at offset {} is corrupt ({why}); restore the database from a backup or export what still reads",
+                entry.offset
+            ),
+        }
+    }
+
+    /// Refuses a columnar record's time offsets that are out of order or past the bucket.
+    fn check_units(&self, b: u64, entry: Entry, units: &[u64]) -> Result<()> {
+        let in_order =
+            units.windows(2).all(|w| w[0] <= w[1]) && units.last().is_none_or(|&u| u < self.units_per_bucket);
+        if !in_order {
+            return Err(self.columnar_corrupt(
+                b,
+                entry,
+                "time offsets out of order or out of the bucket".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `decode_units`' work: `Some(rows)` borrowed from a raw record, or `None` when the
+    /// record was columnar and its rows were decoded into `decoded` (cleared first).
+    fn decode_record<'b>(
+        &self,
+        b: u64,
+        entry: Entry,
+        bytes: &'b [u8],
+        units: &mut Vec<u64>,
+        decoded: &mut Vec<u8>,
+        columns: Option<&[bool]>,
+    ) -> Result<Option<&'b [u8]>> {
         units.clear();
         let bytes = self.checked_record(b, entry, bytes)?;
+        if let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, bytes.first()) {
+            let n = entry.rows as usize;
+            codec::decode_selected(layout, bytes, n, units, decoded, columns, |_| 0..n)
+                .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
+            self.check_units(b, entry, units)?;
+            return Ok(None);
+        }
         let corrupt = |why: &str| {
             Error::Damaged {
             path: self.data_path.clone(),
@@ -1007,7 +1102,7 @@ impl BucketPartition {
         if !in_order {
             return Err(corrupt("time offsets out of order or out of the bucket"));
         }
-        Ok(&bytes[1 + n * w..])
+        Ok(Some(&bytes[1 + n * w..]))
     }
 
     /// The rows of bucket `b` (empty when none). Two `pread`s.
@@ -1033,6 +1128,22 @@ impl BucketPartition {
         buf.resize(entry.len as usize, 0);
         self.read_data(buf, entry.offset)?;
         let record = self.checked_record(b, entry, buf)?;
+        if let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, record.first()) {
+            // Only the rows at `unit` are put together (the streams are all decoded).
+            let mut units = Vec::new();
+            let picked = codec::decode_selected(
+                layout,
+                record,
+                entry.rows as usize,
+                &mut units,
+                out,
+                None,
+                |units| units.partition_point(|&u| u < unit)..units.partition_point(|&u| u <= unit),
+            )
+            .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
+            self.check_units(b, entry, &units)?;
+            return Ok(picked.len());
+        }
         let n = entry.rows as usize;
         let w = usize::from(record.first().copied().unwrap_or(0));
         let valid = matches!(w, 1 | 2 | 4 | 8)
@@ -1189,43 +1300,31 @@ impl BucketPartition {
         }
         let mut record = Vec::with_capacity(record_len(&rows.units, self.row_len) + RECORD_CHECK_LEN);
         self.encode_record(b, &rows.units, &rows.rows, &mut record);
-        let mut new = self.entry_for(&record, rows.len(), 0)?;
+        let mut new = self.entry_for(record.len(), &rows.rows, 0)?;
         new.entry.offset = self.append(&record)?;
         self.sync_data()?;
         self.write_entries(b, &[new])
     }
 
-    /// The entry of a record of `rows` rows placed at `offset`, with the bounds of its rows
-    /// (the record's last `rows × row_len` bytes) when this directory keeps summaries; refuses
+    /// The entry of a record of `record_len` bytes holding `rows` (row-major) placed at
+    /// `offset`, with the bounds of its rows when this directory keeps summaries; refuses
     /// records too large.
-    pub fn entry_for(&self, record: &[u8], rows: usize, offset: u64) -> Result<NewEntry> {
+    pub fn entry_for(&self, record_len: usize, rows: &[u8], offset: u64) -> Result<NewEntry> {
+        let n = rows.len() / self.row_len.max(1);
         let too_big = || {
             Error::Invalid(format!(
-                "a bucket of partition {} would hold {rows} rows ({} bytes), past the 4 GiB record limit; use a narrower --bucket",
+                "a bucket of partition {} would hold {n} rows ({record_len} bytes), past the 4 GiB record limit; use a narrower --bucket",
                 self.key,
-                record.len()
             ))
         };
         let entry = Entry {
             offset,
-            len: u32::try_from(record.len()).map_err(|_| too_big())?,
-            rows: u32::try_from(rows).map_err(|_| too_big())?,
+            len: u32::try_from(record_len).map_err(|_| too_big())?,
+            rows: u32::try_from(n).map_err(|_| too_big())?,
         };
         let mut bounds = Vec::new();
         if self.has_summaries() {
-            // The rows end the record, before its check in version 3.
-            let record = match self.has_checks() {
-                true => &record[..record.len().saturating_sub(RECORD_CHECK_LEN)],
-                false => record,
-            };
-            let rows_len = rows
-                .checked_mul(self.row_len)
-                .filter(|&n| n <= record.len())
-                .ok_or_else(|| {
-                    Error::Invalid(format!("a record of {rows} rows is {} bytes", record.len()))
-                })?;
-            self.summaries
-                .bounds(&record[record.len() - rows_len..], self.row_len, &mut bounds);
+            self.summaries.bounds(rows, self.row_len, &mut bounds);
         }
         Ok(NewEntry {
             entry,
@@ -1327,7 +1426,7 @@ impl BucketPartition {
         let checks = self.has_checks();
         let segments = data_segments(&self.dir_file, HEADER_LEN, self.dir_logical_len())
             .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
-        let (mut buf, mut units) = (Vec::new(), Vec::new());
+        let (mut buf, mut units, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
         let mut next = 0u64;
         for (seg_from, seg_to) in segments {
             let mut b = ((seg_from - HEADER_LEN) / entry_len).max(next);
@@ -1365,7 +1464,7 @@ impl BucketPartition {
                     }
                 }
                 self.read_records(&sound, |bucket, e, bytes| {
-                    match self.decode_units(bucket, e, bytes, &mut units) {
+                    match self.decode_units(bucket, e, bytes, &mut units, &mut scratch) {
                         Ok(_) => {
                             done.buckets += 1;
                             done.rows += u64::from(e.rows);
@@ -1517,21 +1616,24 @@ impl BucketPartition {
                 b = window_end;
                 let mut out = Vec::new();
                 let mut placed: Vec<(u64, NewEntry)> = Vec::with_capacity(entries.len());
-                let mut units = Vec::new();
+                let (mut units, mut scratch) = (Vec::new(), Vec::new());
                 self.read_records(&entries, |bucket, e, bytes| {
                     // Checks the record before its rows are summarized.
-                    self.decode_units(bucket, e, bytes, &mut units)?;
-                    let body = self.checked_record(bucket, e, bytes)?;
+                    let rows = self.decode_units(bucket, e, bytes, &mut units, &mut scratch)?;
                     let at = out.len();
-                    out.extend_from_slice(body);
-                    if copy.has_checks() {
-                        let check = unit_check(bucket, body);
-                        out.extend_from_slice(&check.to_le_bytes());
+                    if copy.version == self.version {
+                        let body = self.checked_record(bucket, e, bytes)?;
+                        out.extend_from_slice(body);
+                        if copy.has_checks() {
+                            let check = unit_check(bucket, body);
+                            out.extend_from_slice(&check.to_le_bytes());
+                        }
+                    } else {
+                        // Another record codec (a raw partition made columnar, or back): the
+                        // rows are encoded anew.
+                        copy.encode_record(bucket, &units, rows, &mut out);
                     }
-                    placed.push((
-                        bucket,
-                        copy.entry_for(&out[at..], e.rows as usize, end + at as u64)?,
-                    ));
+                    placed.push((bucket, copy.entry_for(out.len() - at, rows, end + at as u64)?));
                     Ok(true)
                 })?;
                 vfs::write_at(&copy.data_file, &out, end)
@@ -1549,6 +1651,10 @@ impl BucketPartition {
                     copy.write_entries(placed[k].0, &run)?;
                     k = m;
                 }
+            }
+            if end < HEADER_LEN + live_bytes {
+                // Records encoded anew in a smaller codec: the allocation past them goes.
+                vfs::set_len(&copy.data_file, end).map_err(|e| Error::io("size", &tmp_data_path, e))?;
             }
             copy.write_committed(end)?;
             *copy.data_end_lock() = end;
@@ -1573,7 +1679,8 @@ impl BucketPartition {
             if mismatch.is_none() && old_entries.len() != new_entries.len() {
                 mismatch = Some("a different number of buckets".to_string());
             }
-            let mut old_bytes = Vec::new();
+            let (mut old_bytes, mut new_bytes) = (Vec::new(), Vec::new());
+            let (mut old_rows, mut new_rows) = (Rows::default(), Rows::default());
             for ((ob, oe), (nb, ne)) in old_entries.iter().zip(&new_entries) {
                 if mismatch.is_some() {
                     break;
@@ -1582,13 +1689,11 @@ impl BucketPartition {
                     mismatch = Some(format!("bucket {ob}"));
                     break;
                 }
-                // The records' contents, each checked and without its check (a version-3
-                // copy of an older partition adds one).
-                old_bytes.resize(oe.len as usize, 0);
-                self.read_data(&mut old_bytes, oe.offset)?;
-                let mut new_bytes = vec![0u8; ne.len as usize];
-                copy.read_data(&mut new_bytes, ne.offset)?;
-                if self.checked_record(*ob, *oe, &old_bytes)? != copy.checked_record(*nb, *ne, &new_bytes)? {
+                // The records' rows, each record checked (a copy of another version may
+                // encode them otherwise).
+                self.read_rows(*ob, *oe, &mut old_bytes, &mut old_rows)?;
+                copy.read_rows(*nb, *ne, &mut new_bytes, &mut new_rows)?;
+                if old_rows != new_rows {
                     mismatch = Some(format!("the record of bucket {ob}"));
                 }
             }
@@ -1626,7 +1731,7 @@ fn preallocate(file: &File, len: u64) -> std::io::Result<bool> {
 }
 
 /// What a walk of a bucket partition's directory finds (`xs stat`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Audit {
     /// Non-empty buckets.
     pub buckets: u64,
@@ -1642,6 +1747,35 @@ pub struct Audit {
     /// Time of the first and last row.
     pub first_ns: Option<i64>,
     pub last_ns: Option<i64>,
+    /// Bytes per stream of a partition with columnar records (version 4).
+    pub codec: Option<CodecBytes>,
+}
+
+/// What the records of a columnar partition hold, stream by stream: the time offsets, the
+/// row flags, then each column in schema order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodecBytes {
+    pub columnar_records: u64,
+    /// Records kept raw because they were smaller so (buckets of a few rows).
+    pub raw_records: u64,
+    /// Per stream: bytes stored (stream headers included) and bytes decoded (time offsets as
+    /// 8 bytes each, columns at their width).
+    pub stored: Vec<u64>,
+    pub plain: Vec<u64>,
+}
+
+impl CodecBytes {
+    /// Adds `other`'s counts (the same schema's streams).
+    pub fn add(&mut self, other: &CodecBytes) {
+        self.columnar_records += other.columnar_records;
+        self.raw_records += other.raw_records;
+        for (mine, theirs) in [(&mut self.stored, &other.stored), (&mut self.plain, &other.plain)] {
+            mine.resize(mine.len().max(theirs.len()), 0);
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m += t;
+            }
+        }
+    }
 }
 
 impl BucketPartition {
@@ -1681,6 +1815,58 @@ impl BucketPartition {
                 .map(|&u| self.bucket_start_ns(b) + u as i64 * self.granularity_ns);
         }
         Ok(a)
+    }
+
+    /// The bytes of each stream of a columnar partition's records (`None` for other
+    /// partitions): reads every record, a window of entries at a time.
+    pub fn codec_bytes(&self) -> Result<Option<CodecBytes>> {
+        let Some(layout) = &self.columnar else {
+            return Ok(None);
+        };
+        let streams = 1 + layout.parts.len();
+        let widths: Vec<u64> = std::iter::once(8)
+            .chain(layout.parts.iter().map(|p| p.width as u64))
+            .collect();
+        let mut c = CodecBytes {
+            stored: vec![0; streams],
+            plain: vec![0; streams],
+            ..CodecBytes::default()
+        };
+        let mut next = self.next_allocated_bucket(0)?;
+        while let Some(from) = next {
+            let to = from.saturating_add(1 << 16).min(self.buckets);
+            let mut entries = Vec::new();
+            self.for_each_entry(from, to, |b, e| {
+                entries.push((b, e));
+                Ok(true)
+            })?;
+            self.read_records(&entries, |b, e, bytes| {
+                let body = self.checked_record(b, e, bytes)?;
+                let n = u64::from(e.rows);
+                for (plain, w) in c.plain.iter_mut().zip(&widths) {
+                    *plain += n * w;
+                }
+                if body.first() == Some(&COLUMNAR_TAG) {
+                    let lens = codec::stream_lens(body, streams)
+                        .map_err(|why| self.columnar_corrupt(b, e, why.0))?;
+                    c.columnar_records += 1;
+                    for (stored, len) in c.stored.iter_mut().zip(lens) {
+                        *stored += len as u64;
+                    }
+                } else {
+                    // A raw record: its offset width and offsets, then whole rows.
+                    c.raw_records += 1;
+                    let w = u64::from(body.first().copied().unwrap_or(0));
+                    c.stored[0] += 1 + n * w;
+                    for (stored, part) in c.stored[1..].iter_mut().zip(&layout.parts) {
+                        *stored += n * part.width as u64;
+                    }
+                }
+                Ok(true)
+            })?;
+            next = self.next_allocated_bucket(to)?;
+        }
+        Ok(Some(c))
     }
 }
 
@@ -1802,6 +1988,11 @@ mod tests {
     }
 
     fn bucket_db(dir: &Path) -> crate::Database {
+        bucket_db_with(dir, RecordCodec::Raw)
+    }
+
+    /// `bucket_db` with records of `codec`.
+    fn bucket_db_with(dir: &Path, codec: RecordCodec) -> crate::Database {
         use crate::db::config::Layout;
         use crate::db::schema::Schema;
         use crate::db::time::{Granularity, Period};
@@ -1814,6 +2005,7 @@ mod tests {
             time_column: "time".into(),
             schema: Schema::parse_spec("v:i64").unwrap(),
             keys: Default::default(),
+            codec,
         };
         drop(crate::Database::create(dir, &config).unwrap());
         crate::Database::open(
@@ -1970,6 +2162,7 @@ mod tests {
             time_column: "time".into(),
             schema: Schema::parse_spec(&columns.join(",")).unwrap(),
             keys: Default::default(),
+            codec: Default::default(),
         };
         let key = PartitionKey::of(Period::Year, 1_704_067_200_000_000_000);
         assert_eq!(newest_version(&config, key), PARTITION_VERSION);
@@ -2029,6 +2222,100 @@ mod tests {
                 .scan(i64::MIN, i64::MAX, |_, _| -> Result<bool> { Ok(true) })
                 .is_err());
         }
+    }
+
+    /// A columnar record that passes its check (a bug, or bytes forged with a valid CRC) but
+    /// whose streams do not add up is damage on every read path: never a panic, never an
+    /// allocation the record asks for. Bit flips inside it may decode to other values (only
+    /// the check can tell), but never panic either.
+    #[test]
+    fn a_columnar_record_that_passes_its_check_but_does_not_decode_is_damage() {
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let t0 = 1_704_067_200_000_000_000i64;
+        let db = bucket_db_with(&dir, RecordCodec::Columnar);
+        let mut r = db.schema().new_row();
+        for k in 0..200i64 {
+            db.schema().set_field(&mut r, 0, &(k * k).to_string()).unwrap();
+            db.put(t0 + k * 1_000_000, &r, PutMode::Replace).unwrap();
+        }
+        let key = db.slot_of(t0).unwrap().key;
+        let part = db.bucket_partition(key, false).unwrap().unwrap();
+        let (b, _) = part.locate(t0);
+        let entry = part.entry(b).unwrap();
+        let mut record = vec![0u8; entry.len as usize];
+        part.read_data(&mut record, entry.offset).unwrap();
+        let body = record[..record.len() - RECORD_CHECK_LEN].to_vec();
+        assert_eq!(body[0], COLUMNAR_TAG, "200 rows are smaller columnar");
+        let store = |body: &[u8], rows: u32| {
+            let mut record = body.to_vec();
+            record.extend_from_slice(&unit_check(b, body).to_le_bytes());
+            let offset = part.append(&record).unwrap();
+            part.sync_data().unwrap();
+            let bounds = vec![0u8; part.summaries.entry_len() - summary::BOUNDS_AT];
+            let entry = Entry {
+                offset,
+                len: record.len() as u32,
+                rows,
+            };
+            part.write_entries(
+                b,
+                &[NewEntry {
+                    entry,
+                    bounds: bounds.into(),
+                }],
+            )
+            .unwrap();
+        };
+        let reads = || {
+            let got = db.get(t0).map(|rows| rows.len());
+            let scanned = db.scan(i64::MIN, i64::MAX, |_, _| -> Result<bool> { Ok(true) });
+            (got, scanned)
+        };
+        let with = |at: usize, bytes: &[u8]| {
+            let mut b = body.clone();
+            b[at..at + bytes.len()].copy_from_slice(bytes);
+            b
+        };
+        let huge = 10_000_000u32;
+        let bad: Vec<(Vec<u8>, u32, &str)> = vec![
+            (
+                with(1, &201u32.to_le_bytes()),
+                200,
+                "a count the entry does not say",
+            ),
+            (body.clone(), 201, "an entry count the record does not say"),
+            (with(5, &[9]), 200, "an unknown codec"),
+            (with(6, &u32::MAX.to_le_bytes()), 200, "a stream past the end"),
+            (body[..body.len() - 1].to_vec(), 200, "a record cut short"),
+            ([&body[..], &[0]].concat(), 200, "a byte after the last stream"),
+            (
+                with(1, &huge.to_le_bytes()),
+                huge,
+                "a count past the decode bound",
+            ),
+        ];
+        for (forged, rows, what) in bad {
+            store(&forged, rows);
+            let (got, scanned) = reads();
+            assert!(got.is_err() && scanned.is_err(), "{what}: {got:?}");
+            let err = got.unwrap_err().to_string();
+            assert!(
+                err.contains("columnar record of bucket") && err.contains("corrupt"),
+                "{what}: {err}"
+            );
+        }
+        for at in 5..body.len() {
+            for bit in [0, 3, 7] {
+                let mut forged = body.clone();
+                forged[at] ^= 1 << bit;
+                store(&forged, 200);
+                let _ = reads();
+            }
+        }
+        store(&body, 200);
+        assert_eq!(reads().0.unwrap(), 1);
     }
 
     #[test]

@@ -18,6 +18,11 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const PLAIN_FORMAT_VERSION: u32 = 1;
 /// The format of a database with a `sym` column (and a `sym.dict`), with or without keys.
 pub const SYM_FORMAT_VERSION: u32 = 3;
+/// The format of a database whose bucket records are columnar (`codec = "columnar"`): older
+/// builds refuse it by its version rather than misread its records.
+pub const COLUMNAR_FORMAT_VERSION: u32 = 4;
+/// The newest format this build reads.
+pub const NEWEST_FORMAT_VERSION: u32 = COLUMNAR_FORMAT_VERSION;
 pub const CONFIG_FILE: &str = "xs.toml";
 /// The temporary name `xs.toml` is written under before its rename.
 pub const CONFIG_TEMP_FILE: &str = ".xs.toml.tmp";
@@ -49,6 +54,34 @@ impl Layout {
     }
 }
 
+/// How a bucket database stores its records (docs/FORMAT.md, "Columnar records").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecordCodec {
+    /// Rows back to back as they are laid out in memory: the fastest to read and write.
+    #[default]
+    Raw,
+    /// Each column of a bucket's rows compressed on its own (pco for numbers, zstd for bytes):
+    /// a few bytes a row, decoded a whole bucket at a time.
+    Columnar,
+}
+
+impl RecordCodec {
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordCodec::Raw => "raw",
+            RecordCodec::Columnar => "columnar",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<RecordCodec> {
+        match text {
+            "raw" => Some(RecordCodec::Raw),
+            "columnar" => Some(RecordCodec::Columnar),
+            _ => None,
+        }
+    }
+}
+
 /// A validated database configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -65,6 +98,8 @@ pub struct Config {
     pub schema: Schema,
     /// Series and unique keys (format 2); empty in a plain database.
     pub keys: Keys,
+    /// How bucket records are stored (format 4 when columnar); always raw for the grid.
+    pub codec: RecordCodec,
 }
 
 /// The columns that identify a row besides its time (docs/FORMAT.md, "Series and unique keys").
@@ -99,6 +134,9 @@ struct RawConfig {
     layout: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     bucket: Option<String>,
+    /// "raw" (the default, left out) or "columnar".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    codec: Option<String>,
     granularity: String,
     partition: String,
     depth: u32,
@@ -152,10 +190,10 @@ impl Config {
         // Check the version first so a future format gets a version message, not a field error.
         if let Ok(table) = text.parse::<toml::Table>() {
             match table.get("format").and_then(|v| v.as_integer()) {
-                Some(v) if (1..=i64::from(SYM_FORMAT_VERSION)).contains(&v) => {}
+                Some(v) if (1..=i64::from(NEWEST_FORMAT_VERSION)).contains(&v) => {}
                 Some(v) => {
                     return Err(format!(
-                        "format version {v} is not supported (this xs reads format {SYM_FORMAT_VERSION}); use a matching xs release"
+                        "format version {v} is not supported (this xs reads format {NEWEST_FORMAT_VERSION}); use a matching xs release"
                     ))
                 }
                 None => return Err("missing `format = 1` (or 2)".into()),
@@ -230,6 +268,12 @@ impl Config {
             series: raw.series_by,
             unique: raw.unique_by,
         };
+        let codec = match (&raw.codec, layout) {
+            (None, _) => RecordCodec::Raw,
+            (Some(text), Layout::Bucket) => RecordCodec::parse(text)
+                .ok_or_else(|| format!("unknown codec `{text}` (expected raw or columnar)"))?,
+            (Some(_), Layout::Grid) => return Err("`codec` is only valid with layout = \"bucket\"".into()),
+        };
         let format_needed = if keys.is_empty() {
             PLAIN_FORMAT_VERSION
         } else {
@@ -250,10 +294,17 @@ impl Config {
             time_column: raw.time_column,
             schema,
             keys,
+            codec,
         };
-        if config.format_version() == SYM_FORMAT_VERSION && raw.format != SYM_FORMAT_VERSION {
+        if config.schema.has_sym() && raw.format < SYM_FORMAT_VERSION {
             return Err(format!(
                 "a sym column needs `format = {SYM_FORMAT_VERSION}`; the config says {}",
+                raw.format
+            ));
+        }
+        if codec == RecordCodec::Columnar && raw.format < COLUMNAR_FORMAT_VERSION {
+            return Err(format!(
+                "codec = \"columnar\" needs `format = {COLUMNAR_FORMAT_VERSION}`; the config says {}",
                 raw.format
             ));
         }
@@ -373,7 +424,9 @@ impl Config {
 
     /// The format `xs.toml` is written with: the oldest that holds this database.
     pub fn format_version(&self) -> u32 {
-        if self.schema.has_sym() {
+        if self.codec == RecordCodec::Columnar {
+            COLUMNAR_FORMAT_VERSION
+        } else if self.schema.has_sym() {
             SYM_FORMAT_VERSION
         } else if self.keys.is_empty() {
             PLAIN_FORMAT_VERSION
@@ -387,6 +440,7 @@ impl Config {
             format: self.format_version(),
             layout: self.layout.name().into(),
             bucket: (self.layout == Layout::Bucket).then(|| super::time::format_duration(self.bucket_ns)),
+            codec: (self.codec != RecordCodec::Raw).then(|| self.codec.name().into()),
             granularity: self.granularity.to_string(),
             partition: self.period.name().into(),
             depth: self.depth,
@@ -555,6 +609,7 @@ mod tests {
             time_column: "time".into(),
             schema: Schema::parse_spec("price:f64,side:str(4)").unwrap(),
             keys: Default::default(),
+            codec: Default::default(),
         }
     }
 

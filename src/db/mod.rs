@@ -3,6 +3,7 @@
 
 pub mod alter;
 pub mod bucket;
+pub mod codec;
 pub mod config;
 pub mod decimal;
 pub mod files;
@@ -437,6 +438,35 @@ impl Database {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Makes `codec` the database's record codec (`xs defrag --codec`): saves `xs.toml`, so
+    /// partitions created from now on use it; `defrag` then rewrites the others. Partitions of
+    /// either codec read and take writes meanwhile, so an interruption loses nothing.
+    pub fn set_codec(&mut self, codec: config::RecordCodec) -> Result<()> {
+        if !self.writable {
+            return Err(Error::Invalid("database was opened read-only".into()));
+        }
+        if codec != config::RecordCodec::Raw && self.config.layout != config::Layout::Bucket {
+            return Err(Error::Invalid(format!(
+                "{} has the grid layout, whose slots are raw (addressed by time); the columnar codec \
+                 is for the bucket layout: export and import into a bucket database instead",
+                self.dir.display()
+            )));
+        }
+        if codec == self.config.codec {
+            return Ok(());
+        }
+        let new = Config {
+            codec,
+            ..self.config.clone()
+        };
+        new.save(&self.dir)?;
+        self.config = new;
+        // Series handles and partitions opened so far carry the old config.
+        self.series.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
+        self.buckets.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
+        Ok(())
     }
 
     pub fn schema(&self) -> &Schema {
@@ -958,7 +988,10 @@ impl Database {
         if from_ns >= to_ns {
             return Ok(());
         }
-        let mut reader = RecordReader::default();
+        let mut reader = RecordReader {
+            columns: COLUMNS_READ.with(|c| c.borrow().clone()),
+            ..RecordReader::default()
+        };
         // An error of `visit` met inside an engine callback waits here to be returned.
         let mut failure: Option<E> = None;
         for key in self.partition_keys()? {
@@ -1305,8 +1338,34 @@ fn keep<E>(go_on: Result<bool, E>, failure: &mut Option<E>) -> bool {
 struct RecordReader {
     times: Vec<i64>,
     units: Vec<u64>,
+    /// The rows of a columnar record, decoded.
+    decoded: Vec<u8>,
+    /// The value columns to rebuild from columnar records (`with_columns`); `None`: all.
+    columns: Option<Vec<bool>>,
     /// The rows inside the window of a record cut by its edge.
     edge_rows: Vec<u8>,
+}
+
+thread_local! {
+    /// The value columns scans on this thread need (`with_columns`).
+    static COLUMNS_READ: std::cell::RefCell<Option<Vec<bool>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with the scans it makes on this thread rebuilding, from columnar records, only the
+/// value columns `wanted` marks (by schema index): a column not marked reads as zero (its
+/// null bit as stored), so `f` must read no other column. Scans it hands to other threads, and
+/// raw records, read every column. For aggregates, which read a few columns of many rows.
+pub fn with_columns<T>(wanted: Option<Vec<bool>>, f: impl FnOnce() -> T) -> T {
+    /// Puts the caller's columns back, also when `f` unwinds.
+    struct Restore(Option<Vec<bool>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let before = self.0.take();
+            COLUMNS_READ.with(|c| c.replace(before));
+        }
+    }
+    let _restore = Restore(COLUMNS_READ.with(|c| c.replace(wanted)));
+    f()
 }
 
 impl RecordReader {
@@ -1324,7 +1383,14 @@ impl RecordReader {
     ) -> Result<bool> {
         let row_len = part.row_len;
         let go_on = part.read_records(pending, |bucket, entry, bytes| {
-            let rows = part.decode_units(bucket, entry, bytes, &mut self.units)?;
+            let rows = part.decode_units_of(
+                bucket,
+                entry,
+                bytes,
+                &mut self.units,
+                &mut self.decoded,
+                self.columns.as_deref(),
+            )?;
             let start = part.bucket_start_ns(bucket);
             let g = part.granularity_ns;
             self.times.clear();

@@ -787,6 +787,7 @@ mod tests {
                 time_column: "time".into(),
                 schema: Schema::parse_spec(spec).unwrap(),
                 keys: Default::default(),
+                codec: Default::default(),
             };
             let key = PartitionKey::of(Period::Day, 86_400_000_000_000 * i64::from(depth));
             let p = Partition::create(tmp.path(), &config, key).unwrap();
@@ -841,6 +842,7 @@ mod tests {
             time_column: "time".into(),
             schema: Schema::parse_spec("v:i64").unwrap(),
             keys: Default::default(),
+            codec: Default::default(),
         };
         let key = PartitionKey::of(Period::Day, 0);
         let p = Partition::create(tmp.path(), &config, key).unwrap();

@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use rayon::prelude::*;
 use roaring::RoaringTreemap;
 
 use super::{Entry, Parsed, Unique, Written};
@@ -261,6 +262,8 @@ fn write_rows(
     let mut scratch: Vec<u8> = Vec::new();
     // (bucket, entry with its offset relative to `records`)
     let mut placed: Vec<(u64, bucket::NewEntry)> = Vec::with_capacity(groups.len());
+    // A columnar partition's buckets to write, encoded after the loop.
+    let mut deferred: Vec<(u64, Rows)> = Vec::new();
     let mut new = Rows::default();
     let mut merged = Rows::default();
     let empty = Rows::default();
@@ -307,14 +310,35 @@ fn write_rows(
                 // whole again, the bytes a clean run wrote, so a re-run stays byte-identical.
                 scratch.clear();
                 part.encode_record(b, &rows.units, &rows.rows, &mut scratch);
-                repointed.push((b, part.entry_for(&scratch, rows.len(), old_entry.offset)?));
+                repointed.push((b, part.entry_for(scratch.len(), &rows.rows, old_entry.offset)?));
             }
+            continue;
+        }
+        if part.is_columnar() {
+            deferred.push((b, rows.clone()));
             continue;
         }
         let at = records.len();
         part.encode_record(b, &rows.units, &rows.rows, &mut records);
-        let entry = part.entry_for(&records[at..], rows.len(), at as u64)?;
+        let entry = part.entry_for(records.len() - at, &rows.rows, at as u64)?;
         placed.push((b, entry));
+    }
+    // Columnar records cost far more to encode than raw ones: the batch's are encoded in
+    // parallel, then appended in bucket order as a serial encode would.
+    let encoded: Vec<Result<(Vec<u8>, bucket::NewEntry)>> = deferred
+        .par_iter()
+        .map(|(b, rows)| {
+            let mut record = Vec::new();
+            part.encode_record(*b, &rows.units, &rows.rows, &mut record);
+            let entry = part.entry_for(record.len(), &rows.rows, 0)?;
+            Ok((record, entry))
+        })
+        .collect();
+    for ((b, _), done) in deferred.iter().zip(encoded) {
+        let (record, mut entry) = done?;
+        entry.entry.offset = records.len() as u64;
+        records.extend_from_slice(&record);
+        placed.push((*b, entry));
     }
 
     pending.entries.extend(repointed);

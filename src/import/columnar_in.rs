@@ -1,14 +1,16 @@
-//! Parquet files and Arrow IPC files or streams as import input. Each is read with arrow-rs and
-//! written out once as CSV text that reads back exactly — integers as they are, floats in their
-//! shortest round-trip form, decimals at their scale, the time column as epoch numbers in its
-//! own unit — into a temporary file that the CSV import then loads with all its semantics
-//! (upsert, keys, rejects). The Arrow schema's types become the column types of a new database,
-//! so nothing is left to guessing but the layout.
+//! Parquet files and Arrow IPC files or streams as import input. Each is read with arrow-rs
+//! and its record batches go straight into the import pipeline, where `columnar_rows` encodes
+//! them column by column into stored rows, with the semantics of the CSV path (upsert, keys,
+//! rejects): a value the typed fast path cannot store is turned into the text the CSV path
+//! would have read and goes through the CSV path's encoder, so the stored bytes and the
+//! reasons of rejects are the same. The Arrow schema's types become the column types of a new
+//! database; the inference sample is the text of rows picked across the input.
 
 use std::collections::HashSet;
-use std::fs::{self, File};
-use std::io::{self, BufRead, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{self, BufRead, Read, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -21,7 +23,7 @@ use arrow_schema::{DataType, SchemaRef, TimeUnit};
 
 use crate::db::schema::{ColumnType, MAX_STR_LEN};
 use crate::error::{Error, Result};
-use crate::import::infer;
+use crate::import::{dialect, infer, sample::SampleRows, Sample};
 use crate::io::output::write_csv_str;
 use crate::io::timefmt::EpochUnit;
 
@@ -58,35 +60,157 @@ impl Kind {
     }
 }
 
-/// The columnar inputs of an import, each written out as CSV.
+/// A Parquet or Arrow input, opened: its schema, and how to read its record batches.
+pub struct Input {
+    /// What to call it in messages and the rejects file: the path, or `-` for stdin.
+    pub name: String,
+    /// `None` for stdin.
+    pub path: Option<PathBuf>,
+    kind: Kind,
+    /// A Parquet input read from stdin, held in memory.
+    bytes: Option<bytes::Bytes>,
+    /// An Arrow input, read whole (its batches are its buffers, decoding costs nothing).
+    batches: Option<Vec<RecordBatch>>,
+    /// Rows the input holds.
+    pub rows: u64,
+    /// Size in bytes (on disk, or read from stdin).
+    pub len_bytes: u64,
+    /// The column names (the schema's, made usable as a CSV header's are) and the names as
+    /// written.
+    pub names: Vec<String>,
+    pub text: Vec<String>,
+    /// (name as written, name) of the names that differ.
+    pub renamed: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} input {} ({} rows)", self.kind.name(), self.name, self.rows)
+    }
+}
+
+/// Record batches of an input, in order.
+pub type Batches = Box<dyn Iterator<Item = Result<RecordBatch>> + Send>;
+
+/// Rows per record batch read from Parquet for the import, and at most per piece of an Arrow
+/// batch (fixed, so batches do not depend on the thread count); large enough that the
+/// per-batch work is small beside the rows'.
+pub const BATCH_ROWS: usize = 32 * 1024;
+
+impl Input {
+    fn fail(&self, e: &dyn std::fmt::Display) -> Error {
+        Error::Invalid(format!("{}: not a readable {}: {e}", self.name, self.kind.name()))
+    }
+
+    /// The input's record batches: `rows` (ranges of row numbers) only, when given, and the
+    /// columns `columns` only (in schema order), when given.
+    pub fn batches(&self, rows: Option<&[(u64, u64)]>, columns: Option<&[usize]>) -> Result<Batches> {
+        if let Some(batches) = &self.batches {
+            let mut all = batches.clone();
+            if let Some(columns) = columns {
+                all = all
+                    .iter()
+                    .map(|b| b.project(columns))
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|e| self.fail(&e))?;
+            }
+            let Some(ranges) = rows else {
+                return Ok(Box::new(all.into_iter().map(Ok)));
+            };
+            // Slices of the batches that the ranges cover.
+            let mut out = Vec::new();
+            let mut first = 0u64;
+            for b in all {
+                let end = first + b.num_rows() as u64;
+                for &(from, to) in ranges {
+                    let (a, z) = (from.max(first), to.min(end));
+                    if a < z {
+                        out.push(Ok(b.slice((a - first) as usize, (z - a) as usize)));
+                    }
+                }
+                first = end;
+            }
+            return Ok(Box::new(out.into_iter()));
+        }
+        use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, RowSelection};
+        fn build<T: parquet::file::reader::ChunkReader + 'static>(
+            builder: ParquetRecordBatchReaderBuilder<T>,
+            rows: Option<&[(u64, u64)]>,
+            columns: Option<&[usize]>,
+            total: u64,
+        ) -> parquet::errors::Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader> {
+            let builder = builder.with_batch_size(BATCH_ROWS);
+            let builder = match columns {
+                Some(columns) => {
+                    let mask = parquet::arrow::ProjectionMask::roots(
+                        builder.parquet_schema(),
+                        columns.iter().copied(),
+                    );
+                    builder.with_projection(mask)
+                }
+                None => builder,
+            };
+            let builder = match rows {
+                Some(ranges) => builder.with_row_selection(RowSelection::from_consecutive_ranges(
+                    ranges.iter().map(|&(a, z)| a as usize..z as usize),
+                    total as usize,
+                )),
+                None => builder,
+            };
+            builder.build()
+        }
+        let name = self.name.clone();
+        let damaged = move |e: arrow_schema::ArrowError| {
+            Error::Invalid(format!("{name}: a damaged Parquet record batch: {e}"))
+        };
+        match (&self.bytes, &self.path) {
+            (Some(bytes), _) => {
+                let reader = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+                    .and_then(|b| build(b, rows, columns, self.rows))
+                    .map_err(|e| self.fail(&e))?;
+                Ok(Box::new(reader.map(move |b| b.map_err(&damaged))))
+            }
+            (None, Some(path)) => {
+                let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+                let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                    .and_then(|b| build(b, rows, columns, self.rows))
+                    .map_err(|e| self.fail(&e))?;
+                Ok(Box::new(reader.map(move |b| b.map_err(&damaged))))
+            }
+            (None, None) => Err(Error::Invalid(format!("{}: nothing to read", self.name))),
+        }
+    }
+}
+
+/// Record batches of a columnar input on their way through the import pipeline (in a
+/// `Chunk` in place of text).
+#[derive(Clone, Debug)]
+pub struct Piece {
+    pub batch: RecordBatch,
+    /// The row number of its first row in the input (from 0).
+    pub first_row: u64,
+    /// Its share of the input's bytes, for the summary.
+    pub bytes: u64,
+}
+
+/// The columnar inputs of an import.
 #[derive(Debug, Default)]
-pub struct Transcoded {
-    /// The inputs to import: CSV inputs as given, columnar ones replaced by their CSV copies.
-    pub files: Vec<PathBuf>,
-    /// Each CSV copy and the input it came from, for messages and the rejects file.
-    pub names: Vec<(PathBuf, String)>,
+pub struct Columnar {
+    /// The Parquet and Arrow inputs, opened.
+    pub inputs: Vec<Arc<Input>>,
     /// The column types the inputs' schemas give (for a new database).
     pub types: Vec<(String, ColumnType)>,
     /// The time column (the first timestamp column) and the unit its epoch numbers are in.
     pub time: Option<(String, EpochUnit)>,
     /// What was read, for the report: one line per columnar input.
     pub notes: Vec<String>,
-    /// The directory of the copies, removed with this value.
-    dir: Option<PathBuf>,
 }
 
-impl Drop for Transcoded {
-    fn drop(&mut self) {
-        if let Some(dir) = &self.dir {
-            let _ = fs::remove_dir_all(dir);
-        }
-    }
-}
-
-/// Writes every Parquet or Arrow input of `inputs` (stdin too) out as CSV in a temporary
-/// directory; `time_column` names the time column when the caller knows it.
-pub fn transcode_inputs(inputs: &[PathBuf], time_column: Option<&str>) -> Result<Transcoded> {
-    let mut out = Transcoded::default();
+/// Opens every Parquet or Arrow input of `inputs` (stdin too); `time_column` names the time
+/// column when the caller knows it. With `new_db`, the text columns are read through once for
+/// their longest value and whether their values repeat (the types of a new database).
+pub fn open_inputs(inputs: &[PathBuf], time_column: Option<&str>, new_db: bool) -> Result<Columnar> {
+    let mut out = Columnar::default();
     for input in inputs {
         let (kind, bytes) = if input.as_os_str() == "-" {
             let stdin = io::stdin();
@@ -99,10 +223,7 @@ pub fn transcode_inputs(inputs: &[PathBuf], time_column: Option<&str>) -> Result
                         .map_err(|e| Error::io("read", "stdin", e))?;
                     (kind, Some(all))
                 }
-                None => {
-                    out.files.push(input.clone());
-                    continue;
-                }
+                None => continue,
             }
         } else {
             let mut head = [0u8; 8];
@@ -114,57 +235,102 @@ pub fn transcode_inputs(inputs: &[PathBuf], time_column: Option<&str>) -> Result
             };
             match Kind::sniff(&head[..n]) {
                 Some(kind) => (kind, None),
-                None => {
-                    out.files.push(input.clone());
-                    continue;
-                }
+                None => continue,
             }
         };
-        let dir = match &out.dir {
-            Some(dir) => dir.clone(),
-            None => {
-                let dir = temp_dir()?;
-                out.dir = Some(dir.clone());
-                dir
-            }
-        };
-        let name = if input.as_os_str() == "-" {
-            "-".to_string()
+        let (name, path) = if input.as_os_str() == "-" {
+            ("-".to_string(), None)
         } else {
-            input.display().to_string()
+            (input.display().to_string(), Some(input.clone()))
         };
-        let copy = dir.join(format!("{}.csv", out.files.len()));
         let fail = |e: &dyn std::fmt::Display| {
             Error::Invalid(format!("{name}: not a readable {}: {e}", kind.name()))
         };
         let open = || File::open(input).map_err(|e| Error::io("open", input, e));
-        let reader: Box<dyn RecordBatchReader> = match (kind, bytes) {
-            (Kind::Parquet, Some(bytes)) => {
-                Box::new(parquet_reader(bytes::Bytes::from(bytes)).map_err(|e| fail(&e))?)
-            }
-            (Kind::Parquet, None) => Box::new(parquet_reader(open()?).map_err(|e| fail(&e))?),
-            (Kind::ArrowFile, bytes) => {
-                let source: Box<dyn ReadSeek> = match bytes {
-                    Some(bytes) => Box::new(io::Cursor::new(bytes)),
-                    None => Box::new(open()?),
+        let len_bytes = match &bytes {
+            Some(b) => b.len() as u64,
+            None => std::fs::metadata(input).map(|m| m.len()).unwrap_or(0),
+        };
+        let damaged = |e: arrow_schema::ArrowError| {
+            Error::Invalid(format!("{name}: a damaged {} record batch: {e}", kind.name()))
+        };
+        let (schema, rows, bytes, batches) = match kind {
+            Kind::Parquet => {
+                use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+                let (schema, rows, bytes) = match bytes {
+                    Some(b) => {
+                        let b = bytes::Bytes::from(b);
+                        let builder =
+                            ParquetRecordBatchReaderBuilder::try_new(b.clone()).map_err(|e| fail(&e))?;
+                        (
+                            builder.schema().clone(),
+                            builder.metadata().file_metadata().num_rows(),
+                            Some(b),
+                        )
+                    }
+                    None => {
+                        let builder =
+                            ParquetRecordBatchReaderBuilder::try_new(open()?).map_err(|e| fail(&e))?;
+                        (
+                            builder.schema().clone(),
+                            builder.metadata().file_metadata().num_rows(),
+                            None,
+                        )
+                    }
                 };
-                Box::new(arrow_ipc::reader::FileReader::try_new(source, None).map_err(|e| fail(&e))?)
+                (schema, rows.max(0) as u64, bytes, None)
             }
-            (Kind::ArrowStream, bytes) => {
-                let source: Box<dyn Read> = match bytes {
-                    Some(bytes) => Box::new(io::Cursor::new(bytes)),
-                    None => Box::new(io::BufReader::new(open()?)),
+            Kind::ArrowFile | Kind::ArrowStream => {
+                let reader: Box<dyn RecordBatchReader> = match (kind, bytes) {
+                    (Kind::ArrowFile, bytes) => {
+                        let source: Box<dyn ReadSeek> = match bytes {
+                            Some(bytes) => Box::new(io::Cursor::new(bytes)),
+                            None => Box::new(open()?),
+                        };
+                        Box::new(arrow_ipc::reader::FileReader::try_new(source, None).map_err(|e| fail(&e))?)
+                    }
+                    (_, bytes) => {
+                        let source: Box<dyn Read> = match bytes {
+                            Some(bytes) => Box::new(io::Cursor::new(bytes)),
+                            None => Box::new(io::BufReader::new(open()?)),
+                        };
+                        Box::new(
+                            arrow_ipc::reader::StreamReader::try_new(source, None).map_err(|e| fail(&e))?,
+                        )
+                    }
                 };
-                Box::new(arrow_ipc::reader::StreamReader::try_new(source, None).map_err(|e| fail(&e))?)
+                let schema = reader.schema();
+                let batches = reader.map(|b| b.map_err(damaged)).collect::<Result<Vec<_>>>()?;
+                let rows = batches.iter().map(|b| b.num_rows() as u64).sum();
+                (schema, rows, None, Some(batches))
             }
         };
-        let schema = reader.schema();
-        let damaged = name.clone();
-        let batches = Box::new(reader.map(move |b| {
-            b.map_err(|e| Error::Invalid(format!("{damaged}: a damaged {} record batch: {e}", kind.name())))
-        }));
         let plan = plan_columns(&name, &schema, time_column)?;
-        let (rows, longest, repeated) = write_csv(&copy, &plan, batches)?;
+        let text: Vec<String> = schema
+            .fields()
+            .iter()
+            .map(|f| f.name().trim().to_string())
+            .collect();
+        let (names, renamed) = dialect::column_names(&text);
+        let opened = Input {
+            name: name.clone(),
+            path,
+            kind,
+            bytes,
+            batches,
+            rows,
+            len_bytes,
+            names,
+            text,
+            renamed,
+        };
+        // The text columns' longest value and repetition, for the types of a new database.
+        let width = plan.columns.len();
+        let (longest, repeated) = if new_db && plan.columns.iter().any(|c| c.ty.is_none() && !c.is_time) {
+            text_stats(&opened, &plan)?
+        } else {
+            (vec![0; width], vec![false; width])
+        };
         out.notes.push(format!(
             "{name}: {} of {rows} row(s); its schema gives the column types{}",
             kind.name(),
@@ -178,18 +344,9 @@ pub fn transcode_inputs(inputs: &[PathBuf], time_column: Option<&str>) -> Result
         if let (None, Some(time)) = (&out.time, plan.time.clone()) {
             out.time = Some(time);
         }
-        out.names.push((copy.clone(), name));
-        out.files.push(copy);
+        out.inputs.push(Arc::new(opened));
     }
     Ok(out)
-}
-
-fn parquet_reader<T: parquet::file::reader::ChunkReader + 'static>(
-    source: T,
-) -> parquet::errors::Result<parquet::arrow::arrow_reader::ParquetRecordBatchReader> {
-    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(source)?
-        .with_batch_size(8192)
-        .build()
 }
 
 trait ReadSeek: Read + io::Seek {}
@@ -204,23 +361,6 @@ fn read_head(file: &mut File, head: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(n)
-}
-
-/// A fresh private directory for the CSV copies.
-fn temp_dir() -> Result<PathBuf> {
-    let base = std::env::temp_dir();
-    for k in 0..1000u32 {
-        let dir = base.join(format!("xs-import-{}-{k}", std::process::id()));
-        match fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io("create", &dir, e)),
-        }
-    }
-    Err(Error::Invalid(format!(
-        "cannot make a temporary directory in {}; set TMPDIR to a writable directory",
-        base.display()
-    )))
 }
 
 /// How one Arrow column is written and what xs type it gives.
@@ -304,139 +444,233 @@ fn plan_columns(what: &str, schema: &SchemaRef, time_column: Option<&str>) -> Re
     Ok(Plan { columns, time })
 }
 
-/// Writes the header and every batch as CSV into `path`; returns the rows written and the
-/// longest text of each column in bytes, and whether each text column's values repeat as
-/// `infer` asks of a `sym` column. Batches are turned into text column by column (one typed
-/// loop per column, no per-value dispatch), `PAR_BATCHES` at a time in parallel, and written
-/// in input order.
-fn write_csv(
-    path: &Path,
-    plan: &Plan,
-    batches: Box<dyn Iterator<Item = Result<RecordBatch>>>,
-) -> Result<(u64, Vec<usize>, Vec<bool>)> {
+/// Reads the text columns of `input` through once: the longest value of each column in bytes,
+/// and whether its values repeat as `infer` asks of a `sym` column. Batches are read
+/// `PAR_BATCHES` at a time and looked at in parallel.
+fn text_stats(input: &Input, plan: &Plan) -> Result<(Vec<usize>, Vec<bool>)> {
     use rayon::prelude::*;
-    let file = File::create(path).map_err(|e| Error::io("create", path, e))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut line = Vec::with_capacity(1 << 16);
-    for (k, c) in plan.columns.iter().enumerate() {
-        if k > 0 {
-            line.push(b',');
-        }
-        write_csv_str(&mut line, c.name.as_bytes(), b',');
-    }
-    line.push(b'\n');
-    out.write_all(&line).map_err(|e| Error::io("write", path, e))?;
     let width = plan.columns.len();
+    let text_cols: Vec<usize> = (0..width)
+        .filter(|&k| plan.columns[k].ty.is_none() && !plan.columns[k].is_time)
+        .collect();
     let mut longest = vec![0usize; width];
-    // Per text column: its distinct values, until there are too many to repeat.
-    let mut distinct: Vec<Option<HashSet<Vec<u8>>>> = plan
-        .columns
-        .iter()
-        .map(|c| (c.ty.is_none() && !c.is_time).then(HashSet::new))
+    let mut distinct: Vec<Option<Distinct>> = (0..width)
+        .map(|k| text_cols.contains(&k).then(Distinct::default))
         .collect();
     let mut texts = vec![0usize; width];
-    let mut rows = 0u64;
-    let mut batches = batches.peekable();
+    let mut batches = input.batches(None, Some(&text_cols))?.peekable();
     while batches.peek().is_some() {
         let group: Vec<RecordBatch> = batches.by_ref().take(PAR_BATCHES).collect::<Result<Vec<_>>>()?;
         let track: Vec<bool> = distinct.iter().map(Option::is_some).collect();
-        let done: Vec<BatchText> = group.par_iter().map(|b| batch_text(b, &track)).collect();
-        for t in done {
-            out.write_all(&t.csv).map_err(|e| Error::io("write", path, e))?;
-            rows += t.rows as u64;
-            for k in 0..width {
-                longest[k] = longest[k].max(t.longest[k]);
-                texts[k] += t.texts[k];
-                if let (Some(seen), Some(new)) = (distinct[k].as_mut(), t.distinct[k].as_ref()) {
-                    seen.extend(new.iter().cloned());
+        let done: Vec<Vec<(usize, ColumnText)>> = group
+            .par_iter()
+            .map(|b| {
+                text_cols
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &k)| (k, column_text(b.column(j), track[k])))
+                    .collect()
+            })
+            .collect();
+        for columns in done {
+            for (k, t) in columns {
+                longest[k] = longest[k].max(t.longest);
+                texts[k] += t.texts;
+                if let (Some(seen), Some(new)) = (distinct[k].as_mut(), t.distinct) {
+                    seen.extend(new);
                 }
-                if distinct[k].as_ref().is_some_and(|s| s.len() > MAX_DISTINCT) || t.many[k] {
+                if distinct[k].as_ref().is_some_and(|s| s.len() > MAX_DISTINCT) || t.many {
                     distinct[k] = None;
                 }
             }
         }
     }
-    out.flush().map_err(|e| Error::io("write", path, e))?;
     let repeated = distinct
         .iter()
         .zip(&texts)
         .map(|(seen, &n)| seen.as_ref().is_some_and(|s| infer::is_repeated(s.len(), n)))
         .collect();
-    Ok((rows, longest, repeated))
+    Ok((longest, repeated))
 }
 
-/// Record batches turned into text at a time, in parallel.
+/// Record batches looked at together, in parallel.
 const PAR_BATCHES: usize = 8;
 
 /// Distinct values counted per text column; past them it is not `sym`.
 const MAX_DISTINCT: usize = 1 << 16;
 
-/// One batch as CSV lines, and what its text columns hold.
-struct BatchText {
-    csv: Vec<u8>,
-    rows: usize,
-    longest: Vec<usize>,
-    /// Non-null text values per column.
-    texts: Vec<usize>,
-    distinct: Vec<Option<HashSet<Vec<u8>>>>,
-    /// More than `MAX_DISTINCT` distinct values in this batch alone.
-    many: Vec<bool>,
+/// Records of the inference sample, as the CSV path takes them from a file: the head (its
+/// first `HEAD_BYTES` of text), then the whole rest when the sample can hold it, else
+/// `WINDOWS` evenly spaced stretches of rows, the last ending at the last row.
+const HEAD_BYTES: usize = 1 << 20;
+const WINDOWS: u64 = 32;
+const WINDOW_BYTES: u64 = 64 << 10;
+const WHOLE_REST_BYTES: u64 = 4 << 20;
+const MAX_SAMPLE_ROWS: usize = 60_000;
+
+/// The inference sample of `input`: its rows as the text the CSV path would read.
+pub fn sample(input: &Input) -> Result<Sample> {
+    let mut sample = Sample {
+        names: input.names.clone(),
+        header_text: input.text.clone(),
+        source_name: input.name.clone(),
+        ..Sample::default()
+    };
+    for (text, name) in &input.renamed {
+        sample
+            .notes
+            .push(format!("column \"{}\" is called `{name}`", text.escape_debug()));
+    }
+    let total = input.rows;
+    let head_rows = total.min(MAX_SAMPLE_ROWS as u64);
+    let mut bytes = 0usize;
+    let mut taken = 0u64;
+    let head = if head_rows > 0 {
+        input.batches(Some(&[(0, head_rows)]), None)?
+    } else {
+        Box::new(std::iter::empty())
+    };
+    for batch in head {
+        let batch = batch?;
+        let (n, b) = sample_rows(&batch, &mut sample.rows, Some(HEAD_BYTES.saturating_sub(bytes)));
+        taken += n as u64;
+        bytes += b;
+        if n < batch.num_rows() || bytes >= HEAD_BYTES {
+            break;
+        }
+    }
+    let per_row = (bytes as u64 / taken.max(1)).max(1);
+    let rest = total - taken;
+    let whole = rest * per_row <= WHOLE_REST_BYTES && taken + rest <= MAX_SAMPLE_ROWS as u64;
+    let ranges: Vec<(u64, u64)> = if rest == 0 {
+        Vec::new()
+    } else if whole {
+        vec![(taken, total)]
+    } else {
+        let share = (MAX_SAMPLE_ROWS as u64).saturating_sub(taken) / WINDOWS;
+        let want = (WINDOW_BYTES / per_row).min(share).max(4).min(rest);
+        let span = rest - want;
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        for k in 0..WINDOWS {
+            let from = taken + span * k / (WINDOWS - 1);
+            match ranges.last_mut() {
+                Some(last) if last.1 >= from => last.1 = last.1.max(from + want),
+                _ => ranges.push((from, from + want)),
+            }
+        }
+        ranges
+    };
+    for &range in &ranges {
+        if !whole {
+            // A stretch read from elsewhere in the input: times are contiguous only inside one.
+            sample.segment_starts.push(sample.rows.len());
+        }
+        for batch in input.batches(Some(&[range]), None)? {
+            bytes += sample_rows(&batch?, &mut sample.rows, None).1;
+        }
+    }
+    sample.spread = !ranges.is_empty() && !whole;
+    sample.bytes = bytes as u64;
+    // As if the input were this text: the row estimates the inference makes come out exact.
+    sample.source_len_bytes = per_row * total;
+    Ok(sample)
 }
 
-/// One column's values as CSV fields: `ends[r]` is where value `r` ends in `bytes` (a null is
-/// an empty field).
-struct ColumnText {
-    bytes: Vec<u8>,
-    ends: Vec<u32>,
+/// Appends the rows of `batch` to `rows` as the text of their fields, until `budget` bytes of
+/// text (when given); returns the rows and bytes taken.
+fn sample_rows(batch: &RecordBatch, rows: &mut SampleRows, budget: Option<usize>) -> (usize, usize) {
+    let columns: Vec<ColumnText> = batch.columns().iter().map(|a| column_text(a, false)).collect();
+    let mut from = vec![0usize; columns.len()];
+    let mut bytes = 0;
+    for r in 0..batch.num_rows() {
+        if budget.is_some_and(|b| bytes >= b) {
+            return (r, bytes);
+        }
+        let fields: Vec<&[u8]> = columns
+            .iter()
+            .zip(from.iter_mut())
+            .map(|(c, from)| {
+                let end = c.ends[r] as usize;
+                let field = &c.bytes[*from..end];
+                *from = end;
+                field
+            })
+            .collect();
+        bytes += fields.iter().map(|f| f.len() + 1).sum::<usize>();
+        if fields.iter().all(|f| f.is_empty()) {
+            // As a blank CSV line is no sample record (the import rejects the row: no time).
+            continue;
+        }
+        if !rows.push(fields) {
+            return (r, bytes);
+        }
+    }
+    (batch.num_rows(), bytes)
+}
+
+/// Row `r` of `batch` as the CSV line the CSV path would have read (for the rejects file).
+pub fn row_csv(batch: &RecordBatch, r: usize) -> Vec<u8> {
+    let mut line = Vec::new();
+    let mut field = Vec::new();
+    for (k, array) in batch.columns().iter().enumerate() {
+        if k > 0 {
+            line.push(b',');
+        }
+        field.clear();
+        cell_text(array, r, &mut field);
+        write_csv_str(&mut line, &field, b',');
+    }
+    line
+}
+
+/// The text of row `r` of `array` (empty for a null), as `column_text` writes it.
+pub fn cell_text(array: &ArrayRef, r: usize, out: &mut Vec<u8>) {
+    let one = array.slice(r, 1);
+    let t = column_text(&one, false);
+    out.extend_from_slice(&t.bytes);
+}
+
+/// One column's values as text: `ends[r]` is where value `r` ends in `bytes` (a null is
+/// empty).
+pub struct ColumnText {
+    pub bytes: Vec<u8>,
+    pub ends: Vec<u32>,
     /// Length in bytes of the longest text value (0 for other types).
     longest: usize,
     texts: usize,
-    distinct: Option<HashSet<Vec<u8>>>,
+    distinct: Option<Distinct>,
+    /// The first few distinct values, checked before `distinct`.
+    first: Vec<Box<[u8]>>,
     many: bool,
 }
 
-/// `batch` as CSV lines; `track[k]`: count column k's distinct values.
-fn batch_text(batch: &RecordBatch, track: &[bool]) -> BatchText {
-    let n = batch.num_rows();
-    let columns: Vec<ColumnText> = batch
-        .columns()
-        .iter()
-        .zip(track)
-        .map(|(array, &track)| column_text(array, track))
-        .collect();
-    let total: usize = columns.iter().map(|c| c.bytes.len()).sum::<usize>() + n * columns.len();
-    let mut csv = Vec::with_capacity(total);
-    let mut from = vec![0usize; columns.len()];
-    for r in 0..n {
-        for (k, c) in columns.iter().enumerate() {
-            if k > 0 {
-                csv.push(b',');
-            }
-            let end = c.ends[r] as usize;
-            csv.extend_from_slice(&c.bytes[from[k]..end]);
-            from[k] = end;
-        }
-        csv.push(b'\n');
-    }
-    BatchText {
-        csv,
-        rows: n,
-        longest: columns.iter().map(|c| c.longest).collect(),
-        texts: columns.iter().map(|c| c.texts).collect(),
-        many: columns.iter().map(|c| c.many).collect(),
-        distinct: columns.into_iter().map(|c| c.distinct).collect(),
+/// Distinct values of a column compared before they are hashed.
+const FIRST_TEXTS: usize = 8;
+
+/// Distinct texts of a column (FNV: short texts, hashed once per value).
+type Distinct = HashSet<Vec<u8>, crate::db::syms::FnvBuild>;
+
+impl ColumnText {
+    /// Value `r`.
+    #[inline]
+    pub fn get(&self, r: usize) -> &[u8] {
+        let start = if r == 0 { 0 } else { self.ends[r - 1] as usize };
+        &self.bytes[start..self.ends[r] as usize]
     }
 }
 
-/// The values of `array` as CSV fields, one typed loop per column.
-fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
+/// The values of `array` as text, one typed loop per column: what the CSV path reads of
+/// them (integers as they are, floats in their shortest round-trip form, decimals at their
+/// scale, dates as `YYYY-MM-DD`, text as it is).
+pub fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
     let n = array.len();
     let mut c = ColumnText {
         bytes: Vec::with_capacity(n * 8),
         ends: Vec::with_capacity(n),
         longest: 0,
         texts: 0,
-        distinct: track.then(HashSet::new),
+        distinct: track.then(Distinct::default),
+        first: Vec::new(),
         many: false,
     };
     let nulls = array.logical_nulls();
@@ -514,15 +748,7 @@ fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
                 c.ends.push(c.bytes.len() as u32);
             }
         }
-        DataType::Decimal128(_, scale) => {
-            let a = array.as_primitive::<arrow_array::types::Decimal128Type>();
-            for (r, &v) in a.values().iter().enumerate() {
-                if valid(r) {
-                    write_scaled(&mut c.bytes, v, *scale);
-                }
-                c.ends.push(c.bytes.len() as u32);
-            }
-        }
+        DataType::Decimal128(_, scale) => decimals!(arrow_array::types::Decimal128Type, *scale),
         DataType::Decimal64(_, scale) => decimals!(arrow_array::types::Decimal64Type, *scale),
         DataType::Decimal32(_, scale) => decimals!(arrow_array::types::Decimal32Type, *scale),
         DataType::Date32 => {
@@ -563,7 +789,7 @@ fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
                     let text = &values.bytes[start..end];
                     let at = c.bytes.len();
                     c.bytes.extend_from_slice(text);
-                    c.longest = c.longest.max(ColumnText::raw_len(text));
+                    c.longest = c.longest.max(text.len());
                     c.count(at);
                 }
                 c.ends.push(c.bytes.len() as u32);
@@ -576,16 +802,16 @@ fn column_text(array: &ArrayRef, track: bool) -> ColumnText {
 }
 
 impl ColumnText {
-    /// Appends a text value as a CSV field and counts it.
+    /// Appends a text value and counts it.
     #[inline]
     fn text(&mut self, s: &[u8]) {
         let at = self.bytes.len();
-        write_csv_str(&mut self.bytes, s, b',');
+        self.bytes.extend_from_slice(s);
         self.longest = self.longest.max(s.len());
         self.count(at);
     }
 
-    /// Counts the non-empty field written from `at` towards the column's distinct values.
+    /// Counts the non-empty value written from `at` towards the column's distinct values.
     #[inline]
     fn count(&mut self, at: usize) {
         let field = &self.bytes[at..];
@@ -594,24 +820,20 @@ impl ColumnText {
         }
         self.texts += 1;
         if let Some(seen) = self.distinct.as_mut() {
+            // A text column that repeats repeats a few values: compared, not hashed.
+            if self.first.iter().any(|t| **t == *field) {
+                return;
+            }
             if !seen.contains(field) {
                 seen.insert(field.to_vec());
+                if self.first.len() < FIRST_TEXTS {
+                    self.first.push(field.into());
+                }
                 if seen.len() > MAX_DISTINCT {
                     self.distinct = None;
                     self.many = true;
                 }
             }
-        }
-    }
-
-    /// The length of the text a field (as written, perhaps quoted) holds.
-    fn raw_len(field: &[u8]) -> usize {
-        if field.first() == Some(&b'"') {
-            // Quotes around it, and each inner quote doubled.
-            let inner = &field[1..field.len() - 1];
-            inner.len() - memchr::memchr_iter(b'"', inner).count() / 2
-        } else {
-            field.len()
         }
     }
 }

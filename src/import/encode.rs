@@ -61,6 +61,19 @@ impl Encoder {
         clear_null_bit(row, col);
     }
 
+    /// Column `col`'s type, byte offset in the row and width (for encoders that store values
+    /// themselves, `columnar_rows`).
+    #[inline]
+    pub fn slot(&self, col: usize) -> (ColumnType, usize, usize) {
+        self.columns[col]
+    }
+
+    /// Clears column `col`'s null flag in `row` (after storing its value).
+    #[inline]
+    pub fn clear_null(&self, row: &mut [u8], col: usize) {
+        clear_null_bit(row, col);
+    }
+
     /// Whether null tokens (`NA`, `null`…) read as null in column `col`: every type but text,
     /// where they are text.
     pub fn is_nullable_token_column(&self, col: usize) -> bool {

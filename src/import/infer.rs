@@ -13,7 +13,9 @@ use super::timeparse::{
     TimeSpec, Zone,
 };
 use super::{DateSource, Sample};
-use crate::db::config::{choose_period, human_bytes, Config, Layout, MAX_DEPTH, MAX_PARTITION_BYTES};
+use crate::db::config::{
+    choose_period, human_bytes, Config, Layout, RecordCodec, MAX_DEPTH, MAX_PARTITION_BYTES,
+};
 use crate::db::partition::HEADER_LEN;
 use crate::db::schema::{Column, ColumnType, Schema, MAX_STR_LEN};
 use crate::db::time::{
@@ -45,6 +47,8 @@ pub struct Overrides {
     pub layout: Option<Layout>,
     /// Bucket width in ns (bucket layout); `None`: chosen from the sample's row rate.
     pub bucket_ns: Option<i64>,
+    /// How bucket records are stored; `None`: columnar.
+    pub codec: Option<RecordCodec>,
     /// `name:type` pairs that replace guessed types.
     pub types: Vec<(String, ColumnType)>,
     /// `--series-by`: the series key (empty: none); `None`: inferred.
@@ -95,9 +99,10 @@ impl Inference {
         let c = &self.config;
         let mut cmd = if c.layout == Layout::Bucket {
             format!(
-                "xs create {} --layout bucket --bucket {} --granularity {} --columns '{}' --partition {} --time-column {}",
+                "xs create {} --layout bucket --bucket {} --codec {} --granularity {} --columns '{}' --partition {} --time-column {}",
                 shell_word(dir),
                 format_duration(c.bucket_ns),
+                c.codec.name(),
                 c.granularity,
                 c.schema.spec(),
                 c.period,
@@ -1056,6 +1061,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         time_column: time_name,
         schema,
         keys: Default::default(),
+        codec: RecordCodec::Raw,
     };
     grid.keys.series = series_idx.iter().map(|&i| names[i].clone()).collect();
     let (unique, unique_note) = choose_unique(sample, o, &grid, &time_idx, &series_idx, &row_times)?;
@@ -1094,9 +1100,32 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 ));
                 Layout::Bucket
             }
+            // A regular series: the grid stores each row raw in its slot, columnar buckets
+            // compress each column (sensor readings to a few bytes a row), so they win unless
+            // raw storage or grid slots were asked for.
+            (f, Some(_)) if o.codec != Some(RecordCodec::Raw) && o.depth.is_none() => {
+                let size = f
+                    .as_ref()
+                    .map(|f| format!(" (about {:.2}× the input here)", f.ratio()))
+                    .unwrap_or_default();
+                notes.push(format!(
+                    "layout bucket, codec columnar: the times are regular, but a grid keeps every row \
+                     raw{size}; columnar buckets compress each column on its own, usually to a small \
+                     fraction of that. Pass --layout grid for raw slots read in place"
+                ));
+                Layout::Bucket
+            }
             _ => Layout::Grid,
         },
     };
+    if layout == Layout::Grid && o.codec == Some(RecordCodec::Columnar) {
+        return Err(Error::Invalid(
+            "--codec columnar needs the bucket layout (grid slots are raw, addressed by time); \
+             drop --layout grid or --depth"
+                .into(),
+        ));
+    }
+    let codec = o.codec.unwrap_or(RecordCodec::Columnar);
     if layout == Layout::Grid {
         let period = grid_period.ok_or_else(|| {
             Error::Invalid(format!(
@@ -1132,8 +1161,19 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             notes.push(format!("bucket {} as given", format_duration(ns)));
             ns
         }
+        None if codec == RecordCodec::Columnar => {
+            // Rows counted as 2 bytes each (a row length of 0 and the time offset).
+            let ns = choose_bucket(&stretches, 0, granularity.ns(), COLUMNAR_BUCKET_ROWS * 2.0);
+            notes.push(format!(
+                "bucket {}: about {} rows per bucket at the sample's rate (columns compress better in \
+                 larger buckets; a point read decodes one); pass --bucket to choose",
+                format_duration(ns),
+                (bucket_bytes(&stretches, 0, ns) / 2).max(1)
+            ));
+            ns
+        }
         None => {
-            let ns = choose_bucket(&stretches, row_len, granularity.ns());
+            let ns = choose_bucket(&stretches, row_len, granularity.ns(), RAW_BUCKET_BYTES);
             notes.push(format!(
                 "bucket {}: about {} KiB of rows per bucket at the sample's rate (a point read reads one \
                  bucket); pass --bucket to choose",
@@ -1143,9 +1183,19 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             ns
         }
     };
+    if o.codec.is_some() {
+        notes.push(format!("codec {} as given", codec.name()));
+    } else if notes.iter().all(|n| !n.contains("codec columnar")) {
+        notes.push(
+            "codec columnar: each column of a bucket's rows is compressed on its own; pass --codec raw \
+             for the fastest point reads"
+                .into(),
+        );
+    }
     let mut config = Config {
         layout: Layout::Bucket,
         bucket_ns,
+        codec,
         depth: 1,
         period: o.period.unwrap_or(Period::Year),
         ..grid
@@ -1156,7 +1206,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     {
         config.period = Period::Day;
     }
-    let footprint = if one_series {
+    // The estimate counts raw rows: a columnar database's size shows only once encoded.
+    let footprint = if one_series && codec == RecordCodec::Raw {
         estimate_bucket_footprint(&config, &floored, sample)
     } else {
         None
@@ -1549,18 +1600,25 @@ fn bucket_bytes(segments: &[Vec<i64>], row_len: usize, bucket_ns: i64) -> u64 {
     (per_ns * bucket_ns as f64) as u64
 }
 
-/// The bucket width nearest (on a log scale) to ~2 KiB of rows per bucket, a multiple of the
-/// granularity; the granularity itself when no round width fits.
-fn choose_bucket(segments: &[Vec<i64>], row_len: usize, granularity_ns: i64) -> i64 {
-    const TARGET_BYTES: f64 = 2048.0;
+/// Bytes of raw rows per bucket `choose_bucket` aims at: a point read reads one bucket.
+const RAW_BUCKET_BYTES: f64 = 2048.0;
+/// Rows per columnar bucket `choose_bucket` aims at: pco and zstd need a few thousand values
+/// to compress well (trades: 0.10 of the CSV at ~1,200 rows a bucket, 0.16 at ~100), and a
+/// point read decodes the whole bucket.
+const COLUMNAR_BUCKET_ROWS: f64 = 2048.0;
+
+/// The bucket width nearest (on a log scale) to `target_bytes` of rows (of `row_len` bytes and
+/// a 2-byte time offset) per bucket, a multiple of the granularity; the granularity itself
+/// when no round width fits.
+fn choose_bucket(segments: &[Vec<i64>], row_len: usize, granularity_ns: i64, target_bytes: f64) -> i64 {
     let per_bucket = |ns: i64| bucket_bytes(segments, row_len, ns).max(1) as f64;
     NICE_BUCKETS_NS
         .iter()
         .copied()
         .filter(|&ns| crate::db::config::check_bucket_width(ns, granularity_ns).is_ok())
         .min_by(|&a, &b| {
-            let da = (per_bucket(a) / TARGET_BYTES).ln().abs();
-            let db = (per_bucket(b) / TARGET_BYTES).ln().abs();
+            let da = (per_bucket(a) / target_bytes).ln().abs();
+            let db = (per_bucket(b) / target_bytes).ln().abs();
             da.total_cmp(&db)
         })
         .unwrap_or(granularity_ns)
@@ -1712,7 +1770,12 @@ mod tests {
         let s = sample(
             "id,trade_time,price,side,ok\n1,1723161255342,1.5,buy,true\n2,1723161255342,2,sell,false\n3,1723161255343,3,buy,true\n",
         );
-        let inf = infer(&s, &Overrides::default()).unwrap();
+        // Raw records: the grid, whose depth is inferred.
+        let raw = Overrides {
+            codec: Some(RecordCodec::Raw),
+            ..Overrides::default()
+        };
+        let inf = infer(&s, &raw).unwrap();
         assert_eq!(inf.config.time_column, "trade_time");
         assert_eq!(inf.time_format, TimeFormat::Epoch(EpochUnit::Ms));
         assert_eq!(inf.config.granularity.ns(), NS_PER_MS);
@@ -1828,7 +1891,7 @@ mod tests {
     }
 
     #[test]
-    fn bursty_ticks_choose_buckets_and_regular_series_a_grid() {
+    fn bursty_ticks_choose_buckets_and_regular_series_columnar_buckets_or_a_raw_grid() {
         // 200 trades at irregular ms times over ~40 s.
         let mut ticks = String::from("time,price\n");
         let mut t = 1_609_459_200_000i64;
@@ -1838,12 +1901,35 @@ mod tests {
         }
         let inf = infer(&sample(&ticks), &Overrides::default()).unwrap();
         assert_eq!(inf.config.layout, Layout::Bucket, "{:?}", inf.notes);
+        assert_eq!(inf.config.codec, RecordCodec::Columnar);
+        // ~5 trades a second: ~2,000 rows a bucket is 5 to 10 minutes.
+        assert!(
+            inf.config.bucket_ns >= 300 * NS_PER_SEC,
+            "{}",
+            inf.config.bucket_ns
+        );
+        let raw = Overrides {
+            codec: Some(RecordCodec::Raw),
+            ..Overrides::default()
+        };
+        let inf = infer(&sample(&ticks), &raw).unwrap();
+        assert_eq!(
+            (inf.config.layout, inf.config.codec),
+            (Layout::Bucket, RecordCodec::Raw)
+        );
         assert!(inf.config.bucket_ns >= NS_PER_SEC, "{}", inf.config.bucket_ns);
         let mut regular = String::from("time,temp\n");
         for i in 0..200 {
             regular.push_str(&format!("{},{i}.5\n", 1_609_459_200 + i));
         }
         let inf = infer(&sample(&regular), &Overrides::default()).unwrap();
+        assert_eq!(inf.config.layout, Layout::Bucket, "{:?}", inf.notes);
+        assert_eq!(inf.config.codec, RecordCodec::Columnar);
+        assert!(inf
+            .notes
+            .iter()
+            .any(|n| n.starts_with("layout bucket, codec columnar: the times are regular")));
+        let inf = infer(&sample(&regular), &raw).unwrap();
         assert_eq!(inf.config.layout, Layout::Grid, "{:?}", inf.notes);
     }
 }

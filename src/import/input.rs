@@ -20,6 +20,8 @@ pub struct Source {
     pub path: Option<PathBuf>,
     /// Size on disk in bytes (compressed size for compressed files); 0 for stdin.
     pub len_bytes: u64,
+    /// A Parquet or Arrow input, opened (its record batches go to the pipeline as they are).
+    pub columnar: Option<std::sync::Arc<crate::import::columnar_in::Input>>,
 }
 
 /// Expands the command-line inputs: `-` is stdin, a directory contributes its `.csv`,
@@ -32,6 +34,7 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
                 name: "-".into(),
                 path: None,
                 len_bytes: 0,
+                columnar: None,
             });
             continue;
         }
@@ -63,6 +66,7 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
                     name: path.display().to_string(),
                     path: Some(path),
                     len_bytes,
+                    columnar: None,
                 });
             }
         } else {
@@ -70,6 +74,7 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
                 name: input.display().to_string(),
                 path: Some(input.clone()),
                 len_bytes: meta.len(),
+                columnar: None,
             });
         }
     }
@@ -158,6 +163,8 @@ pub struct Chunk {
     pub offset: u64,
     /// A too-long record that followed `data` in the stream, if any.
     pub oversized: Option<Oversized>,
+    /// Record batches of a Parquet or Arrow input, in place of `data`.
+    pub piece: Option<crate::import::columnar_in::Piece>,
 }
 
 /// Bytes of an oversized record kept for the rejects file.
@@ -271,6 +278,7 @@ impl ChunkReader {
                     data: Vec::new(),
                     offset: oversized.offset,
                     oversized: Some(oversized),
+                    piece: None,
                 }));
             }
             let want = (self.buf.len() * 2)
@@ -296,6 +304,7 @@ impl ChunkReader {
             data,
             offset: self.offset,
             oversized,
+            piece: None,
         };
         self.offset += end as u64;
         chunk

@@ -16,6 +16,7 @@
 
 mod bucket;
 pub mod columnar_in;
+mod columnar_rows;
 pub mod dialect;
 pub mod encode;
 pub mod flextime;
@@ -80,9 +81,9 @@ pub struct CsvOptions {
     pub chunk_bytes: usize,
     /// What `prepare` should detect from the first input instead of taking as given.
     pub sniff: Sniff,
-    /// Inputs to call by another name in messages and the rejects file: the CSV copies of
-    /// Parquet and Arrow inputs (`columnar_in`), by the input they came from.
-    pub display_names: Vec<(PathBuf, String)>,
+    /// The Parquet and Arrow inputs, opened (`columnar_in::open_inputs`): their record
+    /// batches go to the pipeline in place of text.
+    pub columnar: Vec<Arc<columnar_in::Input>>,
 }
 
 /// Settings of `CsvOptions` to detect from the first input.
@@ -297,19 +298,26 @@ const MAX_PREAMBLE_RECORDS: usize = 20;
 pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
     let mut sources = input::sources(inputs)?;
     for source in &mut sources {
-        if let Some((_, name)) = csv
-            .display_names
-            .iter()
-            .find(|(p, _)| Some(p) == source.path.as_ref())
-        {
-            source.name = name.clone();
-        }
+        source.columnar = csv.columnar.iter().find(|c| c.path == source.path).cloned();
     }
     let Some(first_source) = sources.first() else {
         return Err(Error::Invalid("no input given".into()));
     };
     let mut csv = csv.clone();
     let raw_bytes = Arc::new(AtomicU64::new(0));
+    if let Some(columnar) = &first_source.columnar {
+        // Columns named by the schema; later CSV inputs have a header and commas unless told.
+        let sample = columnar_in::sample(columnar)?;
+        csv.has_header = true;
+        csv.sniff = Sniff::default();
+        return Ok(Prepared {
+            sources,
+            first: None,
+            raw_bytes,
+            sample,
+            csv,
+        });
+    }
     let (stream, compression) = input::open(first_source, Arc::clone(&raw_bytes))?;
     let mut reader = ChunkReader::new(
         stream,
@@ -1608,7 +1616,15 @@ struct Rejects {
 }
 
 impl Rejects {
-    fn write(&mut self, file: usize, line: u64, offset: u64, reason: &str, text: &[u8]) -> Result<()> {
+    /// Writes one rejected record; `offset` is `None` for a row of a Parquet or Arrow input.
+    fn write(
+        &mut self,
+        file: usize,
+        line: u64,
+        offset: Option<u64>,
+        reason: &str,
+        text: &[u8],
+    ) -> Result<()> {
         if self.out.is_none() {
             // Not through a link: the default path is inside the database.
             let f = crate::db::files::open(&self.path, crate::db::files::Mode::Replace, "create")?;
@@ -1622,7 +1638,11 @@ impl Rejects {
         };
         let mut rec = Vec::with_capacity(text.len() + 64);
         quote(&mut rec, self.sources[file].as_bytes());
-        write!(rec, ",{line},{offset},").map_err(|e| Error::io("write", &self.path, e))?;
+        match offset {
+            Some(offset) => write!(rec, ",{line},{offset},"),
+            None => write!(rec, ",{line},,"),
+        }
+        .map_err(|e| Error::io("write", &self.path, e))?;
         quote(&mut rec, reason.as_bytes());
         rec.push(b',');
         quote(&mut rec, text);
@@ -1668,6 +1688,12 @@ fn spawn_reader(
         let mut first = first;
         let mut spare = Some(spare);
         for (i, source) in sources.iter().enumerate() {
+            if let Some(columnar) = &source.columnar {
+                if !send_batches(i, columnar, &raw_bytes, &tx) {
+                    return;
+                }
+                continue;
+            }
             let (mut reader, pending) = match first.take() {
                 Some(opened) if i == 0 => opened,
                 _ => match input::open(source, Arc::clone(&raw_bytes)) {
@@ -1707,6 +1733,58 @@ fn spawn_reader(
         }
     });
     (rx, handle)
+}
+
+/// Sends the record batches of a columnar input, each as a `Chunk` holding it; false when
+/// the import stopped taking them or the input failed (the error sent).
+fn send_batches(
+    file: usize,
+    input: &columnar_in::Input,
+    raw_bytes: &AtomicU64,
+    tx: &std::sync::mpsc::SyncSender<ChunkMsg>,
+) -> bool {
+    let batches = match input.batches(None, None) {
+        Ok(batches) => batches,
+        Err(e) => {
+            let _ = tx.send(Err(e));
+            return false;
+        }
+    };
+    let share =
+        |rows: u64| (u128::from(input.len_bytes) * u128::from(rows) / u128::from(input.rows.max(1))) as u64;
+    let mut first_row = 0u64;
+    for batch in batches {
+        let batch = match batch {
+            Ok(batch) => batch,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return false;
+            }
+        };
+        // An Arrow batch can be of any size: pieces of at most `BATCH_ROWS` (slices, no copy)
+        // keep the work of a batch parallel and its memory bounded.
+        let mut at = 0;
+        while at < batch.num_rows() {
+            let rows = (batch.num_rows() - at).min(columnar_in::BATCH_ROWS);
+            let end = first_row + rows as u64;
+            let bytes = share(end) - share(first_row);
+            raw_bytes.fetch_add(bytes, Ordering::Relaxed);
+            let chunk = Chunk {
+                piece: Some(columnar_in::Piece {
+                    batch: batch.slice(at, rows),
+                    first_row,
+                    bytes,
+                }),
+                ..Chunk::default()
+            };
+            first_row = end;
+            at += rows;
+            if tx.send(Ok((file, chunk))).is_err() {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// Runs the import into `db` (opened for writing). `progress` is called after every batch.
@@ -1803,7 +1881,13 @@ pub fn run(
                     works
                         .into_par_iter()
                         .enumerate()
-                        .map(|(i, w)| parse_chunk(&ctx, w, i as u32))
+                        .map(|(i, w)| {
+                            if w.chunk.piece.is_some() {
+                                columnar_rows::parse_batch(&ctx, w, i as u32)
+                            } else {
+                                parse_chunk(&ctx, w, i as u32)
+                            }
+                        })
                         .collect::<Vec<_>>()
                 },
             )
@@ -1924,7 +2008,16 @@ impl Pipeline<'_> {
                         source.name
                     )));
                 }
-                let header = header_names(&chunk.data, &self.opts.csv)?;
+                let header = match (&chunk.piece, &source.columnar) {
+                    (Some(_), Some(input)) => Header {
+                        names: input.names.clone(),
+                        text: input.text.clone(),
+                        renamed: Vec::new(),
+                        note: None,
+                        data_start: 0,
+                    },
+                    _ => header_names(&chunk.data, &self.opts.csv)?,
+                };
                 start = header.data_start;
                 self.plan = Some(Arc::new(plan_for(file, source, &header, self.config, self.opts)?));
                 self.current_file = Some(file);
@@ -2001,6 +2094,30 @@ impl Pipeline<'_> {
             self.summary.naive_times |= p.naive;
             self.summary.null_tokens += p.nulls;
             self.summary.floored_times += p.floored;
+            if let Some(piece) = &p.work.chunk.piece {
+                // A record batch: rows by number, row k (from 1) on line k + 1 (the header is
+                // line 1); no byte offset, the input is not text.
+                let mut all: Vec<(u32, &str)> = p
+                    .rejects
+                    .iter()
+                    .map(|r| (r.rec_start, r.reason.as_str()))
+                    .chain(overflow[i].iter().map(|(row, reason)| (*row, reason.as_str())))
+                    .collect();
+                all.sort_by_key(|r| r.0);
+                self.summary.rows_rejected += all.len() as u64;
+                for (row, reason) in all {
+                    let text = columnar_in::row_csv(&piece.batch, row as usize);
+                    self.rejects.write(
+                        p.work.plan.file,
+                        piece.first_row + u64::from(row) + 2,
+                        None,
+                        reason,
+                        &text,
+                    )?;
+                }
+                self.summary.bytes_read += piece.bytes;
+                continue;
+            }
             let data = &p.work.chunk.data;
             let mut all: Vec<(u32, u32, &str)> = p
                 .rejects
@@ -2024,7 +2141,7 @@ impl Pipeline<'_> {
                 self.rejects.write(
                     p.work.plan.file,
                     line,
-                    p.work.chunk.offset + start as u64,
+                    Some(p.work.chunk.offset + start as u64),
                     reason,
                     &data[start..end as usize],
                 )?;
@@ -2052,7 +2169,7 @@ impl Pipeline<'_> {
         self.rejects.write(
             file,
             line,
-            o.offset,
+            Some(o.offset),
             &format!(
                 "record longer than {MAX_RECORD_BYTES} bytes ({} bytes)",
                 o.len_bytes

@@ -313,6 +313,21 @@ impl<'a> TimeParser<'a> {
         self.parse_other(b)
     }
 
+    /// Whether the format is epoch numbers (read by `epoch_int`).
+    pub fn is_epoch(&self) -> bool {
+        self.epoch.is_some()
+    }
+
+    /// An epoch number already read as an integer (a Parquet or Arrow column) in UTC ns,
+    /// when the format is epoch numbers and it is in range: what `parse` gives for its digits.
+    /// `None` leaves it to `parse` of its text, for the same result or error.
+    #[inline]
+    pub fn epoch_int(&self, v: i64) -> Option<i64> {
+        self.epoch
+            .and_then(|unit| v.checked_mul(unit.ns()))
+            .filter(|&t| in_storable_range(t))
+    }
+
     #[inline(never)]
     fn parse_other(&mut self, b: &[u8]) -> Result<(i64, bool), TimeError> {
         match self.parse_placed(b) {

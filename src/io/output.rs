@@ -935,6 +935,7 @@ mod tests {
             time_column: "time".into(),
             schema: crate::db::schema::Schema::parse_spec(spec).unwrap(),
             keys: Default::default(),
+            codec: Default::default(),
         }
     }
 

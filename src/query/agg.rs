@@ -376,6 +376,21 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The value columns the aggregates read (by schema index), for `db::with_columns`;
+    /// `None` (every column) with a filter or per-series groups, which read others.
+    fn columns_read(&self, columns: usize) -> Option<Vec<bool>> {
+        if self.filter.is_some() || self.group_len > 0 {
+            return None;
+        }
+        let mut wanted = vec![false; columns];
+        for agg in &self.aggs {
+            for field in [agg.field.as_ref(), agg.qty.as_ref()].into_iter().flatten() {
+                *wanted.get_mut(field.col)? = true;
+            }
+        }
+        Some(wanted)
+    }
+
     /// Checks the bucket width against the database (`every_ns` a positive multiple of its
     /// granularity; `None` for one bucket over the whole window) and lays out the output
     /// columns.
@@ -426,6 +441,7 @@ impl Plan {
             time_column: config.time_column.clone(),
             schema,
             keys: Default::default(),
+            codec: Default::default(),
         };
         let layout = SummaryLayout::new(&config.schema);
         let summary_slots = (config.layout == Layout::Bucket && filter.is_none())
@@ -1200,24 +1216,29 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         .filter(|f| f.prunes())
         .map(|f| move |bounds: &[u8]| f.cannot_match(bounds));
     let prune: crate::db::Prune = cannot_match.as_ref().map(|f| f as &dyn Fn(&[u8]) -> bool);
-    match &plan.summary_slots {
-        Some(slots) => {
-            // A storage bucket is summarized only when all of it falls in one output bucket.
-            let same = |start_ns: i64, end_ns: i64| buckets.of(start_ns) == buckets.of(end_ns - 1);
-            db.scan_summarized(from_ns, to_ns, &same, None, |piece| -> Result<bool> {
-                match piece {
-                    Scanned::Batch(batch) => fold(&mut slice, batch)?,
-                    Scanned::Summary(s) => slice.summary(buckets.of(s.start_ns), &s, slots),
-                }
+    // Columnar records: only the columns the aggregates read are decoded.
+    let columns = plan.columns_read(db.schema().columns().len());
+    crate::db::with_columns(columns, || -> Result<()> {
+        match &plan.summary_slots {
+            Some(slots) => {
+                // A storage bucket is summarized only when all of it falls in one output bucket.
+                let same = |start_ns: i64, end_ns: i64| buckets.of(start_ns) == buckets.of(end_ns - 1);
+                db.scan_summarized(from_ns, to_ns, &same, None, |piece| -> Result<bool> {
+                    match piece {
+                        Scanned::Batch(batch) => fold(&mut slice, batch)?,
+                        Scanned::Summary(s) => slice.summary(buckets.of(s.start_ns), &s, slots),
+                    }
+                    Ok(true)
+                })?
+            }
+            // A filter on a summarized column passes over the storage buckets it rules out.
+            None => db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool> {
+                fold(&mut slice, batch)?;
                 Ok(true)
-            })?
+            })?,
         }
-        // A filter on a summarized column passes over the storage buckets it rules out.
-        None => db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool> {
-            fold(&mut slice, batch)?;
-            Ok(true)
-        })?,
-    }
+        Ok(())
+    })?;
     if let Some(done) = slice.current {
         slice.out.push((done, slice.accs));
     }

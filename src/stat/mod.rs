@@ -307,7 +307,8 @@ fn stat_buckets(db: &Database, keys: &[PartitionKey]) -> Result<DatabaseStat> {
             continue;
         };
         let footprint = bucket_footprint(&part)?;
-        let audit = part.audit()?;
+        let mut audit = part.audit()?;
+        audit.codec = part.codec_bytes()?;
         let rows = RowCount {
             rows: audit.rows,
             row_bytes: audit.rows.saturating_mul(row_len),
