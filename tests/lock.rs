@@ -59,29 +59,38 @@ fn with_wait_a_second_writer_waits_then_writes() {
 }
 
 fn a_writer_waits_then_writes(args: &[&str]) {
+    use std::io::{BufRead, BufReader, Read};
     let db = TestDb::create("1s", "v:i64", &[]);
     let lock = hold_lock(&db);
     let bin = assert_cmd::cargo::cargo_bin("xs");
     let mut child = std::process::Command::new(bin)
+        .env_remove("XS_DB")
         .arg("-d")
         .arg(&db.path)
         .args(args)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // Wait for the writer to say it waits, rather than for a fixed time, which a loaded CI
+    // machine can outlast before the child even starts.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    assert!(
+        first.contains("waiting for the writer lock") && first.contains("pid 4242"),
+        "{first:?}, {:?}",
+        child.try_wait()
+    );
+    std::thread::sleep(Duration::from_millis(100));
     assert!(
         child.try_wait().unwrap().is_none(),
         "the waiting writer must not finish while locked"
     );
     drop(lock);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("waiting for the writer lock") && stderr.contains("pid 4242"),
-        "{stderr}"
-    );
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}: {first}{rest}");
     assert_eq!(
         db.ok(&["get", "2024-01-01T00:00:05Z"]),
         "time,v\n2024-01-01T00:00:05Z,7\n"

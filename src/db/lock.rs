@@ -42,7 +42,7 @@ impl WriteLock {
                     }
                     LockWait::Yes => {
                         on_wait(holder.as_deref());
-                        file.lock().map_err(|e| Error::io("lock", &path, e))?;
+                        lock_blocking(&file).map_err(|e| Error::io("lock", &path, e))?;
                     }
                 }
             }
@@ -52,6 +52,17 @@ impl WriteLock {
         let _ = super::vfs::set_len(&file, 0);
         let _ = super::vfs::write_at(&file, format!("pid {}", std::process::id()).as_bytes(), 0);
         Ok(WriteLock { _file: file })
+    }
+}
+
+/// A blocking `flock`, again when a signal interrupts it (the kernel does not restart it
+/// for a handler installed without `SA_RESTART`, and a wait may last long).
+fn lock_blocking(file: &File) -> std::io::Result<()> {
+    loop {
+        match file.lock() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
     }
 }
 
