@@ -502,17 +502,9 @@ fn rewrite_bucket(
         placed.clear();
         Ok(())
     };
-    let mut next = old.next_allocated_bucket(0)?;
-    while let Some(from) = next {
-        // Windows start at allocated entries: a sparse directory's empty stretches are jumped.
-        let to = from.saturating_add(WINDOW_BUCKETS).min(old.buckets);
-        let mut entries = Vec::new();
-        old.for_each_entry(from, to, |b, e| {
-            entries.push((b, e));
-            Ok(true)
-        })?;
+    old.for_each_entry_window(WINDOW_BUCKETS, |entries| {
         let mut failure = None;
-        old.read_buckets(&entries, |b, stored| {
+        old.read_buckets(entries, |b, stored| {
             converted.clear();
             converted.resize(stored.len() * new_row, 0);
             for (k, row) in stored.rows.chunks_exact(old.row_len).enumerate() {
@@ -531,11 +523,11 @@ fn rewrite_bucket(
             }
             Ok(true)
         })?;
-        if let Some(e) = failure {
-            return Err(e);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        next = old.next_allocated_bucket(to)?;
-    }
+    })?;
     flush(&mut records, &mut placed)?;
     new.sync()?;
     Ok(rows)

@@ -850,6 +850,29 @@ impl BucketPartition {
         Ok(at.map(|at| ((at.max(HEADER_LEN) - HEADER_LEN) / self.entry_len).max(b)))
     }
 
+    /// Calls `each(entries)` with the non-empty entries of the whole directory, in bucket
+    /// order, a window of at most `window` buckets at a time (memory stays bounded). A window
+    /// starts at an allocated entry: a sparse directory's empty stretches are jumped.
+    pub fn for_each_entry_window(
+        &self,
+        window: u64,
+        mut each: impl FnMut(&[(u64, Entry)]) -> Result<()>,
+    ) -> Result<()> {
+        let mut entries = Vec::new();
+        let mut next = self.next_allocated_bucket(0)?;
+        while let Some(from) = next {
+            let to = from.saturating_add(window).min(self.buckets);
+            entries.clear();
+            self.for_each_entry(from, to, |b, e| {
+                entries.push((b, e));
+                Ok(true)
+            })?;
+            each(&entries)?;
+            next = self.next_allocated_bucket(to)?;
+        }
+        Ok(())
+    }
+
     /// Calls `visit(bucket, entry)` for every non-empty entry of buckets `[from, to)`, in
     /// bucket order, reading only the allocated parts of the directory.
     pub fn for_each_entry(
@@ -1025,10 +1048,16 @@ impl BucketPartition {
 
     /// The error for bucket `b`'s columnar record that does not decode.
     fn columnar_corrupt(&self, b: u64, entry: Entry, why: String) -> Error {
+        self.record_corrupt(b, entry, "columnar record", &why)
+    }
+
+    /// The error for bucket `b`'s record (`what`: "record" or "columnar record") that does not
+    /// decode, saying `why`.
+    fn record_corrupt(&self, b: u64, entry: Entry, what: &str, why: &str) -> Error {
         Error::Damaged {
             path: self.data_path.clone(),
             reason: format!(
-                "the columnar record of bucket {b} at offset {} is corrupt ({why}); restore the database from a backup or export what still reads",
+                "the {what} of bucket {b} at offset {} is corrupt ({why}); restore the database from a backup or export what still reads",
                 entry.offset
             ),
         }
@@ -1068,15 +1097,7 @@ impl BucketPartition {
             self.check_units(b, entry, units)?;
             return Ok(None);
         }
-        let corrupt = |why: &str| {
-            Error::Damaged {
-            path: self.data_path.clone(),
-            reason: format!(
-                "the record of bucket {b} at offset {} is corrupt ({why}); restore the database from a backup or export what still reads",
-                entry.offset
-            ),
-        }
-        };
+        let corrupt = |why: &str| self.record_corrupt(b, entry, "record", why);
         let n = entry.rows as usize;
         let Some(&w) = bytes.first() else {
             return Err(corrupt("empty"));
@@ -1129,20 +1150,20 @@ impl BucketPartition {
         self.read_data(buf, entry.offset)?;
         let record = self.checked_record(b, entry, buf)?;
         if let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, record.first()) {
-            // Only the rows at `unit` are put together (the streams are all decoded).
-            let mut units = Vec::new();
-            let picked = codec::decode_selected(
-                layout,
-                record,
-                entry.rows as usize,
-                &mut units,
-                out,
-                None,
-                |units| units.partition_point(|&u| u < unit)..units.partition_point(|&u| u <= unit),
-            )
-            .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
-            self.check_units(b, entry, &units)?;
-            return Ok(picked.len());
+            // Only the rows at `unit` are put together (the streams are all decoded). The
+            // time offsets go to a per-thread buffer: a get is too short for an allocation.
+            thread_local! {
+                static UNITS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+            }
+            return UNITS.with_borrow_mut(|units| {
+                let picked =
+                    codec::decode_selected(layout, record, entry.rows as usize, units, out, None, |units| {
+                        units.partition_point(|&u| u < unit)..units.partition_point(|&u| u <= unit)
+                    })
+                    .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
+                self.check_units(b, entry, units)?;
+                Ok(picked.len())
+            });
         }
         let n = entry.rows as usize;
         let w = usize::from(record.first().copied().unwrap_or(0));
@@ -1600,24 +1621,11 @@ impl BucketPartition {
                 buckets: 0,
                 live_bytes: 0,
             };
-            let mut b = 0;
-            while b < self.buckets {
-                // Jump over the directory's holes rather than visiting them a window at a time.
-                let Some(next) = self.next_allocated_bucket(b)? else {
-                    break;
-                };
-                b = next;
-                let window_end = self.buckets.min(b + (1 << 16));
-                let mut entries = Vec::new();
-                self.for_each_entry(b, window_end, |bucket, e| {
-                    entries.push((bucket, e));
-                    Ok(true)
-                })?;
-                b = window_end;
+            self.for_each_entry_window(1 << 16, |entries| {
                 let mut out = Vec::new();
                 let mut placed: Vec<(u64, NewEntry)> = Vec::with_capacity(entries.len());
                 let (mut units, mut scratch) = (Vec::new(), Vec::new());
-                self.read_records(&entries, |bucket, e, bytes| {
+                self.read_records(entries, |bucket, e, bytes| {
                     // Checks the record before its rows are summarized.
                     let rows = self.decode_units(bucket, e, bytes, &mut units, &mut scratch)?;
                     let at = out.len();
@@ -1651,7 +1659,8 @@ impl BucketPartition {
                     copy.write_entries(placed[k].0, &run)?;
                     k = m;
                 }
-            }
+                Ok(())
+            })?;
             if end < HEADER_LEN + live_bytes {
                 // Records encoded anew in a smaller codec: the allocation past them goes.
                 vfs::set_len(&copy.data_file, end).map_err(|e| Error::io("size", &tmp_data_path, e))?;
@@ -1832,15 +1841,8 @@ impl BucketPartition {
             plain: vec![0; streams],
             ..CodecBytes::default()
         };
-        let mut next = self.next_allocated_bucket(0)?;
-        while let Some(from) = next {
-            let to = from.saturating_add(1 << 16).min(self.buckets);
-            let mut entries = Vec::new();
-            self.for_each_entry(from, to, |b, e| {
-                entries.push((b, e));
-                Ok(true)
-            })?;
-            self.read_records(&entries, |b, e, bytes| {
+        self.for_each_entry_window(1 << 16, |entries| {
+            self.read_records(entries, |b, e, bytes| {
                 let body = self.checked_record(b, e, bytes)?;
                 let n = u64::from(e.rows);
                 for (plain, w) in c.plain.iter_mut().zip(&widths) {
@@ -1864,8 +1866,8 @@ impl BucketPartition {
                 }
                 Ok(true)
             })?;
-            next = self.next_allocated_bucket(to)?;
-        }
+            Ok(())
+        })?;
         Ok(Some(c))
     }
 }
