@@ -315,7 +315,13 @@ fn write_rows(
             continue;
         }
         if part.is_columnar() {
-            deferred.push((b, rows.clone()));
+            // Moved, not copied: the buffer it came from starts afresh for the next bucket.
+            let rows = if std::ptr::eq(rows, &new) {
+                std::mem::take(&mut new)
+            } else {
+                std::mem::take(&mut merged)
+            };
+            deferred.push((b, rows));
             continue;
         }
         let at = records.len();
