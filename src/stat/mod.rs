@@ -203,7 +203,7 @@ pub fn stat(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Resul
         keys.to_vec()
     };
     if db.layout() == crate::db::config::Layout::Bucket {
-        return stat_buckets(db, &keys);
+        return stat_buckets(db, &keys, options);
     }
     let mut partitions = Vec::with_capacity(keys.len());
     let mut total = Footprint {
@@ -293,7 +293,7 @@ fn stat_series(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Re
 
 /// `stat` for the bucket layout: each partition's directory and data file measured together,
 /// rows and garbage from one walk of the directory (which never reads its holes).
-fn stat_buckets(db: &Database, keys: &[PartitionKey]) -> Result<DatabaseStat> {
+fn stat_buckets(db: &Database, keys: &[PartitionKey], options: StatOptions) -> Result<DatabaseStat> {
     let row_len = db.schema().row_len() as u64;
     let mut partitions = Vec::with_capacity(keys.len());
     let mut total = Footprint {
@@ -308,7 +308,10 @@ fn stat_buckets(db: &Database, keys: &[PartitionKey]) -> Result<DatabaseStat> {
         };
         let footprint = bucket_footprint(&part)?;
         let mut audit = part.audit()?;
-        audit.codec = part.codec_bytes()?;
+        // The per-column bytes read every record's stream headers: data, which `--fast` skips.
+        if options.count_rows {
+            audit.codec = part.codec_bytes()?;
+        }
         let rows = RowCount {
             rows: audit.rows,
             row_bytes: audit.rows.saturating_mul(row_len),
