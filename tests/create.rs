@@ -277,3 +277,61 @@ fn creation_flags_on_an_existing_database_are_said_to_be_ignored() {
         assert!(stderr.contains(&format!("{flag} is ignored")), "{flag}: {stderr}");
     }
 }
+
+/// Columnar records need the bucket layout. create, import and defrag (a dry run too) refuse
+/// them for a grid. Each says so with exit 2 and says what to do instead, and nothing is
+/// written.
+#[test]
+fn the_columnar_codec_on_a_grid_is_refused_by_create_import_and_defrag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("g");
+    let (code, _, stderr) = run({
+        let mut c = xs();
+        c.arg("create").arg(&db).args([
+            "-g", "1s", "-c", "v:i64", "--layout", "grid", "--codec", "columnar",
+        ]);
+        c
+    });
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("codec columnar needs the bucket layout") && stderr.contains("--layout bucket"),
+        "{stderr}"
+    );
+    assert!(!db.exists());
+
+    let csv = tmp.path().join("v.csv");
+    fs::write(&csv, "time,v\n2024-01-01T00:00:00Z,1\n2024-01-01T00:00:01Z,2\n").unwrap();
+    let (code, _, stderr) = run({
+        let mut c = xs();
+        c.arg("import")
+            .arg(&csv)
+            .arg("-d")
+            .arg(&db)
+            .args(["--layout", "grid", "--codec", "columnar"]);
+        c
+    });
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("codec columnar needs the bucket layout") && stderr.contains("drop --layout grid"),
+        "{stderr}"
+    );
+    assert!(!db.join("xs.toml").exists());
+
+    let grid = TestDb::create("1s", "v:i64", &["--layout", "grid"]);
+    grid.ok(&["put", "2024-01-01T00:00:00Z", "1"]);
+    let config = fs::read_to_string(grid.file("xs.toml")).unwrap();
+    for dry in [true, false] {
+        let mut args = vec!["defrag", "--codec", "columnar"];
+        if dry {
+            args.push("--dry-run");
+        }
+        let (code, _, stderr) = run(grid.xs(&args));
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("codec columnar needs the bucket layout")
+                && stderr.contains("export, then import"),
+            "{stderr}"
+        );
+        assert_eq!(fs::read_to_string(grid.file("xs.toml")).unwrap(), config);
+    }
+}

@@ -180,11 +180,9 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
     };
     let codec = RecordCodec::parse(&args.codec)
         .ok_or_else(|| Failure::usage(format!("bad --codec `{}`: raw or columnar", args.codec)))?;
-    if codec != RecordCodec::Raw && layout != Layout::Bucket {
-        return Err(Failure::usage(
-            "--codec columnar needs --layout bucket (grid slots are raw, addressed by time)",
-        ));
-    }
+    codec
+        .check_layout(layout)
+        .map_err(|e| Failure::usage(format!("--codec: {e}; pass --layout bucket too")))?;
     let mut config = Config {
         layout,
         bucket_ns,

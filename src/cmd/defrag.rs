@@ -1,7 +1,7 @@
 //! `xs defrag`: rewrite fragmented partition files contiguously, and report before → after.
 
 use xs::db::bucket::COLUMNAR_VERSION;
-use xs::db::config::{human_bytes, Layout, RecordCodec};
+use xs::db::config::{human_bytes, RecordCodec};
 use xs::defrag::{self, Action, BucketState, DefragOptions, Event, Step};
 use xs::stat::{self, Footprint};
 
@@ -83,15 +83,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         ctx.open_write()?
     };
     if let Some(codec) = codec {
-        if codec != RecordCodec::Raw && db.config().layout != Layout::Bucket {
-            return Err(Failure::usage(format!(
-                "--codec {}: {} has the grid layout, whose slots are raw; the codec is for the \
-                 bucket layout (export, then import into a database created with --layout bucket)",
-                codec.name(),
-                db.dir().display()
-            )));
-        }
-        if !args.dry_run {
+        if args.dry_run {
+            db.check_codec(codec)?;
+        } else {
             db.set_codec(codec)?;
         }
     }

@@ -80,6 +80,18 @@ impl RecordCodec {
             _ => None,
         }
     }
+
+    /// Refuses a codec the layout cannot store: grid slots are raw, addressed by time. The
+    /// one place this rule lives; each caller adds what to do instead.
+    pub fn check_layout(self, layout: Layout) -> std::result::Result<(), String> {
+        if self != RecordCodec::Raw && layout != Layout::Bucket {
+            return Err(format!(
+                "codec {} needs the bucket layout (grid slots are raw, addressed by time)",
+                self.name()
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A validated database configuration.

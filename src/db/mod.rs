@@ -440,6 +440,16 @@ impl Database {
         &self.config
     }
 
+    /// Refuses a codec this database's layout cannot store (what `set_codec` would refuse).
+    pub fn check_codec(&self, codec: config::RecordCodec) -> Result<()> {
+        codec.check_layout(self.config.layout).map_err(|e| {
+            Error::Invalid(format!(
+                "{}: {e}; export, then import into a database created with --layout bucket",
+                self.dir.display()
+            ))
+        })
+    }
+
     /// Makes `codec` the database's record codec (`xs defrag --codec`): saves `xs.toml`, so
     /// partitions created from now on use it; `defrag` then rewrites the others. Partitions of
     /// either codec read and take writes meanwhile, so an interruption loses nothing.
@@ -447,13 +457,7 @@ impl Database {
         if !self.writable {
             return Err(Error::Invalid("database was opened read-only".into()));
         }
-        if codec != config::RecordCodec::Raw && self.config.layout != config::Layout::Bucket {
-            return Err(Error::Invalid(format!(
-                "{} has the grid layout, whose slots are raw (addressed by time); the columnar codec \
-                 is for the bucket layout: export and import into a bucket database instead",
-                self.dir.display()
-            )));
-        }
+        self.check_codec(codec)?;
         if codec == self.config.codec {
             return Ok(());
         }

@@ -1118,14 +1118,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             _ => Layout::Grid,
         },
     };
-    if layout == Layout::Grid && o.codec == Some(RecordCodec::Columnar) {
-        return Err(Error::Invalid(
-            "--codec columnar needs the bucket layout (grid slots are raw, addressed by time); \
-             drop --layout grid or --depth"
-                .into(),
-        ));
-    }
     let codec = o.codec.unwrap_or(RecordCodec::Columnar);
+    if o.codec.is_some() {
+        codec
+            .check_layout(layout)
+            .map_err(|e| Error::Invalid(format!("--codec: {e}; drop --layout grid or --depth")))?;
+    }
     if layout == Layout::Grid {
         let period = grid_period.ok_or_else(|| {
             Error::Invalid(format!(
