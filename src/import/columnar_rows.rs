@@ -27,11 +27,9 @@ use arrow_schema::{DataType, TimeUnit};
 
 use super::columnar_in::{cell_text, column_text, ColumnText};
 use super::{
-    dialect, series_name, show, syms, timeparse, Entry, Group, ParseCtx, Parsed, PendingReject, Target, Work,
+    dialect, show, syms, timeparse, Entry, ParseCtx, Parsed, PendingReject, RowPlacer, Target, Work,
 };
 use crate::db::schema::{ColumnType, Schema};
-use crate::db::time::PartitionKey;
-use crate::io::timefmt::format_iso_exact;
 use timeparse::{TimeError, TimeParser};
 
 /// Texts per `sym` column whose codes a chunk keeps at hand.
@@ -600,10 +598,7 @@ fn place_rows(
     chunk_syms: Option<&syms::ChunkSyms>,
     chunk_index: u32,
 ) {
-    let schema = &ctx.config.schema;
     let row_len = rows.row_len;
-    let granularity_ns = ctx.config.granularity.ns();
-    let period = ctx.config.period;
     let floor = ctx.opts.floor_time;
     let plan = Arc::clone(&p.work.plan);
     let n = rows.fail_at.len();
@@ -626,13 +621,7 @@ fn place_rows(
     // The rows stay where they are encoded; kept ones move down over the rejected.
     p.rows = std::mem::take(&mut rows.bytes);
     let mut kept = 0usize;
-    let mut current: Option<(i64, i64, u32, usize)> = None;
-    let mut series_index: HashMap<Vec<u8>, u32> = HashMap::new();
-    let mut series_bytes: Vec<u8> = Vec::new();
-    let mut group_index: HashMap<(u32, i64), usize> = HashMap::new();
-    if ctx.series.is_empty() {
-        p.series.push(String::new());
-    }
+    let mut placer = RowPlacer::new(ctx, p);
     let mut joined: Vec<u8> = Vec::new();
     for r in 0..n {
         let reject = |p: &mut Parsed, reason: String| {
@@ -675,70 +664,20 @@ fn place_rows(
                 }
             }
         }
-        let rem = t.rem_euclid(granularity_ns);
-        let t = if rem == 0 {
-            t
-        } else if floor {
-            p.floored += 1;
-            t - rem
-        } else {
-            reject(
-                p,
-                format!(
-                    "time {} is not a multiple of the granularity {}; pass --floor-time to round it down",
-                    format_iso_exact(t),
-                    ctx.config.granularity
-                ),
-            );
-            continue;
-        };
         let row_at = kept * row_len;
         if kept != r {
             p.rows.copy_within(r * row_len..(r + 1) * row_len, row_at);
         }
-        let series = if ctx.series.is_empty() {
-            0
-        } else {
-            let row = &p.rows[row_at..row_at + row_len];
-            series_bytes.clear();
-            for &c in &ctx.series {
-                series_bytes.push(u8::from(schema.is_null(row, c)));
-                series_bytes.extend_from_slice(schema.field_bytes(row, c));
-            }
-            match series_index.get(series_bytes.as_slice()) {
-                Some(&s) => s,
-                None => {
-                    let name = series_name(schema, &ctx.series, row, chunk_syms)
-                        .map_err(|e| e.to_string())
-                        .and_then(|name| crate::db::series::check_name(&name).map(|()| name));
-                    match name {
-                        Ok(name) => {
-                            let s = p.series.len() as u32;
-                            p.series.push(name);
-                            series_index.insert(series_bytes.clone(), s);
-                            s
-                        }
-                        Err(reason) => {
-                            reject(p, reason);
-                            continue;
-                        }
-                    }
-                }
+        let placed = placer
+            .on_grid(t, p)
+            .and_then(|t| placer.place(p, row_at, t, chunk_syms));
+        let (group, slot) = match placed {
+            Ok(placed) => placed,
+            Err(reason) => {
+                reject(p, reason);
+                continue;
             }
         };
-        let (start_ns, group) = match current {
-            Some((start, end, s, g)) if t >= start && t < end && s == series => (start, g),
-            _ => {
-                let key = PartitionKey::of(period, t);
-                let g = *group_index.entry((series, key.start_ns())).or_insert_with(|| {
-                    p.groups.push((Group { series, key }, Vec::new()));
-                    p.groups.len() - 1
-                });
-                current = Some((key.start_ns(), key.end_ns(), series, g));
-                (key.start_ns(), g)
-            }
-        };
-        let slot = ((t - start_ns) / granularity_ns) as u64;
         kept += 1;
         let row_index = p.rec_starts.len() as u32;
         p.rec_starts.push(r as u32);

@@ -850,6 +850,107 @@ struct ParseCtx<'a> {
     is_sym: Vec<bool>,
 }
 
+/// Where each parsed row goes: its time on the granularity, its series (by the key columns'
+/// bytes) and its (series, partition) group and slot. The CSV parser and the Arrow/Parquet
+/// converter share it, so both place and refuse rows alike.
+struct RowPlacer<'a> {
+    ctx: &'a ParseCtx<'a>,
+    granularity_ns: i64,
+    /// The partition start and end, series and group of the previous row.
+    current: Option<(i64, i64, u32, usize)>,
+    /// The chunk's series by their key columns' bytes (and null flags).
+    series_index: HashMap<Vec<u8>, u32>,
+    series_bytes: Vec<u8>,
+    group_index: HashMap<(u32, i64), usize>,
+}
+
+impl<'a> RowPlacer<'a> {
+    /// Also gives `p` its one unnamed series when there is no series key.
+    fn new(ctx: &'a ParseCtx<'a>, p: &mut Parsed) -> RowPlacer<'a> {
+        if ctx.series.is_empty() {
+            p.series.push(String::new());
+        }
+        RowPlacer {
+            ctx,
+            granularity_ns: ctx.config.granularity.ns(),
+            current: None,
+            series_index: HashMap::new(),
+            series_bytes: Vec::new(),
+            group_index: HashMap::new(),
+        }
+    }
+
+    /// `t` on the granularity: rounded down with --floor-time (counted in `p`), else refused.
+    fn on_grid(&self, t: i64, p: &mut Parsed) -> Result<i64, String> {
+        let rem = t.rem_euclid(self.granularity_ns);
+        if rem == 0 {
+            Ok(t)
+        } else if self.ctx.opts.floor_time {
+            p.floored += 1;
+            Ok(t - rem)
+        } else {
+            Err(format!(
+                "time {} is not a multiple of the granularity {}; pass --floor-time to round it down",
+                format_iso_exact(t),
+                self.ctx.config.granularity
+            ))
+        }
+    }
+
+    /// The group and slot of the row `p.rows[row_at..]` at time `t` (on the granularity);
+    /// refused when its series key makes no valid series name.
+    fn place(
+        &mut self,
+        p: &mut Parsed,
+        row_at: usize,
+        t: i64,
+        chunk_syms: Option<&syms::ChunkSyms>,
+    ) -> Result<(usize, u64), String> {
+        let ctx = self.ctx;
+        let series = if ctx.series.is_empty() {
+            0
+        } else {
+            let schema = &ctx.config.schema;
+            let row = &p.rows[row_at..row_at + schema.row_len()];
+            self.series_bytes.clear();
+            for &c in &ctx.series {
+                self.series_bytes.push(u8::from(schema.is_null(row, c)));
+                self.series_bytes.extend_from_slice(schema.field_bytes(row, c));
+            }
+            match self.series_index.get(self.series_bytes.as_slice()) {
+                Some(&s) => s,
+                None => {
+                    // Only a stored code can be lost; a parsed row's codes are this import's.
+                    let name = series_name(schema, &ctx.series, row, chunk_syms)
+                        .map_err(|e| e.to_string())
+                        .and_then(|name| crate::db::series::check_name(&name).map(|()| name))?;
+                    let s = p.series.len() as u32;
+                    p.series.push(name);
+                    self.series_index.insert(self.series_bytes.clone(), s);
+                    s
+                }
+            }
+        };
+        let (start_ns, group) = match self.current {
+            Some((start, end, s, g)) if t >= start && t < end && s == series => (start, g),
+            _ => {
+                let key = PartitionKey::of(ctx.config.period, t);
+                let g = *self
+                    .group_index
+                    .entry((series, key.start_ns()))
+                    .or_insert_with(|| {
+                        p.groups.push((Group { series, key }, Vec::new()));
+                        p.groups.len() - 1
+                    });
+                self.current = Some((key.start_ns(), key.end_ns(), series, g));
+                (key.start_ns(), g)
+            }
+        };
+        // t lies in the partition, so the difference is non-negative and below its slot count.
+        Ok((group, ((t - start_ns) / self.granularity_ns) as u64))
+    }
+}
+
 fn show(bytes: &[u8]) -> String {
     const MAX: usize = 40;
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]);
@@ -863,8 +964,6 @@ fn show(bytes: &[u8]) -> String {
 fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let schema: &Schema = &ctx.config.schema;
     let row_len = schema.row_len();
-    let granularity_ns = ctx.config.granularity.ns();
-    let period = ctx.config.period;
     let delimiter = ctx.opts.csv.delimiter;
     let floor = ctx.opts.floor_time;
     let plan = Arc::clone(&work.plan);
@@ -891,15 +990,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let mut fields = Vec::with_capacity(plan.targets.len());
     let mut scratch = Vec::new();
     let mut at = work.start.min(data.len());
-    // The partition start and end, series and group of the previous row.
-    let mut current: Option<(i64, i64, u32, usize)> = None;
-    // The chunk's series by their key columns' bytes (and null flags).
-    let mut series_index: HashMap<Vec<u8>, u32> = HashMap::new();
-    let mut series_bytes: Vec<u8> = Vec::new();
-    let mut group_index: HashMap<(u32, i64), usize> = HashMap::new();
-    if ctx.series.is_empty() {
-        p.series.push(String::new());
-    }
+    let mut placer = RowPlacer::new(ctx, &mut p);
     let mut plain = memchr::memchr(b'"', &data[at..])
         .is_none()
         .then(|| PlainSplitter::new(data, at, delimiter));
@@ -921,7 +1012,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             continue;
         }
         p.records += 1;
-        let mut reject = |reason: String| {
+        let reject = |p: &mut Parsed, reason: String| {
             p.rejects.push(PendingReject {
                 rec_start: span.start as u32,
                 rec_end: span.end as u32,
@@ -929,11 +1020,10 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             })
         };
         if fields.len() != plan.targets.len() {
-            reject(format!(
-                "expected {} fields, found {}",
-                plan.targets.len(),
-                fields.len()
-            ));
+            reject(
+                &mut p,
+                format!("expected {} fields, found {}", plan.targets.len(), fields.len()),
+            );
             continue;
         }
         let row_at = p.rows.len();
@@ -1064,76 +1154,27 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         let t = match (failure, t_ns) {
             (Some(reason), _) => {
                 p.rows.truncate(row_at);
-                reject(reason);
+                reject(&mut p, reason);
                 continue;
             }
             (None, None) => {
                 p.rows.truncate(row_at);
-                reject("no time".into());
+                reject(&mut p, "no time".into());
                 continue;
             }
             (None, Some(t)) => t,
         };
-        let rem = t.rem_euclid(granularity_ns);
-        let t = if rem == 0 {
-            t
-        } else if floor {
-            p.floored += 1;
-            t - rem
-        } else {
-            p.rows.truncate(row_at);
-            reject(format!(
-                "time {} is not a multiple of the granularity {}; pass --floor-time to round it down",
-                format_iso_exact(t),
-                ctx.config.granularity
-            ));
-            continue;
-        };
-        let series = if ctx.series.is_empty() {
-            0
-        } else {
-            let row = &p.rows[row_at..row_at + row_len];
-            series_bytes.clear();
-            for &c in &ctx.series {
-                series_bytes.push(u8::from(schema.is_null(row, c)));
-                series_bytes.extend_from_slice(schema.field_bytes(row, c));
-            }
-            match series_index.get(series_bytes.as_slice()) {
-                Some(&s) => s,
-                None => {
-                    // Only a stored code can be lost; a parsed row's codes are this import's.
-                    let name = series_name(schema, &ctx.series, row, chunk_syms.as_ref())
-                        .map_err(|e| e.to_string())
-                        .and_then(|name| crate::db::series::check_name(&name).map(|()| name));
-                    let name = match name {
-                        Ok(name) => name,
-                        Err(reason) => {
-                            p.rows.truncate(row_at);
-                            reject(reason);
-                            continue;
-                        }
-                    };
-                    let s = p.series.len() as u32;
-                    p.series.push(name);
-                    series_index.insert(series_bytes.clone(), s);
-                    s
-                }
+        let placed = placer
+            .on_grid(t, &mut p)
+            .and_then(|t| placer.place(&mut p, row_at, t, chunk_syms.as_ref()));
+        let (group, slot) = match placed {
+            Ok(placed) => placed,
+            Err(reason) => {
+                p.rows.truncate(row_at);
+                reject(&mut p, reason);
+                continue;
             }
         };
-        let (start_ns, group) = match current {
-            Some((start, end, s, g)) if t >= start && t < end && s == series => (start, g),
-            _ => {
-                let key = PartitionKey::of(period, t);
-                let g = *group_index.entry((series, key.start_ns())).or_insert_with(|| {
-                    p.groups.push((Group { series, key }, Vec::new()));
-                    p.groups.len() - 1
-                });
-                current = Some((key.start_ns(), key.end_ns(), series, g));
-                (key.start_ns(), g)
-            }
-        };
-        // t lies in the partition, so the difference is non-negative and below its slot count.
-        let slot = ((t - start_ns) / granularity_ns) as u64;
         let row_index = p.rec_starts.len() as u32;
         p.rec_starts.push(span.start as u32);
         p.groups[group].1.push(Entry {
