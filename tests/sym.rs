@@ -436,7 +436,8 @@ fn parquet_and_arrow_carry_sym_as_dictionary_strings_and_duckdb_reads_varchar() 
         "import duckdb\n\
          for src in ['{pq}', '{csv}']:\n\
          \x20   r = duckdb.sql(f\"select * from '{{src}}'\")\n\
-         \x20   print(dict(zip(r.columns, [str(t) for t in r.types])), r.fetchall()[0][1:3])\n",
+         \x20   row = duckdb.sql(f\"select symbol, side from '{{src}}'\").fetchall()[0]\n\
+         \x20   print(dict(zip(r.columns, [str(t) for t in r.types])), row)\n",
         pq = pq.display(),
         csv = csvf.display()
     );
