@@ -1141,7 +1141,8 @@ impl Case {
             return;
         }
         let db = self.open_read();
-        let options = xs::stat::StatOptions { count_rows: false };
+        // Not the `--fast` walk: that one reads no record, so it counts none.
+        let options = xs::stat::StatOptions { count_rows: true };
         let report =
             xs::stat::stat(&db, &[], options).unwrap_or_else(|e| self.fail(&format!("stat failed: {e}")));
         let records: u64 = report
