@@ -315,13 +315,7 @@ fn write_rows(
             continue;
         }
         if part.is_columnar() {
-            // Moved, not copied: the buffer it came from starts afresh for the next bucket.
-            let rows = if std::ptr::eq(rows, &new) {
-                std::mem::take(&mut new)
-            } else {
-                std::mem::take(&mut merged)
-            };
-            deferred.push((b, rows));
+            deferred.push((b, rows.clone()));
             continue;
         }
         let at = records.len();
