@@ -44,7 +44,10 @@ fn a_second_writer_fails_at_once_with_the_locked_exit_code() {
         "time,v\n2024-01-01T00:00:00Z,1\n"
     );
     drop(lock);
-    db.ok(&["put", "2024-01-01T00:00:01Z", "2"]);
+    // `--wait`: a child that another test thread is spawning at this moment holds a copy of
+    // every open descriptor, the lock's too, until its exec closes them, so the lock can
+    // outlive `drop` by a moment (a run without it failed with exit 5).
+    db.ok(&["put", "--wait", "2024-01-01T00:00:01Z", "2"]);
 }
 
 #[test]
