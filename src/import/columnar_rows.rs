@@ -511,14 +511,7 @@ fn time_column(
         } else {
             text.get_or_insert_with(|| column_text(array, false)).get(r)
         };
-        match times.parse(bytes).or_else(|e| {
-            let trimmed = bytes.trim_ascii();
-            if trimmed.len() == bytes.len() {
-                Err(e)
-            } else {
-                times.parse(trimmed)
-            }
-        }) {
+        match times.parse_padded(bytes) {
             Ok((t, naive)) => {
                 if naive {
                     rows.naive.push(r as u32);

@@ -1036,14 +1036,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             match *target {
                 Target::Skip => {}
                 Target::Time(k) if joined_time => parts[usize::from(k)] = Some(i),
-                Target::Time(_) => match times.parse(bytes).or_else(|e| {
-                    let trimmed = bytes.trim_ascii();
-                    if trimmed.len() == bytes.len() {
-                        Err(e)
-                    } else {
-                        times.parse(trimmed)
-                    }
-                }) {
+                Target::Time(_) => match times.parse_padded(bytes) {
                     Ok((t, naive)) => {
                         p.naive |= naive;
                         t_ns = Some(t);

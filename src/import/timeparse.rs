@@ -296,6 +296,20 @@ impl<'a> TimeParser<'a> {
         }
     }
 
+    /// `parse`, retried without the blanks around the text when that fails: a time field
+    /// padded with spaces still reads.
+    #[inline(always)]
+    pub fn parse_padded(&mut self, b: &[u8]) -> Result<(i64, bool), TimeError> {
+        self.parse(b).or_else(|e| {
+            let trimmed = b.trim_ascii();
+            if trimmed.len() == b.len() {
+                Err(e)
+            } else {
+                self.parse(trimmed)
+            }
+        })
+    }
+
     /// The time in UTC ns and whether it was naive (then placed in the spec's zone).
     // The common case (ISO in UTC) inlined into the caller's loop, the rest called: with the
     // whole parser inlined or called, the import's per-row loop costs about 10% more.
