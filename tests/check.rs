@@ -389,7 +389,7 @@ fn partitions_of_the_older_versions_still_read_and_take_writes() {
 
 /// A bucket database written by xs before columnar records (fixture: partition version 3, raw
 /// records with checks, format 3 with a `sym` column) reads as a fresh one of the same input,
-/// takes writes in its own version, and `defrag --codec columnar` converts it (version 4,
+/// takes writes in its own version, and `defrag --codec columnar` converts it (version 5,
 /// format 4) and `--codec raw` back, every row unchanged and every check passing.
 #[test]
 fn a_version_3_bucket_database_reads_and_defrag_converts_it_between_codecs() {
@@ -445,7 +445,7 @@ fn a_version_3_bucket_database_reads_and_defrag_converts_it_between_codecs() {
 
     let out = ok_in(&old.path, &["defrag", "--codec", "columnar"]);
     assert!(
-        out.contains("columnar records added (partition version 3 → 4)"),
+        out.contains("columnar records added (partition version 3 → 5)"),
         "{out}"
     );
     for name in [
@@ -454,7 +454,7 @@ fn a_version_3_bucket_database_reads_and_defrag_converts_it_between_codecs() {
         "2024-01-02.xs",
         "2024-01-02.xs.data",
     ] {
-        assert_eq!(version(&old.path, name), 4, "{name}");
+        assert_eq!(version(&old.path, name), 5, "{name}");
     }
     assert!(
         config(&old.path).contains("format = 4\n"),
@@ -481,13 +481,13 @@ fn a_version_3_bucket_database_reads_and_defrag_converts_it_between_codecs() {
             &["put", "2024-01-05T00:00:00Z", "sym=ETH", "price=3", "qty=9"],
         );
     }
-    assert_eq!(version(&old.path, "2024-01-05.xs"), 4);
+    assert_eq!(version(&old.path, "2024-01-05.xs"), 5);
     let written = all(&fresh);
     assert_eq!(all(&old.path), written);
 
     let out = ok_in(&old.path, &["defrag", "--codec", "raw"]);
     assert!(
-        out.contains("raw records added (partition version 4 → 3)"),
+        out.contains("raw records added (partition version 5 → 3)"),
         "{out}"
     );
     assert_eq!(version(&old.path, "2024-01-05.xs.data"), 3);
@@ -498,6 +498,107 @@ fn a_version_3_bucket_database_reads_and_defrag_converts_it_between_codecs() {
     );
     assert!(!config(&old.path).contains("codec"));
     assert_eq!(all(&old.path), written);
+    ok_in(&old.path, &["check"]);
+}
+
+/// A columnar database written by xs before paged streams (fixture: partition version 4, a
+/// bucket of 2,000 rows with repeated seconds, nulls in most types) reads, gets and checks as a
+/// fresh import of the same input (version 5), takes writes as version 4, and `defrag` pages
+/// it (version 5), every row unchanged.
+#[test]
+fn a_version_4_columnar_database_reads_takes_writes_and_defrag_pages_it() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/v4-bucket");
+    let old = TestDb::copy_of(&source);
+    let input = old.path.parent().unwrap().join("input.csv");
+    fs::rename(old.path.join("input.csv"), &input).unwrap();
+    let fresh = old.path.parent().unwrap().join("fresh");
+    xs().arg("create")
+        .arg(&fresh)
+        .args(["--layout", "bucket", "--bucket", "1h", "--granularity", "1s"])
+        .args(["--partition", "day", "--codec", "columnar"])
+        .args([
+            "--columns",
+            "sym:sym,price:dec(2),qty:i64,flag:bool,note:str(6),temp:f64",
+        ])
+        .assert()
+        .success();
+    ok_in(&fresh, &["import", s(&input), "--time-unit", "s"]);
+    let version =
+        |db: &Path, name: &str| u32::from_le_bytes(read_at(&db.join(name), 8, 4).try_into().unwrap());
+    for name in ["2024-01-01.xs", "2024-01-01.xs.data", "2024-01-02.xs.data"] {
+        assert_eq!(version(&old.path, name), 4, "{name}");
+        assert_eq!(version(&fresh, name), 5, "{name}");
+    }
+    let all = |db: &Path| ok_in(db, &["range", "2024-01-01", "2025-01-01"]);
+    // A second stored twice, the last row of the first page, lone rows, and two seconds
+    // without rows (exit 1), in a bucket with rows and in one without.
+    let gets = |db: &Path| {
+        [
+            "2024-01-01T00:00:04Z",
+            "2024-01-01T00:04:15Z",
+            "2024-01-01T00:20:00Z",
+            "2024-01-01T02:10:00Z",
+            "2024-01-01T02:05:00Z",
+            "2024-01-01T05:00:00Z",
+        ]
+        .map(|t| {
+            let out = xs().arg("-d").arg(db).args(["get", t]).output().unwrap();
+            (out.status.code(), String::from_utf8(out.stdout).unwrap())
+        })
+    };
+    let pristine = all(&fresh);
+    assert_eq!(pristine.lines().count(), 2306);
+    assert_eq!(all(&old.path), pristine);
+    let got = gets(&fresh);
+    let rows = got.clone().map(|(code, out)| (code, out.lines().count()));
+    assert_eq!(
+        rows,
+        [
+            (Some(0), 3),
+            (Some(0), 2),
+            (Some(0), 2),
+            (Some(0), 2),
+            (Some(1), 1),
+            (Some(1), 1)
+        ],
+        "{got:?}"
+    );
+    assert_eq!(gets(&old.path), got);
+    ok_in(&old.path, &["check"]);
+
+    for db in [&old.path, &fresh] {
+        ok_in(
+            db,
+            &[
+                "put",
+                "2024-01-01T00:10:00Z",
+                "sym=XRP",
+                "price=1.25",
+                "qty=7",
+                "flag=true",
+            ],
+        );
+    }
+    assert_eq!(
+        version(&old.path, "2024-01-01.xs.data"),
+        4,
+        "written in its own version"
+    );
+    let written = all(&fresh);
+    assert_ne!(written, pristine);
+    assert_eq!(all(&old.path), written);
+    ok_in(&old.path, &["check"]);
+
+    let out = ok_in(&old.path, &["defrag"]);
+    assert!(
+        out.contains("paged columnar streams added (partition version 4 → 5)"),
+        "{out}"
+    );
+    for name in ["2024-01-01.xs", "2024-01-01.xs.data", "2024-01-02.xs.data"] {
+        assert_eq!(version(&old.path, name), 5, "{name}");
+    }
+    assert_eq!(all(&old.path), written);
+    assert_eq!(gets(&old.path), gets(&fresh));
     ok_in(&old.path, &["check"]);
 }
 

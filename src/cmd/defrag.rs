@@ -1,6 +1,6 @@
 //! `xs defrag`: rewrite fragmented partition files contiguously, and report before → after.
 
-use xs::db::bucket::COLUMNAR_VERSION;
+use xs::db::bucket::{is_columnar_version, COLUMNAR_VERSION};
 use xs::db::config::{human_bytes, RecordCodec};
 use xs::defrag::{self, Action, BucketState, DefragOptions, Event, Step};
 use xs::stat::{self, Footprint};
@@ -216,8 +216,9 @@ fn describe(name: &str, before: &Footprint, action: &Action) -> String {
 
 /// What a rewrite from partition version `from` to `to` changes in a bucket partition.
 fn upgrade(from: u32, to: u32) -> &'static str {
-    match (from, to == COLUMNAR_VERSION) {
-        (COLUMNAR_VERSION, false) => "raw records",
+    match (from, is_columnar_version(to)) {
+        (f, false) if is_columnar_version(f) => "raw records",
+        (COLUMNAR_VERSION, true) => "paged columnar streams",
         (1, true) => "summaries, checksums and columnar records",
         (2, true) => "checksums and columnar records",
         (_, true) => "columnar records",

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::codec::{self, RecordLayout, COLUMNAR_TAG};
+use super::codec::{self, RecordLayout, Select, COLUMNAR_TAG};
 use super::config::{sync_dir, Config, RecordCodec};
 use super::files::{self, Mode};
 use super::partition::{
@@ -31,6 +31,16 @@ pub const SUMMARY_VERSION: u32 = 2;
 /// columnar, told apart by its first byte (docs/FORMAT.md, "Columnar records").
 pub const COLUMNAR_VERSION: u32 = 4;
 
+/// Partition header version of columnar bucket partitions whose numeric streams may be pco
+/// pages (docs/FORMAT.md, "pco pages"): version 4 otherwise. A point read decodes a page of
+/// each column instead of the whole bucket. Version 4 still reads and takes writes as itself.
+pub const PAGED_VERSION: u32 = 5;
+
+/// Whether partitions of `version` hold columnar records (versions 4 and 5).
+pub fn is_columnar_version(version: u32) -> bool {
+    matches!(version, COLUMNAR_VERSION | PAGED_VERSION)
+}
+
 /// Bytes of the check that ends each record of a version-3 partition.
 pub const RECORD_CHECK_LEN: usize = 4;
 /// Where a version-3 directory entry keeps its check (u32, in bytes 24..28, reserved in
@@ -45,7 +55,7 @@ pub fn newest_version(config: &Config, key: PartitionKey) -> u32 {
     if dir_len_of(config, key, entry_len).is_some_and(|len| len <= super::config::MAX_PARTITION_BYTES) {
         match config.codec {
             RecordCodec::Raw => CHECKSUM_VERSION,
-            RecordCodec::Columnar => COLUMNAR_VERSION,
+            RecordCodec::Columnar => PAGED_VERSION,
         }
     } else {
         PARTITION_VERSION
@@ -313,11 +323,11 @@ impl BucketPartition {
             sparse_dir: false,
             salvaged: Mutex::new(std::collections::BTreeSet::new()),
             data_end: Mutex::new(data_end),
-            columnar: (version == COLUMNAR_VERSION).then(|| RecordLayout::new(&config.schema)),
+            columnar: is_columnar_version(version).then(|| RecordLayout::new(&config.schema)),
         }
     }
 
-    /// Whether records may be columnar (version 4).
+    /// Whether records may be columnar (versions 4 and 5).
     pub fn is_columnar(&self) -> bool {
         self.columnar.is_some()
     }
@@ -351,7 +361,9 @@ impl BucketPartition {
             let found =
                 Header::decode(&block).map_err(|reason| super::partition::header_error(path, key, reason))?;
             let version = match found.format_version {
-                PARTITION_VERSION | CHECKSUM_VERSION | COLUMNAR_VERSION => found.format_version,
+                PARTITION_VERSION | CHECKSUM_VERSION | COLUMNAR_VERSION | PAGED_VERSION => {
+                    found.format_version
+                }
                 _ => SUMMARY_VERSION,
             };
             if let Some(reason) = found.mismatch(&header_of(config, key, version)) {
@@ -718,7 +730,7 @@ impl BucketPartition {
         let at = out.len();
         match &self.columnar {
             Some(layout) if codec::decoded_len(layout, units.len()).is_some() => {
-                codec::encode(layout, units, rows, out);
+                codec::encode(layout, units, rows, out, self.version >= PAGED_VERSION);
                 // A bucket of a few rows is smaller raw (each stream has a header): the
                 // reader tells the two apart by the first byte.
                 if out.len() - at >= record_len(units, self.row_len) {
@@ -1092,7 +1104,7 @@ impl BucketPartition {
         let bytes = self.checked_record(b, entry, bytes)?;
         if let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, bytes.first()) {
             let n = entry.rows as usize;
-            codec::decode_selected(layout, bytes, n, units, decoded, columns, |_| 0..n)
+            codec::decode_selected(layout, bytes, n, units, decoded, columns, Select::All)
                 .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
             self.check_units(b, entry, units)?;
             return Ok(None);
@@ -1150,17 +1162,23 @@ impl BucketPartition {
         self.read_data(buf, entry.offset)?;
         let record = self.checked_record(b, entry, buf)?;
         if let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, record.first()) {
-            // Only the rows at `unit` are put together (the streams are all decoded). The
-            // time offsets go to a per-thread buffer: a get is too short for an allocation.
+            // Only the rows at `unit` are put together, from the pages that hold them (or
+            // whole streams, unpaged). The time offsets go to a per-thread buffer: a get is
+            // too short for an allocation.
             thread_local! {
                 static UNITS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
             }
             return UNITS.with_borrow_mut(|units| {
-                let picked =
-                    codec::decode_selected(layout, record, entry.rows as usize, units, out, None, |units| {
-                        units.partition_point(|&u| u < unit)..units.partition_point(|&u| u <= unit)
-                    })
-                    .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
+                let picked = codec::decode_selected(
+                    layout,
+                    record,
+                    entry.rows as usize,
+                    units,
+                    out,
+                    None,
+                    Select::At(unit),
+                )
+                .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
                 self.check_units(b, entry, units)?;
                 Ok(picked.len())
             });

@@ -28,6 +28,12 @@ pub enum Codec {
     Zstd = 2,
     /// A pco standalone file of the values as numbers (see `Number`).
     Pco = 3,
+    /// The values as pco pages of `PAGE_VALUES` numbers, each decodable alone (partition
+    /// version 5): a point read decodes one page of a column, not the whole bucket.
+    PcoPages = 4,
+    /// An integer progression: value `i` is `first + i × step` (partition version 5), as a
+    /// regular series' time offsets are; any value is computed, none decoded.
+    Linear = 5,
 }
 
 impl Codec {
@@ -37,6 +43,8 @@ impl Codec {
             1 => Codec::Constant,
             2 => Codec::Zstd,
             3 => Codec::Pco,
+            4 => Codec::PcoPages,
+            5 => Codec::Linear,
             _ => return None,
         })
     }
@@ -129,8 +137,10 @@ pub fn decoded_len(layout: &RecordLayout, n: usize) -> Option<usize> {
 const MIN_COMPRESSED: usize = 8;
 
 /// Appends the columnar body of a record of `units` (time offsets) and `rows` (row-major,
-/// `units.len()` rows of `layout.row_len` bytes) to `out`.
-pub fn encode(layout: &RecordLayout, units: &[u64], rows: &[u8], out: &mut Vec<u8>) {
+/// `units.len()` rows of `layout.row_len` bytes) to `out`; with `paged` (partition version
+/// 5: its codecs), an integer progression is stored as one (`Linear`) and another numeric
+/// stream of more than a page as pco pages.
+pub fn encode(layout: &RecordLayout, units: &[u64], rows: &[u8], out: &mut Vec<u8>, paged: bool) {
     let n = units.len();
     debug_assert_eq!(rows.len(), n * layout.row_len);
     out.push(COLUMNAR_TAG);
@@ -141,31 +151,53 @@ pub fn encode(layout: &RecordLayout, units: &[u64], rows: &[u8], out: &mut Vec<u
     for &u in units {
         column.extend_from_slice(&u.to_le_bytes());
     }
-    encode_stream(Number::U64, 8, n, &column, out);
+    let pages = |firsts| paged.then_some(Paging { firsts });
+    encode_stream(Number::U64, 8, n, &column, out, pages(true));
     for part in &layout.parts {
         column.clear();
         for row in rows.chunks_exact(layout.row_len) {
             column.extend_from_slice(&row[part.offset..part.offset + part.width]);
         }
-        encode_stream(part.number, part.width, n, &column, out);
+        encode_stream(part.number, part.width, n, &column, out, pages(false));
     }
 }
 
+/// How a stream is paged: `firsts`, each page's first value is kept in its table (the time
+/// offsets, so a point read finds its page without decoding).
+#[derive(Clone, Copy)]
+struct Paging {
+    firsts: bool,
+}
+
 /// Appends one stream of `n` values of `width` bytes (`raw`, back to back): the smallest of
-/// the encodings tried.
-fn encode_stream(number: Number, width: usize, n: usize, raw: &[u8], out: &mut Vec<u8>) {
+/// the encodings tried; numbers of more than a page are paged when `paging` is given.
+fn encode_stream(
+    number: Number,
+    width: usize,
+    n: usize,
+    raw: &[u8],
+    out: &mut Vec<u8>,
+    paging: Option<Paging>,
+) {
     let (codec, payload): (Codec, std::borrow::Cow<[u8]>) = if width == 0 || n == 0 {
         (Codec::Raw, raw.into())
     } else if raw.chunks_exact(width).all(|v| v == &raw[..width]) {
         (Codec::Constant, raw[..width].into())
     } else if n < MIN_COMPRESSED {
         (Codec::Raw, raw.into())
+    } else if let Some(linear) = paging.and_then(|_| linear_of(number, width, raw)) {
+        (Codec::Linear, linear.into())
     } else {
         let packed = match number {
             Number::Bytes => zstd::bulk::compress(raw, ZSTD_LEVEL)
                 .ok()
                 .map(|p| (Codec::Zstd, p)),
-            _ => pco_compress(number, raw).map(|p| (Codec::Pco, p)),
+            _ => match paging {
+                Some(paging) if n > PAGE_VALUES => {
+                    pco_pages_compress(number, raw, paging).map(|p| (Codec::PcoPages, p))
+                }
+                _ => pco_compress(number, raw).map(|p| (Codec::Pco, p)),
+            },
         };
         match packed {
             Some((codec, p)) if p.len() < raw.len() => (codec, p.into()),
@@ -202,6 +234,232 @@ fn pco_compress(number: Number, raw: &[u8]) -> Option<Vec<u8>> {
     packed.ok()
 }
 
+/// Value `i` of a width-byte integer progression from `first` by `step`: the arithmetic
+/// wraps at the width, as the stored bits of a signed or unsigned column do.
+fn linear_value(first: u64, step: u64, i: usize, width: usize) -> u64 {
+    let v = first.wrapping_add(step.wrapping_mul(i as u64));
+    if width >= 8 {
+        v
+    } else {
+        v & ((1u64 << (8 * width)) - 1)
+    }
+}
+
+/// A little-endian integer of `bytes` (1 to 8 of them).
+fn uint_of(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(b)
+}
+
+/// The `Linear` payload (`first`, then `step`, `width` bytes each) of an integer stream whose
+/// values are a progression, or `None`.
+fn linear_of(number: Number, width: usize, raw: &[u8]) -> Option<Vec<u8>> {
+    if matches!(number, Number::F32 | Number::F64 | Number::Bytes) || raw.len() < 2 * width {
+        return None;
+    }
+    let first = uint_of(&raw[..width]);
+    let step = uint_of(&raw[width..2 * width]).wrapping_sub(first);
+    let all = raw
+        .chunks_exact(width)
+        .enumerate()
+        .all(|(i, v)| uint_of(v) == linear_value(first, step, i, width));
+    all.then(|| [&raw[..width], &step.to_le_bytes()[..width]].concat())
+}
+
+/// Numbers in each page of a paged stream (all but the last page of a stream hold exactly
+/// this many): a point read decodes 256 values of a column, one batch of pco's decoder,
+/// instead of the bucket's thousands.
+pub const PAGE_VALUES: usize = 256;
+
+fn pco_pages_compress(number: Number, raw: &[u8], paging: Paging) -> Option<Vec<u8>> {
+    match number {
+        Number::I16 => pages_of(&numbers_of!(raw, i16), raw, 2, paging),
+        Number::I32 => pages_of(&numbers_of!(raw, i32), raw, 4, paging),
+        Number::I64 => pages_of(&numbers_of!(raw, i64), raw, 8, paging),
+        Number::U16 => pages_of(&numbers_of!(raw, u16), raw, 2, paging),
+        Number::U32 => pages_of(&numbers_of!(raw, u32), raw, 4, paging),
+        Number::U64 => pages_of(&numbers_of!(raw, u64), raw, 8, paging),
+        Number::F32 => pages_of(&numbers_of!(raw, f32), raw, 4, paging),
+        Number::F64 => pages_of(&numbers_of!(raw, f64), raw, 8, paging),
+        Number::Bytes => None,
+    }
+}
+
+/// The payload of a paged pco stream of `values` (their bytes `raw`, `width` each): the page
+/// table, pco's header and chunk metadata, then the pages (docs/FORMAT.md, "pco pages").
+fn pages_of<T: pco::data_types::Number>(
+    values: &[T],
+    raw: &[u8],
+    width: usize,
+    paging: Paging,
+) -> Option<Vec<u8>> {
+    let n = values.len();
+    let counts: Vec<usize> = (0..n)
+        .step_by(PAGE_VALUES)
+        .map(|at| PAGE_VALUES.min(n - at))
+        .collect();
+    let config = pco::ChunkConfig::default()
+        .with_compression_level(PCO_LEVEL)
+        .with_paging_spec(pco::PagingSpec::Exact(counts.clone()));
+    let file = pco::wrapped::FileCompressor::default();
+    let mut chunk = file.chunk_compressor(values, &config).ok()?;
+    let head = chunk.write_meta(file.write_header(Vec::new()).ok()?).ok()?;
+    let mut pages = Vec::new();
+    let mut lens = Vec::with_capacity(counts.len());
+    for i in 0..counts.len() {
+        let at = pages.len();
+        pages = chunk.write_page(i, pages).ok()?;
+        lens.push(u32::try_from(pages.len() - at).ok()?);
+    }
+    let mut out = Vec::with_capacity(4 + 12 * counts.len() + head.len() + pages.len());
+    out.extend_from_slice(&(PAGE_VALUES as u32).to_le_bytes());
+    for len in lens {
+        out.extend_from_slice(&len.to_le_bytes());
+    }
+    if paging.firsts {
+        for at in (0..n).step_by(PAGE_VALUES) {
+            let mut first = [0u8; 8];
+            first[..width].copy_from_slice(&raw[at * width..(at + 1) * width]);
+            out.extend_from_slice(&first);
+        }
+    }
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&pages);
+    Some(out)
+}
+
+/// A paged pco stream's payload taken apart, every length checked against the payload.
+struct Pages<'a> {
+    /// Values in each page but the last.
+    page: usize,
+    n: usize,
+    /// Bytes of each page, u32 each.
+    lens: &'a [u8],
+    /// Each page's first value, u64 each (the time offsets' stream), or empty.
+    firsts: &'a [u8],
+    /// pco's header and chunk metadata.
+    head: &'a [u8],
+    /// The pages, back to back.
+    data: &'a [u8],
+}
+
+impl<'a> Pages<'a> {
+    fn parse(payload: &'a [u8], n: usize, firsts: bool) -> Result<Pages<'a>, String> {
+        let page = payload
+            .get(..4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .ok_or("pco pages without a page size")?;
+        if page == 0 || n == 0 {
+            return Err(format!("pco pages of {page} values for {n} values"));
+        }
+        // At most `payload.len()` pages fit: each takes 4 bytes of the table.
+        let count = n.div_ceil(page);
+        let table = count
+            .checked_mul(if firsts { 12 } else { 4 })
+            .and_then(|t| t.checked_add(4))
+            .filter(|&t| t <= payload.len())
+            .ok_or_else(|| format!("a table of {count} pages runs past the stream"))?;
+        let lens = &payload[4..4 + 4 * count];
+        let firsts = &payload[4 + 4 * count..table];
+        let data_len: u64 = lens
+            .chunks_exact(4)
+            .map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+            .sum();
+        let rest = &payload[table..];
+        let head_len = usize::try_from(data_len)
+            .ok()
+            .and_then(|d| rest.len().checked_sub(d))
+            .ok_or_else(|| format!("{count} pages of {data_len} bytes run past the stream"))?;
+        Ok(Pages {
+            page,
+            n,
+            lens,
+            firsts,
+            head: &rest[..head_len],
+            data: &rest[head_len..],
+        })
+    }
+
+    fn len_of(&self, i: usize) -> usize {
+        let b = &self.lens[4 * i..4 * i + 4];
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize
+    }
+
+    fn first(&self, i: usize) -> u64 {
+        let b: [u8; 8] = self.firsts[8 * i..8 * i + 8].try_into().expect("8 bytes");
+        u64::from_le_bytes(b)
+    }
+
+    /// The pages holding values `rows` (non-empty, within `n`).
+    fn covering(&self, rows: &Range<usize>) -> Range<usize> {
+        rows.start / self.page..(rows.end - 1) / self.page + 1
+    }
+
+    /// The values of `pages`, as one range of the stream.
+    fn values_of(&self, pages: &Range<usize>) -> Range<usize> {
+        pages.start * self.page..(pages.end * self.page).min(self.n)
+    }
+
+    /// The pages that may hold time offset `unit`, by the pages' first values: from the last
+    /// page starting below it (its run may begin there) to the last starting at or below it.
+    fn pages_of_unit(&self, unit: u64) -> Range<usize> {
+        let count = self.firsts.len() / 8;
+        let partition = |below: &dyn Fn(u64) -> bool| {
+            let (mut lo, mut hi) = (0, count);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if below(self.first(mid)) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let end = partition(&|f| f <= unit);
+        let start = partition(&|f| f < unit).saturating_sub(1);
+        start..end.max(start)
+    }
+
+    /// Decodes `pages` into `dst` (exactly their values).
+    fn decode<T: pco::data_types::Number>(&self, pages: Range<usize>, dst: &mut [T]) -> Result<(), String> {
+        let pco_error = |e: pco::errors::PcoError| format!("pco: {}", e.message);
+        let (file, rest) = pco::wrapped::FileDecompressor::new(self.head).map_err(pco_error)?;
+        let (mut chunk, rest) = file.chunk_decompressor::<T, _>(rest).map_err(pco_error)?;
+        if !rest.is_empty() {
+            return Err(format!(
+                "{} bytes between pco's chunk metadata and the pages",
+                rest.len()
+            ));
+        }
+        let mut at: usize = (0..pages.start).map(|i| self.len_of(i)).sum();
+        let mut k = 0;
+        for i in pages {
+            let len = self.len_of(i);
+            let count = self.page.min(self.n - i * self.page);
+            let src = &self.data[at..at + len];
+            let values = dst
+                .get_mut(k..k + count)
+                .ok_or("pages past the values asked for")?;
+            let mut page = chunk.page_decompressor(src, count).map_err(pco_error)?;
+            let progress = page.read(values).map_err(pco_error)?;
+            if progress.n_processed != count || !progress.finished {
+                return Err(format!(
+                    "pco page {i} holds {} values, not {count}",
+                    progress.n_processed
+                ));
+            }
+            if !page.into_src().is_empty() {
+                return Err(format!("pco page {i} has bytes past its values"));
+            }
+            at += len;
+            k += count;
+        }
+        Ok(())
+    }
+}
+
 /// Decoded pco values, reused by each thread: a get decodes a few thousand values per
 /// stream, and a fresh zeroed buffer per stream, copied out of, cost 5–8 % of a get.
 /// A field per number type, named as the type.
@@ -225,14 +483,29 @@ thread_local! {
     static PCO_SCRATCH: std::cell::RefCell<PcoScratch> = std::cell::RefCell::new(PcoScratch::default());
 }
 
-/// Decodes the `n` values of a pco stream and hands `use_values` their `n × width`
-/// little-endian bytes, straight from the decoder's buffer on a little-endian machine.
+/// Decodes values `rows` of the `n` of a pco stream (`Pco`: all are decoded; `PcoPages`: the
+/// pages holding them) and hands `use_values` their little-endian bytes, straight from the
+/// decoder's buffer on a little-endian machine. `firsts`: the stream's page table has each
+/// page's first value (the time offsets).
 fn with_pco_values<R>(
+    codec: Codec,
     number: Number,
     payload: &[u8],
     n: usize,
+    rows: Range<usize>,
+    firsts: bool,
     use_values: impl FnOnce(&[u8]) -> R,
 ) -> Result<R, String> {
+    let pages = match codec {
+        Codec::PcoPages => Some(Pages::parse(payload, n, firsts)?),
+        _ => None,
+    };
+    // The values decoded: all of a standalone stream, the pages holding `rows` of a paged one.
+    let decoded = match &pages {
+        None => 0..n,
+        Some(_) if rows.is_empty() => rows.clone(),
+        Some(pages) => pages.values_of(&pages.covering(&rows)),
+    };
     macro_rules! go {
         ($t:ident) => {{
             PCO_SCRATCH.with_borrow_mut(|scratch| {
@@ -242,24 +515,32 @@ fn with_pco_values<R>(
                 } else {
                     &mut own
                 };
-                if buf.len() < n {
-                    buf.resize(n, <$t>::default());
+                let (base, len) = (decoded.start, decoded.len());
+                if buf.len() < len {
+                    buf.resize(len, <$t>::default());
                 }
-                let values = &mut buf[..n];
-                let progress = pco::standalone::simple_decompress_into(payload, values)
-                    .map_err(|e| format!("pco: {}", e.message))?;
-                if progress.n_processed != n || !progress.finished {
-                    return Err(format!(
-                        "pco stream holds {} values, not {n}",
-                        progress.n_processed
-                    ));
+                let values = &mut buf[..len];
+                if let Some(pages) = &pages {
+                    if len > 0 {
+                        pages.decode(pages.covering(&rows), values)?;
+                    }
+                } else {
+                    let progress = pco::standalone::simple_decompress_into(payload, values)
+                        .map_err(|e| format!("pco: {}", e.message))?;
+                    if progress.n_processed != n || !progress.finished {
+                        return Err(format!(
+                            "pco stream holds {} values, not {n}",
+                            progress.n_processed
+                        ));
+                    }
                 }
+                let values = &values[rows.start - base..rows.end - base];
                 let w = std::mem::size_of::<$t>();
                 if cfg!(target_endian = "little") {
-                    // SAFETY: `values` is `n` initialized numbers, read as their `n × w`
-                    // bytes, which on a little-endian machine are the stream's bytes; u8 has
-                    // no alignment.
-                    let bytes = unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), n * w) };
+                    // SAFETY: `values` is initialized numbers, read as their bytes, which on a
+                    // little-endian machine are the stream's bytes; u8 has no alignment.
+                    let bytes =
+                        unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), values.len() * w) };
                     Ok(use_values(bytes))
                 } else {
                     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -306,34 +587,31 @@ impl<'a> Streams<'a> {
     }
 }
 
-/// Decodes one stream of `n` values of `width` bytes and hands `use_values` their bytes: a
-/// pco stream's from the decoder's own buffer, the others' decoded into `column`.
+/// Decodes values `rows` of a stream of `n` values of `width` bytes and hands `use_values`
+/// their bytes: a raw stream's from the record, a pco stream's from the decoder's own buffer,
+/// the others' decoded into `column`. `firsts`: a paged stream keeps its pages' first values.
+#[allow(clippy::too_many_arguments)]
 fn with_stream<R>(
     codec: Codec,
     payload: &[u8],
     number: Number,
     n: usize,
     width: usize,
+    rows: Range<usize>,
+    firsts: bool,
     column: &mut Vec<u8>,
     use_values: impl FnOnce(&[u8]) -> R,
 ) -> Result<R, String> {
-    if codec == Codec::Pco {
-        return with_pco_values(number, payload, n, use_values);
+    if rows.start > rows.end || rows.end > n {
+        return Err(format!("values {rows:?} of {n}"));
     }
-    column.resize(n * width, 0);
-    decode_stream(codec, payload, n, width, column)?;
-    Ok(use_values(column))
-}
-
-/// Decodes one raw, constant or zstd stream of `n` values of `width` bytes into `dst`
-/// (exactly `n × width` bytes).
-fn decode_stream(codec: Codec, payload: &[u8], n: usize, width: usize, dst: &mut [u8]) -> Result<(), String> {
     match codec {
+        Codec::Pco | Codec::PcoPages => with_pco_values(codec, number, payload, n, rows, firsts, use_values),
         Codec::Raw => {
-            if payload.len() != dst.len() {
+            if payload.len() != n * width {
                 return Err(format!("{} raw bytes for {n} values of {width}", payload.len()));
             }
-            dst.copy_from_slice(payload);
+            Ok(use_values(&payload[rows.start * width..rows.end * width]))
         }
         Codec::Constant => {
             if payload.len() != width {
@@ -342,21 +620,45 @@ fn decode_stream(codec: Codec, payload: &[u8], n: usize, width: usize, dst: &mut
                     payload.len()
                 ));
             }
-            for v in dst.chunks_exact_mut(width.max(1)) {
-                v.copy_from_slice(payload);
+            // One value, then copies of what is filled, doubling: a few copies, not one a value.
+            column.resize(rows.len() * width, 0);
+            if !column.is_empty() {
+                column[..width].copy_from_slice(payload);
+                let mut filled = width;
+                while filled < column.len() {
+                    let more = filled.min(column.len() - filled);
+                    column.copy_within(..more, filled);
+                    filled += more;
+                }
             }
+            Ok(use_values(column))
+        }
+        Codec::Linear => {
+            if payload.len() != 2 * width || !(1..=8).contains(&width) {
+                return Err(format!(
+                    "a progression of {} bytes for values of {width}",
+                    payload.len()
+                ));
+            }
+            let (first, step) = (uint_of(&payload[..width]), uint_of(&payload[width..]));
+            column.clear();
+            for i in rows {
+                column.extend_from_slice(&linear_value(first, step, i, width).to_le_bytes()[..width]);
+            }
+            Ok(use_values(column))
         }
         Codec::Zstd => {
+            column.resize(n * width, 0);
             // Into a buffer of exactly the expected size: a frame that would grow past it is
             // an error, never an allocation it asks for.
-            let written = zstd::bulk::decompress_to_buffer(payload, dst).map_err(|e| format!("zstd: {e}"))?;
-            if written != dst.len() {
+            let written =
+                zstd::bulk::decompress_to_buffer(payload, column).map_err(|e| format!("zstd: {e}"))?;
+            if written != column.len() {
                 return Err(format!("zstd gave {written} bytes for {n} values of {width}"));
             }
+            Ok(use_values(&column[rows.start * width..rows.end * width]))
         }
-        Codec::Pco => return Err("a pco stream decoded as bytes".into()),
     }
-    Ok(())
 }
 
 /// Decodes a columnar body of `n` rows into `units` and `rows` (both cleared first): the
@@ -369,13 +671,24 @@ pub fn decode(
     units: &mut Vec<u64>,
     rows: &mut Vec<u8>,
 ) -> Result<(), Corrupt> {
-    decode_selected(layout, body, n, units, rows, None, |_| 0..n).map(|_| ())
+    decode_selected(layout, body, n, units, rows, None, Select::All).map(|_| ())
 }
 
-/// Like `decode`, but rebuilds only the rows `select` picks once it has seen the time offsets
-/// (a point read: the rows at one offset), and of the value columns only those `columns`
-/// marks (`None`: all; the others are left zero, their null bits as stored); returns the
-/// picked range. Every stream's header is checked, and every stream rebuilt is decoded whole.
+/// Which rows of a record `decode_selected` rebuilds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Select {
+    /// Every row.
+    All,
+    /// The rows at one time offset (a point read).
+    At(u64),
+}
+
+/// Like `decode`, but rebuilds only the rows `select` picks, and of the value columns only
+/// those `columns` marks (`None`: all; the others are left zero, their null bits as stored);
+/// returns the picked rows' range in the record (an empty pick's place is unspecified). `units` gets the time offsets decoded: all
+/// of them, or for `Select::At` of a paged record only the pages searched. Every stream's
+/// header is checked; a point read decodes only the pages (or whole streams, where not
+/// paged) that hold its rows, and no value column when it finds none.
 pub fn decode_selected(
     layout: &RecordLayout,
     body: &[u8],
@@ -383,7 +696,7 @@ pub fn decode_selected(
     units: &mut Vec<u64>,
     rows: &mut Vec<u8>,
     columns: Option<&[bool]>,
-    select: impl FnOnce(&[u64]) -> Range<usize>,
+    select: Select,
 ) -> Result<Range<usize>, Corrupt> {
     units.clear();
     rows.clear();
@@ -405,16 +718,8 @@ pub fn decode_selected(
     let mut streams = Streams { body, at: 5 };
     let mut column = Vec::new();
     let (codec, payload) = streams.next("time offsets")?;
-    with_stream(codec, payload, Number::U64, n, 8, &mut column, |bytes| {
-        units.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
-        )
-    })
-    .map_err(|e| Corrupt(format!("its time offsets: {e}")))?;
-    let picked = select(units);
-    let picked = picked.start.min(n)..picked.end.min(n).max(picked.start.min(n));
+    let picked = decode_units(codec, payload, n, select, units, &mut column)
+        .map_err(|e| Corrupt(format!("its time offsets: {e}")))?;
     rows.resize(picked.len() * layout.row_len, 0);
     for (i, part) in layout.parts.iter().enumerate() {
         let what = if i == 0 {
@@ -424,26 +729,36 @@ pub fn decode_selected(
         };
         let (codec, payload) = streams.next(&what)?;
         // Part 0 is the row flags, always rebuilt; part i > 0 is value column i - 1.
-        if i > 0 && columns.is_some_and(|wanted| !wanted.get(i - 1).copied().unwrap_or(true)) {
+        if picked.is_empty()
+            || i > 0 && columns.is_some_and(|wanted| !wanted.get(i - 1).copied().unwrap_or(true))
+        {
             continue;
         }
-        let picked = picked.clone();
-        with_stream(codec, payload, part.number, n, part.width, &mut column, |all| {
-            let values = &all[picked.start * part.width..picked.end * part.width];
-            // One loop per width: a fixed-size copy is a load and a store, a variable one a call.
-            match part.width {
-                0 => {}
-                1 => scatter::<1>(values, rows, layout.row_len, part.offset),
-                2 => scatter::<2>(values, rows, layout.row_len, part.offset),
-                4 => scatter::<4>(values, rows, layout.row_len, part.offset),
-                8 => scatter::<8>(values, rows, layout.row_len, part.offset),
-                w => {
-                    for (row, v) in rows.chunks_exact_mut(layout.row_len).zip(values.chunks_exact(w)) {
-                        row[part.offset..part.offset + w].copy_from_slice(v);
+        with_stream(
+            codec,
+            payload,
+            part.number,
+            n,
+            part.width,
+            picked.clone(),
+            false,
+            &mut column,
+            |values| {
+                // One loop per width: a fixed-size copy is a load and a store, a variable one a call.
+                match part.width {
+                    0 => {}
+                    1 => scatter::<1>(values, rows, layout.row_len, part.offset),
+                    2 => scatter::<2>(values, rows, layout.row_len, part.offset),
+                    4 => scatter::<4>(values, rows, layout.row_len, part.offset),
+                    8 => scatter::<8>(values, rows, layout.row_len, part.offset),
+                    w => {
+                        for (row, v) in rows.chunks_exact_mut(layout.row_len).zip(values.chunks_exact(w)) {
+                            row[part.offset..part.offset + w].copy_from_slice(v);
+                        }
                     }
                 }
-            }
-        })
+            },
+        )
         .map_err(|e| Corrupt(format!("its {what}: {e}")))?;
     }
     if streams.at != body.len() {
@@ -453,6 +768,82 @@ pub fn decode_selected(
         )));
     }
     Ok(picked)
+}
+
+/// Decodes the time offsets `select` needs into `units` and returns the rows it picks: a
+/// paged stream's search starts from its pages' first values, so a point read decodes one
+/// page (or the few a run of equal offsets spans); any other stream is decoded whole.
+fn decode_units(
+    codec: Codec,
+    payload: &[u8],
+    n: usize,
+    select: Select,
+    units: &mut Vec<u64>,
+    column: &mut Vec<u8>,
+) -> Result<Range<usize>, String> {
+    let mut decoded = 0..n;
+    match (codec, select) {
+        (Codec::PcoPages, Select::At(unit)) => {
+            let pages = Pages::parse(payload, n, true)?;
+            let search = pages.pages_of_unit(unit);
+            if search.is_empty() {
+                return Ok(0..0);
+            }
+            decoded = pages.values_of(&search);
+        }
+        (Codec::Linear, Select::At(unit)) if payload.len() == 16 => {
+            // Offsets `first + i × step`: the one row at `unit`, if any, is computed.
+            let (first, step) = (uint_of(&payload[..8]), uint_of(&payload[8..]));
+            let i = match unit.checked_sub(first) {
+                Some(0) => 0,
+                Some(d) if step > 0 && d % step == 0 => usize::try_from(d / step).unwrap_or(n),
+                _ => n,
+            };
+            if i >= n {
+                return Ok(0..0);
+            }
+            decoded = if step == 0 { 0..n } else { i..i + 1 };
+        }
+        _ => {}
+    }
+    with_stream(
+        codec,
+        payload,
+        Number::U64,
+        n,
+        8,
+        decoded.clone(),
+        true,
+        column,
+        |bytes| {
+            units.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+            )
+        },
+    )?;
+    if codec == Codec::PcoPages {
+        // The table's first values led the search: each decoded page must start with its own.
+        let pages = Pages::parse(payload, n, true)?;
+        for at in (decoded.start..decoded.end).step_by(pages.page) {
+            let (page, found) = (at / pages.page, units[at - decoded.start]);
+            if found != pages.first(page) {
+                return Err(format!(
+                    "page {page} starts at {found}, its table says {}",
+                    pages.first(page)
+                ));
+            }
+        }
+    }
+    Ok(match select {
+        Select::All => 0..n,
+        Select::At(unit) => {
+            let from = units.partition_point(|&u| u < unit);
+            let to = units.partition_point(|&u| u <= unit);
+            decoded.start + from..decoded.start + to.max(from)
+        }
+    })
 }
 
 /// Writes `values` (`W` bytes each) into consecutive rows of `rows` at `offset`.
@@ -555,13 +946,74 @@ mod tests {
         let layout = RecordLayout::new(&schema);
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let (mut units, mut rows) = (Vec::new(), Vec::new());
-        for _ in 0..300 {
+        for k in 0..300 {
             let (u, r) = case(&mut rng, &schema);
             let mut body = Vec::new();
-            encode(&layout, &u, &r, &mut body);
+            encode(&layout, &u, &r, &mut body, k % 2 == 0);
             decode(&layout, &body, u.len(), &mut units, &mut rows).unwrap();
             assert_eq!((&units, &rows), (&u, &r));
         }
+    }
+
+    /// A point read (`Select::At`) of every offset stored, and of offsets between and
+    /// around them, picks exactly the rows a full decode holds at that offset, paged or not:
+    /// runs of one offset across page boundaries included.
+    #[test]
+    fn a_point_read_picks_the_rows_a_full_decode_holds() {
+        let schema = Schema::parse_spec(SPEC).unwrap();
+        let layout = RecordLayout::new(&schema);
+        let mut rng = Rng(0x51ED_2701);
+        let (mut units, mut rows, mut all_units, mut all_rows) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut paged_records, mut linear_records) = (0, 0);
+        for k in 0..120 {
+            let (mut u, r) = case(&mut rng, &schema);
+            if k % 3 == 0 && !u.is_empty() {
+                // Long runs of equal offsets, so runs cross pages.
+                let span = u.len() as u64 / 40 + 1;
+                for (i, x) in u.iter_mut().enumerate() {
+                    *x = i as u64 / span * 5;
+                }
+            } else if k % 3 == 1 {
+                // A regular series: a progression.
+                for (i, x) in u.iter_mut().enumerate() {
+                    *x = 3 + 7 * i as u64;
+                }
+            }
+            let paged = k % 4 != 3;
+            let mut body = Vec::new();
+            encode(&layout, &u, &r, &mut body, paged);
+            paged_records += usize::from(paged && body.get(5) == Some(&(Codec::PcoPages as u8)));
+            linear_records += usize::from(paged && body.get(5) == Some(&(Codec::Linear as u8)));
+            decode(&layout, &body, u.len(), &mut all_units, &mut all_rows).unwrap();
+            let mut probes: Vec<u64> = u.iter().flat_map(|&x| [x, x + 1, x.saturating_sub(1)]).collect();
+            probes.extend([0, u64::MAX]);
+            probes.sort_unstable();
+            probes.dedup();
+            for unit in probes.into_iter().step_by(7) {
+                let picked = decode_selected(
+                    &layout,
+                    &body,
+                    u.len(),
+                    &mut units,
+                    &mut rows,
+                    None,
+                    Select::At(unit),
+                )
+                .unwrap();
+                let want = u.partition_point(|&x| x < unit)..u.partition_point(|&x| x <= unit);
+                // Where an empty pick lies is not said.
+                let at = |r: Range<usize>| if r.is_empty() { 0..0 } else { r };
+                assert_eq!(at(picked), at(want.clone()), "unit {unit} of {} rows", u.len());
+                let row_len = layout.row_len;
+                assert_eq!(rows, &all_rows[want.start * row_len..want.end * row_len]);
+            }
+        }
+        assert!(paged_records > 20, "only {paged_records} records were paged");
+        assert!(
+            linear_records > 20,
+            "only {linear_records} records had a progression"
+        );
     }
 
     /// Every byte flipped, every cut and wrong row counts: an error or (rarely, where a
@@ -579,7 +1031,7 @@ mod tests {
             u.truncate(200);
             r.truncate(200 * schema.row_len());
             let mut body = Vec::new();
-            encode(&layout, &u, &r, &mut body);
+            encode(&layout, &u, &r, &mut body, rng.below(2) == 0);
             for cut in 0..body.len() {
                 assert!(decode(&layout, &body[..cut], u.len(), &mut units, &mut rows).is_err());
             }
@@ -588,6 +1040,16 @@ mod tests {
                 let at = rng.below(bad.len() as u64) as usize;
                 bad[at] ^= 1 << rng.below(8);
                 let _ = decode(&layout, &bad, u.len(), &mut units, &mut rows);
+                let unit = u.get(rng.below(u.len() as u64) as usize).copied().unwrap_or(0);
+                let _ = decode_selected(
+                    &layout,
+                    &bad,
+                    u.len(),
+                    &mut units,
+                    &mut rows,
+                    None,
+                    Select::At(unit),
+                );
             }
             for n in [u.len() + 1, u.len().saturating_sub(1), u.len() * 2 + 3] {
                 if n != u.len() {
@@ -596,6 +1058,58 @@ mod tests {
                         "n = {n}"
                     );
                 }
+            }
+        }
+    }
+
+    /// The same for paged records (more than a page of rows): every cut, flipped bits in the
+    /// page tables, the pco metadata and the pages, for full and point reads.
+    #[test]
+    fn a_damaged_paged_record_is_an_error_never_a_panic() {
+        let schema = Schema::parse_spec(SPEC).unwrap();
+        let layout = RecordLayout::new(&schema);
+        let mut rng = Rng(11);
+        let (mut units, mut rows) = (Vec::new(), Vec::new());
+        let mut paged = 0;
+        while paged < 6 {
+            let (mut u, mut r) = case(&mut rng, &schema);
+            // Two or three pages: enough for every part of a paged stream, quick to cut.
+            u.truncate(3 * PAGE_VALUES - 40);
+            r.truncate(u.len() * schema.row_len());
+            let mut body = Vec::new();
+            encode(&layout, &u, &r, &mut body, true);
+            if u.len() <= PAGE_VALUES || body.get(5) != Some(&(Codec::PcoPages as u8)) {
+                continue;
+            }
+            paged += 1;
+            let unit = u[u.len() / 2];
+            for cut in (0..body.len()).step_by(5) {
+                assert!(decode(&layout, &body[..cut], u.len(), &mut units, &mut rows).is_err());
+                assert!(decode_selected(
+                    &layout,
+                    &body[..cut],
+                    u.len(),
+                    &mut units,
+                    &mut rows,
+                    None,
+                    Select::At(unit)
+                )
+                .is_err());
+            }
+            for _ in 0..300 {
+                let mut bad = body.clone();
+                let at = rng.below(bad.len() as u64) as usize;
+                bad[at] ^= 1 << rng.below(8);
+                let _ = decode(&layout, &bad, u.len(), &mut units, &mut rows);
+                let _ = decode_selected(
+                    &layout,
+                    &bad,
+                    u.len(),
+                    &mut units,
+                    &mut rows,
+                    None,
+                    Select::At(unit),
+                );
             }
         }
     }
@@ -616,7 +1130,7 @@ mod tests {
             rows.extend_from_slice(&row);
         }
         let mut body = Vec::new();
-        encode(&layout, &units, &rows, &mut body);
+        encode(&layout, &units, &rows, &mut body, true);
         let raw = 1 + n as usize * (2 + schema.row_len());
         assert!(body.len() * 8 < raw, "{} bytes against {raw} raw", body.len());
     }
@@ -678,6 +1192,7 @@ mod estimate {
                     &units,
                     &rows[k * layout.row_len..e * layout.row_len],
                     &mut body,
+                    std::env::var_os("XS_CODEC_UNPAGED").is_none(),
                 );
                 // + 4-byte record check + directory entry (32 + 16 per summarized column).
                 total += body.len() + 4 + 32 + 16 * 3;
