@@ -530,8 +530,9 @@ fn a_version_4_columnar_database_reads_takes_writes_and_defrag_pages_it() {
         assert_eq!(version(&fresh, name), 5, "{name}");
     }
     let all = |db: &Path| ok_in(db, &["range", "2024-01-01", "2025-01-01"]);
-    // A second stored twice, the last row of the first page, lone rows, and two seconds
-    // without rows (exit 1), in a bucket with rows and in one without.
+    // A second stored twice, the last row of the first page, lone rows, two seconds without
+    // rows (exit 1), in a bucket with rows and in one without, and a row of the second day
+    // (its time offsets a progression in version 5) and a second between two of its rows.
     let gets = |db: &Path| {
         [
             "2024-01-01T00:00:04Z",
@@ -540,6 +541,8 @@ fn a_version_4_columnar_database_reads_takes_writes_and_defrag_pages_it() {
             "2024-01-01T02:10:00Z",
             "2024-01-01T02:05:00Z",
             "2024-01-01T05:00:00Z",
+            "2024-01-02T05:00:03Z",
+            "2024-01-02T05:00:04Z",
         ]
         .map(|t| {
             let out = xs().arg("-d").arg(db).args(["get", t]).output().unwrap();
@@ -559,6 +562,8 @@ fn a_version_4_columnar_database_reads_takes_writes_and_defrag_pages_it() {
             (Some(0), 2),
             (Some(0), 2),
             (Some(1), 1),
+            (Some(1), 1),
+            (Some(0), 2),
             (Some(1), 1)
         ],
         "{got:?}"

@@ -643,7 +643,15 @@ impl Case {
                 })
                 .collect();
             let sorted = self.rng.chance(40);
-            let mut times: Vec<i64> = (0..n).map(|_| self.rng.pick(&distinct)).collect();
+            let mut times: Vec<i64> = if self.rng.chance(15) {
+                // A regular series: one row a step apart (time offsets in a progression).
+                let step = self.g().saturating_mul(self.rng.range(1, 3));
+                (0..n as i64)
+                    .map(|i| distinct[0].saturating_add(i.saturating_mul(step)))
+                    .collect()
+            } else {
+                (0..n).map(|_| self.rng.pick(&distinct)).collect()
+            };
             if sorted {
                 times.sort();
             }
