@@ -536,7 +536,7 @@ fn a_version_4_columnar_database_reads_takes_writes_and_defrag_pages_it() {
     let gets = |db: &Path| {
         [
             "2024-01-01T00:00:04Z",
-            "2024-01-01T00:04:15Z",
+            "2024-01-01T00:08:31Z",
             "2024-01-01T00:20:00Z",
             "2024-01-01T02:10:00Z",
             "2024-01-01T02:05:00Z",

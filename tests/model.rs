@@ -643,11 +643,23 @@ impl Case {
                 })
                 .collect();
             let sorted = self.rng.chance(40);
-            let mut times: Vec<i64> = if self.rng.chance(15) {
-                // A regular series: one row a step apart (time offsets in a progression).
+            let regular = self.rng.chance(15);
+            // A regular series is often longer than a page of a columnar stream (512 values).
+            let n = if regular && self.rng.chance(50) {
+                self.rng.range(520, 1500)
+            } else {
+                n
+            };
+            let mut times: Vec<i64> = if regular {
+                // A regular series: one row a step apart (time offsets in a progression), or
+                // with jitter (sorted, many distinct offsets: a paged stream).
                 let step = self.g().saturating_mul(self.rng.range(1, 3));
+                let jitter = if self.rng.chance(50) { self.g() } else { 0 };
                 (0..n as i64)
-                    .map(|i| distinct[0].saturating_add(i.saturating_mul(step)))
+                    .map(|i| {
+                        let t = distinct[0].saturating_add(i.saturating_mul(step));
+                        t.saturating_add(jitter.saturating_mul(self.rng.range(0, 1)))
+                    })
                     .collect()
             } else {
                 (0..n).map(|_| self.rng.pick(&distinct)).collect()
