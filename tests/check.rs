@@ -387,33 +387,35 @@ fn partitions_of_the_older_versions_still_read_and_take_writes() {
     }
 }
 
+/// A copy of the database of `fixtures/NAME` and, beside it, a fresh one of its `input.csv`
+/// (bucket layout, 1h buckets, 1s granularity, day partitions, and `create_args`): the
+/// fixture's old files and what this xs writes of the same rows.
+fn fixture_beside_fresh(name: &str, create_args: &[&str]) -> (TestDb, PathBuf) {
+    let old = TestDb::copy_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name));
+    let input = old.path.parent().unwrap().join("input.csv");
+    fs::rename(old.path.join("input.csv"), &input).unwrap();
+    let fresh = old.path.parent().unwrap().join("fresh");
+    xs().arg("create")
+        .arg(&fresh)
+        .args(["--layout", "bucket", "--bucket", "1h", "--granularity", "1s"])
+        .args(["--partition", "day"])
+        .args(create_args)
+        .assert()
+        .success();
+    ok_in(&fresh, &["import", s(&input), "--time-unit", "s"]);
+    (old, fresh)
+}
+
 /// A bucket database written by xs before columnar records (fixture: partition version 3, raw
 /// records with checks, format 3 with a `sym` column) reads as a fresh one of the same input,
 /// takes writes in its own version, and `defrag --codec columnar` converts it (version 5,
 /// format 4) and `--codec raw` back, every row unchanged and every check passing.
 #[test]
 fn a_version_3_bucket_database_reads_and_defrag_converts_it_between_codecs() {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/v3-bucket");
-    let old = TestDb::copy_of(&source);
-    let input = old.path.parent().unwrap().join("input.csv");
-    fs::rename(old.path.join("input.csv"), &input).unwrap();
-    let fresh = old.path.parent().unwrap().join("fresh");
-    xs().arg("create")
-        .arg(&fresh)
-        .args([
-            "--layout",
-            "bucket",
-            "--bucket",
-            "1h",
-            "--granularity",
-            "1s",
-            "--partition",
-            "day",
-        ])
-        .args(["--columns", "sym:sym,price:dec(2),qty:i64,flag:bool,note:str(6)"])
-        .assert()
-        .success();
-    ok_in(&fresh, &["import", s(&input), "--time-unit", "s"]);
+    let (old, fresh) = fixture_beside_fresh(
+        "v3-bucket",
+        &["--columns", "sym:sym,price:dec(2),qty:i64,flag:bool,note:str(6)"],
+    );
     let version =
         |db: &Path, name: &str| u32::from_le_bytes(read_at(&db.join(name), 8, 4).try_into().unwrap());
     let config = |db: &Path| fs::read_to_string(db.join("xs.toml")).unwrap();
@@ -507,22 +509,15 @@ fn a_version_3_bucket_database_reads_and_defrag_converts_it_between_codecs() {
 /// it (version 5), every row unchanged.
 #[test]
 fn a_version_4_columnar_database_reads_takes_writes_and_defrag_pages_it() {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/v4-bucket");
-    let old = TestDb::copy_of(&source);
-    let input = old.path.parent().unwrap().join("input.csv");
-    fs::rename(old.path.join("input.csv"), &input).unwrap();
-    let fresh = old.path.parent().unwrap().join("fresh");
-    xs().arg("create")
-        .arg(&fresh)
-        .args(["--layout", "bucket", "--bucket", "1h", "--granularity", "1s"])
-        .args(["--partition", "day", "--codec", "columnar"])
-        .args([
+    let (old, fresh) = fixture_beside_fresh(
+        "v4-bucket",
+        &[
+            "--codec",
+            "columnar",
             "--columns",
             "sym:sym,price:dec(2),qty:i64,flag:bool,note:str(6),temp:f64",
-        ])
-        .assert()
-        .success();
-    ok_in(&fresh, &["import", s(&input), "--time-unit", "s"]);
+        ],
+    );
     let version =
         |db: &Path, name: &str| u32::from_le_bytes(read_at(&db.join(name), 8, 4).try_into().unwrap());
     for name in ["2024-01-01.xs", "2024-01-01.xs.data", "2024-01-02.xs.data"] {
