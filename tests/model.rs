@@ -655,7 +655,7 @@ impl Case {
                 // with jitter (sorted, many distinct offsets: a paged stream).
                 let step = self.g().saturating_mul(self.rng.range(1, 3));
                 let jitter = if self.rng.chance(50) { self.g() } else { 0 };
-                (0..n as i64)
+                (0..n)
                     .map(|i| {
                         let t = distinct[0].saturating_add(i.saturating_mul(step));
                         t.saturating_add(jitter.saturating_mul(self.rng.range(0, 1)))
