@@ -31,9 +31,10 @@ pub const SUMMARY_VERSION: u32 = 2;
 /// columnar, told apart by its first byte (docs/FORMAT.md, "Columnar records").
 pub const COLUMNAR_VERSION: u32 = 4;
 
-/// Partition header version of columnar bucket partitions whose numeric streams may be pco
-/// pages (docs/FORMAT.md, "pco pages"): version 4 otherwise. A point read decodes a page of
-/// each column instead of the whole bucket. Version 4 still reads and takes writes as itself.
+/// Partition header version of columnar bucket partitions whose streams may also be pco pages
+/// or a linear progression (docs/FORMAT.md, "Columnar records"): a point read decodes a page
+/// of each column instead of the whole bucket. Version 4 still reads and takes writes as
+/// itself.
 pub const PAGED_VERSION: u32 = 5;
 
 /// Whether partitions of `version` hold columnar records (versions 4 and 5).
