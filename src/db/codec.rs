@@ -484,28 +484,27 @@ thread_local! {
     static PCO_SCRATCH: std::cell::RefCell<PcoScratch> = std::cell::RefCell::new(PcoScratch::default());
 }
 
-/// Decodes values `rows` of the `n` of a pco stream (`Pco`: all are decoded; `PcoPages`: the
+/// Where a pco stream's values are: one standalone block, or the pages of a paged stream.
+enum PcoSource<'a> {
+    Whole(&'a [u8]),
+    Paged(&'a Pages<'a>),
+}
+
+/// Decodes values `rows` of the `n` of a pco stream (`Whole`: all are decoded; `Paged`: the
 /// pages holding them) and hands `use_values` their little-endian bytes, straight from the
-/// decoder's buffer on a little-endian machine. `firsts`: the stream's page table has each
-/// page's first value (the time offsets).
+/// decoder's buffer on a little-endian machine.
 fn with_pco_values<R>(
-    codec: Codec,
     number: Number,
-    payload: &[u8],
+    source: PcoSource<'_>,
     n: usize,
     rows: Range<usize>,
-    firsts: bool,
     use_values: impl FnOnce(&[u8]) -> R,
 ) -> Result<R, String> {
-    let pages = match codec {
-        Codec::PcoPages => Some(Pages::parse(payload, n, firsts)?),
-        _ => None,
-    };
     // The values decoded: all of a standalone stream, the pages holding `rows` of a paged one.
-    let decoded = match &pages {
-        None => 0..n,
-        Some(_) if rows.is_empty() => rows.clone(),
-        Some(pages) => pages.values_of(&pages.covering(&rows)),
+    let decoded = match source {
+        PcoSource::Whole(_) => 0..n,
+        PcoSource::Paged(_) if rows.is_empty() => rows.clone(),
+        PcoSource::Paged(pages) => pages.values_of(&pages.covering(&rows)),
     };
     macro_rules! go {
         ($t:ident) => {{
@@ -521,18 +520,21 @@ fn with_pco_values<R>(
                     buf.resize(len, <$t>::default());
                 }
                 let values = &mut buf[..len];
-                if let Some(pages) = &pages {
-                    if len > 0 {
-                        pages.decode(pages.covering(&rows), values)?;
+                match source {
+                    PcoSource::Paged(pages) => {
+                        if len > 0 {
+                            pages.decode(pages.covering(&rows), values)?;
+                        }
                     }
-                } else {
-                    let progress = pco::standalone::simple_decompress_into(payload, values)
-                        .map_err(|e| format!("pco: {}", e.message))?;
-                    if progress.n_processed != n || !progress.finished {
-                        return Err(format!(
-                            "pco stream holds {} values, not {n}",
-                            progress.n_processed
-                        ));
+                    PcoSource::Whole(payload) => {
+                        let progress = pco::standalone::simple_decompress_into(payload, values)
+                            .map_err(|e| format!("pco: {}", e.message))?;
+                        if progress.n_processed != n || !progress.finished {
+                            return Err(format!(
+                                "pco stream holds {} values, not {n}",
+                                progress.n_processed
+                            ));
+                        }
                     }
                 }
                 let values = &values[rows.start - base..rows.end - base];
@@ -590,16 +592,14 @@ impl<'a> Streams<'a> {
 
 /// Decodes values `rows` of a stream of `n` values of `width` bytes and hands `use_values`
 /// their bytes: a raw stream's from the record, a pco stream's from the decoder's own buffer,
-/// the others' decoded into `column`. `firsts`: a paged stream keeps its pages' first values.
-#[allow(clippy::too_many_arguments)]
+/// the others' decoded into `column`. A paged stream here has no first values in its table
+/// (those of the time offsets are read by `decode_units`).
 fn with_stream<R>(
-    codec: Codec,
-    payload: &[u8],
+    (codec, payload): (Codec, &[u8]),
     number: Number,
     n: usize,
     width: usize,
     rows: Range<usize>,
-    firsts: bool,
     column: &mut Vec<u8>,
     use_values: impl FnOnce(&[u8]) -> R,
 ) -> Result<R, String> {
@@ -607,7 +607,11 @@ fn with_stream<R>(
         return Err(format!("values {rows:?} of {n}"));
     }
     match codec {
-        Codec::Pco | Codec::PcoPages => with_pco_values(codec, number, payload, n, rows, firsts, use_values),
+        Codec::Pco => with_pco_values(number, PcoSource::Whole(payload), n, rows, use_values),
+        Codec::PcoPages => {
+            let pages = Pages::parse(payload, n, false)?;
+            with_pco_values(number, PcoSource::Paged(&pages), n, rows, use_values)
+        }
         Codec::Raw => {
             if payload.len() != n * width {
                 return Err(format!("{} raw bytes for {n} values of {width}", payload.len()));
@@ -718,8 +722,7 @@ pub fn decode_selected(
     }
     let mut streams = Streams { body, at: 5 };
     let mut column = Vec::new();
-    let (codec, payload) = streams.next("time offsets")?;
-    let picked = decode_units(codec, payload, n, select, units, &mut column)
+    let picked = decode_units(streams.next("time offsets")?, n, select, units, &mut column)
         .map_err(|e| Corrupt(format!("its time offsets: {e}")))?;
     rows.resize(picked.len() * layout.row_len, 0);
     for (i, part) in layout.parts.iter().enumerate() {
@@ -728,7 +731,7 @@ pub fn decode_selected(
         } else {
             format!("column {}", i - 1)
         };
-        let (codec, payload) = streams.next(&what)?;
+        let stream = streams.next(&what)?;
         // Part 0 is the row flags, always rebuilt; part i > 0 is value column i - 1.
         if picked.is_empty()
             || i > 0 && columns.is_some_and(|wanted| !wanted.get(i - 1).copied().unwrap_or(true))
@@ -736,13 +739,11 @@ pub fn decode_selected(
             continue;
         }
         with_stream(
-            codec,
-            payload,
+            stream,
             part.number,
             n,
             part.width,
             picked.clone(),
-            false,
             &mut column,
             |values| {
                 // One loop per width: a fixed-size copy is a load and a store, a variable one a call.
@@ -773,24 +774,53 @@ pub fn decode_selected(
 
 /// Decodes the time offsets `select` needs into `units` and returns the rows it picks: a
 /// paged stream's search starts from its pages' first values, so a point read decodes one
-/// page (or the few a run of equal offsets spans); any other stream is decoded whole.
+/// page (or the few a run of equal offsets spans); a progression's row is computed; any
+/// other stream is decoded whole.
 fn decode_units(
-    codec: Codec,
-    payload: &[u8],
+    (codec, payload): (Codec, &[u8]),
     n: usize,
     select: Select,
     units: &mut Vec<u64>,
     column: &mut Vec<u8>,
 ) -> Result<Range<usize>, String> {
-    let mut decoded = 0..n;
-    match (codec, select) {
-        (Codec::PcoPages, Select::At(unit)) => {
+    let push = |units: &mut Vec<u64>, bytes: &[u8]| {
+        units.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        )
+    };
+    let decoded = match (codec, select) {
+        (Codec::PcoPages, _) => {
             let pages = Pages::parse(payload, n, true)?;
-            let search = pages.pages_of_unit(unit);
-            if search.is_empty() {
-                return Ok(0..0);
+            let decoded = match select {
+                Select::All => 0..n,
+                Select::At(unit) => {
+                    let search = pages.pages_of_unit(unit);
+                    if search.is_empty() {
+                        return Ok(0..0);
+                    }
+                    pages.values_of(&search)
+                }
+            };
+            with_pco_values(
+                Number::U64,
+                PcoSource::Paged(&pages),
+                n,
+                decoded.clone(),
+                |bytes| push(units, bytes),
+            )?;
+            // The table's first values led the search: each decoded page must start with its own.
+            for at in (decoded.start..decoded.end).step_by(pages.page) {
+                let (page, found) = (at / pages.page, units[at - decoded.start]);
+                if found != pages.first(page) {
+                    return Err(format!(
+                        "page {page} starts at {found}, its table says {}",
+                        pages.first(page)
+                    ));
+                }
             }
-            decoded = pages.values_of(&search);
+            decoded
         }
         (Codec::Linear, Select::At(unit)) if payload.len() == 16 => {
             // Offsets `first + i × step`: the one row at `unit`, if any, is computed.
@@ -803,40 +833,25 @@ fn decode_units(
             if i >= n {
                 return Ok(0..0);
             }
-            decoded = if step == 0 { 0..n } else { i..i + 1 };
+            let decoded = if step == 0 { 0..n } else { i..i + 1 };
+            with_stream(
+                (codec, payload),
+                Number::U64,
+                n,
+                8,
+                decoded.clone(),
+                column,
+                |bytes| push(units, bytes),
+            )?;
+            decoded
         }
-        _ => {}
-    }
-    with_stream(
-        codec,
-        payload,
-        Number::U64,
-        n,
-        8,
-        decoded.clone(),
-        true,
-        column,
-        |bytes| {
-            units.extend(
-                bytes
-                    .chunks_exact(8)
-                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
-            )
-        },
-    )?;
-    if codec == Codec::PcoPages {
-        // The table's first values led the search: each decoded page must start with its own.
-        let pages = Pages::parse(payload, n, true)?;
-        for at in (decoded.start..decoded.end).step_by(pages.page) {
-            let (page, found) = (at / pages.page, units[at - decoded.start]);
-            if found != pages.first(page) {
-                return Err(format!(
-                    "page {page} starts at {found}, its table says {}",
-                    pages.first(page)
-                ));
-            }
+        _ => {
+            with_stream((codec, payload), Number::U64, n, 8, 0..n, column, |bytes| {
+                push(units, bytes)
+            })?;
+            0..n
         }
-    }
+    };
     Ok(match select {
         Select::All => 0..n,
         Select::At(unit) => {
