@@ -425,3 +425,58 @@ fn a_whole_window_aggregate_of_no_rows_is_count_zero() {
         "time,count\n2021-01-01T00:00:00.000Z,3\n"
     );
 }
+
+/// Regression: `-o /dev/null` (any device or pipe) was written as a temporary file renamed over
+/// it, which replaced the device with a regular file. A FIFO stands in for the device here.
+#[test]
+fn output_to_a_fifo_writes_into_it_and_leaves_it_a_fifo() {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let (tmp, db) = small();
+    let fifo = tmp.path().join("out.fifo");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path the test owns.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0, "mkfifo");
+    for format in ["csv", "arrow"] {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                std::fs::File::open(&fifo)
+                    .unwrap()
+                    .read_to_end(&mut bytes)
+                    .unwrap();
+                bytes
+            })
+        };
+        ok(&[
+            "-d",
+            s(&db),
+            "range",
+            "2021-01-01",
+            "2021-01-02",
+            "--format",
+            format,
+            "-o",
+            s(&fifo),
+        ]);
+        // Before the join: replaced, the FIFO would never see a writer and its reader would wait.
+        assert!(
+            std::fs::metadata(&fifo).unwrap().file_type().is_fifo(),
+            "{format}: still a FIFO"
+        );
+        let bytes = reader.join().unwrap();
+        match format {
+            "csv" => assert!(
+                String::from_utf8(bytes).unwrap().starts_with("time,price"),
+                "{format}"
+            ),
+            _ => assert!(bytes.len() > 100, "{format}: an Arrow stream came through"),
+        }
+    }
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "no temporary file is left: {left:?}");
+}

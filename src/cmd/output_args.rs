@@ -421,12 +421,15 @@ impl Writer {
 }
 
 /// A file written under a temporary name (created exclusively) in its directory, fsynced and
-/// renamed into place by `commit`; dropped uncommitted, the temporary file is removed.
+/// renamed into place by `commit`; dropped uncommitted, the temporary file is removed. A device
+/// or a pipe is written in place.
 pub struct AtomicFile {
     out: BufWriter<File>,
     tmp: PathBuf,
     path: PathBuf,
     committed: bool,
+    /// Written straight into `path`, a device or a pipe: nothing to sync, rename or remove.
+    in_place: bool,
 }
 
 impl AtomicFile {
@@ -434,6 +437,21 @@ impl AtomicFile {
         let file_name = path
             .file_name()
             .ok_or_else(|| Failure::usage(format!("-o {}: give a file name", path.display())))?;
+        // A device or a pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written in place:
+        // a rename would replace it with a regular file (it replaced this machine's /dev/null).
+        if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| Error::io("open", path, e))?;
+            return Ok(AtomicFile {
+                out: BufWriter::with_capacity(1 << 20, file),
+                tmp: path.to_path_buf(),
+                path: path.to_path_buf(),
+                committed: false,
+                in_place: true,
+            });
+        }
         let parent = parent_of(path);
         if !parent.is_dir() {
             return Err(Failure::usage(format!(
@@ -458,6 +476,7 @@ impl AtomicFile {
             tmp,
             path: path.to_path_buf(),
             committed: false,
+            in_place: false,
         })
     }
 
@@ -465,6 +484,10 @@ impl AtomicFile {
     /// file survives a crash once it has its real name.
     pub fn commit(mut self) -> CliResult {
         self.out.flush().map_err(|e| Error::io("write", &self.tmp, e))?;
+        if self.in_place {
+            self.committed = true;
+            return Ok(());
+        }
         self.out
             .get_ref()
             .sync_all()
@@ -481,7 +504,7 @@ impl AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if !self.committed {
+        if !self.committed && !self.in_place {
             // Best effort: the temporary file is ours and incomplete (or empty).
             let _ = fs::remove_file(&self.tmp);
         }
