@@ -32,6 +32,9 @@
 //! A failure prints the seed, the database settings and the steps that led to it.
 
 use std::collections::BTreeMap;
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{DataType, TimeUnit};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,6 +47,7 @@ use xs::db::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
 use xs::defrag::{defrag, DefragOptions};
 use xs::import::timeparse::{TimeFormat as InputTimeFormat, TimeSpec};
 use xs::import::{CsvOptions, DateSource, Options, Sniff};
+use xs::io::columnar::{ColumnarWriter, Container};
 use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
 use xs::io::stream::{write_range, write_range_where, Compression};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
@@ -1179,6 +1183,8 @@ impl Case {
         let db = self.open_read();
         self.check_scan(&db, i64::MIN, i64::MAX);
         self.check_range_output(&db, i64::MIN, i64::MAX, u64::MAX);
+        let all = self.model.flat(i64::MIN, i64::MAX);
+        self.check_arrow_output(&db, (i64::MIN, i64::MAX), None, &all, u64::MAX);
         for _ in 0..3 {
             let (from, to) = self.random_window();
             self.check_scan(&db, from, to);
@@ -1188,6 +1194,8 @@ impl Case {
                 u64::MAX
             };
             self.check_range_output(&db, from, to, limit);
+            let want = self.model.flat(from, to);
+            self.check_arrow_output(&db, (from, to), None, &want, limit);
         }
         for _ in 0..2 {
             self.check_filtered_output(&db);
@@ -1337,6 +1345,85 @@ impl Case {
         }
     }
 
+    /// `range --format arrow`'s writer (time slices gathered in parallel, written in order;
+    /// the limit) in batches of a few rows, read back with Arrow's own reader: the rows `want`
+    /// (at most `limit`), each value as the model holds it.
+    fn check_arrow_output(
+        &mut self,
+        db: &Database,
+        (from, to): (i64, i64),
+        filter: Option<&Filter>,
+        want: &[(i64, Vec<u8>)],
+        limit: u64,
+    ) {
+        let batch_rows = 1 + self.rng.below(6) as usize;
+        let mut bytes = Vec::new();
+        let mut writer = ColumnarWriter::with_batch_rows(
+            &self.config,
+            None,
+            Container::ArrowStream,
+            &mut bytes,
+            batch_rows,
+        )
+        .unwrap_or_else(|e| self.fail(&format!("arrow writer: {e:?}")));
+        writer
+            .write_range(db, (from, to), filter, limit)
+            .unwrap_or_else(|e| self.fail(&format!("range --format arrow failed: {e:?}")));
+        writer
+            .finish()
+            .unwrap_or_else(|e| self.fail(&format!("range --format arrow: finish: {e:?}")));
+        let batches: Vec<RecordBatch> = arrow_ipc::reader::StreamReader::try_new(bytes.as_slice(), None)
+            .unwrap_or_else(|e| self.fail(&format!("range --format arrow: not a stream: {e}")))
+            .map(|b| b.unwrap_or_else(|e| self.fail(&format!("range --format arrow: a bad batch: {e}"))))
+            .collect();
+        if let Some(big) = batches.iter().find(|b| b.num_rows() > batch_rows) {
+            self.fail(&format!(
+                "a batch of {} rows, {batch_rows} at most",
+                big.num_rows()
+            ));
+        }
+        let got: Vec<(i64, Vec<String>)> = batches.iter().flat_map(arrow_rows).collect();
+        let schema = self.schema();
+        let unit_ns = match batches.first().map(|b| b.schema().field(0).data_type().clone()) {
+            Some(DataType::Timestamp(TimeUnit::Second, _)) => 1_000_000_000,
+            Some(DataType::Timestamp(TimeUnit::Millisecond, _)) => 1_000_000,
+            Some(DataType::Timestamp(TimeUnit::Microsecond, _)) => 1_000,
+            _ => 1,
+        };
+        let want: Vec<(i64, Vec<String>)> = want
+            .iter()
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .map(|(t, row)| {
+                let cells = (0..schema.columns().len())
+                    .map(|c| match schema.value(row, c).unwrap() {
+                        Value::Null => "null".to_string(),
+                        // Arrow has no empty text in xs's output: an empty string is null.
+                        Value::Str(text) if text.is_empty() => "null".to_string(),
+                        Value::Str(text) => text,
+                        Value::Int(v) | Value::Dec(v, _) => v.to_string(),
+                        Value::UInt(v) => v.to_string(),
+                        Value::Float(v) => format!("{:?}", v.to_bits()),
+                        Value::Bool(v) => v.to_string(),
+                    })
+                    .collect();
+                (t.div_euclid(unit_ns), cells)
+            })
+            .collect();
+        if got != want {
+            let at = got.iter().zip(&want).position(|(a, b)| a != b);
+            self.fail(&format!(
+                "range --format arrow {}..{} limit {limit}, batches of {batch_rows}: {} rows, want {}; \
+                 first difference at row {at:?}: got {:?}, want {:?}",
+                format_iso_exact(from),
+                format_iso_exact(to),
+                got.len(),
+                want.len(),
+                at.map(|i| &got[i]),
+                at.map(|i| &want[i]),
+            ));
+        }
+    }
+
     /// A random `--where` of one to three conditions on random columns (or the time column),
     /// as `range` takes it, and the model's own reading of it.
     fn random_filter(&mut self) -> (Vec<String>, Vec<ModelCond>) {
@@ -1456,11 +1543,14 @@ impl Case {
         .unwrap_or_else(|e| self.fail(&format!("range --where failed: {e}")));
         let schema = self.schema();
         let mut want = Vec::new();
+        let mut want_rows = Vec::new();
         for (t, row) in self.model.flat(from, to) {
             if conds.iter().all(|c| c.holds(schema, t, &row)) {
                 formatter.row(&mut want, t, &row).unwrap();
+                want_rows.push((t, row));
             }
         }
+        self.check_arrow_output(db, (from, to), Some(&filter), &want_rows, u64::MAX);
         if got != want {
             let (g, w) = (String::from_utf8_lossy(&got), String::from_utf8_lossy(&want));
             let at = g.lines().zip(w.lines()).position(|(a, b)| a != b);
@@ -2214,4 +2304,69 @@ fn dec_text(r: &mut Rng, v: i64, s: u8) -> String {
         3 if plain.starts_with("0.") => plain[1..].to_string(),
         _ => plain,
     }
+}
+
+/// The rows of an Arrow batch as (time in its unit, each value as text), as the model tells
+/// them: integers and decimals as their integer, floats as their bits, `sym` by its text.
+fn arrow_rows(batch: &RecordBatch) -> Vec<(i64, Vec<String>)> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::*;
+    let cell = |column: &dyn Array, i: usize| -> String {
+        if column.is_null(i) {
+            return "null".into();
+        }
+        match column.data_type() {
+            DataType::Int8 => column.as_primitive::<Int8Type>().value(i).to_string(),
+            DataType::Int16 => column.as_primitive::<Int16Type>().value(i).to_string(),
+            DataType::Int32 => column.as_primitive::<Int32Type>().value(i).to_string(),
+            DataType::Int64 => column.as_primitive::<Int64Type>().value(i).to_string(),
+            DataType::UInt8 => column.as_primitive::<UInt8Type>().value(i).to_string(),
+            DataType::UInt16 => column.as_primitive::<UInt16Type>().value(i).to_string(),
+            DataType::UInt32 => column.as_primitive::<UInt32Type>().value(i).to_string(),
+            DataType::UInt64 => column.as_primitive::<UInt64Type>().value(i).to_string(),
+            DataType::Float32 => format!(
+                "{:?}",
+                f64::from(column.as_primitive::<Float32Type>().value(i)).to_bits()
+            ),
+            DataType::Float64 => format!("{:?}", column.as_primitive::<Float64Type>().value(i).to_bits()),
+            DataType::Decimal128(..) => column.as_primitive::<Decimal128Type>().value(i).to_string(),
+            DataType::Boolean => column.as_boolean().value(i).to_string(),
+            DataType::Utf8 => column.as_string::<i32>().value(i).to_string(),
+            DataType::Dictionary(..) => {
+                let dict = column.as_dictionary::<Int32Type>();
+                let key = dict.keys().value(i) as usize;
+                dict.values().as_string::<i32>().value(key).to_string()
+            }
+            other => panic!("an Arrow type xs does not write: {other}"),
+        }
+    };
+    let times: Vec<i64> = match batch.column(0).data_type() {
+        DataType::Timestamp(TimeUnit::Second, _) => batch
+            .column(0)
+            .as_primitive::<TimestampSecondType>()
+            .values()
+            .to_vec(),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => batch
+            .column(0)
+            .as_primitive::<TimestampMillisecondType>()
+            .values()
+            .to_vec(),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => batch
+            .column(0)
+            .as_primitive::<TimestampMicrosecondType>()
+            .values()
+            .to_vec(),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => batch
+            .column(0)
+            .as_primitive::<TimestampNanosecondType>()
+            .values()
+            .to_vec(),
+        other => panic!("the first column is {other}, not the time"),
+    };
+    (0..batch.num_rows())
+        .map(|i| {
+            let cells = batch.columns()[1..].iter().map(|c| cell(c.as_ref(), i)).collect();
+            (times[i], cells)
+        })
+        .collect()
 }

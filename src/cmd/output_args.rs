@@ -7,10 +7,9 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use xs::db::config::Config;
-use xs::db::Batch;
 use xs::io::columnar::{ColumnarWriter, Container, WriteError};
 use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
-use xs::io::stream::{scan_where, write_range_where, Compression};
+use xs::io::stream::{write_range_where, Compression};
 use xs::query::filter::Filter;
 use xs::{Database, Error};
 
@@ -393,21 +392,7 @@ impl Writer {
                         to_ns,
                         filter,
                         limit,
-                    } => {
-                        let mut left = limit;
-                        if left > 0 {
-                            scan_where(
-                                db,
-                                from_ns,
-                                to_ns,
-                                filter,
-                                |batch: Batch<'_>| -> Result<bool, Fail> {
-                                    left -= writer.push_batch(&batch, left)?;
-                                    Ok(left > 0)
-                                },
-                            )?;
-                        }
-                    }
+                    } => writer.write_range(db, (from_ns, to_ns), filter, limit)?,
                     Source::Rows(rows) => {
                         for (t_ns, row) in rows {
                             writer.push(t_ns, row)?;
