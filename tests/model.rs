@@ -2340,29 +2340,14 @@ fn arrow_rows(batch: &RecordBatch) -> Vec<(i64, Vec<String>)> {
             other => panic!("an Arrow type xs does not write: {other}"),
         }
     };
-    let times: Vec<i64> = match batch.column(0).data_type() {
-        DataType::Timestamp(TimeUnit::Second, _) => batch
-            .column(0)
-            .as_primitive::<TimestampSecondType>()
-            .values()
-            .to_vec(),
-        DataType::Timestamp(TimeUnit::Millisecond, _) => batch
-            .column(0)
-            .as_primitive::<TimestampMillisecondType>()
-            .values()
-            .to_vec(),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => batch
-            .column(0)
-            .as_primitive::<TimestampMicrosecondType>()
-            .values()
-            .to_vec(),
-        DataType::Timestamp(TimeUnit::Nanosecond, _) => batch
-            .column(0)
-            .as_primitive::<TimestampNanosecondType>()
-            .values()
-            .to_vec(),
-        other => panic!("the first column is {other}, not the time"),
-    };
+    let time = batch.column(0);
+    assert!(
+        matches!(time.data_type(), DataType::Timestamp(..)),
+        "the first column is {}, not the time",
+        time.data_type()
+    );
+    // Every timestamp unit is an i64 a value.
+    let times: Vec<i64> = time.to_data().buffer::<i64>(0).to_vec();
     (0..batch.num_rows())
         .map(|i| {
             let cells = batch.columns()[1..].iter().map(|c| cell(c.as_ref(), i)).collect();

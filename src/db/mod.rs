@@ -1121,6 +1121,15 @@ impl Database {
         Ok(())
     }
 
+    /// The span one stored piece covers: a bucket (bucket layout) or a slot (grid). A reader
+    /// that cuts a window into pieces cuts no finer, or it decodes a bucket more than once.
+    pub fn storage_unit_ns(&self) -> i64 {
+        match self.config.layout {
+            Layout::Bucket => self.config.bucket_ns,
+            Layout::Grid => self.config.granularity.ns(),
+        }
+    }
+
     /// A time at or after `t_ns` before which, from `t_ns` on, nothing is stored: the start of
     /// the first slot or bucket at or after it whose bytes are allocated (`SEEK_DATA`), or
     /// `None` when only holes follow. Lets a walk cut into many pieces (aggregation slices)

@@ -806,9 +806,9 @@ fn parquet_properties(schema: &ArrowSchema) -> Result<WriterProperties, WriteErr
     Ok(props.build())
 }
 
-/// Storage buckets (bucket layout) or slots (grid) in the first slices of a parallel read,
-/// before the rows they hold size the next ones.
-const FIRST_SLICE_BUCKETS: i64 = 16;
+/// The first slices of a parallel read span 16 stored pieces (buckets or slots), and at least
+/// 4096 slots, before the rows they hold size the next ones.
+const FIRST_SLICE_UNITS: i64 = 16;
 const FIRST_SLICE_SLOTS: i64 = 4096;
 
 /// Adds the rows of `batch` to `builder`, at most `max_rows`, handing each record batch it
@@ -926,9 +926,10 @@ impl<W: Write + Send> ColumnarWriter<W> {
     }
 
     /// Writes the rows of `[from, to)` of `db` that pass `filter`, at most `limit`. Arrow
-    /// output is gathered in time slices by `threads` workers, one slice ahead of them all,
-    /// and written in time order; the slices are sized from the rows the last ones held. Parquet is gathered on this thread (its row groups are
-    /// encoded on the pool), and so is a read already running on the pool (`export --split`).
+    /// output is gathered in time slices by `threads` workers (one slice queued beyond them)
+    /// and written in time order; the slices are sized from the rows the last ones held.
+    /// Parquet is gathered on this thread (its row groups are encoded on the pool), and so is
+    /// a read already running on the pool (`export --split`).
     pub fn write_range(
         &mut self,
         db: &Database,
@@ -963,10 +964,10 @@ impl<W: Write + Send> ColumnarWriter<W> {
             _ => return Ok(()),
         };
         let g = config.granularity.ns();
-        let mut slice_ns = match config.layout {
-            crate::db::config::Layout::Bucket => config.bucket_ns.saturating_mul(FIRST_SLICE_BUCKETS),
-            crate::db::config::Layout::Grid => g.saturating_mul(FIRST_SLICE_SLOTS),
-        };
+        let mut slice_ns = db
+            .storage_unit_ns()
+            .saturating_mul(FIRST_SLICE_UNITS)
+            .max(g.saturating_mul(FIRST_SLICE_SLOTS));
         // A slice's batches come through its own bounded channel, so the writer takes them in
         // time order and a worker runs at most `BATCHES_AHEAD` batches ahead of it.
         type Slice = ((i64, i64), u64, mpsc::SyncSender<Result<RecordBatch, WriteError>>);
@@ -1019,7 +1020,8 @@ impl<W: Write + Send> ColumnarWriter<W> {
                         in_flight.push_back((i128::from(stop) - i128::from(at), batches));
                         at = stop;
                     }
-                    let Some((span, batches)) = in_flight.pop_front() else {
+                    // With the limit reached, the slices in flight are dropped unread.
+                    let Some((span, batches)) = in_flight.pop_front().filter(|_| left > 0) else {
                         return Ok(());
                     };
                     let mut seen: i128 = 0;
