@@ -158,3 +158,20 @@ fn only_writers_offer_wait() {
         assert!(!help(reader).contains("--wait"), "{reader} --help offers --wait");
     }
 }
+
+/// A writer holds the lock itself: after a killed import, `put` said "a write into … is under
+/// way (pid <its own>)" instead of naming the import to run again.
+#[test]
+fn a_writer_after_a_killed_import_names_the_import_not_itself() {
+    let db = TestDb::create("1s", "v:i64", &[]);
+    db.ok(&["put", "2024-01-01T00:00:00Z", "1"]);
+    let rerun = format!("xs -d {} import day.csv", db.path.display());
+    std::fs::write(db.file(".import-unfinished"), format!("{rerun}\n")).unwrap();
+    let (code, _, stderr) = run(db.xs(&["put", "2024-01-01T00:00:01Z", "2"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("did not finish") && stderr.contains(&rerun),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("under way"), "{stderr}");
+}

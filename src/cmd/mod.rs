@@ -73,11 +73,15 @@ impl Context {
 /// Every command but import itself says on stderr when an import was interrupted (and every
 /// command, when a delete was).
 pub fn warn_unfinished_operations(dir: &Path) {
+    let import = xs::db::marker::unfinished_import(dir);
+    if import.is_none() && xs::db::marker::unfinished_deletes(dir).is_empty() {
+        // Nothing to say. Asked first, as it is cheap: reading `/proc/locks` can take
+        // milliseconds (the kernel waits for an RCU grace period), on every command.
+        return;
+    }
     // A marker beside a live writer is its own: the operation is under way, not abandoned.
-    if let Some(pid) = xs::db::lock::active_writer(dir) {
-        let under_way = xs::db::marker::unfinished_import(dir).is_some()
-            || !xs::db::marker::unfinished_deletes(dir).is_empty();
-        if under_way {
+    if let Some(pid) = xs::db::lock::active_writer(dir).filter(|&pid| pid != std::process::id()) {
+        {
             eprintln!(
                 "xs: note: a write into {} is under way (pid {pid}); this read may see some of its \
                  rows and not others",
@@ -87,7 +91,7 @@ pub fn warn_unfinished_operations(dir: &Path) {
         return;
     }
     warn_unfinished_deletes(dir);
-    if let Some(rerun) = xs::db::marker::unfinished_import(dir) {
+    if let Some(rerun) = import {
         eprintln!(
             "xs: warning: an import into {} did not finish; complete it by running again: {rerun}",
             dir.display()
