@@ -1357,10 +1357,23 @@ impl Case {
         limit: u64,
     ) {
         let batch_rows = 1 + self.rng.below(6) as usize;
+        // Now and then `--columns`: the time and a few columns in a random order (columnar
+        // records then decode only those).
+        let schema = self.schema().clone();
+        let mut shown: Vec<usize> = (0..schema.columns().len()).collect();
+        let names = self.rng.chance(30).then(|| {
+            for i in (1..shown.len()).rev() {
+                shown.swap(i, self.rng.below(i as u64 + 1) as usize);
+            }
+            shown.truncate(self.rng.below(shown.len() as u64 + 1) as usize);
+            let mut names = vec![self.config.time_column.clone()];
+            names.extend(shown.iter().map(|&c| schema.columns()[c].name.clone()));
+            names
+        });
         let mut bytes = Vec::new();
         let mut writer = ColumnarWriter::with_batch_rows(
             &self.config,
-            None,
+            names.as_deref(),
             Container::ArrowStream,
             &mut bytes,
             batch_rows,
@@ -1383,7 +1396,6 @@ impl Case {
             ));
         }
         let got: Vec<(i64, Vec<String>)> = batches.iter().flat_map(arrow_rows).collect();
-        let schema = self.schema();
         let unit_ns = match batches.first().map(|b| b.schema().field(0).data_type().clone()) {
             Some(DataType::Timestamp(TimeUnit::Second, _)) => 1_000_000_000,
             Some(DataType::Timestamp(TimeUnit::Millisecond, _)) => 1_000_000,
@@ -1394,8 +1406,9 @@ impl Case {
             .iter()
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
             .map(|(t, row)| {
-                let cells = (0..schema.columns().len())
-                    .map(|c| match schema.value(row, c).unwrap() {
+                let cells = shown
+                    .iter()
+                    .map(|&c| match schema.value(row, c).unwrap() {
                         Value::Null => "null".to_string(),
                         // Arrow has no empty text in xs's output: an empty string is null.
                         Value::Str(text) if text.is_empty() => "null".to_string(),
@@ -1412,8 +1425,8 @@ impl Case {
         if got != want {
             let at = got.iter().zip(&want).position(|(a, b)| a != b);
             self.fail(&format!(
-                "range --format arrow {}..{} limit {limit}, batches of {batch_rows}: {} rows, want {}; \
-                 first difference at row {at:?}: got {:?}, want {:?}",
+                "range --format arrow {}..{} limit {limit}, batches of {batch_rows}, columns {names:?}: \
+                 {} rows, want {}; first difference at row {at:?}: got {:?}, want {:?}",
                 format_iso_exact(from),
                 format_iso_exact(to),
                 got.len(),

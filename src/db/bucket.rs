@@ -1059,6 +1059,37 @@ impl BucketPartition {
         }
     }
 
+    /// Decodes a columnar record's time offsets into `units` and its columns into `parts`
+    /// (`codec::decode_columns`: the row flags, and the value columns `columns` marks), all
+    /// rows; `Ok(None)` when the record is stored as rows, which `decode_units_of` reads.
+    /// Returns the record's layout, which says each part's width.
+    pub fn decode_columns_of(
+        &self,
+        b: u64,
+        entry: Entry,
+        bytes: &[u8],
+        units: &mut Vec<u64>,
+        parts: &mut Vec<Vec<u8>>,
+        columns: Option<&[bool]>,
+    ) -> Result<Option<&RecordLayout>> {
+        let bytes = self.checked_record(b, entry, bytes)?;
+        let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, bytes.first()) else {
+            return Ok(None);
+        };
+        codec::decode_columns(
+            layout,
+            bytes,
+            entry.rows as usize,
+            units,
+            parts,
+            columns,
+            Select::All,
+        )
+        .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
+        self.check_units(b, entry, units)?;
+        Ok(Some(layout))
+    }
+
     /// The error for bucket `b`'s columnar record that does not decode.
     fn columnar_corrupt(&self, b: u64, entry: Entry, why: String) -> Error {
         self.record_corrupt(b, entry, "columnar record", &why)
@@ -2110,6 +2141,7 @@ mod tests {
                         format!("rows {}", times.len())
                     }
                     Scanned::Batch(_) => "slots".to_string(),
+                    Scanned::Columns(c) => format!("columns {}", c.times.len()),
                     Scanned::Summary(sum) => {
                         let b = decode_bounds(BoundKind::Signed, sum.bounds, 0);
                         assert_eq!(sum.end_ns - sum.start_ns, s);

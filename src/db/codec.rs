@@ -703,8 +703,64 @@ pub fn decode_selected(
     columns: Option<&[bool]>,
     select: Select,
 ) -> Result<Range<usize>, Corrupt> {
-    units.clear();
     rows.clear();
+    let row_len = layout.row_len;
+    decode_parts(layout, body, n, units, columns, select, |i, picked, values| {
+        if rows.is_empty() {
+            rows.resize(picked * row_len, 0);
+        }
+        let offset = layout.parts[i].offset;
+        // One loop per width: a fixed-size copy is a load and a store, a variable one a call.
+        match layout.parts[i].width {
+            0 => {}
+            1 => scatter::<1>(values, rows, row_len, offset),
+            2 => scatter::<2>(values, rows, row_len, offset),
+            4 => scatter::<4>(values, rows, row_len, offset),
+            8 => scatter::<8>(values, rows, row_len, offset),
+            w => {
+                for (row, v) in rows.chunks_exact_mut(row_len).zip(values.chunks_exact(w)) {
+                    row[offset..offset + w].copy_from_slice(v);
+                }
+            }
+        }
+    })
+}
+
+/// Like `decode_selected`, but leaves the values as columns: part `i` of `layout` (0: the row
+/// flags, always; `i > 0`: value column `i - 1`, if `columns` marks it) into `parts[i]`, its
+/// width in bytes a picked row, little-endian; a part not decoded is left empty. For readers
+/// that want columns (Arrow output), which would otherwise take the rebuilt rows apart again.
+pub fn decode_columns(
+    layout: &RecordLayout,
+    body: &[u8],
+    n: usize,
+    units: &mut Vec<u64>,
+    parts: &mut Vec<Vec<u8>>,
+    columns: Option<&[bool]>,
+    select: Select,
+) -> Result<Range<usize>, Corrupt> {
+    parts.resize_with(layout.parts.len(), Vec::new);
+    for part in parts.iter_mut() {
+        part.clear();
+    }
+    decode_parts(layout, body, n, units, columns, select, |i, _, values| {
+        parts[i].extend_from_slice(values)
+    })
+}
+
+/// The walk `decode_selected` and `decode_columns` share: checks the body, decodes the time
+/// offsets into `units` (cleared first), then hands `put(part, picked rows, values)` the
+/// picked rows' values of each part wanted, in order, the row flags (part 0) first.
+fn decode_parts(
+    layout: &RecordLayout,
+    body: &[u8],
+    n: usize,
+    units: &mut Vec<u64>,
+    columns: Option<&[bool]>,
+    select: Select,
+    mut put: impl FnMut(usize, usize, &[u8]),
+) -> Result<Range<usize>, Corrupt> {
+    units.clear();
     if body.first() != Some(&COLUMNAR_TAG) {
         return Err(Corrupt("not a columnar record".into()));
     }
@@ -724,7 +780,6 @@ pub fn decode_selected(
     let mut column = Vec::new();
     let picked = decode_units(streams.next("time offsets")?, n, select, units, &mut column)
         .map_err(|e| Corrupt(format!("its time offsets: {e}")))?;
-    rows.resize(picked.len() * layout.row_len, 0);
     for (i, part) in layout.parts.iter().enumerate() {
         let what = if i == 0 {
             "row flags".to_string()
@@ -745,21 +800,7 @@ pub fn decode_selected(
             part.width,
             picked.clone(),
             &mut column,
-            |values| {
-                // One loop per width: a fixed-size copy is a load and a store, a variable one a call.
-                match part.width {
-                    0 => {}
-                    1 => scatter::<1>(values, rows, layout.row_len, part.offset),
-                    2 => scatter::<2>(values, rows, layout.row_len, part.offset),
-                    4 => scatter::<4>(values, rows, layout.row_len, part.offset),
-                    8 => scatter::<8>(values, rows, layout.row_len, part.offset),
-                    w => {
-                        for (row, v) in rows.chunks_exact_mut(layout.row_len).zip(values.chunks_exact(w)) {
-                            row[part.offset..part.offset + w].copy_from_slice(v);
-                        }
-                    }
-                }
-            },
+            |values| put(i, picked.len(), values),
         )
         .map_err(|e| Corrupt(format!("its {what}: {e}")))?;
     }
@@ -968,6 +1009,26 @@ mod tests {
             encode(&layout, &u, &r, &mut body, k % 2 == 0);
             decode(&layout, &body, u.len(), &mut units, &mut rows).unwrap();
             assert_eq!((&units, &rows), (&u, &r));
+            // As columns: each part holds its field of every row, and they transpose back to
+            // the rows, from any first row on.
+            let mut parts = Vec::new();
+            let picked =
+                decode_columns(&layout, &body, u.len(), &mut units, &mut parts, None, Select::All).unwrap();
+            assert_eq!((&units, picked), (&u, 0..u.len()));
+            for (part, values) in layout.parts.iter().zip(&parts) {
+                let want: Vec<u8> = r
+                    .chunks_exact(layout.row_len)
+                    .flat_map(|row| &row[part.offset..part.offset + part.width])
+                    .copied()
+                    .collect();
+                assert_eq!(values, &want);
+            }
+            let first = (k as usize) % (u.len() + 1);
+            let times: Vec<i64> = u[first..].iter().map(|&x| x as i64).collect();
+            let columns = crate::db::Columns::new(&times, &layout, &parts, first);
+            let mut back = Vec::new();
+            columns.rows_into(&mut back);
+            assert_eq!(back, r[first * layout.row_len..]);
         }
     }
 

@@ -131,11 +131,87 @@ pub struct BucketSummary<'a> {
 /// partitions with summaries (version 2) are pruned; everything else is read.
 pub type Prune<'a> = Option<&'a dyn Fn(&[u8]) -> bool>;
 
-/// A piece of a summarized scan, in time order.
+/// A piece of a summarized or columnar scan, in time order.
 #[derive(Clone, Copy, Debug)]
 pub enum Scanned<'a> {
     Batch(Batch<'a>),
     Summary(BucketSummary<'a>),
+    /// Only from `Database::scan_columns`.
+    Columns(Columns<'a>),
+}
+
+/// The rows of one columnar storage record inside a scan window, left as the columns they
+/// decode to (`Database::scan_columns`): readers that want columns (Arrow output) take them as
+/// they are, where rows would be built only to be taken apart again.
+#[derive(Clone, Copy, Debug)]
+pub struct Columns<'a> {
+    /// The rows' times, in order.
+    pub times: &'a [i64],
+    layout: &'a codec::RecordLayout,
+    /// The record's decoded parts, all its rows (`codec::decode_columns`).
+    parts: &'a [Vec<u8>],
+    /// The record's row of `times[0]`.
+    first: usize,
+}
+
+impl<'a> Columns<'a> {
+    /// Rows `first..first + times.len()` of a record's decoded `parts`.
+    pub(crate) fn new(
+        times: &'a [i64],
+        layout: &'a codec::RecordLayout,
+        parts: &'a [Vec<u8>],
+        first: usize,
+    ) -> Self {
+        Columns {
+            times,
+            layout,
+            parts,
+            first,
+        }
+    }
+
+    /// The rows' headers (`Schema::header_len` bytes each: present and null bits), which
+    /// `FieldAt::is_null` reads as it reads a row.
+    pub fn headers(&self) -> &'a [u8] {
+        self.part(0)
+    }
+
+    /// Bytes of a row's header.
+    pub fn header_len(&self) -> usize {
+        self.layout.parts[0].width
+    }
+
+    /// Value column `col`'s values (`FieldAt::width` bytes each, little-endian, as in a row);
+    /// empty when the scan did not decode the column (`with_columns`).
+    pub fn values(&self, col: usize) -> &'a [u8] {
+        self.part(col + 1)
+    }
+
+    fn part(&self, i: usize) -> &'a [u8] {
+        let width = self.layout.parts.get(i).map_or(0, |p| p.width);
+        let (from, to) = (self.first * width, (self.first + self.times.len()) * width);
+        self.parts.get(i).and_then(|p| p.get(from..to)).unwrap_or(&[])
+    }
+
+    /// The rows, row-major as `Batch::Rows` holds them, built in `out` (cleared first); a
+    /// column the scan did not decode reads as zero.
+    pub fn rows_into(&self, out: &mut Vec<u8>) {
+        let row_len = self.layout.row_len;
+        out.clear();
+        out.resize(self.times.len() * row_len, 0);
+        for (i, part) in self.layout.parts.iter().enumerate() {
+            let (offset, width) = (part.offset, part.width);
+            if width == 0 {
+                continue;
+            }
+            for (row, v) in out
+                .chunks_exact_mut(row_len)
+                .zip(self.part(i).chunks_exact(width))
+            {
+                row[offset..offset + width].copy_from_slice(v);
+            }
+        }
+    }
 }
 
 impl Database {
@@ -934,10 +1010,10 @@ impl Database {
                     bytes,
                 })
             }),
-            Layout::Bucket => self.scan_buckets(from_ns, to_ns, None, prune, |piece| match piece {
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Scan::Rows, prune, |piece| match piece {
                 Scanned::Batch(batch) => visit(batch),
                 // Not asked for: `scan_buckets` hands out none.
-                Scanned::Summary(_) => Ok(true),
+                Scanned::Summary(_) | Scanned::Columns(_) => Ok(true),
             }),
         }
     }
@@ -962,6 +1038,31 @@ impl Database {
         self.scan_summarized_local(from_ns, to_ns, same_bucket, prune, visit)
     }
 
+    /// Like `scan_batches`, but a bucket-layout record stored columnar comes as its columns
+    /// (`Scanned::Columns`) instead of rows; everything else (grid, raw records, several
+    /// series merged) comes as rows (`Scanned::Batch`). Never a summary.
+    pub fn scan_columns<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let mut visit = visit;
+        if self.is_series_root() {
+            let kids = self.selected_series()?;
+            if let [(_, one)] = kids.as_slice() {
+                return one.scan_columns(from_ns, to_ns, visit);
+            }
+            return self.series_scan_batches(from_ns, to_ns, None, |batch| visit(Scanned::Batch(batch)));
+        }
+        match self.config.layout {
+            Layout::Grid => {
+                self.scan_batches_local(from_ns, to_ns, None, |batch| visit(Scanned::Batch(batch)))
+            }
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Scan::Columns, None, visit),
+        }
+    }
+
     /// `scan_summarized` of the partitions in this directory.
     fn scan_summarized_local<E: From<Error>>(
         &self,
@@ -975,7 +1076,7 @@ impl Database {
             Layout::Grid => {
                 self.scan_batches_local(from_ns, to_ns, prune, |batch| visit(Scanned::Batch(batch)))
             }
-            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Some(same_bucket), prune, visit),
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Scan::Summarized(same_bucket), prune, visit),
         }
     }
 
@@ -983,7 +1084,7 @@ impl Database {
         &self,
         from_ns: i64,
         to_ns: i64,
-        same_bucket: Option<&dyn Fn(i64, i64) -> bool>,
+        scan: Scan<'_>,
         prune: Prune<'_>,
         mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
@@ -992,8 +1093,13 @@ impl Database {
         if from_ns >= to_ns {
             return Ok(());
         }
+        let same_bucket = match scan {
+            Scan::Summarized(same) => Some(same),
+            Scan::Rows | Scan::Columns => None,
+        };
         let mut reader = RecordReader {
             columns: COLUMNS_READ.with(|c| c.borrow().clone()),
+            as_columns: matches!(scan, Scan::Columns),
             ..RecordReader::default()
         };
         // An error of `visit` met inside an engine callback waits here to be returned.
@@ -1345,14 +1451,28 @@ fn keep<E>(go_on: Result<bool, E>, failure: &mut Option<E>) -> bool {
     })
 }
 
+/// What a bucket scan hands out for a record it reads.
+#[derive(Clone, Copy)]
+enum Scan<'a> {
+    Rows,
+    /// Rows, or a summary where `same(start, end)` says the caller folds the bucket whole.
+    Summarized(&'a dyn Fn(i64, i64) -> bool),
+    /// A columnar record's columns, other records' rows.
+    Columns,
+}
+
 /// Reads the records a bucket scan takes as rows and hands each one to `visit` as a batch,
-/// its rows borrowed from the read buffer (no copy) unless the window's edge cuts it.
+/// its rows borrowed from the read buffer (no copy) unless the window's edge cuts it; or,
+/// with `as_columns`, a columnar record as its columns.
 #[derive(Default)]
 struct RecordReader {
     times: Vec<i64>,
     units: Vec<u64>,
     /// The rows of a columnar record, decoded.
     decoded: Vec<u8>,
+    /// Hand out columnar records as `Scanned::Columns`, their parts decoded into `parts`.
+    as_columns: bool,
+    parts: Vec<Vec<u8>>,
     /// The value columns to rebuild from columnar records (`with_columns`); `None`: all.
     columns: Option<Vec<bool>>,
     /// The rows inside the window of a record cut by its edge.
@@ -1396,6 +1516,25 @@ impl RecordReader {
     ) -> Result<bool> {
         let row_len = part.row_len;
         let go_on = part.read_records(pending, |bucket, entry, bytes| {
+            if self.as_columns {
+                let columns = self.columns.as_deref();
+                if let Some(layout) =
+                    part.decode_columns_of(bucket, entry, bytes, &mut self.units, &mut self.parts, columns)?
+                {
+                    let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
+                    self.times.clear();
+                    self.times
+                        .extend(self.units.iter().map(|&u| start + u as i64 * g));
+                    // Times are in order (`check_units`): the window holds a run of them.
+                    let first = self.times.partition_point(|&t| t < lo);
+                    let end = self.times.partition_point(|&t| t < hi);
+                    if first == end {
+                        return Ok(true);
+                    }
+                    let columns = Columns::new(&self.times[first..end], layout, &self.parts, first);
+                    return Ok(keep(visit(Scanned::Columns(columns)), failure));
+                }
+            }
             let rows = part.decode_units_of(
                 bucket,
                 entry,

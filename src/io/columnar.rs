@@ -36,7 +36,7 @@ use parquet::schema::types::ColumnPath;
 
 use crate::db::config::Config;
 use crate::db::schema::{le, ColumnType, FieldAt, Schema};
-use crate::db::{Batch, Database};
+use crate::db::{Batch, Columns, Database, Scanned};
 use crate::io::output::{resolve_columns, str_bytes, Field};
 use crate::io::stream::scan_where;
 use crate::query::filter::Filter;
@@ -256,15 +256,14 @@ impl BatchBuilder {
     /// still added whole (that field null), so the batch stays rectangular, but it must not be
     /// written: the caller stops.
     pub fn push(&mut self, t_ns: i64, row: &[u8]) -> Result<(), WriteError> {
-        self.append_rows(&[t_ns], row)
+        self.append(&[t_ns], Source::Rows(row))
     }
 
-    /// Adds `rows` (row-major, one per time of `times`) column by column: each column's values
-    /// are gathered in one tight loop and appended as a slice, where a builder call per value
-    /// cost most of the time of Arrow output. Errors as `push`.
-    fn append_rows(&mut self, times: &[i64], rows: &[u8]) -> Result<(), WriteError> {
+    /// Adds rows (one per time of `times`) column by column from `source`: each column's
+    /// values are gathered in one tight loop and appended as a slice, where a builder call per
+    /// value cost most of the time of Arrow output. Errors as `push`.
+    fn append(&mut self, times: &[i64], source: Source<'_>) -> Result<(), WriteError> {
         let row_len = self.row_len;
-        debug_assert_eq!(times.len() * row_len, rows.len());
         let mut lost = None;
         for (field, column) in self.fields.iter().zip(self.columns.iter_mut()) {
             let f = match field {
@@ -287,16 +286,17 @@ impl BatchBuilder {
                 }
                 Field::Column(f) => f,
             };
+            let (values, heads) = source.of(f, row_len);
             // The text of a `sym` code, into a dictionary or a plain text builder.
             macro_rules! put_sym {
                 ($builder:expr) => {{
                     let c = $builder;
-                    for (row, &t_ns) in rows.chunks_exact(row_len).zip(times) {
-                        if f.is_null(row) {
+                    for ((v, head), &t_ns) in values.iter().zip(heads.iter()).zip(times) {
+                        if f.is_null(head) {
                             c.append_null();
                             continue;
                         }
-                        let code = u32::from_le_bytes(le(f.bytes(row)));
+                        let code = u32::from_le_bytes(le(v));
                         match self.syms.as_ref().and_then(|(_, snap)| snap.text(code)) {
                             Some(text) => c.append_value(text),
                             None => match sym_reloaded(self.syms.as_ref(), code, f.col, t_ns) {
@@ -312,32 +312,34 @@ impl BatchBuilder {
             }
             match column {
                 Column::Time(_) => {}
-                Column::I8(c) => c.gather(f, rows, row_len, |b| i8::from_le_bytes(le(b))),
-                Column::I16(c) => c.gather(f, rows, row_len, |b| i16::from_le_bytes(le(b))),
-                Column::I32(c) => c.gather(f, rows, row_len, |b| i32::from_le_bytes(le(b))),
-                Column::I64(c) => c.gather(f, rows, row_len, |b| i64::from_le_bytes(le(b))),
-                Column::U8(c) => c.gather(f, rows, row_len, |b| b[0]),
-                Column::U16(c) => c.gather(f, rows, row_len, |b| u16::from_le_bytes(le(b))),
-                Column::U32(c) => c.gather(f, rows, row_len, |b| u32::from_le_bytes(le(b))),
-                Column::U64(c) => c.gather(f, rows, row_len, |b| u64::from_le_bytes(le(b))),
-                Column::F32(c) => c.gather(f, rows, row_len, |b| f32::from_le_bytes(le(b))),
-                Column::F64(c) => c.gather(f, rows, row_len, |b| f64::from_le_bytes(le(b))),
-                Column::Dec(c, _) => c.gather(f, rows, row_len, |b| i128::from(i64::from_le_bytes(le(b)))),
+                Column::I8(c) => c.gather(f, values, heads, i8::from_le_bytes),
+                Column::I16(c) => c.gather(f, values, heads, i16::from_le_bytes),
+                Column::I32(c) => c.gather(f, values, heads, i32::from_le_bytes),
+                Column::I64(c) => c.gather(f, values, heads, i64::from_le_bytes),
+                Column::U8(c) => c.gather(f, values, heads, |[b]: [u8; 1]| b),
+                Column::U16(c) => c.gather(f, values, heads, u16::from_le_bytes),
+                Column::U32(c) => c.gather(f, values, heads, u32::from_le_bytes),
+                Column::U64(c) => c.gather(f, values, heads, u64::from_le_bytes),
+                Column::F32(c) => c.gather(f, values, heads, f32::from_le_bytes),
+                Column::F64(c) => c.gather(f, values, heads, f64::from_le_bytes),
+                Column::Dec(c, _) => c.gather(f, values, heads, |b| i128::from(i64::from_le_bytes(b))),
                 Column::Bool(c) => {
-                    let values: Vec<bool> = rows.chunks_exact(row_len).map(|r| f.bytes(r)[0] != 0).collect();
-                    match validity(f, rows, row_len) {
-                        None => c.append_slice(&values),
-                        Some(valid) => c.append_values(&values, &valid).map_err(encode)?,
+                    let mut bools = Vec::with_capacity(times.len());
+                    values.extend_into(&mut bools, |[b]: [u8; 1]| b != 0);
+                    match validity(f, heads) {
+                        None => c.append_slice(&bools),
+                        Some(valid) => c.append_values(&bools, &valid).map_err(encode)?,
                     }
                 }
                 Column::Sym(c) => {
                     let mut keys = Vec::with_capacity(times.len());
                     let mut valid = Vec::new();
-                    for (i, (row, &t_ns)) in rows.chunks_exact(row_len).zip(times).enumerate() {
-                        let key = if f.is_null(row) {
+                    let rows = values.iter().zip(heads.iter()).zip(times);
+                    for (i, ((v, head), &t_ns)) in rows.enumerate() {
+                        let key = if f.is_null(head) {
                             Err(None)
                         } else {
-                            let code = u32::from_le_bytes(le(f.bytes(row)));
+                            let code = u32::from_le_bytes(le(v));
                             c.key(code, self.syms.as_ref(), f.col, t_ns).map_err(Some)
                         };
                         match key {
@@ -362,10 +364,10 @@ impl BatchBuilder {
                 }
                 Column::SymText(c) => put_sym!(c),
                 Column::Str(c) => {
-                    for row in rows.chunks_exact(row_len) {
-                        let text = str_bytes(f.bytes(row));
+                    for (v, head) in values.iter().zip(heads.iter()) {
+                        let text = str_bytes(v);
                         // xs stores an empty string as null (docs/FORMAT.md).
-                        if f.is_null(row) || text.is_empty() {
+                        if f.is_null(head) || text.is_empty() {
                             c.append_null();
                         } else {
                             match std::str::from_utf8(text) {
@@ -380,6 +382,42 @@ impl BatchBuilder {
         }
         self.rows += times.len();
         lost.map_or(Ok(()), |e| Err(WriteError::Read(e)))
+    }
+
+    /// Adds the rows of a scan piece from its row `skip` on, at most `max_rows` and no more
+    /// than fill the batch; returns how many it took: the caller flushes a full batch and
+    /// hands the rest again. A columnar record's columns are taken as they are.
+    pub fn push_piece(
+        &mut self,
+        piece: &Scanned<'_>,
+        skip: usize,
+        max_rows: u64,
+    ) -> Result<usize, WriteError> {
+        match piece {
+            Scanned::Batch(batch) => self.push_batch(batch, skip, max_rows),
+            Scanned::Columns(columns) => {
+                let room = (self.capacity.saturating_sub(self.rows) as u64).min(max_rows) as usize;
+                let times = columns.times;
+                let from = skip.min(times.len());
+                let to = from + room.min(times.len() - from);
+                self.append(&times[from..to], Source::Columns(columns, from..to))?;
+                Ok(to - from)
+            }
+            // The scans this builder reads hand out no summaries: a summary holds no rows.
+            Scanned::Summary(_) => Ok(0),
+        }
+    }
+
+    /// The value columns (by schema index) the batches show, for `db::with_columns`: `None`
+    /// when they show every column.
+    fn columns_read(&self, columns: usize) -> Option<Vec<bool>> {
+        let mut read = vec![false; columns];
+        for field in &self.fields {
+            if let Field::Column(f) = field {
+                read[f.col] = true;
+            }
+        }
+        (!read.iter().all(|&r| r)).then_some(read)
     }
 
     /// Adds the rows of a scan batch from its row `skip` on, at most `max_rows` and no more
@@ -418,7 +456,7 @@ impl BatchBuilder {
                     }
                     t_ns += self.granularity_ns;
                 }
-                let result = self.append_rows(&times, &rows);
+                let result = self.append(&times, Source::Rows(&rows));
                 let taken = times.len();
                 (self.slot_times, self.slot_rows) = (times, rows);
                 result.map(|()| taken)
@@ -426,7 +464,10 @@ impl BatchBuilder {
             Batch::Rows { times, rows } => {
                 let from = skip.min(times.len());
                 let to = from + room.min(times.len() - from);
-                self.append_rows(&times[from..to], &rows[from * self.row_len..to * self.row_len])?;
+                self.append(
+                    &times[from..to],
+                    Source::Rows(&rows[from * self.row_len..to * self.row_len]),
+                )?;
                 Ok(to - from)
             }
         }
@@ -568,13 +609,19 @@ impl<T: ArrowPrimitiveType> Prim<T> {
         }
     }
 
-    /// Appends field `f` of `rows`, `value` reading one from its bytes.
+    /// Appends field `f`'s `values`, `value` reading one from its bytes, nulls from `heads`.
     #[inline]
-    fn gather(&mut self, f: &FieldAt, rows: &[u8], row_len: usize, value: impl Fn(&[u8]) -> T::Native) {
-        self.values
-            .extend(rows.chunks_exact(row_len).map(|r| value(f.bytes(r))));
-        match validity(f, rows, row_len) {
-            None => self.nulls.append_n_non_nulls(rows.len() / row_len),
+    fn gather<const W: usize>(
+        &mut self,
+        f: &FieldAt,
+        values: Strided<'_>,
+        heads: Strided<'_>,
+        value: impl Fn([u8; W]) -> T::Native,
+    ) {
+        let n = values.len();
+        values.extend_into(&mut self.values, value);
+        match validity(f, heads) {
+            None => self.nulls.append_n_non_nulls(n),
             Some(valid) => self.nulls.append_slice(&valid),
         }
     }
@@ -586,11 +633,94 @@ impl<T: ArrowPrimitiveType> Prim<T> {
     }
 }
 
-/// Which of `rows` have field `f` set; `None` when all do (the common case: no bitmap).
-fn validity(f: &FieldAt, rows: &[u8], row_len: usize) -> Option<Vec<bool>> {
-    rows.chunks_exact(row_len)
-        .any(|r| f.is_null(r))
-        .then(|| rows.chunks_exact(row_len).map(|r| !f.is_null(r)).collect())
+/// Which rows have field `f` set, by their headers; `None` when all do (the common case: no
+/// bitmap).
+fn validity(f: &FieldAt, heads: Strided<'_>) -> Option<Vec<bool>> {
+    let heads = heads.bytes.chunks_exact(heads.stride);
+    heads
+        .clone()
+        .any(|h| f.is_null(h))
+        .then(|| heads.map(|h| !f.is_null(h)).collect())
+}
+
+/// Where the rows a builder appends hold their values.
+#[derive(Clone)]
+enum Source<'a> {
+    /// Rows back to back, `row_len` bytes each.
+    Rows(&'a [u8]),
+    /// Rows `range` of a columnar record's decoded columns.
+    Columns(&'a Columns<'a>, std::ops::Range<usize>),
+}
+
+impl<'a> Source<'a> {
+    /// Field `f`'s values, and the row headers that hold its null bit.
+    fn of(&self, f: &FieldAt, row_len: usize) -> (Strided<'a>, Strided<'a>) {
+        match self {
+            Source::Rows(rows) => (
+                Strided {
+                    bytes: rows,
+                    stride: row_len,
+                    offset: f.offset,
+                    width: f.width,
+                },
+                Strided {
+                    bytes: rows,
+                    stride: row_len,
+                    offset: 0,
+                    width: row_len,
+                },
+            ),
+            Source::Columns(columns, range) => {
+                let part = |bytes: &'a [u8], width: usize| Strided {
+                    bytes: bytes.get(range.start * width..range.end * width).unwrap_or(&[]),
+                    stride: width,
+                    offset: 0,
+                    width,
+                };
+                (
+                    part(columns.values(f.col), f.width),
+                    part(columns.headers(), columns.header_len()),
+                )
+            }
+        }
+    }
+}
+
+/// Values `width` bytes long, one every `stride` bytes from `offset`: a field of rows, or
+/// (stride = width) a column.
+#[derive(Clone, Copy)]
+struct Strided<'a> {
+    bytes: &'a [u8],
+    stride: usize,
+    offset: usize,
+    width: usize,
+}
+
+impl<'a> Strided<'a> {
+    fn len(&self) -> usize {
+        self.bytes.len() / self.stride
+    }
+
+    fn iter(self) -> impl Iterator<Item = &'a [u8]> {
+        let (offset, width) = (self.offset, self.width);
+        self.bytes
+            .chunks_exact(self.stride)
+            .map(move |v| &v[offset..offset + width])
+    }
+
+    /// Appends `value` of each (`W` = `width` bytes) to `out`. A column's loop reads arrays
+    /// of a width known when compiled, with no offset: plain loads, vectorized where `value`
+    /// allows.
+    #[inline]
+    fn extend_into<const W: usize, T>(self, out: &mut Vec<T>, value: impl Fn([u8; W]) -> T) {
+        debug_assert_eq!(self.width, W);
+        if self.stride == W && self.offset == 0 {
+            let (values, _) = self.bytes.as_chunks::<W>();
+            out.extend(values.iter().map(|&v| value(v)));
+        } else {
+            out.extend(self.iter().map(|v| value(le(v))));
+        }
+    }
 }
 
 /// The most bytes one row of `fields` takes in Arrow arrays: values at their full width (text
@@ -811,17 +941,17 @@ fn parquet_properties(schema: &ArrowSchema) -> Result<WriterProperties, WriteErr
 const FIRST_SLICE_UNITS: i64 = 16;
 const FIRST_SLICE_SLOTS: i64 = 4096;
 
-/// Adds the rows of `batch` to `builder`, at most `max_rows`, handing each record batch it
+/// Adds the rows of `piece` to `builder`, at most `max_rows`, handing each record batch it
 /// fills to `full`; returns the rows taken.
 fn fill_from(
     builder: &mut BatchBuilder,
-    batch: &Batch<'_>,
+    piece: &Scanned<'_>,
     max_rows: u64,
     mut full: impl FnMut(RecordBatch) -> Result<(), WriteError>,
 ) -> Result<u64, WriteError> {
     let mut taken = 0u64;
     loop {
-        taken += builder.push_batch(batch, taken as usize, max_rows - taken)? as u64;
+        taken += builder.push_piece(piece, taken as usize, max_rows - taken)? as u64;
         if !builder.is_full() {
             return Ok(taken);
         }
@@ -829,6 +959,22 @@ fn fill_from(
         if taken == max_rows {
             return Ok(taken);
         }
+    }
+}
+
+/// The scan pieces of `[from, to)` that pass `filter`, in time order. With no filter, a
+/// columnar record comes as its columns, only those `wanted` marks decoded (`None`: all);
+/// with one, the rows that pass (`scan_where`), which it reads whole.
+fn scan_pieces(
+    db: &Database,
+    (from_ns, to_ns): (i64, i64),
+    filter: Option<&Filter>,
+    wanted: Option<Vec<bool>>,
+    mut visit: impl FnMut(Scanned<'_>) -> Result<bool, WriteError>,
+) -> Result<(), WriteError> {
+    match filter {
+        Some(_) => scan_where(db, from_ns, to_ns, filter, |batch| visit(Scanned::Batch(batch))),
+        None => crate::db::with_columns(wanted, || db.scan_columns(from_ns, to_ns, visit)),
     }
 }
 
@@ -843,10 +989,17 @@ fn gather_slice(
     send: &mut dyn FnMut(RecordBatch) -> Result<(), WriteError>,
 ) -> Result<(), WriteError> {
     let mut left = max_rows;
-    scan_where(db, from_ns, to_ns, filter, |batch| -> Result<bool, WriteError> {
-        left -= fill_from(&mut builder, &batch, left, &mut *send)?;
-        Ok(left > 0)
-    })?;
+    let wanted = builder.columns_read(db.schema().columns().len());
+    scan_pieces(
+        db,
+        (from_ns, to_ns),
+        filter,
+        wanted,
+        |piece| -> Result<bool, WriteError> {
+            left -= fill_from(&mut builder, &piece, left, &mut *send)?;
+            Ok(left > 0)
+        },
+    )?;
     if !builder.is_empty() {
         send(builder.finish()?)?;
     }
@@ -950,10 +1103,17 @@ impl<W: Write + Send> ColumnarWriter<W> {
         let mut left = limit;
         if !parallel {
             if left > 0 {
-                scan_where(db, from_ns, to_ns, filter, |batch| -> Result<bool, WriteError> {
-                    left -= self.push_batch(&batch, left)?;
-                    Ok(left > 0)
-                })?;
+                let wanted = self.builder.columns_read(db.schema().columns().len());
+                scan_pieces(
+                    db,
+                    (from_ns, to_ns),
+                    filter,
+                    wanted,
+                    |piece| -> Result<bool, WriteError> {
+                        left -= self.push_piece(&piece, left)?;
+                        Ok(left > 0)
+                    },
+                )?;
             }
             return Ok(());
         }
@@ -1079,10 +1239,10 @@ impl<W: Write + Send> ColumnarWriter<W> {
         Ok(())
     }
 
-    /// Adds the rows of a scan batch, at most `max_rows`; returns how many it took.
-    pub fn push_batch(&mut self, batch: &Batch<'_>, max_rows: u64) -> Result<u64, WriteError> {
+    /// Adds the rows of a scan piece, at most `max_rows`; returns how many it took.
+    pub fn push_piece(&mut self, piece: &Scanned<'_>, max_rows: u64) -> Result<u64, WriteError> {
         let encoder = &mut self.encoder;
-        let taken = fill_from(&mut self.builder, batch, max_rows, |b| encoder.write(b))?;
+        let taken = fill_from(&mut self.builder, piece, max_rows, |b| encoder.write(b))?;
         self.rows += taken;
         Ok(taken)
     }

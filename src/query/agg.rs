@@ -1223,10 +1223,17 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
             Some(slots) => {
                 // A storage bucket is summarized only when all of it falls in one output bucket.
                 let same = |start_ns: i64, end_ns: i64| buckets.of(start_ns) == buckets.of(end_ns - 1);
+                let mut rows = Vec::new();
                 db.scan_summarized(from_ns, to_ns, &same, None, |piece| -> Result<bool> {
                     match piece {
                         Scanned::Batch(batch) => fold(&mut slice, batch)?,
                         Scanned::Summary(s) => slice.summary(buckets.of(s.start_ns), &s, slots),
+                        // `scan_summarized` hands out rows, but columns fold as their rows too.
+                        Scanned::Columns(c) => {
+                            c.rows_into(&mut rows);
+                            let times = c.times;
+                            fold(&mut slice, crate::db::Batch::Rows { times, rows: &rows })?
+                        }
                     }
                     Ok(true)
                 })?
