@@ -350,6 +350,15 @@ fn a_code_the_dictionary_lost_is_exit_3_on_every_read_path() {
         vec!["range", all[0], all[1], "--format", "ndjson"],
         vec!["range", all[0], all[1], "--format", "parquet"],
         vec!["range", all[0], all[1], "--format", "arrow"],
+        vec![
+            "range",
+            all[0],
+            all[1],
+            "--format",
+            "arrow",
+            "--columns",
+            "time,symbol",
+        ],
         vec!["get", "2024-08-08T00:00:01Z"],
         vec!["get", "2024-08-08T00:00:01Z", "--format", "arrow"],
         vec!["export", "-o", pq.to_str().unwrap()],
@@ -487,4 +496,64 @@ fn sym_is_named_in_create_and_schema() {
     let (code, _, err) = run(cmd);
     assert_eq!(code, 2);
     assert!(err.contains("sym"), "{err}");
+}
+
+/// The same damage in a columnar bucket record, which Arrow output reads as columns: a code
+/// first met in the middle of a batch, past the dictionary put back, stops the read with the
+/// row's time; never a panic, a null or a wrong text.
+#[test]
+fn a_code_the_dictionary_lost_in_a_columnar_record_stops_arrow_output() {
+    if common::layout() != "bucket" {
+        return;
+    }
+    let db = TestDb::create(
+        "1s",
+        "symbol:sym,price:f64",
+        &["--bucket", "1h", "--codec", "columnar"],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let rows = |from: u32, symbol: &dyn Fn(u32) -> &'static str| {
+        let mut text = String::from("time,symbol,price\n");
+        for s in from..from + 40 {
+            text.push_str(&format!(
+                "{DAY}T00:{:02}:{:02}Z,{},{s}\n",
+                s / 60,
+                s % 60,
+                symbol(s)
+            ));
+        }
+        text
+    };
+    let first = csv(
+        tmp.path(),
+        "a.csv",
+        &rows(0, &|s| if s % 2 == 0 { "AAA" } else { "BBB" }),
+    );
+    db.ok(&["import", &first]);
+    let dict = db.file("sym.dict");
+    let older = fs::read(&dict).unwrap();
+    // Rows 40.. of the same hour: the bucket is written again, with CCC's code past `older`.
+    let second = csv(
+        tmp.path(),
+        "b.csv",
+        &rows(40, &|s| if s % 3 == 0 { "CCC" } else { "AAA" }),
+    );
+    db.ok(&["import", &second]);
+    let whole = range(&db, &[]);
+    assert!(whole.contains("2024-08-08T00:00:42Z,CCC,42"), "{whole}");
+    fs::write(&dict, &older).unwrap();
+    for columns in [None, Some("time,symbol"), Some("symbol,price")] {
+        let mut args = vec!["range", "2024-08-01", "2024-09-01", "--format", "arrow"];
+        args.extend(columns.iter().flat_map(|c| ["--columns", c]));
+        let (code, _, err) = run(db.xs(&args));
+        assert_no_panic(&err);
+        assert_eq!(code, 3, "{args:?}: {err}");
+        // Row 42 is the first CCC.
+        assert!(
+            err.contains("column `symbol`")
+                && err.contains("2024-08-08T00:00:42Z")
+                && err.contains("sym.dict"),
+            "{args:?}: {err}"
+        );
+    }
 }

@@ -332,35 +332,35 @@ impl BatchBuilder {
                     }
                 }
                 Column::Sym(c) => {
-                    let mut keys = Vec::with_capacity(times.len());
-                    let mut valid = Vec::new();
-                    let rows = values.iter().zip(heads.iter()).zip(times);
-                    for (i, ((v, head), &t_ns)) in rows.enumerate() {
-                        let key = if f.is_null(head) {
-                            Err(None)
-                        } else {
-                            let code = u32::from_le_bytes(le(v));
-                            c.key(code, self.syms.as_ref(), f.col, t_ns).map_err(Some)
-                        };
-                        match key {
-                            Ok(key) => keys.push(key),
+                    let mut valid = validity(f, heads);
+                    // First each code's key if this batch met it already (-1 if not), in a
+                    // loop with no branch; then the few rows left: a code met for the first
+                    // time, a lost one, or a null row's.
+                    let mut keys = std::mem::take(&mut c.scratch);
+                    keys.clear();
+                    values.extend_into(&mut keys, |v: [u8; 4]| c.met_key(u32::from_le_bytes(v)));
+                    for (i, key) in keys.iter_mut().enumerate() {
+                        if *key >= 0 {
+                            continue;
+                        }
+                        *key = 0;
+                        if valid.as_ref().is_some_and(|v| !v[i]) {
+                            continue;
+                        }
+                        let code = u32::from_le_bytes(le(values.at(i)));
+                        match c.key(code, self.syms.as_ref(), f.col, times[i]) {
+                            Ok(k) => *key = k,
                             Err(e) => {
-                                if valid.is_empty() {
-                                    valid = vec![true; times.len()];
-                                }
-                                valid[i] = false;
-                                keys.push(0);
-                                if let Some(e) = e {
-                                    lost.get_or_insert(e);
-                                }
+                                valid.get_or_insert_with(|| vec![true; times.len()])[i] = false;
+                                lost.get_or_insert(e);
                             }
                         }
                     }
-                    if valid.is_empty() {
-                        c.keys.append_slice(&keys);
-                    } else {
-                        c.keys.append_values(&keys, &valid);
+                    match &valid {
+                        None => c.keys.append_slice(&keys),
+                        Some(valid) => c.keys.append_values(&keys, valid),
                     }
+                    c.scratch = keys;
                 }
                 Column::SymText(c) => put_sym!(c),
                 Column::Str(c) => {
@@ -546,9 +546,17 @@ struct SymKeys {
     met: Vec<u32>,
     /// Codes past the snapshot (added while this read ran), with their keys: a few at most.
     late: Vec<(u32, i32)>,
+    /// The keys of the rows being appended.
+    scratch: Vec<i32>,
 }
 
 impl SymKeys {
+    /// The key of `code` if this batch met it already, else -1.
+    #[inline]
+    fn met_key(&self, code: u32) -> i32 {
+        self.key_of.get(code as usize).copied().unwrap_or(0) - 1
+    }
+
     /// The key of `code` in this batch, its text added to the dictionary the first time; a
     /// code the dictionary lost is an error naming the column and the row's time.
     fn key(
@@ -699,6 +707,12 @@ struct Strided<'a> {
 impl<'a> Strided<'a> {
     fn len(&self) -> usize {
         self.bytes.len() / self.stride
+    }
+
+    /// Value `i`.
+    fn at(&self, i: usize) -> &'a [u8] {
+        let start = i * self.stride + self.offset;
+        &self.bytes[start..start + self.width]
     }
 
     fn iter(self) -> impl Iterator<Item = &'a [u8]> {
