@@ -81,13 +81,11 @@ pub fn warn_unfinished_operations(dir: &Path) {
     }
     // A marker beside a live writer is its own: the operation is under way, not abandoned.
     if let Some(pid) = xs::db::lock::active_writer(dir).filter(|&pid| pid != std::process::id()) {
-        {
-            eprintln!(
-                "xs: note: a write into {} is under way (pid {pid}); this read may see some of its \
-                 rows and not others",
-                dir.display()
-            );
-        }
+        eprintln!(
+            "xs: note: a write into {} is under way (pid {pid}); this read may see some of its rows \
+             and not others",
+            dir.display()
+        );
         return;
     }
     warn_unfinished_deletes(dir);

@@ -1045,9 +1045,8 @@ impl Database {
         &self,
         from_ns: i64,
         to_ns: i64,
-        visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
+        mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
-        let mut visit = visit;
         if self.is_series_root() {
             let kids = self.selected_series()?;
             if let [(_, one)] = kids.as_slice() {
