@@ -113,6 +113,47 @@ pub enum Batch<'a> {
     Rows { times: &'a [i64], rows: &'a [u8] },
 }
 
+/// The rows of a `Batch` with their times (`Database::batch_rows`).
+pub enum BatchRows<'b> {
+    Slots {
+        slabs: std::slice::ChunksExact<'b, u8>,
+        /// The rows of the slot being walked, and its time.
+        slab: std::slice::ChunksExact<'b, u8>,
+        t: i64,
+        next_t: i64,
+        granularity_ns: i64,
+        row_len: usize,
+    },
+    Rows(std::iter::Zip<std::slice::Iter<'b, i64>, std::slice::ChunksExact<'b, u8>>),
+}
+
+impl<'b> Iterator for BatchRows<'b> {
+    type Item = (i64, &'b [u8]);
+
+    #[inline]
+    fn next(&mut self) -> Option<(i64, &'b [u8])> {
+        match self {
+            BatchRows::Rows(rows) => rows.next().map(|(&t, row)| (t, row)),
+            BatchRows::Slots {
+                slabs,
+                slab,
+                t,
+                next_t,
+                granularity_ns,
+                row_len,
+            } => loop {
+                // A slot's rows end at the first row whose present bit is clear.
+                if let Some(row) = slab.next().filter(|r| Schema::is_present(r)) {
+                    return Some((*t, row));
+                }
+                *slab = slabs.next()?.chunks_exact(*row_len);
+                *t = *next_t;
+                *next_t += *granularity_ns;
+            },
+        }
+    }
+}
+
 /// The summary of a storage bucket's rows, handed out by `Database::scan_summarized` in place
 /// of the rows themselves.
 #[derive(Clone, Copy, Debug)]
@@ -944,28 +985,28 @@ impl Database {
         batch: Batch<'_>,
         visit: &mut impl FnMut(i64, &[u8]) -> Result<bool, E>,
     ) -> Result<bool, E> {
-        let row_len = self.schema().row_len();
-        match batch {
-            Batch::Slots { start_ns, bytes } => {
-                let granularity_ns = self.config.granularity.ns();
-                let slab_len = self.config.slab_len() as usize;
-                for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                    for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
-                        if !visit(start_ns + i as i64 * granularity_ns, row)? {
-                            return Ok(false);
-                        }
-                    }
-                }
-            }
-            Batch::Rows { times, rows } => {
-                for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
-                    if !visit(t, row)? {
-                        return Ok(false);
-                    }
-                }
+        for (t, row) in self.batch_rows(batch) {
+            if !visit(t, row)? {
+                return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// The rows of `batch` with their times, in order (borrowed from the batch).
+    pub fn batch_rows<'b>(&self, batch: Batch<'b>) -> BatchRows<'b> {
+        let row_len = self.schema().row_len();
+        match batch {
+            Batch::Slots { start_ns, bytes } => BatchRows::Slots {
+                slabs: bytes.chunks_exact(self.config.slab_len() as usize),
+                slab: [].chunks_exact(row_len),
+                t: start_ns,
+                next_t: start_ns,
+                granularity_ns: self.config.granularity.ns(),
+                row_len,
+            },
+            Batch::Rows { times, rows } => BatchRows::Rows(times.iter().zip(rows.chunks_exact(row_len))),
+        }
     }
 
     /// Walks the rows of `[from, to)` in time order as batches, whatever the layout: grid

@@ -117,49 +117,79 @@ pub fn asof_join(
             .latest(first, not_before(first, within_ns))?
             .unwrap_or(earliest),
     };
-    let mut current = Current {
+    // The latest passing row so far is borrowed from its batch while the batch lasts; it is
+    // copied out only when its batch ends before a later row replaces it, and into `matches`
+    // only once a probe matched it. So the rows no probe matches are never copied.
+    let mut carried = Carried {
         t: None,
         row: Vec::with_capacity(matches.row_len),
         kept: None,
     };
     let mut p = 0usize;
     let end = last.saturating_add(1).min(crate::db::time::END_TIME_NS);
-    db.scan(start, end, |t, row| -> Result<bool> {
-        while p < probes.len() && probes[p] < t {
-            found[p] = current.answer(probes[p], within_ns, matches);
-            p += 1;
+    db.scan_batches(start, end, |batch| -> Result<bool> {
+        // This batch's latest passing row, and its index in `matches` once matched.
+        let mut latest: Option<(i64, &[u8])> = None;
+        let mut kept: Option<u32> = None;
+        let mut more = true;
+        for (t, row) in db.batch_rows(batch) {
+            while p < probes.len() && probes[p] < t {
+                found[p] = match latest {
+                    Some((lt, lrow)) => answer(lt, lrow, &mut kept, probes[p], within_ns, matches),
+                    None => carried.answer(probes[p], within_ns, matches),
+                };
+                p += 1;
+            }
+            if p == probes.len() {
+                more = false;
+                break;
+            }
+            if filter.map_or(Ok(true), |f| f.matches(t, row))? {
+                // A later row of the same timestamp replaces the earlier: the last one is the
+                // match.
+                latest = Some((t, row));
+                kept = None;
+            }
         }
-        if p == probes.len() {
-            return Ok(false);
+        if let Some((t, row)) = latest {
+            carried.t = Some(t);
+            carried.row.clear();
+            carried.row.extend_from_slice(row);
+            carried.kept = kept;
         }
-        if !filter.map_or(Ok(true), |f| f.matches(t, row))? {
-            return Ok(true);
-        }
-        // A later row of the same timestamp replaces the earlier: the last one is the match.
-        current.t = Some(t);
-        current.row.clear();
-        current.row.extend_from_slice(row);
-        current.kept = None;
-        Ok(true)
+        Ok(more)
     })?;
     while p < probes.len() {
-        found[p] = current.answer(probes[p], within_ns, matches);
+        found[p] = carried.answer(probes[p], within_ns, matches);
         p += 1;
     }
     Ok(found)
 }
 
-/// The scan's latest row so far, and its index in `matches` once a probe matched it.
-struct Current {
+/// The match of a probe at `probe` when every row at or before it has been seen and the
+/// latest is `row` at `t` (`kept`: its index in `matches`, once pushed).
+fn answer(
+    t: i64,
+    row: &[u8],
+    kept: &mut Option<u32>,
+    probe: i64,
+    within_ns: Option<i64>,
+    matches: &mut Matches,
+) -> Option<u32> {
+    (t >= not_before(probe, within_ns)).then(|| *kept.get_or_insert_with(|| matches.push(t, row)))
+}
+
+/// The latest passing row of the batches before, copied out, and its index in `matches` once
+/// a probe matched it.
+struct Carried {
     t: Option<i64>,
     row: Vec<u8>,
     kept: Option<u32>,
 }
 
-impl Current {
+impl Carried {
     /// The match of a probe at `probe` (every row at or before it has been seen).
     fn answer(&mut self, probe: i64, within_ns: Option<i64>, matches: &mut Matches) -> Option<u32> {
-        let t = self.t.filter(|&t| t >= not_before(probe, within_ns))?;
-        Some(*self.kept.get_or_insert_with(|| matches.push(t, &self.row)))
+        answer(self.t?, &self.row, &mut self.kept, probe, within_ns, matches)
     }
 }
