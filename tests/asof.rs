@@ -316,3 +316,42 @@ fn join_inputs_at_the_edges() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("has no series key"), "{err}");
 }
+
+#[test]
+fn a_bad_time_in_a_large_input_names_the_earliest_record() {
+    let db = database();
+    // 20,000 records, read in several pieces side by side: the message names the first bad
+    // record in input order, whichever piece found it and whatever was wrong with it (a time
+    // that does not parse, or an epoch number out of range in the unit given).
+    let input = |bad_iso: usize, too_big: usize| {
+        let mut text = String::from("time,note\n");
+        for k in 0..20_000 {
+            let time = match k {
+                k if k == bad_iso => "2021-13-45T00:00:00Z".to_string(),
+                k if k == too_big => "99999999999999999".to_string(),
+                k => (1_609_459_200_000i64 + k as i64).to_string(),
+            };
+            text.push_str(&format!("{time},x{k}\n"));
+        }
+        let path = db.path.with_extension(format!("bad{bad_iso}.csv"));
+        fs::write(&path, text).unwrap();
+        path
+    };
+    for (bad_iso, too_big, named) in [(15_000, 12_000, "record 12002"), (9_000, 12_000, "record 9002")] {
+        let path = input(bad_iso, too_big);
+        let (code, out, err) = run(db.xs(&[
+            "get",
+            "--asof",
+            "--join",
+            path.to_str().unwrap(),
+            "--time-unit",
+            "ms",
+        ]));
+        common::assert_no_panic(&err);
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
+        assert!(
+            err.contains(named) && err.contains("cannot read the time"),
+            "{named}: {err}"
+        );
+    }
+}

@@ -723,3 +723,137 @@ fn a_link_in_place_of_a_series_directory_is_refused() {
     assert!(err.contains("link"), "{err}");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }
+
+/// The as-of join of an input large enough to be read in pieces side by side (several
+/// 64 KiB pieces), against a brute-force join: probes of every series in no order, a series
+/// with no quotes, keys with spaces and over 15 bytes, epoch and ISO times, missing times,
+/// short records, CRLF line ends and blank lines. The same input with one quoted field (read
+/// in one csv pass instead) joins the same way, and `--within` bounds the look back.
+#[test]
+fn a_join_read_in_pieces_matches_a_brute_force_join() {
+    const BASE_MS: i64 = 1_704_067_200_000; // 2024-01-01T00:00:00Z
+    let w = Work::new();
+    let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15);
+    let symbols = ["A", "B", "CC", "A_SYMBOL_LONGER_THAN_15"];
+    // Quotes: per symbol, increasing times within the first hour, a bid per row.
+    let mut quotes: Vec<Vec<(i64, i64)>> = vec![Vec::new(); symbols.len()];
+    let mut text = String::from("time,sym,bid\n");
+    for (s, sym) in symbols.iter().enumerate() {
+        let mut t = BASE_MS + rng.below(5_000) as i64;
+        for _ in 0..300 {
+            let bid = rng.below(100_000) as i64;
+            quotes[s].push((t, bid));
+            text.push_str(&format!("{t},{sym},{bid}\n"));
+            t += 1 + rng.below(10_000) as i64;
+        }
+    }
+    let q = w.file("q.csv", &text);
+    w.import(&q, &["--series-by", "sym", "--time-unit", "ms"]);
+
+    // Probes: (line as written, its field count, its symbol index, its probe time).
+    let mut lines: Vec<(String, usize, Option<usize>, Option<i64>)> = Vec::new();
+    for k in 0..9_000 {
+        let pick = rng.below(symbols.len() as u64 + 1) as usize;
+        let (sym_text, sym) = match pick {
+            p if p < symbols.len() && rng.below(10) == 0 => (format!(" {} ", symbols[p]), Some(p)),
+            p if p < symbols.len() => (symbols[p].to_string(), Some(p)),
+            _ => ("ZZ".to_string(), None),
+        };
+        let t = BASE_MS - 10_000 + rng.below(3_500_000) as i64;
+        let (time_text, time) = match rng.below(40) {
+            0 => (String::new(), None),
+            1 | 2 => {
+                let ms = t - BASE_MS;
+                let iso = format!(
+                    "2024-01-01T00:{:02}:{:02}.{:03}Z",
+                    ms / 60_000,
+                    ms / 1000 % 60,
+                    ms % 1000
+                );
+                if ms >= 0 {
+                    (iso, Some(t))
+                } else {
+                    (t.to_string(), Some(t))
+                }
+            }
+            _ => (t.to_string(), Some(t)),
+        };
+        let (line, fields) = if rng.below(25) == 0 {
+            (format!("{sym_text},{time_text}"), 2)
+        } else {
+            (format!("{sym_text},{time_text},note {k}"), 3)
+        };
+        lines.push((line, fields, sym, time));
+    }
+    let input = |quoted_line: Option<usize>| {
+        let mut text = String::from("sym,time,note\n");
+        for (k, (line, ..)) in lines.iter().enumerate() {
+            if Some(k) == quoted_line {
+                text.push_str(&line.replacen(",note", ",\"note", 1));
+                text.push('"');
+            } else {
+                text.push_str(line);
+            }
+            text.push_str(if k % 7 == 0 { "\r\n" } else { "\n" });
+            if k % 500 == 0 {
+                text.push('\n');
+            }
+        }
+        text
+    };
+    let want = |quoted_line: Option<usize>, within: Option<i64>| {
+        let mut out = String::from("sym,time,note,q.time,q.sym,q.bid\n");
+        for (k, (line, fields, sym, time)) in lines.iter().enumerate() {
+            let line = match Some(k) == quoted_line {
+                true => format!("{}\"", line.replacen(",note", ",\"note", 1)),
+                false => line.clone(),
+            };
+            out.push_str(&line);
+            out.push_str(&",".repeat(3 - fields));
+            let hit = match (sym, time) {
+                (Some(s), Some(t)) => quotes[*s]
+                    .iter()
+                    .rev()
+                    .find(|(qt, _)| qt <= t)
+                    .filter(|(qt, _)| within.is_none_or(|w| t - qt <= w)),
+                _ => None,
+            };
+            match hit {
+                Some((qt, bid)) => out.push_str(&format!(",{qt},{},{bid}\n", symbols[sym.unwrap()])),
+                None => out.push_str(",,,\n"),
+            }
+        }
+        out
+    };
+    let quoted_at = (4_321..).find(|&k| lines[k].1 == 3);
+    for (quoted_line, within) in [(None, None), (quoted_at, None), (None, Some(50))] {
+        let file = w.file("probes.csv", &input(quoted_line));
+        assert!(std::fs::metadata(&file).unwrap().len() > 3 * 64 * 1024);
+        let mut args = vec![
+            "get",
+            "--asof",
+            "--join",
+            file.to_str().unwrap(),
+            "--prefix",
+            "q",
+            "--time-format",
+            "epoch-ms",
+        ];
+        let within_text = within.map(|w| format!("{w}ms"));
+        if let Some(w) = &within_text {
+            args.extend(["--within", w]);
+        }
+        let (code, out, err) = w.xs(&args);
+        assert_eq!(code, 0, "{err}");
+        let expected = want(quoted_line, within);
+        if out != expected {
+            let first = out.lines().zip(expected.lines()).position(|(a, b)| a != b);
+            panic!(
+                "quoted line {quoted_line:?}, within {within:?}: first difference at output line {first:?}: {:?} against {:?}",
+                first.and_then(|i| out.lines().nth(i)),
+                first.and_then(|i| expected.lines().nth(i))
+            );
+        }
+        assert!(err.contains("have no time"), "{err}");
+    }
+}

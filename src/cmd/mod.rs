@@ -10,6 +10,7 @@ pub mod generate;
 pub mod get;
 pub mod get_join;
 pub mod import;
+pub mod join_input;
 pub mod output_args;
 pub mod put;
 pub mod range;
@@ -180,15 +181,6 @@ impl Output {
                 libc::fcntl(fd, libc::F_SETPIPE_SZ, OUTPUT_FLUSH_BYTES as libc::c_int);
             }
         }
-    }
-
-    /// Writes the buffer out once it is large.
-    pub fn maybe_flush(&mut self) -> CliResult {
-        if self.buf.len() >= OUTPUT_FLUSH_BYTES {
-            self.grow_pipe();
-            self.flush()?;
-        }
-        Ok(())
     }
 
     /// Writes `bytes` straight to stdout after whatever is buffered (for large formatted blocks).
