@@ -1502,7 +1502,8 @@ enum Scan<'a> {
 }
 
 /// Reads the records a bucket scan takes as rows and hands each one to `visit` as a batch,
-/// its rows borrowed from the read buffer (no copy) unless the window's edge cuts it; or,
+/// its rows borrowed from the read buffer or the decoded rows (no copy, also where the
+/// window's edge cuts the record); or,
 /// with `as_columns`, a columnar record as its columns.
 #[derive(Default)]
 struct RecordReader {
@@ -1515,8 +1516,6 @@ struct RecordReader {
     parts: Vec<Vec<u8>>,
     /// The value columns to rebuild from columnar records (`with_columns`); `None`: all.
     columns: Option<Vec<bool>>,
-    /// The rows inside the window of a record cut by its edge.
-    edge_rows: Vec<u8>,
 }
 
 thread_local! {
@@ -1588,35 +1587,16 @@ impl RecordReader {
             self.times.clear();
             self.times
                 .extend(self.units.iter().map(|&u| start + u as i64 * g));
-            // Offsets are non-decreasing: a record whose first and last rows are in the
-            // window is wholly in it.
-            let inside = match (self.times.first(), self.times.last()) {
-                (Some(&a), Some(&z)) => a >= lo && z < hi,
-                _ => false,
-            };
-            let rows = if inside {
-                rows
-            } else {
-                self.edge_rows.clear();
-                let mut kept = 0;
-                for k in 0..self.times.len() {
-                    let t = self.times[k];
-                    if t >= lo && t < hi {
-                        self.times[kept] = t;
-                        kept += 1;
-                        self.edge_rows
-                            .extend_from_slice(&rows[k * row_len..(k + 1) * row_len]);
-                    }
-                }
-                self.times.truncate(kept);
-                if kept == 0 {
-                    return Ok(true);
-                }
-                &self.edge_rows
-            };
+            // Offsets are in order (checked as they are decoded): the window holds a run of
+            // the record's rows, handed out in place.
+            let first = self.times.partition_point(|&t| t < lo);
+            let end = self.times.partition_point(|&t| t < hi);
+            if first == end {
+                return Ok(true);
+            }
             let batch = Batch::Rows {
-                times: &self.times,
-                rows,
+                times: &self.times[first..end],
+                rows: &rows[first * row_len..end * row_len],
             };
             Ok(keep(visit(Scanned::Batch(batch)), failure))
         })?;
