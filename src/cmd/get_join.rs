@@ -255,7 +255,11 @@ fn match_store(
         db
     };
     let probes: Vec<i64> = group.iter().map(|&k| times[k as usize]).collect();
-    let mut matches = Matches::new(db.config().schema.row_len());
+    // At most one match per probe: room for them all, so the rows are never copied to grow.
+    let row_len = db.config().schema.row_len();
+    let mut matches = Matches::new(row_len);
+    matches.times.reserve(probes.len());
+    matches.rows.reserve(probes.len() * row_len);
     let hits = asof_join(
         store,
         &probes,

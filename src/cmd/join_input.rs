@@ -525,64 +525,78 @@ fn read_piece(
     let key_cols = at.keys.unwrap_or(&[]);
     let mut key_parts: Vec<Range<usize>> = vec![0..0; key_cols.len()];
     let last_needed = key_cols.iter().copied().fold(at.time, usize::max);
-    let mut start = piece.start;
+    // One pass over the piece for both line ends and delimiters: each delimiter closes a
+    // field, each line end closes the last field and the record.
     let mut k = 0;
-    while start < piece.end {
-        let end = memchr::memchr(b'\n', &data[start..piece.end]).map_or(piece.end, |i| start + i);
-        let line = &data[start..end];
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let line_at = start;
-        start = end + 1;
-        let blank = line.trim_ascii().is_empty() && memchr::memchr(delimiter, line).is_none();
-        if blank {
+    let mut line_start = piece.start;
+    let mut field_start = piece.start;
+    let mut fields = 0usize;
+    let mut time = 0..0;
+    let take = |n: usize, field: Range<usize>, time: &mut Range<usize>, parts: &mut [Range<usize>]| {
+        if n > last_needed {
+            return;
+        }
+        if n == at.time {
+            *time = field.clone();
+        }
+        for (part, &col) in parts.iter_mut().zip(key_cols) {
+            if col == n {
+                *part = field.clone();
+            }
+        }
+    };
+    let ends = memchr::memchr2_iter(b'\n', delimiter, &data[piece.clone()])
+        .map(|i| piece.start + i)
+        .chain((data[piece.end - 1] != b'\n').then_some(piece.end));
+    for end in ends {
+        if end < piece.end && data[end] == delimiter {
+            take(fields, field_start..end, &mut time, &mut key_parts);
+            fields += 1;
+            field_start = end + 1;
             continue;
         }
-        // The fields the join reads, found by their delimiters; the rest are only counted.
-        let mut time = 0..0;
-        key_parts.iter_mut().for_each(|p| *p = 0..0);
-        let mut fields = 0u32;
-        let mut field_start = 0;
-        let mut take = |n: usize, field: Range<usize>| {
-            if n > last_needed {
-                return;
-            }
-            if n == at.time {
-                time = field.clone();
-            }
-            for (part, &col) in key_parts.iter_mut().zip(key_cols) {
-                if col == n {
-                    *part = field.clone();
-                }
-            }
+        // A line end (or the piece's end): the record is the line without its `\r`.
+        let line_at = line_start;
+        let line_end = if end > line_start && data[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
         };
-        for end in memchr::memchr_iter(delimiter, line) {
-            take(fields as usize, field_start..end);
-            field_start = end + 1;
-            fields += 1;
-        }
-        take(fields as usize, field_start..line.len());
-        fields += 1;
-        times[k] = info.time(k, line[time].trim_ascii());
-        keys[k] = match key_parts.as_slice() {
-            [] => 0,
-            [one] => info.keys.id(line[one.clone()].trim_ascii(), k),
-            parts => {
-                key.clear();
-                for (i, part) in parts.iter().enumerate() {
-                    if i > 0 {
-                        key.push(0);
+        line_start = end + 1;
+        let blank = fields == 0 && data[line_at..line_end].trim_ascii().is_empty();
+        if !blank {
+            take(
+                fields,
+                field_start.min(line_end)..line_end,
+                &mut time,
+                &mut key_parts,
+            );
+            times[k] = info.time(k, data[time.clone()].trim_ascii());
+            keys[k] = match key_parts.as_slice() {
+                [] => 0,
+                [one] => info.keys.id(data[one.clone()].trim_ascii(), k),
+                parts => {
+                    key.clear();
+                    for (i, part) in parts.iter().enumerate() {
+                        if i > 0 {
+                            key.push(0);
+                        }
+                        key.extend_from_slice(data[part.clone()].trim_ascii());
                     }
-                    key.extend_from_slice(line[part.clone()].trim_ascii());
+                    info.keys.id(&key, k)
                 }
-                info.keys.id(&key, k)
-            }
-        };
-        records[k] = Record {
-            at: line_at,
-            len: u32_len(line.len(), || format!("{what}, byte {line_at}"))?,
-            fields,
-        };
-        k += 1;
+            };
+            records[k] = Record {
+                at: line_at,
+                len: u32_len(line_end - line_at, || format!("{what}, byte {line_at}"))?,
+                fields: fields as u32 + 1,
+            };
+            k += 1;
+        }
+        field_start = line_start;
+        fields = 0;
+        time = 0..0;
+        key_parts.iter_mut().for_each(|p| *p = 0..0);
     }
     if key_cols.is_empty() {
         info.keys.id(b"", 0);
