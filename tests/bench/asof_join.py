@@ -13,7 +13,8 @@ Measures (medians of --runs, warm cache):
   join: every trade of DATA/t/ticks.csv with the latest quote of its symbol at or before it,
         written as CSV to /dev/null: one `xs get --asof --join` process against DuckDB's
         `COPY (SELECT … FROM read_csv(trades) ASOF LEFT JOIN quotes …) TO '/dev/null'` on a warm
-        in-process connection (its best case);
+        in-process connection (its best case); both print the trade's columns and all of the
+        quote's ("join"), or its time, price and qty ("join, 3 cols");
   lookups: 1,000 random (symbol, time) pairs, the same two ways.
 Both answers are compared: every probe must match a quote at the same time in both.
 """
@@ -26,8 +27,9 @@ import subprocess
 from measure import median_ms
 
 
-def xs_join(xs, db, probes, out=subprocess.DEVNULL):
-    subprocess.run([xs, "-d", db, "get", "--asof", "--join", probes, "--time-format", "epoch-ms"],
+def xs_join(xs, db, probes, out=subprocess.DEVNULL, columns=None):
+    extra = ["--columns", ",".join(columns)] if columns else []
+    subprocess.run([xs, "-d", db, "get", "--asof", "--join", probes, "--time-format", "epoch-ms", *extra],
                    check=True, stdout=out, stderr=subprocess.DEVNULL)
 
 
@@ -59,18 +61,25 @@ def main():
         for _ in range(1000):
             f.write(f"{rng.choice(symbols)},{rng.randint(lo, hi)}\n")
 
-    def duck(probes):
-        return (f"SELECT p.*, q.time AS q_time, q.price AS q_price, q.qty AS q_qty "
+    # Both print the same columns: every probe column, then the matched quote's columns (all
+    # of them, as xs does by default; or the three of `--columns time,price,qty`).
+    all_columns = ["time", "symbol", "price", "qty", "side", "trade_id"]
+
+    def duck(probes, columns=None):
+        picked = ", ".join(f"q.{c} AS q_{c}" for c in (columns or all_columns))
+        return (f"SELECT p.*, {picked} "
                 f"FROM read_csv('{probes}') p ASOF LEFT JOIN quotes q "
                 f"ON p.symbol = q.symbol AND p.time >= q.time")
 
     results = {}
-    for name, probes in [("join", trades_csv), ("lookups", pairs)]:
+    three = ["time", "price", "qty"]
+    for name, probes, columns in [("join", trades_csv, None), ("join, 3 cols", trades_csv, three),
+                                  ("lookups", pairs, None)]:
         n = sum(1 for _ in open(probes)) - 1
         # The answers agree: the matched quote time of every probe.
-        out = os.path.join(a.work, f"{name}.xs.csv")
+        out = os.path.join(a.work, f"{name.split(',')[0]}.xs.csv")
         with open(out, "w") as f:
-            xs_join(a.xs, db, probes, out=f)
+            xs_join(a.xs, db, probes, out=f, columns=columns)
         with open(out) as f:
             header = f.readline().rstrip("\n").split(",")
             qt = header.index("quotes.time")
@@ -81,13 +90,14 @@ def main():
             f"SELECT p.time, p.symbol, q.time FROM read_csv('{probes}') p ASOF LEFT JOIN quotes q "
             f"ON p.symbol = q.symbol AND p.time >= q.time").fetchall())
         assert got == want, f"{name}: xs and DuckDB disagree"
-        xs_ms = median_ms(lambda: xs_join(a.xs, db, probes), a.runs)
-        dk_ms = median_ms(lambda: con.execute(f"COPY ({duck(probes)}) TO '/dev/null' (FORMAT CSV)"), a.runs)
+        xs_ms = median_ms(lambda: xs_join(a.xs, db, probes, columns=columns), a.runs)
+        dk_ms = median_ms(lambda: con.execute(f"COPY ({duck(probes, columns)}) TO '/dev/null' (FORMAT CSV)"),
+                          a.runs)
         results[name] = (n, xs_ms, dk_ms)
 
-    print(f"{'':10} {'probes':>10} {'xs ms (min-max)':>24} {'DuckDB ms (min-max)':>24} {'ratio':>7}")
+    print(f"{'':12} {'probes':>10} {'xs ms (min-max)':>24} {'DuckDB ms (min-max)':>24} {'ratio':>7}")
     for name, (n, x, d) in results.items():
-        print(f"{name:10} {n:>10,} {x[0]:>10.1f} ({x[1]:.1f}-{x[2]:.1f}) {d[0]:>10.1f} ({d[1]:.1f}-{d[2]:.1f})"
+        print(f"{name:12} {n:>10,} {x[0]:>10.1f} ({x[1]:.1f}-{x[2]:.1f}) {d[0]:>10.1f} ({d[1]:.1f}-{d[2]:.1f})"
               f" {d[0] / x[0]:>6.2f}x")
     print("(answers identical: every probe matched the same quote time in both)")
 
