@@ -308,21 +308,12 @@ pub(super) fn read_input(
         .from_reader(&data[..]);
     let mut rec = csv::ByteRecord::new();
     let mut header = None;
-    let mut fields_at: Option<(usize, Option<Vec<usize>>)> = None;
+    let mut fields_at: (usize, Option<Vec<usize>>) = (0, None);
     let mut body = 0;
-    // Records the csv reader gave before the body (for its messages' record numbers).
+    // Records the csv reader gave before the body (blank ones and the header), for the csv
+    // pass's record numbers.
     let mut before_body = 0;
-    loop {
-        let more = first
-            .read_byte_record(&mut rec)
-            .map_err(|e| Failure::usage(format!("{what}: record {}: {e}", before_body + 1)))?;
-        if !more {
-            break;
-        }
-        if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
-            before_body += 1;
-            continue;
-        }
+    if next_record(&mut first, &mut rec, what, &mut before_body)? {
         let names: Vec<String> = rec
             .iter()
             .map(|f| String::from_utf8_lossy(f).trim().to_string())
@@ -333,34 +324,31 @@ pub(super) fn read_input(
             _ => looks_like_time(&names[0]),
         };
         if is_data {
-            // The body is read from the start again, blank lines and all.
-            before_body = 0;
             if on.is_some() {
                 return Err(Failure::usage(format!(
                     "{what} has no header, so --on cannot name a column; its first column is the time"
                 )));
             }
-            fields_at = Some((0, None));
-            break;
+            // The body is read from the start again, blank lines and all.
+            before_body = 0;
+        } else {
+            let at = named.ok_or_else(|| {
+                Failure::usage(format!(
+                    "{what}: no time column{} among {}; name it with --on",
+                    on.map(|n| format!(" `{n}`")).unwrap_or_default(),
+                    names.join(",")
+                ))
+            })?;
+            let keys = key_names
+                .iter()
+                .map(|k| names.iter().position(|n| n == k))
+                .collect();
+            fields_at = (at, keys);
+            header = Some(names);
+            body = first.position().byte() as usize;
         }
-        let at = named.ok_or_else(|| {
-            Failure::usage(format!(
-                "{what}: no time column{} among {}; name it with --on",
-                on.map(|n| format!(" `{n}`")).unwrap_or_default(),
-                names.join(",")
-            ))
-        })?;
-        let keys = key_names
-            .iter()
-            .map(|k| names.iter().position(|n| n == k))
-            .collect();
-        fields_at = Some((at, keys));
-        header = Some(names);
-        before_body += 1;
-        body = first.position().byte() as usize;
-        break;
     }
-    let (time_at, key_at) = fields_at.unwrap_or((0, None));
+    let (time_at, key_at) = fields_at;
     let at = FieldsAt {
         time: time_at,
         keys: key_at.as_deref(),
@@ -605,6 +593,28 @@ fn read_piece(
     Ok(info)
 }
 
+/// Reads the next record that is not blank into `rec`; `n` counts every record read (blank
+/// ones too), which is how the csv reader's messages number them.
+fn next_record(
+    reader: &mut csv::Reader<&[u8]>,
+    rec: &mut csv::ByteRecord,
+    what: &str,
+    n: &mut usize,
+) -> CliResult<bool> {
+    loop {
+        let more = reader
+            .read_byte_record(rec)
+            .map_err(|e| Failure::usage(format!("{what}: record {}: {e}", *n + 1)))?;
+        if !more {
+            return Ok(false);
+        }
+        *n += 1;
+        if !(rec.len() == 1 && rec[0].trim_ascii().is_empty()) {
+            return Ok(true);
+        }
+    }
+}
+
 /// Reads the records of a quoted input from `body` on, in one csv pass; `before` records
 /// (blank ones and the header) came before.
 fn read_quoted(input: &mut Input, data: &[u8], body: usize, before: usize, at: &FieldsAt) -> CliResult {
@@ -618,17 +628,7 @@ fn read_quoted(input: &mut Input, data: &[u8], body: usize, before: usize, at: &
     let mut rec = csv::ByteRecord::new();
     let mut key = Vec::new();
     let mut n = before;
-    loop {
-        let more = reader
-            .read_byte_record(&mut rec)
-            .map_err(|e| Failure::usage(format!("{what}: record {}: {e}", n + 1)))?;
-        if !more {
-            break;
-        }
-        n += 1;
-        if rec.len() == 1 && rec[0].trim_ascii().is_empty() {
-            continue;
-        }
+    while next_record(&mut reader, &mut rec, &what, &mut n)? {
         let start = body + rec.position().map_or(0, |p| p.byte() as usize);
         let end = body + reader.position().byte() as usize;
         let span = without_line_ends(data, start..end);
