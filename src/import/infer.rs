@@ -1166,7 +1166,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 "bucket {}: about {} rows per bucket at the sample's rate (columns compress better in \
                  larger buckets; a point read decodes one); pass --bucket to choose",
                 format_duration(ns),
-                (bucket_bytes(&stretches, 0, ns) / 2).max(1)
+                (bucket_bytes(&stretches, 0, g, ns) / 2).max(1)
             ));
             ns
         }
@@ -1176,7 +1176,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 "bucket {}: about {} KiB of rows per bucket at the sample's rate (a point read reads one \
                  bucket); pass --bucket to choose",
                 format_duration(ns),
-                bucket_bytes(&stretches, row_len, ns).div_ceil(1024).max(1)
+                bucket_bytes(&stretches, row_len, g, ns).div_ceil(1024).max(1)
             ));
             ns
         }
@@ -1582,13 +1582,16 @@ const NICE_BUCKETS_NS: [i64; 22] = [
     NS_PER_DAY,
 ];
 
-/// Bytes of rows (time offset included) per bucket of `bucket_ns` at the sample's rate.
-fn bucket_bytes(segments: &[Vec<i64>], row_len: usize, bucket_ns: i64) -> u64 {
+/// Bytes of rows (time offset included) per bucket of `bucket_ns` at the sample's rate. A
+/// stretch spans its times and one granularity step `g` more: the rows of its last time take
+/// a step too, and a stretch of one time (a series seen once in a window of the sample, as each
+/// of 30,000 hosts is) says one row per step, not one row per nanosecond.
+fn bucket_bytes(segments: &[Vec<i64>], row_len: usize, g: i64, bucket_ns: i64) -> u64 {
     let (mut rows, mut span_ns) = (0usize, 0i64);
     for sorted_times in segments {
         if let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) {
             rows += sorted_times.len();
-            span_ns += last - first;
+            span_ns = span_ns.saturating_add(last - first).saturating_add(g.max(1));
         }
     }
     if rows == 0 {
@@ -1609,7 +1612,7 @@ const COLUMNAR_BUCKET_ROWS: f64 = 2048.0;
 /// a 2-byte time offset) per bucket, a multiple of the granularity; the granularity itself
 /// when no round width fits.
 fn choose_bucket(segments: &[Vec<i64>], row_len: usize, granularity_ns: i64, target_bytes: f64) -> i64 {
-    let per_bucket = |ns: i64| bucket_bytes(segments, row_len, ns).max(1) as f64;
+    let per_bucket = |ns: i64| bucket_bytes(segments, row_len, granularity_ns, ns).max(1) as f64;
     NICE_BUCKETS_NS
         .iter()
         .copied()
@@ -1883,6 +1886,46 @@ mod tests {
             inf.notes
                 .iter()
                 .any(|n| n.starts_with("column `host`: sym (the series key")),
+            "{:?}",
+            inf.notes
+        );
+    }
+
+    #[test]
+    fn many_hosts_seen_once_per_window_get_a_bucket_of_their_own_rate() {
+        // 300 hosts every 5 minutes; the sample's 20 windows of the file each hold one
+        // timestamp of 100 of them (as 4,000 of 30,000 hosts fill a window of cpu.csv), so
+        // each host's stretch in a window is one row.
+        let mut text = String::from("time,hostname,usage\n");
+        let mut segment_starts = Vec::new();
+        let mut rows = 0;
+        for w in 0..20i64 {
+            segment_starts.push(rows);
+            let minutes = 5 * (w * w + 1);
+            let t = format!(
+                "2021-01-0{}T{:02}:{:02}:00Z",
+                1 + minutes / 1440,
+                minutes / 60 % 24,
+                minutes % 60
+            );
+            for k in 0..100 {
+                text.push_str(&format!("{t},host_{},{}\n", (w * 37 + k) % 300, k % 90));
+                rows += 1;
+            }
+        }
+        let mut s = sample(&text);
+        s.segment_starts = segment_starts;
+        s.spread = true;
+        let inf = infer(&s, &Overrides::default()).unwrap();
+        assert_eq!(inf.config.series_columns().len(), 1, "{:?}", inf.notes);
+        assert_eq!(inf.config.granularity.ns(), 300 * NS_PER_SEC, "{:?}", inf.notes);
+        // One row per 5 minutes a host: a day (288 rows) is the widest bucket, nearest the
+        // aim of ~2,000 rows; one row per nanosecond used to give 5-minute buckets of 1 row.
+        assert_eq!(inf.config.bucket_ns, NS_PER_DAY, "{:?}", inf.notes);
+        assert!(
+            inf.notes
+                .iter()
+                .any(|n| n.starts_with("bucket 1d: about 288 rows per bucket")),
             "{:?}",
             inf.notes
         );
