@@ -857,3 +857,93 @@ fn a_join_read_in_pieces_matches_a_brute_force_join() {
         assert!(err.contains("have no time"), "{err}");
     }
 }
+
+/// Every file of a database (the lock aside), by relative path, with its bytes.
+fn all_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != ".lock") {
+                out.push((p.strip_prefix(dir).unwrap().display().to_string(), data_of(&p)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn rows_held_back_for_many_series_spill_to_disk_and_come_back_whole() {
+    // Only the bucket layout holds a bucket's rows back until it is complete.
+    if common::layout() != "bucket" {
+        return;
+    }
+    // 1,000 hosts every minute for 12 hours, time ordered: ~19 MB, three import batches, and
+    // every host holds its open bucket's rows back from batch to batch: a 6-hour bucket spans
+    // two batches, a day bucket all three (its rows come back from three spills).
+    let (hosts, minutes) = (1000, 720);
+    let mut text = String::from("time,host,n,v\n");
+    for m in 0..minutes {
+        for h in 0..hosts {
+            let n = m * hosts + h;
+            text.push_str(&format!("{},h{h},{n},{}\n", 1_609_459_200 + 60 * m, n % 97));
+        }
+    }
+    let keys = ["--series-by", "host", "--granularity", "1m", "--layout", "bucket"];
+    for (bucket, unique) in [("6h", &[][..]), ("1d", &["--unique-by", "n"][..])] {
+        let runs: Vec<Work> = ["", "1"]
+            .iter()
+            .map(|budget| {
+                let w = Work::new();
+                let input = w.file("in.csv", &text);
+                let mut cmd = xs();
+                cmd.arg("-d")
+                    .arg(w.db())
+                    .arg("import")
+                    .arg(&input)
+                    .args(keys)
+                    .args(unique)
+                    .args(["--bucket", bucket]);
+                if !budget.is_empty() {
+                    // One byte: every batch's held rows go to the scratch file.
+                    cmd.env("XS_IMPORT_HOLD_BYTES", budget);
+                }
+                let (code, _, err) = run(cmd);
+                assert_eq!(code, 0, "{err}");
+                assert!(err.contains("720000 rows read, 720000 stored"), "{err}");
+                w
+            })
+            .collect();
+        assert!(
+            all_files(&runs[0].db()) == all_files(&runs[1].db()),
+            "{unique:?}: spilling held rows changed the files written"
+        );
+        for h in ["h0", "h777", "h999"] {
+            let out = runs[1].ok(&[
+                "range",
+                "2021-01-01",
+                "2021-01-02",
+                "--series",
+                h,
+                "--columns",
+                "time,v",
+            ]);
+            let expected: Vec<String> = (0..minutes)
+                .map(|m| {
+                    let n = m * hosts + h[1..].parse::<i64>().unwrap();
+                    let t = chrono::DateTime::from_timestamp(1_609_459_200 + 60 * m, 0).unwrap();
+                    format!("{},{}", t.format("%Y-%m-%dT%H:%M:%SZ"), n % 97)
+                })
+                .collect();
+            assert_eq!(lines(&out)[1..], expected[..], "{unique:?} {h}");
+        }
+        // No scratch file is left behind.
+        assert!(!all_files(&runs[1].db())
+            .iter()
+            .any(|(p, _)| p.contains("scratch")));
+    }
+}

@@ -76,6 +76,33 @@ pub fn create_temp(path: &Path, mode: u32) -> Result<File> {
     .map_err(|e| classify("create", path, e))
 }
 
+/// Creates a scratch file in the directory `dir` that has no name, so nothing is left behind
+/// however the process ends: `O_TMPFILE` (with `O_EXCL`: it can never be linked in), or where
+/// the file system lacks it, a `.scratch-PID.tmp` made by `create_temp` and unlinked at once.
+pub fn create_unnamed(dir: &Path) -> Result<File> {
+    let unnamed = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_TMPFILE | libc::O_EXCL | libc::O_CLOEXEC)
+        .open(dir);
+    match unnamed {
+        Ok(file) => Ok(file),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EOPNOTSUPP) | Some(libc::EISDIR) | Some(libc::EINVAL)
+            ) =>
+        {
+            let path = dir.join(format!(".scratch-{}.tmp", std::process::id()));
+            let file = create_temp(&path, 0o600)?;
+            vfs::remove_file(&path).map_err(|e| Error::io("remove the scratch file", &path, e))?;
+            Ok(file)
+        }
+        Err(e) => Err(Error::io("create a scratch file in", dir, e)),
+    }
+}
+
 /// Whether `path` exists, without following a link: `Ok(false)` when nothing is there, and
 /// `Error::Symlink` when a link is.
 pub fn exists(path: &Path) -> Result<bool> {

@@ -72,7 +72,8 @@ pub struct Slot {
 
 pub struct Database {
     dir: PathBuf,
-    config: Config,
+    /// Shared with the series handles: 30,000 series need not hold 30,000 copies.
+    config: Arc<Config>,
     writable: bool,
     _lock: Option<WriteLock>,
     /// What this handle stores: a plain database, the top of a series database, or one series.
@@ -500,7 +501,7 @@ impl Database {
         }
         Ok(Database::with_role(
             dir.to_path_buf(),
-            config,
+            Arc::new(config),
             lock,
             writable,
             role,
@@ -519,7 +520,7 @@ impl Database {
     /// A handle of `role` on `dir`; a series' handle holds no lock (its database's does).
     fn with_role(
         dir: PathBuf,
-        config: Config,
+        config: Arc<Config>,
         lock: Option<WriteLock>,
         writable: bool,
         role: Role,
@@ -580,10 +581,10 @@ impl Database {
         }
         let new = Config {
             codec,
-            ..self.config.clone()
+            ..(*self.config).clone()
         };
         new.save(&self.dir)?;
-        self.config = new;
+        self.config = Arc::new(new);
         // Series handles and partitions opened so far carry the old config.
         self.series.get_mut().unwrap_or_else(|p| p.into_inner()).clear();
         self.buckets.get_mut().unwrap_or_else(|p| p.into_inner()).clear();

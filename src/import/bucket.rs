@@ -15,10 +15,11 @@ use std::ops::Range;
 use rayon::prelude::*;
 use roaring::RoaringTreemap;
 
+use super::spill::{Segment, Spill};
 use super::{Entry, Parsed, Unique, Written};
 use crate::db::bucket::{self, BucketPartition, Rows};
 use crate::db::time::PartitionKey;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// Appended record bytes after which pending entries are flushed.
 const PENDING_BYTES: u64 = 256 << 20;
@@ -88,6 +89,11 @@ pub(super) fn write_partition(
     sync: bool,
     unique: &Unique,
 ) -> Result<Written> {
+    if !carry.spilled.is_empty() {
+        return Err(Error::Invalid(
+            "internal: held-back rows not restored before a write".into(),
+        ));
+    }
     let row_len = part.row_len;
     let upb = part.units_per_bucket;
     let mut out = Written {
@@ -151,28 +157,114 @@ pub(super) fn write_partition(
     result.map(|()| out)
 }
 
+/// Holds all of `batch_entries` (rows of `batch`) back in `carry`, without touching the
+/// partition, when they and the rows already held all fall in one bucket: `write_partition`
+/// would write nothing and hold them all back. Returns what the batch stored, or `None` (the
+/// rows span buckets: write them). Time-ordered input of many series meets this batch after
+/// batch: each series' bucket fills a little per batch, and its partition need not be opened.
+pub(super) fn hold_back(
+    key: PartitionKey,
+    carry: &mut Carry,
+    batch_entries: &[Entry],
+    batch: &[Parsed],
+    units_per_bucket: u64,
+    row_len: usize,
+) -> Option<Written> {
+    let upb = units_per_bucket.max(1);
+    let bucket = carry
+        .first_slot()
+        .or(batch_entries.first().map(|e| e.slot))
+        .map(|s| s / upb)?;
+    let same = |slot: &u64| slot / upb == bucket;
+    if !carry.slots.iter().all(same) || !batch_entries.iter().all(|e| same(&e.slot)) {
+        return None;
+    }
+    // In input order after the rows held before: `write_partition` sorts stably by slot.
+    // Exact reservations: tens of thousands of series hold rows at once, and doubling would
+    // leave half of their memory unused.
+    carry.slots.reserve_exact(batch_entries.len());
+    carry.slots.extend(batch_entries.iter().map(|e| e.slot));
+    carry.rows.reserve_exact(batch_entries.len() * row_len);
+    for e in batch_entries {
+        carry.rows.extend_from_slice(e.row_in(batch, row_len));
+    }
+    Some(Written {
+        key,
+        stored: batch_entries.len() as u64,
+        replaced: 0,
+        overflow: Vec::new(),
+        ambiguous: Vec::new(),
+    })
+}
+
 /// With `--update-columns`, the batch entry of each row being written (in the same order).
 struct Origins<'a> {
     entries: &'a [&'a Entry],
     batch: &'a [Parsed],
 }
 
-/// Rows of a partition held back from one batch for the next (in input order).
+/// Rows of a partition held back from one batch for the next (in input order), all in one
+/// bucket.
 #[derive(Default)]
 pub(super) struct Carry {
     /// Each row's time slot (granularity units from the partition start).
     slots: Vec<u64>,
     /// The rows, `row_len` bytes each.
     rows: Vec<u8>,
+    /// Earlier rows, moved to the import's scratch file (oldest first): they come before
+    /// `slots` and `rows`.
+    spilled: Vec<Segment>,
 }
 
 impl Carry {
     pub(super) fn len(&self) -> usize {
-        self.slots.len()
+        self.slots.len() + self.spilled.iter().map(|s| s.rows as usize).sum::<usize>()
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.slots.is_empty() && self.spilled.is_empty()
+    }
+
+    /// The slot of its first row.
+    fn first_slot(&self) -> Option<u64> {
+        self.spilled
+            .first()
+            .map(|s| s.first_slot)
+            .or(self.slots.first().copied())
+    }
+
+    /// Bytes it holds in memory.
+    pub(super) fn memory(&self) -> u64 {
+        (self.slots.capacity() * 8 + self.rows.capacity()) as u64
+    }
+
+    /// Moves the rows held in memory to `spill`.
+    pub(super) fn spill_to(&mut self, spill: &Spill) -> Result<()> {
+        if !self.slots.is_empty() {
+            self.spilled.push(spill.put(&self.slots, &self.rows)?);
+        }
+        self.slots = Vec::new();
+        self.rows = Vec::new();
+        Ok(())
+    }
+
+    /// Brings spilled rows back into memory, before the ones held there (`write_partition`
+    /// takes them from there).
+    pub(super) fn restore(&mut self, spill: Option<&Spill>, row_len: usize) -> Result<()> {
+        if self.spilled.is_empty() {
+            return Ok(());
+        }
+        let spill = spill.ok_or_else(|| Error::Invalid("internal: held-back rows spilled nowhere".into()))?;
+        let n = self.len();
+        let (mut slots, mut rows) = (Vec::with_capacity(n), Vec::with_capacity(n * row_len));
+        for segment in &self.spilled {
+            spill.take(segment, row_len, &mut slots, &mut rows)?;
+        }
+        slots.extend_from_slice(&self.slots);
+        rows.extend_from_slice(&self.rows);
+        (self.slots, self.rows) = (slots, rows);
+        self.spilled.clear();
+        Ok(())
     }
 }
 

@@ -24,6 +24,7 @@ pub mod infer;
 pub mod input;
 pub mod sample;
 pub mod scan;
+mod spill;
 pub mod syms;
 pub mod timeparse;
 
@@ -1870,6 +1871,8 @@ pub fn run(
         current_file: None,
         plan: None,
         line: (usize::MAX, 1),
+        spill: None,
+        hold_budget: spill::memory_budget()?,
     };
     let ctx = ParseCtx {
         config: &config,
@@ -1907,9 +1910,14 @@ pub fn run(
             db.persist_syms()?;
         }
         let states = &mut pipeline.states;
+        let spill = pipeline.spill.as_ref();
         let (written, mut parsed) = pool.install(|| {
             rayon::join(
-                || to_write.map(|batch| write_batch(db, &config, states, batch, hooks, opts.update_columns)),
+                || {
+                    to_write.map(|batch| {
+                        write_batch(db, &config, states, spill, batch, hooks, opts.update_columns)
+                    })
+                },
                 || {
                     use rayon::prelude::*;
                     works
@@ -1928,6 +1936,7 @@ pub fn run(
         });
         if let Some(result) = written {
             let (batch, written) = result?;
+            pool.install(|| pipeline.bound_held_rows())?;
             pipeline.account(&batch, &written)?;
             for p in batch {
                 // Hand the chunk buffers back to the reader; if it has enough, drop them.
@@ -1949,7 +1958,8 @@ pub fn run(
     let _ = reader.join();
     let mut ids: Vec<PartId> = pipeline.states.keys().cloned().collect();
     ids.sort();
-    pipeline.summary.rows_replaced += write_carries(db, &config, &mut pipeline.states, hooks)?;
+    pipeline.summary.rows_replaced +=
+        write_carries(db, &config, &mut pipeline.states, pipeline.spill.as_ref(), hooks)?;
     // Bucket partitions: make the last records durable, then point the directory at them.
     for state in pipeline.states.values_mut() {
         if let Some(Store::Bucket(part)) = &state.store {
@@ -2022,9 +2032,31 @@ struct Pipeline<'a> {
     plan: Option<Arc<Plan>>,
     /// (file, next line number) for numbering chunks in order.
     line: (usize, u64),
+    /// Where held-back bucket rows go past `hold_budget` bytes (made when first needed).
+    spill: Option<spill::Spill>,
+    hold_budget: u64,
 }
 
 impl Pipeline<'_> {
+    /// Moves the rows bucket partitions hold back to the scratch file when they take more
+    /// than the memory budget (many series, each holding a bucket).
+    fn bound_held_rows(&mut self) -> Result<()> {
+        use rayon::prelude::*;
+        let held: u64 = self.states.values().map(|s| s.carry.memory()).sum();
+        if held <= self.hold_budget {
+            return Ok(());
+        }
+        if self.spill.is_none() {
+            self.spill = Some(spill::Spill::create(self.db.dir())?);
+        }
+        let Some(spill) = self.spill.as_ref() else {
+            return Ok(());
+        };
+        self.states
+            .par_iter_mut()
+            .try_for_each(|(_, state)| state.carry.spill_to(spill))
+    }
+
     /// Takes up to `BATCH_CHUNKS` chunks from the reader; empty at the end of the input.
     fn collect(&mut self, rx: &Receiver<ChunkMsg>) -> Result<Vec<Work>> {
         let mut works = Vec::with_capacity(BATCH_CHUNKS);
@@ -2218,6 +2250,7 @@ fn write_batch(
     db: &Database,
     config: &Config,
     states: &mut HashMap<PartId, PartState>,
+    spill: Option<&spill::Spill>,
     batch: Vec<Parsed>,
     hooks: WriteHooks,
     update: bool,
@@ -2256,6 +2289,7 @@ fn write_batch(
         close_stores(db, states, sync)?;
     }
     let row_len = config.schema.row_len();
+    let units_per_bucket = (config.bucket_ns / config.granularity.ns().max(1)).max(1) as u64;
     let depth = config.depth as usize;
     let unique = Unique {
         schema: &config.schema,
@@ -2267,6 +2301,16 @@ fn write_batch(
         .enumerate()
         .map(|(k, (id, mut state, entries))| {
             let key = id.1;
+            if config.layout == Layout::Bucket && !update {
+                if let Some(w) =
+                    bucket::hold_back(key, &mut state.carry, &entries, &batch, units_per_bucket, row_len)
+                {
+                    return (id, state, Ok(w));
+                }
+            }
+            if let Err(e) = state.carry.restore(spill, row_len) {
+                return (id, state, Err(e));
+            }
             if state.store.is_none() {
                 match open_store(db, config, &id, hooks.resuming) {
                     Ok(store) => state.store = Some(store),
@@ -2329,6 +2373,7 @@ fn write_carries(
     db: &Database,
     config: &Config,
     states: &mut HashMap<PartId, PartState>,
+    spill: Option<&spill::Spill>,
     hooks: WriteHooks,
 ) -> Result<u64> {
     use rayon::prelude::*;
@@ -2343,6 +2388,7 @@ fn write_carries(
         .par_iter_mut()
         .filter(|(_, state)| !state.carry.is_empty())
         .map(|(id, state)| {
+            state.carry.restore(spill, config.schema.row_len())?;
             let was_open = state.store.is_some();
             if !was_open {
                 state.store = Some(open_store(db, config, id, hooks.resuming)?);
