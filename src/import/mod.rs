@@ -11,8 +11,9 @@
 //!
 //! Memory: about 3 batches of `BATCH_CHUNKS × CHUNK_BYTES` input (one being read, one parsed,
 //! one written) plus their encoded rows, plus the touched bitmaps (at most 1 bit per slot of
-//! a touched partition, about 2 bytes per distinct timestamp for sparse data). A record longer
-//! than `MAX_RECORD_BYTES` is rejected without being held in memory.
+//! a touched partition, about 2 bytes per distinct timestamp for sparse data), plus at most
+//! 32 MiB of bucket rows held back for the next batch (`spill`). A record longer than
+//! `MAX_RECORD_BYTES` is rejected without being held in memory.
 
 mod bucket;
 pub mod columnar_in;
@@ -2054,7 +2055,14 @@ impl Pipeline<'_> {
         };
         self.states
             .par_iter_mut()
-            .try_for_each(|(_, state)| state.carry.spill_to(spill))
+            .try_for_each(|(_, state)| state.carry.spill_to(spill))?;
+        // The held rows were tens of thousands of small allocations in every thread's arena:
+        // give the pages they freed back, or the process keeps them as if still held.
+        // SAFETY: malloc_trim only releases free memory of the allocator.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+        Ok(())
     }
 
     /// Takes up to `BATCH_CHUNKS` chunks from the reader; empty at the end of the input.
