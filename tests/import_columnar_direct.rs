@@ -17,7 +17,7 @@ use arrow_array::{
     Int64Array, RecordBatch, StringArray, TimestampMillisecondArray, UInt64Array,
 };
 use arrow_schema::{Field, Schema};
-use common::{assert_no_panic, ok_in, run, s, xs};
+use common::{assert_no_panic, ok_in, run, s, sparse_data, xs};
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 
@@ -152,39 +152,12 @@ fn files(db: &Path) -> BTreeMap<String, Vec<u8>> {
             if path.is_dir() {
                 walk(root, &path, out);
             } else if !name.starts_with("rejects") && name != ".lock" {
-                out.insert(name, data_of(&path));
+                out.insert(name, sparse_data(&path));
             }
         }
     }
     let mut out = BTreeMap::new();
     walk(db, db, &mut out);
-    out
-}
-
-/// The data of a sparse file: each allocated stretch with its offset. A grid partition of a
-/// year at 1 s is gigabytes long; reading it whole held them all in memory.
-fn data_of(path: &Path) -> Vec<u8> {
-    use std::io::{Read, Seek, SeekFrom};
-    use std::os::fd::AsRawFd;
-    let mut file = std::fs::File::open(path).unwrap();
-    let len = file.metadata().unwrap().len() as i64;
-    let mut out = Vec::new();
-    let mut at = 0i64;
-    while at < len {
-        // SAFETY: lseek on an open descriptor.
-        let data = unsafe { libc::lseek(file.as_raw_fd(), at, libc::SEEK_DATA) };
-        if data < 0 {
-            break;
-        }
-        let hole = unsafe { libc::lseek(file.as_raw_fd(), data, libc::SEEK_HOLE) };
-        file.seek(SeekFrom::Start(data as u64)).unwrap();
-        let mut buf = vec![0u8; (hole - data) as usize];
-        file.read_exact(&mut buf).unwrap();
-        out.extend_from_slice(&data.to_le_bytes());
-        out.extend_from_slice(&buf);
-        at = hole;
-    }
-    out.extend_from_slice(&len.to_le_bytes());
     out
 }
 

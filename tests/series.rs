@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{run, xs, TestDb};
+use common::{run, sparse_data, xs, TestDb};
 
 /// A temp directory holding input files and the database `db` inside it.
 struct Work {
@@ -191,7 +191,8 @@ fn split(w: &Work, rows: &[String], cuts: &[usize], tag: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Every file of a database, by relative path, with its bytes.
+/// Every file of a database by relative path, with its data (the lock and rejects files
+/// aside: the lock is one process's, a rejects file is named by the clock).
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -201,38 +202,15 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             if p.is_dir() {
                 stack.push(p);
-            } else if name.ends_with(".xs") || name.ends_with(".xsd") {
-                out.push((p.strip_prefix(dir).unwrap().display().to_string(), data_of(&p)));
+            } else if name != ".lock" && !name.starts_with("rejects") {
+                out.push((
+                    p.strip_prefix(dir).unwrap().display().to_string(),
+                    sparse_data(&p),
+                ));
             }
         }
     }
     out.sort();
-    out
-}
-
-/// The data of a sparse file: each allocated stretch with its offset (the holes are never read:
-/// the file is gigabytes long).
-fn data_of(path: &Path) -> Vec<u8> {
-    use std::io::{Read, Seek, SeekFrom};
-    use std::os::fd::AsRawFd;
-    let mut file = std::fs::File::open(path).unwrap();
-    let len = file.metadata().unwrap().len() as i64;
-    let mut out = Vec::new();
-    let mut at = 0i64;
-    while at < len {
-        // SAFETY: lseek on an open descriptor.
-        let data = unsafe { libc::lseek(file.as_raw_fd(), at, libc::SEEK_DATA) };
-        if data < 0 {
-            break;
-        }
-        let hole = unsafe { libc::lseek(file.as_raw_fd(), data, libc::SEEK_HOLE) };
-        file.seek(SeekFrom::Start(data as u64)).unwrap();
-        let mut buf = vec![0u8; (hole - data) as usize];
-        file.read_exact(&mut buf).unwrap();
-        out.extend_from_slice(&data.to_le_bytes());
-        out.extend_from_slice(&buf);
-        at = hole;
-    }
     out
 }
 
@@ -858,24 +836,6 @@ fn a_join_read_in_pieces_matches_a_brute_force_join() {
     }
 }
 
-/// Every file of a database (the lock aside), by relative path, with its bytes.
-fn all_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n != ".lock") {
-                out.push((p.strip_prefix(dir).unwrap().display().to_string(), data_of(&p)));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn rows_held_back_for_many_series_spill_to_disk_and_come_back_whole() {
     // Only the bucket layout holds a bucket's rows back until it is complete.
@@ -919,7 +879,7 @@ fn rows_held_back_for_many_series_spill_to_disk_and_come_back_whole() {
             })
             .collect();
         assert!(
-            all_files(&runs[0].db()) == all_files(&runs[1].db()),
+            files(&runs[0].db()) == files(&runs[1].db()),
             "{unique:?}: spilling held rows changed the files written"
         );
         for h in ["h0", "h777", "h999"] {
@@ -942,8 +902,6 @@ fn rows_held_back_for_many_series_spill_to_disk_and_come_back_whole() {
             assert_eq!(lines(&out)[1..], expected[..], "{unique:?} {h}");
         }
         // No scratch file is left behind.
-        assert!(!all_files(&runs[1].db())
-            .iter()
-            .any(|(p, _)| p.contains("scratch")));
+        assert!(!files(&runs[1].db()).iter().any(|(p, _)| p.contains("scratch")));
     }
 }

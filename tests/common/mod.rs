@@ -195,3 +195,31 @@ pub fn with_layout(cmd: &mut assert_cmd::Command) {
         cmd.env_remove("XS_LAYOUT");
     }
 }
+
+/// The data of a sparse file: each allocated stretch with its offset, then the length. Files
+/// gigabytes long (a grid partition of a year) are compared without reading their holes.
+pub fn sparse_data(path: &Path) -> Vec<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    use std::os::fd::AsRawFd;
+    let mut file = std::fs::File::open(path).unwrap();
+    let len = file.metadata().unwrap().len() as i64;
+    let mut out = Vec::new();
+    let mut at = 0i64;
+    while at < len {
+        // SAFETY: lseek on an open descriptor.
+        let data = unsafe { libc::lseek(file.as_raw_fd(), at, libc::SEEK_DATA) };
+        if data < 0 {
+            break;
+        }
+        // SAFETY: as above.
+        let hole = unsafe { libc::lseek(file.as_raw_fd(), data, libc::SEEK_HOLE) };
+        file.seek(SeekFrom::Start(data as u64)).unwrap();
+        let mut buf = vec![0u8; (hole - data) as usize];
+        file.read_exact(&mut buf).unwrap();
+        out.extend_from_slice(&data.to_le_bytes());
+        out.extend_from_slice(&buf);
+        at = hole;
+    }
+    out.extend_from_slice(&len.to_le_bytes());
+    out
+}
