@@ -700,9 +700,12 @@ impl Case {
         let chunk_bytes = self.rng.pick(&[1usize, 64, 1000, 1 << 20]);
         let threads = self.rng.range(1, 3) as usize;
         let sync = self.rng.chance(20);
+        // Held-back bucket rows kept in memory: 1 byte spills them after every batch.
+        let hold_bytes = self.rng.pick(&[1u64, 4096, xs::import::HOLD_BYTES]);
         let _ = writeln!(
             self.log,
-            "import{described} floor={floor} chunk_bytes={chunk_bytes} threads={threads} update={update}"
+            "import{described} floor={floor} chunk_bytes={chunk_bytes} threads={threads} update={update} \
+             hold_bytes={hold_bytes}"
         );
 
         // The model: every row stored or rejected; a timestamp's first touch clears it.
@@ -797,6 +800,7 @@ impl Case {
             threads,
             sync,
             update,
+            hold_bytes,
             rejects: self.tmp.path().join("rejects.csv"),
         };
         let summary =
@@ -1951,6 +1955,7 @@ impl Case {
             threads: 2,
             sync: false,
             update: false,
+            hold_bytes: xs::import::HOLD_BYTES,
             rejects: self.tmp.path().join("rejects-copy.csv"),
         };
         let summary = run_import(&copy, std::slice::from_ref(&path), &setting)
@@ -1986,6 +1991,8 @@ struct ImportSetting {
     sync: bool,
     /// `--update-columns`.
     update: bool,
+    /// `Options::hold_bytes`.
+    hold_bytes: u64,
     rejects: PathBuf,
 }
 
@@ -2016,6 +2023,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         threads: Some(setting.threads),
         rerun_command: "xs import (model test)".into(),
         kill_after_journal: false,
+        hold_bytes: setting.hold_bytes,
     };
     xs::import::run(db, prepared, &opts, &|_| {})
 }

@@ -191,6 +191,8 @@ pub struct Args {
 /// Test hook: `XS_IMPORT_KILL_AT=journaled` makes the process SIGKILL itself once an undo
 /// journal is committed, before the slots it covers are written.
 const KILL_AT_ENV: &str = "XS_IMPORT_KILL_AT";
+/// Test hook: bytes of held-back bucket rows kept in memory (1: every batch spills them).
+const HOLD_BYTES_ENV: &str = "XS_IMPORT_HOLD_BYTES";
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let delimiter = match &args.delimiter {
@@ -458,6 +460,12 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         threads: args.threads,
         rerun_command: rerun_command(&dir),
         kill_after_journal: std::env::var(KILL_AT_ENV).is_ok_and(|v| v == "journaled"),
+        hold_bytes: match std::env::var(HOLD_BYTES_ENV) {
+            Ok(text) => text
+                .parse()
+                .map_err(|_| Failure::usage(format!("{HOLD_BYTES_ENV}: not a byte count: `{text}`")))?,
+            Err(_) => xs::import::HOLD_BYTES,
+        },
     };
     let total_bytes: u64 = prepared.sources().iter().map(|s| s.len_bytes).sum();
     let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(total_bytes));

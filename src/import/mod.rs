@@ -26,6 +26,7 @@ pub mod input;
 pub mod sample;
 pub mod scan;
 mod spill;
+pub use spill::HOLD_BYTES;
 pub mod syms;
 pub mod timeparse;
 
@@ -561,6 +562,9 @@ pub struct Options {
     /// Test hook: SIGKILL the process once an undo journal is committed, before its slots
     /// are written (to test the roll-back of a torn slot).
     pub kill_after_journal: bool,
+    /// Bytes of bucket rows held back for the next batch that stay in memory; past them they
+    /// spill to a scratch file (`HOLD_BYTES` by default).
+    pub hold_bytes: u64,
 }
 
 /// Progress so far, for a progress bar.
@@ -1873,7 +1877,7 @@ pub fn run(
         plan: None,
         line: (usize::MAX, 1),
         spill: None,
-        hold_budget: spill::memory_budget()?,
+        hold_budget: opts.hold_bytes,
     };
     let ctx = ParseCtx {
         config: &config,

@@ -3,7 +3,7 @@
 //! A bucket partition's last bucket is held back from batch to batch until it is complete
 //! (`bucket::Carry`), so that it is written once. Time-ordered input of many series holds one
 //! bucket of every series at once: 30,000 hosts with day buckets hold the whole file. Past
-//! `memory_budget()` bytes, the held rows are compressed and appended to one unnamed scratch
+//! `Options::hold_bytes` (`HOLD_BYTES` by default), the held rows are compressed and appended to one unnamed scratch
 //! file in the database directory, and read back when their bucket is written. The file has
 //! no name (`O_TMPFILE`, or unlinked as soon as it is made), so an import that is killed
 //! leaves nothing behind; the rows it held were not written, as before.
@@ -17,20 +17,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::db::{files, vfs};
 use crate::error::{Error, Result};
 
-/// Bytes of held-back rows an import keeps in memory before it spills them.
-const MEMORY_BUDGET: u64 = 32 << 20;
-/// Sets another budget (bytes), for tests that make an import spill small inputs.
-const BUDGET_ENV: &str = "XS_IMPORT_HOLD_BYTES";
-
-/// The held-back rows' memory budget: `MEMORY_BUDGET`, or `XS_IMPORT_HOLD_BYTES`.
-pub(super) fn memory_budget() -> Result<u64> {
-    match std::env::var(BUDGET_ENV) {
-        Ok(text) => text
-            .parse()
-            .map_err(|_| Error::Invalid(format!("{BUDGET_ENV}: not a byte count: `{text}`"))),
-        Err(_) => Ok(MEMORY_BUDGET),
-    }
-}
+/// Bytes of held-back rows an import keeps in memory before it spills them, unless
+/// `Options::hold_bytes` says otherwise.
+pub const HOLD_BYTES: u64 = 32 << 20;
 
 thread_local! {
     // A context per thread: making one per call costs more than compressing a few KiB.
