@@ -9,13 +9,14 @@
 //! blocks of output rows are put together side by side and written in input order.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
 use xs::db::series::name_from_parts;
 use xs::io::output::{write_csv_str, write_tsv_str, Format, RowFormatter};
 use xs::io::timefmt::EpochUnit;
-use xs::query::asof_join::{asof_join, Matches, Strategy};
+use xs::query::asof_join::{asof_join, MatchSink, Strategy};
 use xs::Database;
 
 use super::join_input::{probe_times, read_input, Input, Record, BLOCK_RECORDS, NO_TIME};
@@ -41,7 +42,12 @@ pub struct JoinArgs<'a> {
 }
 
 /// A record without a match.
-const NO_MATCH: (u32, u32) = (u32::MAX, u32::MAX);
+const NO_MATCH: u64 = u64::MAX;
+
+/// A record's match: store `s`, match `m` in it, in one number.
+fn packed_match(s: usize, m: u32) -> u64 {
+    (s as u64) << 32 | u64::from(m)
+}
 
 pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResult {
     if formatter.format() == Format::Ndjson {
@@ -142,13 +148,29 @@ impl StoreMatches {
         let start = if m == 0 { 0 } else { self.ends[m - 1] };
         &self.text[start..self.ends[m]]
     }
+
+    /// Asks the CPU to bring match `m`'s text into its cache: the output takes the matches of
+    /// a thousand series in turn, too many streams for the hardware to foresee.
+    fn prefetch(&self, m: u32) {
+        let start = if m == 0 { 0 } else { self.ends[m as usize - 1] };
+        #[cfg(target_arch = "x86_64")]
+        if let Some(byte) = self.text.get(start) {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: SSE is part of x86_64; a prefetch reads nothing and changes nothing.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(byte).cast()) };
+        }
+    }
 }
 
+/// Records ahead of the one being written whose match is prefetched.
+const PREFETCH_AHEAD: usize = 16;
+
 /// What the join found: the matches of every store, and for each record its
-/// (store, match in the store), or `NO_MATCH`.
+/// (store, match in the store) as `packed_match` gives it, or `NO_MATCH` (atomic so that the
+/// stores, matched side by side, each fill in their records).
 struct Joined {
     matches: Vec<StoreMatches>,
-    found: Vec<(u32, u32)>,
+    found: Vec<AtomicU64>,
 }
 
 /// The matches of every store, and for each record its (store, match), or `NO_MATCH`. The
@@ -164,31 +186,59 @@ fn match_in_stores(
     times: &[i64],
 ) -> CliResult<Joined> {
     let store_of = |k: usize| store_of_key[input.key_of[k] as usize] as usize;
-    // The records of each store, in input order (a counting sort by store).
-    let mut starts = vec![0usize; stores.len() + 1];
-    let mut no_time = 0usize;
-    for (k, &t) in times.iter().enumerate() {
-        if t == NO_TIME {
-            no_time += 1;
-        } else {
-            starts[store_of(k) + 1] += 1;
-        }
-    }
+    // The records of each store, in input order: a counting sort by store, in pieces side by
+    // side (each piece counts its records of each store, then places them after those of the
+    // pieces before). The pieces' count tables together are no larger than the input.
+    let n = times.len();
+    let pieces = (n / BLOCK_RECORDS)
+        .min(n / stores.len().max(1))
+        .clamp(1, rayon::current_num_threads() * 4);
+    let piece_len = n.div_ceil(pieces).max(1);
+    let counted: Vec<(Vec<usize>, usize)> = times
+        .par_chunks(piece_len)
+        .enumerate()
+        .map(|(piece, piece_times)| {
+            let mut counts = vec![0usize; stores.len()];
+            let mut no_time = 0;
+            for (k, &t) in (piece * piece_len..).zip(piece_times) {
+                if t == NO_TIME {
+                    no_time += 1;
+                } else {
+                    counts[store_of(k)] += 1;
+                }
+            }
+            (counts, no_time)
+        })
+        .collect();
+    let no_time: usize = counted.iter().map(|(_, n)| n).sum();
     if no_time > 0 {
         eprintln!("xs: warning: {no_time} input row(s) have no time; they are printed without a match");
     }
+    let mut places: Vec<Vec<usize>> = counted.into_iter().map(|(counts, _)| counts).collect();
+    let mut starts = vec![0usize; stores.len() + 1];
+    let mut next = 0;
     for s in 0..stores.len() {
-        starts[s + 1] += starts[s];
-    }
-    let mut order = vec![0u32; starts[stores.len()]];
-    let mut next = starts.clone();
-    for (k, &t) in times.iter().enumerate() {
-        if t != NO_TIME {
-            let s = store_of(k);
-            order[next[s]] = k as u32;
-            next[s] += 1;
+        starts[s] = next;
+        for place in &mut places {
+            let count = place[s];
+            place[s] = next;
+            next += count;
         }
     }
+    starts[stores.len()] = next;
+    let mut order = xs::io::big::with_capacity(next);
+    order.par_extend((0..next).into_par_iter().map(|_| AtomicU32::new(0)));
+    let pieces = places.into_par_iter().zip(times.par_chunks(piece_len));
+    pieces.enumerate().for_each(|(piece, (mut place, piece_times))| {
+        for (k, &t) in (piece * piece_len..).zip(piece_times) {
+            if t != NO_TIME {
+                let s = store_of(k);
+                order[place[s]].store(k as u32, Ordering::Relaxed);
+                place[s] += 1;
+            }
+        }
+    });
+    let mut order: Vec<u32> = order.into_par_iter().map(AtomicU32::into_inner).collect();
     // Each store's records, sorted by time (stable: ties stay in input order) and matched,
     // side by side.
     let mut groups = Vec::with_capacity(stores.len());
@@ -198,7 +248,9 @@ fn match_in_stores(
         groups.push(group);
         rest = after;
     }
-    let matched: Vec<CliResult<(StoreMatches, Vec<Option<u32>>)>> = groups
+    let mut found = xs::io::big::with_capacity(times.len());
+    found.par_extend((0..times.len()).into_par_iter().map(|_| AtomicU64::new(NO_MATCH)));
+    let all = groups
         .par_iter_mut()
         .enumerate()
         .map(|(s, group)| {
@@ -206,20 +258,16 @@ fn match_in_stores(
             if !group.is_sorted_by_key(by_time) {
                 group.sort_by_key(by_time);
             }
-            match_store(db, formatter, args, &stores[s], group, times, stores.len() > 1)
-        })
-        .collect();
-    let mut found = vec![NO_MATCH; times.len()];
-    let mut all = Vec::with_capacity(stores.len());
-    for ((s, result), group) in matched.into_iter().enumerate().zip(groups) {
-        let (store_matches, hits) = result?;
-        for (&k, hit) in group.iter().zip(hits) {
-            if let Some(m) = hit {
-                found[k as usize] = (s as u32, m);
+            let (store_matches, hits) =
+                match_store(db, formatter, args, &stores[s], group, times, stores.len() > 1)?;
+            for (&k, hit) in group.iter().zip(hits) {
+                if let Some(m) = hit {
+                    found[k as usize].store(packed_match(s, m), Ordering::Relaxed);
+                }
             }
-        }
-        all.push(store_matches);
-    }
+            Ok(store_matches)
+        })
+        .collect::<CliResult<Vec<StoreMatches>>>()?;
     Ok(Joined { matches: all, found })
 }
 
@@ -255,34 +303,44 @@ fn match_store(
         db
     };
     let probes: Vec<i64> = group.iter().map(|&k| times[k as usize]).collect();
-    // At most one match per probe: room for them all, so the rows are never copied to grow.
-    let row_len = db.config().schema.row_len();
-    let mut matches = Matches::new(row_len);
-    matches.times.reserve(probes.len());
-    matches.rows.reserve(probes.len() * row_len);
+    // Each match is formatted as it is found (the rows are never copied), with room for one
+    // per probe at most.
+    let mut formatted = Formatted {
+        formatter,
+        matches: StoreMatches {
+            text: Vec::with_capacity(probes.len().min(1 << 16) * 48),
+            ends: Vec::with_capacity(probes.len()),
+        },
+    };
     let hits = asof_join(
         store,
         &probes,
         args.within_ns,
         Strategy::Auto,
         args.filter,
-        &mut matches,
+        &mut formatted,
     )?;
     if many_stores {
         // Thousands of series: their files are closed as each is done with.
         store.forget_partitions();
     }
-    let mut formatted = StoreMatches {
-        text: Vec::with_capacity(matches.times.len() * 48),
-        ends: Vec::with_capacity(matches.times.len()),
-    };
-    for m in 0..matches.times.len() {
-        let (t, row) = matches.get(m as u32);
-        formatter.row(&mut formatted.text, t, row)?;
-        formatted.text.pop(); // its newline
-        formatted.ends.push(formatted.text.len());
+    Ok((formatted.matches, hits))
+}
+
+/// The matches of one store, each formatted as the join finds it.
+struct Formatted<'a> {
+    formatter: &'a RowFormatter,
+    matches: StoreMatches,
+}
+
+impl MatchSink for Formatted<'_> {
+    fn push(&mut self, t: i64, row: &[u8]) -> xs::Result<u32> {
+        let text = &mut self.matches.text;
+        self.formatter.row(text, t, row)?;
+        text.pop(); // its newline
+        self.matches.ends.push(text.len());
+        Ok((self.matches.ends.len() - 1) as u32)
     }
-    Ok((formatted, hits))
 }
 
 /// The prefix of the appended column names: `--prefix`, else the database directory's name.
@@ -353,10 +411,16 @@ fn write_joined(
     }
     let verbatim = input.delimiter == b',' && format == Format::Csv;
     let empty: Vec<u8> = vec![delimiter; formatter.names().len()];
-    let block = |buf: &mut Vec<u8>, records: &[Record], found: &[(u32, u32)]| -> CliResult {
+    let block = |buf: &mut Vec<u8>, records: &[Record], found: &[AtomicU64]| -> CliResult {
         buf.clear();
         let mut fields = csv::ByteRecord::new();
-        for (r, &(s, m)) in records.iter().zip(found) {
+        for (i, (r, hit)) in records.iter().zip(found).enumerate() {
+            if let Some(ahead) = found.get(i + PREFETCH_AHEAD) {
+                let ahead = ahead.load(Ordering::Relaxed);
+                if ahead != NO_MATCH {
+                    matches[(ahead >> 32) as usize].prefetch(ahead as u32);
+                }
+            }
             let raw = input.line(r);
             if verbatim {
                 buf.extend_from_slice(raw);
@@ -378,11 +442,12 @@ fn write_joined(
                     write_field(buf, fields.get(k).unwrap_or(b""));
                 }
             }
-            if (s, m) == NO_MATCH {
+            let hit = hit.load(Ordering::Relaxed);
+            if hit == NO_MATCH {
                 buf.extend_from_slice(&empty);
             } else {
                 buf.push(delimiter);
-                buf.extend_from_slice(matches[s as usize].get(m));
+                buf.extend_from_slice(matches[(hit >> 32) as usize].get(hit as u32));
             }
             buf.push(b'\n');
         }

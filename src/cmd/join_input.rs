@@ -216,7 +216,7 @@ fn u32_len(len: usize, place: impl Fn() -> String) -> CliResult<u32> {
 fn read_sides(file: &std::fs::File, size: usize, data: &mut Vec<u8>) -> std::io::Result<()> {
     use std::os::unix::fs::FileExt;
     const PIECE: usize = 8 << 20;
-    let mut buf = vec![0u8; size];
+    let mut buf = xs::io::big::zeroed_bytes(size);
     let got: Vec<std::io::Result<usize>> = buf
         .par_chunks_mut(PIECE)
         .enumerate()
@@ -393,9 +393,9 @@ fn read_plain(input: &mut Input, data: &[u8], body: usize, at: &FieldsAt) -> Cli
         })
         .collect();
     let total: usize = lines.iter().sum();
-    let mut records = vec![Record::default(); total];
-    let mut times = vec![0i64; total];
-    let mut key_of = vec![0u32; total];
+    let mut records = xs::io::big::filled(total, Record::default());
+    let mut times = xs::io::big::filled(total, 0i64);
+    let mut key_of = xs::io::big::filled(total, 0u32);
     let mut stretches = Vec::with_capacity(pieces.len());
     let (mut r, mut t, mut k) = (
         records.as_mut_slice(),

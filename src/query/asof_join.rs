@@ -50,11 +50,19 @@ impl Matches {
             &self.rows[k * self.row_len..(k + 1) * self.row_len],
         )
     }
+}
 
-    fn push(&mut self, t: i64, row: &[u8]) -> u32 {
+/// Where the join puts each row that a probe matched (once, however many probes match it):
+/// `push` gives the index the probes' answers refer to.
+pub trait MatchSink {
+    fn push(&mut self, t: i64, row: &[u8]) -> Result<u32>;
+}
+
+impl MatchSink for Matches {
+    fn push(&mut self, t: i64, row: &[u8]) -> Result<u32> {
         self.times.push(t);
         self.rows.extend_from_slice(row);
-        (self.times.len() - 1) as u32
+        Ok((self.times.len() - 1) as u32)
     }
 }
 
@@ -64,7 +72,7 @@ fn not_before(t: i64, within_ns: Option<i64>) -> i64 {
 }
 
 /// For each of `probes` (times in ascending order), the index in `matches` of its match, or
-/// `None`. Rows of `db` go into `matches`.
+/// `None`. Matched rows of `db` go into `matches`.
 /// With `filter`, only rows it passes are matched; they are found by a scan from the earliest
 /// time a probe may match (a lookup finds a timestamp, not a passing row).
 pub fn asof_join(
@@ -73,7 +81,7 @@ pub fn asof_join(
     within_ns: Option<i64>,
     strategy: Strategy,
     filter: Option<&Filter>,
-    matches: &mut Matches,
+    matches: &mut impl MatchSink,
 ) -> Result<Vec<Option<u32>>> {
     debug_assert!(probes.windows(2).all(|w| w[0] <= w[1]));
     let mut found = vec![None; probes.len()];
@@ -99,7 +107,7 @@ pub fn asof_join(
                 _ => {
                     let rows = db.get(hit)?;
                     let Some(row) = rows.last() else { continue };
-                    matches.push(hit, row)
+                    matches.push(hit, row)?
                 }
             };
             prev = Some((hit, k));
@@ -122,7 +130,7 @@ pub fn asof_join(
     // only once a probe matched it. So the rows no probe matches are never copied.
     let mut carried = Carried {
         t: None,
-        row: Vec::with_capacity(matches.row_len),
+        row: Vec::new(),
         kept: None,
     };
     let mut p = 0usize;
@@ -135,8 +143,8 @@ pub fn asof_join(
         for (t, row) in db.batch_rows(batch) {
             while p < probes.len() && probes[p] < t {
                 found[p] = match latest {
-                    Some((lt, lrow)) => answer(lt, lrow, &mut kept, probes[p], within_ns, matches),
-                    None => carried.answer(probes[p], within_ns, matches),
+                    Some((lt, lrow)) => answer(lt, lrow, &mut kept, probes[p], within_ns, matches)?,
+                    None => carried.answer(probes[p], within_ns, matches)?,
                 };
                 p += 1;
             }
@@ -160,7 +168,7 @@ pub fn asof_join(
         Ok(more)
     })?;
     while p < probes.len() {
-        found[p] = carried.answer(probes[p], within_ns, matches);
+        found[p] = carried.answer(probes[p], within_ns, matches)?;
         p += 1;
     }
     Ok(found)
@@ -174,9 +182,15 @@ fn answer(
     kept: &mut Option<u32>,
     probe: i64,
     within_ns: Option<i64>,
-    matches: &mut Matches,
-) -> Option<u32> {
-    (t >= not_before(probe, within_ns)).then(|| *kept.get_or_insert_with(|| matches.push(t, row)))
+    matches: &mut impl MatchSink,
+) -> Result<Option<u32>> {
+    if t < not_before(probe, within_ns) {
+        return Ok(None);
+    }
+    if kept.is_none() {
+        *kept = Some(matches.push(t, row)?);
+    }
+    Ok(*kept)
 }
 
 /// The latest passing row of the batches before, copied out, and its index in `matches` once
@@ -189,7 +203,15 @@ struct Carried {
 
 impl Carried {
     /// The match of a probe at `probe` (every row at or before it has been seen).
-    fn answer(&mut self, probe: i64, within_ns: Option<i64>, matches: &mut Matches) -> Option<u32> {
-        answer(self.t?, &self.row, &mut self.kept, probe, within_ns, matches)
+    fn answer(
+        &mut self,
+        probe: i64,
+        within_ns: Option<i64>,
+        matches: &mut impl MatchSink,
+    ) -> Result<Option<u32>> {
+        match self.t {
+            Some(t) => answer(t, &self.row, &mut self.kept, probe, within_ns, matches),
+            None => Ok(None),
+        }
     }
 }
