@@ -90,6 +90,8 @@ pub struct Database {
     listed: Mutex<Option<Vec<PartitionKey>>>,
     /// Read-only series root: the series listed once (an aggregate asks for them per slice).
     series_listed: Mutex<Option<Vec<String>>>,
+    /// Series root: the bytes a read over several series gathers per window, about.
+    merge_window_bytes: std::sync::atomic::AtomicUsize,
 }
 
 /// What a `Database` handle stores.
@@ -537,6 +539,7 @@ impl Database {
             selected: None,
             listed: Mutex::new(None),
             series_listed: Mutex::new(None),
+            merge_window_bytes: series_root::MERGE_WINDOW_BYTES.into(),
         }
     }
 

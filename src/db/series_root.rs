@@ -2,6 +2,7 @@
 //! reads that span several series by merging theirs in time order (ties in series order).
 
 use std::fs;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::series::{self, SERIES_DIR};
@@ -9,8 +10,10 @@ use super::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
 use super::{Batch, Database, Prune, Role, Scanned};
 use crate::error::{Error, Result};
 
-/// Rows a merged read gathers per window before handing them out, about.
-const MERGE_WINDOW_ROWS: usize = 1 << 16;
+/// Bytes a merged read gathers per window before handing them out, about: the rows, and 16
+/// bytes more a row for their times and places. Windows as wide as this allows span whole
+/// buckets, so each series' record is read and decoded about once, not once per window.
+pub(super) const MERGE_WINDOW_BYTES: usize = 32 << 20;
 /// Rows per batch a merged read hands out.
 const MERGE_BATCH_ROWS: usize = 4096;
 /// Series whose open handles a read keeps; past it each series' files are closed after use,
@@ -208,9 +211,15 @@ impl Database {
         Ok(rows)
     }
 
+    /// Sets the bytes a read over several series gathers per window (about; default 32 MiB),
+    /// for tuning and for tests: small windows exercise the narrowing of an overfull one.
+    pub fn set_merge_window_bytes(&self, bytes: usize) {
+        self.merge_window_bytes.store(bytes.max(1), Ordering::Relaxed);
+    }
+
     /// The scan of several series: windows of time are read from each series and merged in
     /// time order, ties in series order (a series' rows at one time keep their stored order).
-    /// A window is sized to hold about `MERGE_WINDOW_ROWS` rows, so memory stays bounded
+    /// A window is sized to hold about `MERGE_WINDOW_BYTES`, so memory stays bounded
     /// whatever the number of series.
     pub(super) fn series_scan_batches<E: From<Error>>(
         &self,
@@ -233,7 +242,13 @@ impl Database {
             .map(|(_, db)| db.partition_keys())
             .collect::<Result<_>>()?;
         let row_len = self.config.schema.row_len();
-        let mut window = g.saturating_mul((MERGE_WINDOW_ROWS / kids.len()).max(1) as i64);
+        let window_bytes = self.merge_window_bytes.load(Ordering::Relaxed);
+        // At least a few rows: the window is steered by its count of rows.
+        let target = (window_bytes / (row_len + 16)).max(16);
+        // A first guess (a row per granularity step and series), set right by what the first
+        // window holds.
+        let mut window = g.saturating_mul((target / kids.len()).max(1) as i64);
+        let bucket = self.config.bucket_ns;
         let mut at = from_ns;
         let mut found: Vec<(i64, u32, u32)> = Vec::new(); // time, series, row
         let mut rows: Vec<u8> = Vec::new();
@@ -256,10 +271,26 @@ impl Database {
                     _ => return Ok(()),
                 }
             }
-            let end = at.saturating_add(window).min(to_ns);
+            let mut end = at.saturating_add(window);
+            if bucket > 0 && window >= bucket {
+                // At a bucket's edge: a record cut by a window is decoded once more.
+                let aligned = end - end.rem_euclid(bucket);
+                if aligned > at {
+                    end = aligned;
+                }
+            }
+            let end = end.min(to_ns);
             found.clear();
             rows.clear();
+            let mut overfull = false;
             for (k, (_, db)) in kids.iter().enumerate() {
+                if found.len() > 4 * target && end - at > g {
+                    // Far more rows than the last window's rate foretold (a burst after a
+                    // quiet stretch): the window is read again, narrower, so memory stays
+                    // bounded.
+                    overfull = true;
+                    break;
+                }
                 let mut keep = |t, row: &[u8]| -> Result<bool> {
                     found.push((t, k as u32, (rows.len() / row_len) as u32));
                     rows.extend_from_slice(row);
@@ -271,6 +302,11 @@ impl Database {
                 if kids.len() > CACHED_SERIES {
                     db.forget_partitions();
                 }
+            }
+            if overfull {
+                window = ((end - at) / 8).max(g);
+                empty = false;
+                continue;
             }
             // Stable: a series' rows at one time keep their order.
             found.sort_by_key(|&(t, k, _)| (t, k));
@@ -290,11 +326,11 @@ impl Database {
                 }
             }
             empty = found.is_empty();
-            // Aim the next window at the target number of rows.
-            if found.len() > 2 * MERGE_WINDOW_ROWS {
-                window = (window / 2).max(g);
-            } else if found.len() < MERGE_WINDOW_ROWS / 4 {
-                window = window.saturating_mul(2);
+            // Aim the next window at the target number of rows, by the rate this one saw.
+            if found.len() > 2 * target || found.len() < target / 4 {
+                let scale = target as f64 / found.len().max(1) as f64;
+                let next = (window as f64 * scale.clamp(1.0 / 64.0, 64.0)) as i64;
+                window = (next - next % g).max(g);
             }
             at = end;
         }
