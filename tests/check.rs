@@ -10,7 +10,6 @@ mod common;
 
 use std::fs;
 use std::os::unix::fs::FileExt;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use common::{ok_in, s, xs, xs_in, Rng, TestDb};
@@ -602,26 +601,6 @@ fn a_version_4_columnar_database_reads_takes_writes_and_defrag_pages_it() {
     ok_in(&old.path, &["check"]);
 }
 
-/// Allocated runs of `path` (`SEEK_DATA`/`SEEK_HOLE`).
-fn data_runs(path: &Path) -> Vec<(u64, u64)> {
-    let f = fs::File::open(path).unwrap();
-    let len = f.metadata().unwrap().len() as i64;
-    let mut runs = Vec::new();
-    let mut at = 0i64;
-    while at < len {
-        // SAFETY: lseek on a descriptor owned by `f`.
-        let start = unsafe { libc::lseek(f.as_raw_fd(), at, libc::SEEK_DATA) };
-        if start < 0 {
-            break;
-        }
-        // SAFETY: as above.
-        let end = unsafe { libc::lseek(f.as_raw_fd(), start, libc::SEEK_HOLE) };
-        runs.push((start as u64, end as u64));
-        at = end;
-    }
-    runs
-}
-
 #[test]
 fn corruption_loop_serves_no_wrong_row_with_exit_0() {
     let flips: u64 = common::env_number("XS_CORRUPTIONS", 60);
@@ -659,7 +638,7 @@ fn corruption_loop_serves_no_wrong_row_with_exit_0() {
         let (mut detected, mut harmless) = (0u64, 0u64);
         for i in 0..flips {
             let file = &files[rng.below(files.len() as u64) as usize];
-            let runs = data_runs(file);
+            let runs = common::data_runs(file);
             let total: u64 = runs.iter().map(|(a, b)| b - a).sum();
             let mut pick = rng.below(total);
             let mut at = 0;

@@ -2,6 +2,7 @@
 //! defrag leaves the partition intact and its leftover is removed by the next run; free space,
 //! the writer lock, --dry-run, --min-extents and partition arguments.
 
+mod common;
 mod stat_common;
 
 use std::fs::{File, OpenOptions};

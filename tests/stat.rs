@@ -2,6 +2,7 @@
 //! JSON schema against docs/STAT.md; --fast, --bytes, partition arguments, the unfinished-import
 //! marker and file systems without FIEMAP.
 
+mod common;
 mod stat_common;
 
 use std::collections::BTreeSet;

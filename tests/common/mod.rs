@@ -196,30 +196,40 @@ pub fn with_layout(cmd: &mut assert_cmd::Command) {
     }
 }
 
-/// The data of a sparse file: each allocated stretch with its offset, then the length. Files
-/// gigabytes long (a grid partition of a year) are compared without reading their holes.
-pub fn sparse_data(path: &Path) -> Vec<u8> {
-    use std::io::{Read, Seek, SeekFrom};
+/// The allocated runs `[start, end)` of a sparse file, by a `SEEK_DATA`/`SEEK_HOLE` walk.
+pub fn data_runs(path: &Path) -> Vec<(u64, u64)> {
     use std::os::fd::AsRawFd;
-    let mut file = std::fs::File::open(path).unwrap();
+    let file = std::fs::File::open(path).unwrap();
     let len = file.metadata().unwrap().len() as i64;
-    let mut out = Vec::new();
+    let mut runs = Vec::new();
     let mut at = 0i64;
     while at < len {
         // SAFETY: lseek on an open descriptor.
-        let data = unsafe { libc::lseek(file.as_raw_fd(), at, libc::SEEK_DATA) };
-        if data < 0 {
-            break;
+        let start = unsafe { libc::lseek(file.as_raw_fd(), at, libc::SEEK_DATA) };
+        if start < 0 {
+            break; // ENXIO: no more data
         }
         // SAFETY: as above.
-        let hole = unsafe { libc::lseek(file.as_raw_fd(), data, libc::SEEK_HOLE) };
-        file.seek(SeekFrom::Start(data as u64)).unwrap();
-        let mut buf = vec![0u8; (hole - data) as usize];
-        file.read_exact(&mut buf).unwrap();
-        out.extend_from_slice(&data.to_le_bytes());
-        out.extend_from_slice(&buf);
-        at = hole;
+        let end = unsafe { libc::lseek(file.as_raw_fd(), start, libc::SEEK_HOLE) };
+        assert!(end > start, "SEEK_HOLE after {start} in {}", path.display());
+        runs.push((start as u64, end as u64));
+        at = end;
     }
-    out.extend_from_slice(&len.to_le_bytes());
+    runs
+}
+
+/// The data of a sparse file: each allocated stretch with its offset, then the length. Files
+/// gigabytes long (a grid partition of a year) are compared without reading their holes.
+pub fn sparse_data(path: &Path) -> Vec<u8> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).unwrap();
+    let mut out = Vec::new();
+    for (start, end) in data_runs(path) {
+        let mut buf = vec![0u8; (end - start) as usize];
+        file.read_exact_at(&mut buf, start).unwrap();
+        out.extend_from_slice(&start.to_le_bytes());
+        out.extend_from_slice(&buf);
+    }
+    out.extend_from_slice(&file.metadata().unwrap().len().to_le_bytes());
     out
 }

@@ -6,7 +6,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -97,26 +96,7 @@ pub fn fstat(path: &Path) -> (u64, u64, u64) {
 }
 
 /// An independent SEEK_DATA/SEEK_HOLE walk: the data runs of the file.
-pub fn seek_data_runs(path: &Path) -> Vec<(u64, u64)> {
-    let file = File::open(path).unwrap();
-    let len = file.metadata().unwrap().len() as i64;
-    let fd = file.as_raw_fd();
-    let mut runs = Vec::new();
-    let mut at: i64 = 0;
-    while at < len {
-        // SAFETY: lseek on an open descriptor.
-        let start = unsafe { libc::lseek(fd, at, libc::SEEK_DATA) };
-        if start < 0 {
-            break; // ENXIO: no more data
-        }
-        // SAFETY: as above.
-        let end = unsafe { libc::lseek(fd, start, libc::SEEK_HOLE) };
-        assert!(end > start, "SEEK_HOLE after {start} in {}", path.display());
-        runs.push((start as u64, end as u64));
-        at = end;
-    }
-    runs
-}
+pub use crate::common::data_runs as seek_data_runs;
 
 /// Whether `path` lies on ext4 or xfs, where the extent assertions are meaningful.
 pub fn on_ext4_or_xfs(path: &Path) -> bool {
