@@ -419,6 +419,11 @@ impl Config {
         !self.keys.series.is_empty()
     }
 
+    /// Granularity steps in one bucket (bucket layout; 1 for grid).
+    pub fn units_per_bucket(&self) -> u64 {
+        (self.bucket_ns / self.granularity.ns().max(1)).max(1) as u64
+    }
+
     /// The schema indexes of the series key's columns.
     pub fn series_columns(&self) -> Vec<usize> {
         self.key_columns(&self.keys.series)

@@ -1632,7 +1632,7 @@ fn estimate_bucket_footprint(config: &Config, sorted_times: &[i64], sample: &Sam
         return None;
     }
     let row_len = config.schema.row_len() as u64;
-    let units = (config.bucket_ns / config.granularity.ns()).max(1) as u64;
+    let units = config.units_per_bucket();
     let width = crate::db::bucket::offset_width(units - 1) as u64;
     let entry_len = crate::db::summary::SummaryLayout::new(&config.schema).entry_len() as u64;
     let mut buckets = BTreeSet::new();

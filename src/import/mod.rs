@@ -2051,11 +2051,9 @@ impl Pipeline<'_> {
         if held <= self.hold_budget {
             return Ok(());
         }
-        if self.spill.is_none() {
-            self.spill = Some(spill::Spill::create(self.db.dir())?);
-        }
-        let Some(spill) = self.spill.as_ref() else {
-            return Ok(());
+        let spill: &spill::Spill = match self.spill {
+            Some(ref spill) => spill,
+            None => self.spill.insert(spill::Spill::create(self.db.dir())?),
         };
         self.states
             .par_iter_mut()
@@ -2301,7 +2299,7 @@ fn write_batch(
         close_stores(db, states, sync)?;
     }
     let row_len = config.schema.row_len();
-    let units_per_bucket = (config.bucket_ns / config.granularity.ns().max(1)).max(1) as u64;
+    let units_per_bucket = config.units_per_bucket();
     let depth = config.depth as usize;
     let unique = Unique {
         schema: &config.schema,
