@@ -49,7 +49,7 @@ use xs::import::timeparse::{TimeFormat as InputTimeFormat, TimeSpec};
 use xs::import::{CsvOptions, DateSource, Options, Sniff};
 use xs::io::columnar::{ColumnarWriter, Container};
 use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
-use xs::io::stream::{write_range, write_range_where, Compression};
+use xs::io::stream::{set_job_input_bytes, write_range, write_range_where, Compression, JOB_INPUT_BYTES};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
 use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
 use xs::query::asof::AsOf;
@@ -264,6 +264,9 @@ fn run_case(layout: Layout, codec: RecordCodec, seed: u64) {
         anchors: Vec::new(),
         files: 0,
     };
+    // `range`'s writer: jobs of 64 bytes or 4 KiB send the model's small ranges through
+    // its pipeline (jobs formatted on the pool, sunk in order, cut by the limit).
+    set_job_input_bytes([64, 4096, JOB_INPUT_BYTES][(seed / 3 % 3) as usize]);
     case.anchors = case.base_times();
     let steps = case.rng.range(1, 7);
     for _ in 0..steps {

@@ -1,6 +1,9 @@
 //! Reading out a time range at speed: the scan's chunks of whole slots are formatted (and, for
-//! `.zst` output, compressed) in parallel batches on the rayon pool, then handed to a sink in time
-//! order. Small ranges (one chunk) are formatted on the calling thread and never start the pool.
+//! `.zst` output, compressed) on the rayon pool while the scan reads on, then handed to a sink in
+//! time order. Small ranges (one chunk) are formatted on the calling thread and never use the pool.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc;
 
 use crate::db::schema::Schema;
 use crate::db::{Batch, Database, Prune};
@@ -44,13 +47,26 @@ impl Compression {
     }
 }
 
-/// Jobs formatted together, at most; the first batch is one job so that a small `--limit` or a
-/// `| head` costs one chunk, and batches double from there.
-const MAX_BATCH_JOBS: usize = 8;
+/// Formatted jobs in flight at most, per formatting thread: the scan runs ahead of the
+/// formatters by this much and no further, so memory stays bounded (about 3 MiB of input and
+/// its output per thread) while the scan, the formatters and the sink all keep busy.
+const IN_FLIGHT_PER_THREAD: usize = 3;
 
 /// Input bytes gathered into one job: scans of fragmented data hand out many small chunks
 /// (one per data segment), which are grouped so that each job is worth a thread's time.
-const JOB_INPUT_BYTES: usize = 1 << 20;
+pub const JOB_INPUT_BYTES: usize = 1 << 20;
+
+thread_local! {
+    /// `JOB_INPUT_BYTES` unless a test set another size for this thread's writes.
+    static JOB_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(JOB_INPUT_BYTES) };
+}
+
+/// Sets the input bytes per job of the range writes this thread makes (default
+/// `JOB_INPUT_BYTES`), for tests: jobs of a few bytes put a small range through the pipeline,
+/// its ordering and its limit.
+pub fn set_job_input_bytes(bytes: usize) {
+    JOB_BYTES.with(|b| b.set(bytes.max(1)));
+}
 
 /// One scan batch inside a job's input.
 #[derive(Clone, Copy)]
@@ -62,6 +78,7 @@ enum Piece {
 }
 
 /// Consecutive scan batches, formatted by one thread into one output block.
+#[derive(Default)]
 struct Job {
     /// Scan batches packed back to back.
     pieces: Vec<Piece>,
@@ -74,6 +91,36 @@ struct Job {
 }
 
 impl Job {
+    /// Appends a scan batch to the job's input.
+    fn push(&mut self, batch: Batch<'_>) {
+        let bytes = match batch {
+            Batch::Slots { start_ns, bytes } => {
+                self.pieces.push(Piece::Slots {
+                    start_ns,
+                    len_bytes: bytes.len(),
+                });
+                bytes
+            }
+            Batch::Rows { times, rows } => {
+                self.pieces.push(Piece::Rows {
+                    count: times.len(),
+                    len_bytes: rows.len(),
+                });
+                self.times.extend_from_slice(times);
+                rows
+            }
+        };
+        self.input.extend_from_slice(bytes);
+    }
+
+    /// Empties the job for reuse, keeping its buffers.
+    fn clear(&mut self) {
+        self.pieces.clear();
+        self.input.clear();
+        self.times.clear();
+        self.rows = 0;
+    }
+
     fn run(&mut self, formatter: &RowFormatter, max_rows: u64, compression: Compression) -> Result<()> {
         self.output.clear();
         self.rows = 0;
@@ -145,97 +192,191 @@ pub fn write_range_where<E: From<Error>>(
     compression: Compression,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
-    let mut jobs: Vec<Job> = Vec::new();
-    let mut queued = 0usize;
-    let mut batch_jobs = 1usize;
-    let mut filling = 0usize;
-    let mut left = limit;
-    let mut written = 0u64;
-    if left == 0 {
+    if limit == 0 {
         return Ok(0);
     }
-
-    // Formats the queued jobs (in parallel when there are several) and sinks them in order.
-    let mut drain = |jobs: &mut [Job], left: &mut u64, written: &mut u64| -> Result<(), E> {
-        let max_rows = *left;
-        if jobs.len() == 1 {
-            jobs[0].run(formatter, max_rows, compression)?;
-        } else {
-            use rayon::prelude::*;
-            jobs.par_iter_mut()
-                .map(|job| job.run(formatter, max_rows, compression))
-                .collect::<Result<Vec<()>>>()?;
+    let mut out = Output {
+        formatter,
+        compression,
+        sink,
+        left: limit,
+        written: 0,
+    };
+    let mut job = Job::default();
+    // The first full job waits here: a range of one job is formatted on this thread and
+    // hands nothing to the pool.
+    let mut first: Option<Job> = None;
+    let mut pipeline: Option<Pipeline> = None;
+    // On a pool thread (`export --split` writes files in parallel), jobs are formatted in
+    // place: waiting there for the pool could wait for this very thread.
+    let on_pool = rayon::current_thread_index().is_some();
+    let job_bytes = JOB_BYTES.with(|b| b.get());
+    let mut limited_first = limit != u64::MAX;
+    // Jobs spawned in the scope are all finished when it returns, even after an error.
+    rayon::in_place_scope(|scope| -> Result<u64, E> {
+        scan_where(db, from_ns, to_ns, filter, |batch| -> Result<bool, E> {
+            job.push(batch);
+            if job.input.len() < job_bytes {
+                return Ok(true);
+            }
+            // With a limit, the first job is sunk before anything more is read: `--limit 10`
+            // or `| head` costs one job.
+            if on_pool || std::mem::take(&mut limited_first) {
+                job.run(formatter, out.left, compression)?;
+                out.sink(&mut job)?;
+                job.clear();
+                return Ok(out.left > 0);
+            }
+            let full = std::mem::take(&mut job);
+            match (pipeline.as_mut(), first.take()) {
+                (Some(p), _) => {
+                    p.send(scope, formatter, full, &mut out)?;
+                    job = p.spare.pop().unwrap_or_default();
+                }
+                (None, Some(earlier)) => {
+                    let p = pipeline.insert(Pipeline::new());
+                    p.send(scope, formatter, earlier, &mut out)?;
+                    p.send(scope, formatter, full, &mut out)?;
+                }
+                (None, None) => first = Some(full),
+            }
+            Ok(out.left > 0)
+        })?;
+        let last = (!job.pieces.is_empty()).then_some(job);
+        match pipeline.as_mut() {
+            Some(p) => {
+                if let Some(last) = last.filter(|_| out.left > 0) {
+                    p.send(scope, formatter, last, &mut out)?;
+                }
+                p.sink_all(&mut out)?;
+            }
+            None => {
+                for mut j in first.into_iter().chain(last) {
+                    j.run(formatter, out.left, compression)?;
+                    out.sink(&mut j)?;
+                }
+            }
         }
-        for job in jobs.iter_mut() {
-            if job.rows > *left {
-                // Earlier jobs of this batch used up part of the limit: redo this one shorter.
-                job.run(formatter, *left, compression)?;
-            }
-            sink(job.bytes(compression))?;
-            *left -= job.rows;
-            *written += job.rows;
-            if *left == 0 {
-                break;
-            }
+        Ok(out.written)
+    })
+}
+
+/// Where formatted jobs go, in scan order: the sink, counting rows against the limit.
+struct Output<'a, E> {
+    formatter: &'a RowFormatter,
+    compression: Compression,
+    sink: &'a mut dyn FnMut(&[u8]) -> Result<(), E>,
+    /// Rows the limit still allows.
+    left: u64,
+    written: u64,
+}
+
+impl<E: From<Error>> Output<'_, E> {
+    /// Sinks a formatted job, formatting it again shorter if the jobs before it used up part
+    /// of the limit it was formatted for.
+    fn sink(&mut self, job: &mut Job) -> Result<(), E> {
+        if self.left == 0 {
+            return Ok(());
+        }
+        if job.rows > self.left {
+            job.run(self.formatter, self.left, self.compression)?;
+        }
+        (self.sink)(job.bytes(self.compression))?;
+        self.left -= job.rows;
+        self.written += job.rows;
+        Ok(())
+    }
+}
+
+/// Jobs formatted on the rayon pool while the scan goes on, so that reading, formatting and
+/// writing overlap: each job goes out with its sequence number and comes back formatted, in
+/// any order, and is sunk in sequence order.
+struct Pipeline {
+    done_tx: mpsc::Sender<(usize, Result<Job>)>,
+    done_rx: mpsc::Receiver<(usize, Result<Job>)>,
+    /// Sequence number of the next job sent, and of the next to sink.
+    next_sent: usize,
+    next_sunk: usize,
+    /// Formatted jobs that came back before the ones ahead of them.
+    early: BTreeMap<usize, Job>,
+    /// Sunk jobs, whose buffers the next jobs reuse.
+    spare: Vec<Job>,
+    max_in_flight: usize,
+}
+
+impl Pipeline {
+    fn new() -> Self {
+        let (done_tx, done_rx) = mpsc::channel();
+        Pipeline {
+            done_tx,
+            done_rx,
+            next_sent: 0,
+            next_sunk: 0,
+            early: BTreeMap::new(),
+            spare: Vec::new(),
+            max_in_flight: IN_FLIGHT_PER_THREAD * rayon::current_num_threads().max(1),
+        }
+    }
+
+    /// Hands `job` to the pool, to be formatted for at most the rows the limit allows now;
+    /// sinks what has come back in order, and waits while too many jobs are in flight.
+    fn send<'s, E: From<Error>>(
+        &mut self,
+        scope: &rayon::Scope<'s>,
+        formatter: &'s RowFormatter,
+        mut job: Job,
+        out: &mut Output<'_, E>,
+    ) -> Result<(), E> {
+        let (seq, max_rows, compression) = (self.next_sent, out.left, out.compression);
+        let done = self.done_tx.clone();
+        scope.spawn(move |_| {
+            let formatted = job.run(formatter, max_rows, compression).map(|()| job);
+            // The receiver lives until the scope has joined this job, so this cannot fail.
+            let _ = done.send((seq, formatted));
+        });
+        self.next_sent += 1;
+        self.sink_ready(out, false)?;
+        while self.next_sent - self.next_sunk >= self.max_in_flight {
+            self.sink_ready(out, true)?;
         }
         Ok(())
-    };
+    }
 
-    // `queued` jobs are complete; job `queued` (if it exists) is being filled.
-    scan_where(db, from_ns, to_ns, filter, |batch| -> Result<bool, E> {
-        if queued == jobs.len() {
-            jobs.push(Job {
-                pieces: Vec::new(),
-                input: Vec::new(),
-                times: Vec::new(),
-                output: Vec::new(),
-                encoded: Vec::new(),
-                rows: 0,
-            });
-        }
-        let job = &mut jobs[queued];
-        if filling == 0 {
-            job.pieces.clear();
-            job.input.clear();
-            job.times.clear();
-        }
-        let bytes = match batch {
-            Batch::Slots { start_ns, bytes } => {
-                job.pieces.push(Piece::Slots {
-                    start_ns,
-                    len_bytes: bytes.len(),
-                });
-                bytes
+    /// Sinks the formatted jobs that are next in order; with `wait`, waits until at least one
+    /// has been sunk (if any is in flight).
+    fn sink_ready<E: From<Error>>(&mut self, out: &mut Output<'_, E>, mut wait: bool) -> Result<(), E> {
+        loop {
+            while let Some(mut job) = self.early.remove(&self.next_sunk) {
+                out.sink(&mut job)?;
+                self.next_sunk += 1;
+                job.clear();
+                self.spare.push(job);
+                wait = false;
             }
-            Batch::Rows { times, rows } => {
-                job.pieces.push(Piece::Rows {
-                    count: times.len(),
-                    len_bytes: rows.len(),
-                });
-                job.times.extend_from_slice(times);
-                rows
+            if self.next_sunk == self.next_sent {
+                return Ok(());
             }
-        };
-        job.input.extend_from_slice(bytes);
-        filling += bytes.len();
-        if filling >= JOB_INPUT_BYTES {
-            filling = 0;
-            queued += 1;
-            if queued == batch_jobs {
-                drain(&mut jobs[..queued], &mut left, &mut written)?;
-                queued = 0;
-                batch_jobs = (batch_jobs * 2).min(MAX_BATCH_JOBS);
-            }
+            let (seq, formatted) = if wait {
+                self.done_rx
+                    .recv()
+                    .map_err(|_| Error::Invalid("internal: a formatting job was lost".into()))?
+            } else {
+                match self.done_rx.try_recv() {
+                    Ok(done) => done,
+                    Err(_) => return Ok(()),
+                }
+            };
+            self.early.insert(seq, formatted?);
         }
-        Ok(left > 0)
-    })?;
-    if filling > 0 {
-        queued += 1;
     }
-    if queued > 0 && left > 0 {
-        drain(&mut jobs[..queued], &mut left, &mut written)?;
+
+    /// Sinks every job still in flight, in order.
+    fn sink_all<E: From<Error>>(&mut self, out: &mut Output<'_, E>) -> Result<(), E> {
+        while self.next_sunk < self.next_sent {
+            self.sink_ready(out, true)?;
+        }
+        Ok(())
     }
-    Ok(written)
 }
 
 /// The scan batches of `[from, to)` in time order, of the rows that pass `filter` (all rows when
