@@ -218,8 +218,126 @@ macro_rules! numbers_of {
     };
 }
 
+/// The order of consecutive differences pco is asked to take of a stream (0: none), chosen
+/// from a sample rather than by pco's own search: `DeltaSpec::Auto` compresses its sample once
+/// per candidate, lookback included, which was a third of an import's encoding time. Order k
+/// costs `sample_cost` of the k-th differences of three runs of `DELTA_SAMPLE_RUN` values
+/// (start, middle, end); a higher order is taken while it costs less (order 2 and up: by a
+/// tenth). On the benchmark files the records are within 0.1 % of Auto's size, encoded in
+/// 27-72 % less time (docs/BENCHMARKS.md).
+fn delta_order(number: Number, raw: &[u8]) -> usize {
+    // pco's latents: the values as unsigned integers in the same order.
+    let latent = |v: &[u8]| -> u64 {
+        match number {
+            Number::I16 => (i16::from_le_bytes([v[0], v[1]]) as i64 as u64) ^ (1 << 63),
+            Number::I32 => (i32::from_le_bytes([v[0], v[1], v[2], v[3]]) as i64 as u64) ^ (1 << 63),
+            Number::I64 => uint_of(v) ^ (1 << 63),
+            Number::F32 | Number::F64 => {
+                let sign = 1u64 << (8 * v.len() - 1);
+                let bits = uint_of(v);
+                if bits & sign != 0 {
+                    !bits & (sign | (sign - 1))
+                } else {
+                    bits | sign
+                }
+            }
+            Number::U16 | Number::U32 | Number::U64 | Number::Bytes => uint_of(v),
+        }
+    };
+    let width = match number {
+        Number::I16 | Number::U16 => 2,
+        Number::I32 | Number::U32 | Number::F32 => 4,
+        _ => 8,
+    };
+    let n = raw.len() / width;
+    let starts = if n <= 3 * DELTA_SAMPLE_RUN {
+        vec![(0, n)]
+    } else {
+        let mid = n / 2 - DELTA_SAMPLE_RUN / 2;
+        [0, mid, n - DELTA_SAMPLE_RUN]
+            .map(|at| (at, at + DELTA_SAMPLE_RUN))
+            .to_vec()
+    };
+    let mut runs: Vec<Vec<u64>> = starts
+        .iter()
+        .map(|&(a, b)| {
+            raw[a * width..b * width]
+                .chunks_exact(width)
+                .map(latent)
+                .collect()
+        })
+        .collect();
+    let mut best = (f64::INFINITY, 0);
+    let mut sample = Vec::with_capacity(3 * DELTA_SAMPLE_RUN);
+    for order in 0..=MAX_DELTA_ORDER {
+        sample.clear();
+        runs.iter().for_each(|r| sample.extend_from_slice(r));
+        if sample.len() < 2 {
+            break;
+        }
+        let cost = sample_cost(&sample);
+        let better = match order {
+            0 => true,
+            1 => cost < best.0,
+            _ => cost < best.0 * 0.9,
+        };
+        if !better {
+            break;
+        }
+        best = (cost, order);
+        for r in &mut runs {
+            *r = r.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
+        }
+    }
+    best.1
+}
+
+/// Estimated bits per value of a sample of latents: each value's distance from the median is
+/// coded as its class (sign and bit length), at the classes' entropy, then its bits below the
+/// leading one. A rough model of pco's bins, but it ranks delta orders as pco's sizes do: a
+/// two-valued column (`buy`/`sell`) costs less undifferenced, a random walk differenced once.
+fn sample_cost(sample: &[u64]) -> f64 {
+    let mut sorted = sample.to_vec();
+    let half = sorted.len() / 2;
+    let median = *sorted.select_nth_unstable(half).1;
+    let mut classes = [0u32; 130];
+    let mut low_bits = 0u64;
+    for &v in sample {
+        let d = v.wrapping_sub(median) as i64;
+        let len = 64 - d.unsigned_abs().leading_zeros() as usize;
+        classes[2 * len + usize::from(d < 0)] += 1;
+        low_bits += len.saturating_sub(1) as u64;
+    }
+    let n = sample.len() as f64;
+    let entropy: f64 = classes
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum();
+    entropy + low_bits as f64 / n
+}
+
+/// Values per run of `delta_order`'s sample.
+const DELTA_SAMPLE_RUN: usize = 128;
+/// Highest order of differences `delta_order` tries (pco takes up to 7).
+const MAX_DELTA_ORDER: usize = 3;
+
+/// pco's chunk settings for a stream of `number`s (`raw`).
+fn pco_config(number: Number, raw: &[u8]) -> pco::ChunkConfig {
+    let delta = match delta_order(number, raw) {
+        0 => pco::DeltaSpec::NoOp,
+        order => pco::DeltaSpec::TryConsecutive(order),
+    };
+    pco::ChunkConfig::default()
+        .with_compression_level(PCO_LEVEL)
+        .with_delta_spec(delta)
+}
+
 fn pco_compress(number: Number, raw: &[u8]) -> Option<Vec<u8>> {
-    let config = pco::ChunkConfig::default().with_compression_level(PCO_LEVEL);
+    let config = pco_config(number, raw);
     let packed = match number {
         Number::I16 => pco::standalone::simple_compress(&numbers_of!(raw, i16), &config),
         Number::I32 => pco::standalone::simple_compress(&numbers_of!(raw, i32), &config),
@@ -275,14 +393,14 @@ pub const PAGE_VALUES: usize = 512;
 
 fn pco_pages_compress(number: Number, raw: &[u8], paging: Paging) -> Option<Vec<u8>> {
     match number {
-        Number::I16 => pages_of(&numbers_of!(raw, i16), raw, 2, paging),
-        Number::I32 => pages_of(&numbers_of!(raw, i32), raw, 4, paging),
-        Number::I64 => pages_of(&numbers_of!(raw, i64), raw, 8, paging),
-        Number::U16 => pages_of(&numbers_of!(raw, u16), raw, 2, paging),
-        Number::U32 => pages_of(&numbers_of!(raw, u32), raw, 4, paging),
-        Number::U64 => pages_of(&numbers_of!(raw, u64), raw, 8, paging),
-        Number::F32 => pages_of(&numbers_of!(raw, f32), raw, 4, paging),
-        Number::F64 => pages_of(&numbers_of!(raw, f64), raw, 8, paging),
+        Number::I16 => pages_of(&numbers_of!(raw, i16), raw, 2, pco_config(number, raw), paging),
+        Number::I32 => pages_of(&numbers_of!(raw, i32), raw, 4, pco_config(number, raw), paging),
+        Number::I64 => pages_of(&numbers_of!(raw, i64), raw, 8, pco_config(number, raw), paging),
+        Number::U16 => pages_of(&numbers_of!(raw, u16), raw, 2, pco_config(number, raw), paging),
+        Number::U32 => pages_of(&numbers_of!(raw, u32), raw, 4, pco_config(number, raw), paging),
+        Number::U64 => pages_of(&numbers_of!(raw, u64), raw, 8, pco_config(number, raw), paging),
+        Number::F32 => pages_of(&numbers_of!(raw, f32), raw, 4, pco_config(number, raw), paging),
+        Number::F64 => pages_of(&numbers_of!(raw, f64), raw, 8, pco_config(number, raw), paging),
         Number::Bytes => None,
     }
 }
@@ -293,6 +411,7 @@ fn pages_of<T: pco::data_types::Number>(
     values: &[T],
     raw: &[u8],
     width: usize,
+    config: pco::ChunkConfig,
     paging: Paging,
 ) -> Option<Vec<u8>> {
     let n = values.len();
@@ -300,9 +419,7 @@ fn pages_of<T: pco::data_types::Number>(
         .step_by(PAGE_VALUES)
         .map(|at| PAGE_VALUES.min(n - at))
         .collect();
-    let config = pco::ChunkConfig::default()
-        .with_compression_level(PCO_LEVEL)
-        .with_paging_spec(pco::PagingSpec::Exact(counts.clone()));
+    let config = config.with_paging_spec(pco::PagingSpec::Exact(counts.clone()));
     let file = pco::wrapped::FileCompressor::default();
     let mut chunk = file.chunk_compressor(values, &config).ok()?;
     let head = chunk.write_meta(file.write_header(Vec::new()).ok()?).ok()?;
@@ -946,6 +1063,51 @@ mod tests {
     }
 
     const SPEC: &str = "a:i8,b:i16,c:i32,d:i64,e:u8,f:u16,g:u32,h:u64,p:f32,q:f64,k:bool,s:str(6),m:dec(2)";
+
+    fn i64_bytes(values: impl Iterator<Item = i64>) -> Vec<u8> {
+        values.flat_map(i64::to_le_bytes).collect()
+    }
+
+    #[test]
+    fn delta_order_follows_the_shape_of_the_values() {
+        let mut rng = Rng(7);
+        let n = 2000i64;
+        // Noise around a level: differencing only widens it.
+        let noise = i64_bytes((0..n).map(|_| 1500 + rng.below(100) as i64));
+        assert_eq!(delta_order(Number::I64, &noise), 0);
+        // A random walk (prices): its steps are small.
+        let mut price = 3_000_000i64;
+        let walk = i64_bytes((0..n).map(|_| {
+            price += rng.below(21) as i64 - 10;
+            price
+        }));
+        assert_eq!(delta_order(Number::I64, &walk), 1);
+        // A smooth curve: its second differences are constant.
+        let curve = i64_bytes((0..n).map(|i| i * i * 3 + 7));
+        assert_eq!(delta_order(Number::I64, &curve), 2);
+        // Two values in runs (`buy`/`sell` codes): differences make three classes of two.
+        let mut side = 0i64;
+        let codes: Vec<u8> = (0..n)
+            .flat_map(|_| {
+                if rng.below(10) < 3 {
+                    side ^= 1;
+                }
+                (side as u32).to_le_bytes()
+            })
+            .collect();
+        assert_eq!(delta_order(Number::U32, &codes), 0);
+        // Floats are ranked by their order-preserving bits, negative ones included.
+        let mut x = -2.0f64;
+        let floats: Vec<u8> = (0..n)
+            .flat_map(|_| {
+                x += (rng.below(11) as f64 - 5.0) * 1e-3;
+                x.to_le_bytes()
+            })
+            .collect();
+        assert_eq!(delta_order(Number::F64, &floats), 1);
+        // Too few values to difference.
+        assert_eq!(delta_order(Number::I64, &i64_bytes([5].into_iter())), 0);
+    }
 
     /// Rows of every type, with nulls, runs, repeats and arbitrary float bits (NaN payloads,
     /// -0.0), in shapes that make every codec win somewhere.
