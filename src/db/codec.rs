@@ -194,9 +194,9 @@ fn encode_stream(
                 .map(|p| (Codec::Zstd, p)),
             _ => match paging {
                 Some(paging) if n > PAGE_VALUES => {
-                    pco_pages_compress(number, raw, paging).map(|p| (Codec::PcoPages, p))
+                    pco_pages_compress(number, width, raw, paging).map(|p| (Codec::PcoPages, p))
                 }
-                _ => pco_compress(number, raw).map(|p| (Codec::Pco, p)),
+                _ => pco_compress(number, width, raw).map(|p| (Codec::Pco, p)),
             },
         };
         match packed {
@@ -222,10 +222,10 @@ macro_rules! numbers_of {
 /// from a sample rather than by pco's own search: `DeltaSpec::Auto` compresses its sample once
 /// per candidate, lookback included, which was a third of an import's encoding time. Order k
 /// costs `sample_cost` of the k-th differences of three runs of `DELTA_SAMPLE_RUN` values
-/// (start, middle, end); a higher order is taken while it costs less (order 2 and up: by a
-/// tenth). On the benchmark files the records are within 0.1 % of Auto's size, encoded in
+/// (start, middle, end; all the values when there are no more than three runs' worth); a
+/// higher order is taken while it costs less (order 2 and up: by a tenth). On the benchmark files the records are within 0.1 % of Auto's size, encoded in
 /// 27-72 % less time (docs/BENCHMARKS.md).
-fn delta_order(number: Number, raw: &[u8]) -> usize {
+fn delta_order(number: Number, width: usize, raw: &[u8]) -> usize {
     // pco's latents: the values as unsigned integers in the same order.
     let latent = |v: &[u8]| -> u64 {
         match number {
@@ -244,12 +244,7 @@ fn delta_order(number: Number, raw: &[u8]) -> usize {
             Number::U16 | Number::U32 | Number::U64 | Number::Bytes => uint_of(v),
         }
     };
-    let width = match number {
-        Number::I16 | Number::U16 => 2,
-        Number::I32 | Number::U32 | Number::F32 => 4,
-        _ => 8,
-    };
-    let n = raw.len() / width;
+    let n = raw.len() / width.max(1);
     let starts = if n <= 3 * DELTA_SAMPLE_RUN {
         vec![(0, n)]
     } else {
@@ -270,6 +265,11 @@ fn delta_order(number: Number, raw: &[u8]) -> usize {
     let mut best = (f64::INFINITY, 0);
     let mut sample = Vec::with_capacity(3 * DELTA_SAMPLE_RUN);
     for order in 0..=MAX_DELTA_ORDER {
+        if order > 0 {
+            for r in &mut runs {
+                *r = r.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
+            }
+        }
         sample.clear();
         runs.iter().for_each(|r| sample.extend_from_slice(r));
         if sample.len() < 2 {
@@ -277,17 +277,13 @@ fn delta_order(number: Number, raw: &[u8]) -> usize {
         }
         let cost = sample_cost(&sample);
         let better = match order {
-            0 => true,
-            1 => cost < best.0,
+            0 | 1 => cost < best.0,
             _ => cost < best.0 * 0.9,
         };
         if !better {
             break;
         }
         best = (cost, order);
-        for r in &mut runs {
-            *r = r.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
-        }
     }
     best.1
 }
@@ -297,9 +293,9 @@ fn delta_order(number: Number, raw: &[u8]) -> usize {
 /// leading one. A rough model of pco's bins, but it ranks delta orders as pco's sizes do: a
 /// two-valued column (`buy`/`sell`) costs less undifferenced, a random walk differenced once.
 fn sample_cost(sample: &[u64]) -> f64 {
-    let mut sorted = sample.to_vec();
-    let half = sorted.len() / 2;
-    let median = *sorted.select_nth_unstable(half).1;
+    let mut scratch = sample.to_vec();
+    let half = scratch.len() / 2;
+    let median = *scratch.select_nth_unstable(half).1;
     let mut classes = [0u32; 130];
     let mut low_bits = 0u64;
     for &v in sample {
@@ -325,9 +321,9 @@ const DELTA_SAMPLE_RUN: usize = 128;
 /// Highest order of differences `delta_order` tries (pco takes up to 7).
 const MAX_DELTA_ORDER: usize = 3;
 
-/// pco's chunk settings for a stream of `number`s (`raw`).
-fn pco_config(number: Number, raw: &[u8]) -> pco::ChunkConfig {
-    let delta = match delta_order(number, raw) {
+/// pco's chunk settings for a stream of `number`s (`raw`, `width` bytes each).
+fn pco_config(number: Number, width: usize, raw: &[u8]) -> pco::ChunkConfig {
+    let delta = match delta_order(number, width, raw) {
         0 => pco::DeltaSpec::NoOp,
         order => pco::DeltaSpec::TryConsecutive(order),
     };
@@ -336,8 +332,8 @@ fn pco_config(number: Number, raw: &[u8]) -> pco::ChunkConfig {
         .with_delta_spec(delta)
 }
 
-fn pco_compress(number: Number, raw: &[u8]) -> Option<Vec<u8>> {
-    let config = pco_config(number, raw);
+fn pco_compress(number: Number, width: usize, raw: &[u8]) -> Option<Vec<u8>> {
+    let config = pco_config(number, width, raw);
     let packed = match number {
         Number::I16 => pco::standalone::simple_compress(&numbers_of!(raw, i16), &config),
         Number::I32 => pco::standalone::simple_compress(&numbers_of!(raw, i32), &config),
@@ -391,16 +387,17 @@ fn linear_of(number: Number, width: usize, raw: &[u8]) -> Option<Vec<u8>> {
 /// slower and trades 2 % larger (docs/BENCHMARKS.md, "Paged streams").
 pub const PAGE_VALUES: usize = 512;
 
-fn pco_pages_compress(number: Number, raw: &[u8], paging: Paging) -> Option<Vec<u8>> {
+fn pco_pages_compress(number: Number, width: usize, raw: &[u8], paging: Paging) -> Option<Vec<u8>> {
+    let config = pco_config(number, width, raw);
     match number {
-        Number::I16 => pages_of(&numbers_of!(raw, i16), raw, 2, pco_config(number, raw), paging),
-        Number::I32 => pages_of(&numbers_of!(raw, i32), raw, 4, pco_config(number, raw), paging),
-        Number::I64 => pages_of(&numbers_of!(raw, i64), raw, 8, pco_config(number, raw), paging),
-        Number::U16 => pages_of(&numbers_of!(raw, u16), raw, 2, pco_config(number, raw), paging),
-        Number::U32 => pages_of(&numbers_of!(raw, u32), raw, 4, pco_config(number, raw), paging),
-        Number::U64 => pages_of(&numbers_of!(raw, u64), raw, 8, pco_config(number, raw), paging),
-        Number::F32 => pages_of(&numbers_of!(raw, f32), raw, 4, pco_config(number, raw), paging),
-        Number::F64 => pages_of(&numbers_of!(raw, f64), raw, 8, pco_config(number, raw), paging),
+        Number::I16 => pages_of(&numbers_of!(raw, i16), raw, width, config, paging),
+        Number::I32 => pages_of(&numbers_of!(raw, i32), raw, width, config, paging),
+        Number::I64 => pages_of(&numbers_of!(raw, i64), raw, width, config, paging),
+        Number::U16 => pages_of(&numbers_of!(raw, u16), raw, width, config, paging),
+        Number::U32 => pages_of(&numbers_of!(raw, u32), raw, width, config, paging),
+        Number::U64 => pages_of(&numbers_of!(raw, u64), raw, width, config, paging),
+        Number::F32 => pages_of(&numbers_of!(raw, f32), raw, width, config, paging),
+        Number::F64 => pages_of(&numbers_of!(raw, f64), raw, width, config, paging),
         Number::Bytes => None,
     }
 }
@@ -1074,18 +1071,19 @@ mod tests {
         let n = 2000i64;
         // Noise around a level: differencing only widens it.
         let noise = i64_bytes((0..n).map(|_| 1500 + rng.below(100) as i64));
-        assert_eq!(delta_order(Number::I64, &noise), 0);
+        assert_eq!(delta_order(Number::I64, 8, &noise), 0);
         // A random walk (prices): its steps are small.
         let mut price = 3_000_000i64;
         let walk = i64_bytes((0..n).map(|_| {
             price += rng.below(21) as i64 - 10;
             price
         }));
-        assert_eq!(delta_order(Number::I64, &walk), 1);
+        assert_eq!(delta_order(Number::I64, 8, &walk), 1);
         // A smooth curve: its second differences are constant.
         let curve = i64_bytes((0..n).map(|i| i * i * 3 + 7));
-        assert_eq!(delta_order(Number::I64, &curve), 2);
-        // Two values in runs (`buy`/`sell` codes): differences make three classes of two.
+        assert_eq!(delta_order(Number::I64, 8, &curve), 2);
+        // Two values in runs (`buy`/`sell` codes): their differences take three values (-1, 0,
+        // +1) where the codes take two.
         let mut side = 0i64;
         let codes: Vec<u8> = (0..n)
             .flat_map(|_| {
@@ -1095,7 +1093,7 @@ mod tests {
                 (side as u32).to_le_bytes()
             })
             .collect();
-        assert_eq!(delta_order(Number::U32, &codes), 0);
+        assert_eq!(delta_order(Number::U32, 4, &codes), 0);
         // Floats are ranked by their order-preserving bits, negative ones included.
         let mut x = -2.0f64;
         let floats: Vec<u8> = (0..n)
@@ -1104,9 +1102,9 @@ mod tests {
                 x.to_le_bytes()
             })
             .collect();
-        assert_eq!(delta_order(Number::F64, &floats), 1);
+        assert_eq!(delta_order(Number::F64, 8, &floats), 1);
         // Too few values to difference.
-        assert_eq!(delta_order(Number::I64, &i64_bytes([5].into_iter())), 0);
+        assert_eq!(delta_order(Number::I64, 8, &i64_bytes([5].into_iter())), 0);
     }
 
     /// Rows of every type, with nulls, runs, repeats and arbitrary float bits (NaN payloads,

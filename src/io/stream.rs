@@ -1,6 +1,7 @@
 //! Reading out a time range at speed: the scan's chunks of whole slots are formatted (and, for
 //! `.zst` output, compressed) on the rayon pool while the scan reads on, then handed to a sink in
-//! time order. Small ranges (one chunk) are formatted on the calling thread and never use the pool.
+//! time order. Small ranges (up to two jobs) are formatted on the calling thread and never use
+//! the pool.
 
 use std::collections::BTreeMap;
 use std::sync::mpsc;
@@ -54,6 +55,7 @@ const IN_FLIGHT_PER_THREAD: usize = 3;
 
 /// Input bytes gathered into one job: scans of fragmented data hand out many small chunks
 /// (one per data segment), which are grouped so that each job is worth a thread's time.
+#[doc(hidden)]
 pub const JOB_INPUT_BYTES: usize = 1 << 20;
 
 thread_local! {
@@ -64,6 +66,7 @@ thread_local! {
 /// Sets the input bytes per job of the range writes this thread makes (default
 /// `JOB_INPUT_BYTES`), for tests: jobs of a few bytes put a small range through the pipeline,
 /// its ordering and its limit.
+#[doc(hidden)]
 pub fn set_job_input_bytes(bytes: usize) {
     JOB_BYTES.with(|b| b.set(bytes.max(1)));
 }
@@ -123,8 +126,9 @@ impl Job {
 
     fn run(&mut self, formatter: &RowFormatter, max_rows: u64, compression: Compression) -> Result<()> {
         self.output.clear();
-        // Room for text about twice the rows' bytes, asked for once: growing by doubling
-        // copies the text made so far at every step (pages not written are never touched).
+        // Room for text about twice the rows' bytes up front: growing by doubling from
+        // nothing copies the text made so far at every step (pages not written are never
+        // touched, and a reused job keeps its capacity).
         self.output.reserve(2 * self.input.len());
         self.rows = 0;
         let mut at = 0;
@@ -198,7 +202,7 @@ pub fn write_range_where<E: From<Error>>(
     if limit == 0 {
         return Ok(0);
     }
-    let mut out = Output {
+    let mut out = Delivery {
         formatter,
         compression,
         sink,
@@ -206,8 +210,8 @@ pub fn write_range_where<E: From<Error>>(
         written: 0,
     };
     let mut job = Job::default();
-    // The first full job waits here: a range of one job is formatted on this thread and
-    // hands nothing to the pool.
+    // The first full job waits here: a range of up to two jobs (this one and the partial
+    // last) is formatted on this thread and hands nothing to the pool.
     let mut first: Option<Job> = None;
     let mut pipeline: Option<Pipeline> = None;
     // On a pool thread (`export --split` writes files in parallel), jobs are formatted in
@@ -231,17 +235,15 @@ pub fn write_range_where<E: From<Error>>(
                 return Ok(out.left > 0);
             }
             let full = std::mem::take(&mut job);
-            match (pipeline.as_mut(), first.take()) {
-                (Some(p), _) => {
-                    p.send(scope, formatter, full, &mut out)?;
-                    job = p.spare.pop().unwrap_or_default();
-                }
-                (None, Some(earlier)) => {
-                    let p = pipeline.insert(Pipeline::new());
-                    p.send(scope, formatter, earlier, &mut out)?;
-                    p.send(scope, formatter, full, &mut out)?;
-                }
-                (None, None) => first = Some(full),
+            if let Some(p) = pipeline.as_mut() {
+                p.send(scope, formatter, full, &mut out)?;
+                job = p.spare.pop().unwrap_or_default();
+            } else if let Some(earlier) = first.take() {
+                let p = pipeline.insert(Pipeline::new());
+                p.send(scope, formatter, earlier, &mut out)?;
+                p.send(scope, formatter, full, &mut out)?;
+            } else {
+                first = Some(full);
             }
             Ok(out.left > 0)
         })?;
@@ -255,6 +257,9 @@ pub fn write_range_where<E: From<Error>>(
             }
             None => {
                 for mut j in first.into_iter().chain(last) {
+                    if out.left == 0 {
+                        break;
+                    }
                     j.run(formatter, out.left, compression)?;
                     out.sink(&mut j)?;
                 }
@@ -265,7 +270,7 @@ pub fn write_range_where<E: From<Error>>(
 }
 
 /// Where formatted jobs go, in scan order: the sink, counting rows against the limit.
-struct Output<'a, E> {
+struct Delivery<'a, E> {
     formatter: &'a RowFormatter,
     compression: Compression,
     sink: &'a mut dyn FnMut(&[u8]) -> Result<(), E>,
@@ -274,7 +279,7 @@ struct Output<'a, E> {
     written: u64,
 }
 
-impl<E: From<Error>> Output<'_, E> {
+impl<E: From<Error>> Delivery<'_, E> {
     /// Sinks a formatted job, formatting it again shorter if the jobs before it used up part
     /// of the limit it was formatted for.
     fn sink(&mut self, job: &mut Job) -> Result<(), E> {
@@ -300,8 +305,9 @@ struct Pipeline {
     /// Sequence number of the next job sent, and of the next to sink.
     next_sent: usize,
     next_sunk: usize,
-    /// Formatted jobs that came back before the ones ahead of them.
-    early: BTreeMap<usize, Job>,
+    /// Jobs that came back before the ones ahead of them, formatted or failed: a failure is
+    /// reported in its turn, so the rows before it are written whatever the timing.
+    early: BTreeMap<usize, Result<Job>>,
     /// Sunk jobs, whose buffers the next jobs reuse.
     spare: Vec<Job>,
     max_in_flight: usize,
@@ -328,14 +334,16 @@ impl Pipeline {
         scope: &rayon::Scope<'s>,
         formatter: &'s RowFormatter,
         mut job: Job,
-        out: &mut Output<'_, E>,
+        out: &mut Delivery<'_, E>,
     ) -> Result<(), E> {
         let (seq, max_rows, compression) = (self.next_sent, out.left, out.compression);
-        let done = self.done_tx.clone();
+        let mut reply = Reply {
+            seq,
+            done: Some(self.done_tx.clone()),
+        };
         scope.spawn(move |_| {
             let formatted = job.run(formatter, max_rows, compression).map(|()| job);
-            // The receiver lives until the scope has joined this job, so this cannot fail.
-            let _ = done.send((seq, formatted));
+            reply.send(formatted);
         });
         self.next_sent += 1;
         self.sink_ready(out, false)?;
@@ -347,14 +355,19 @@ impl Pipeline {
 
     /// Sinks the formatted jobs that are next in order; with `wait`, waits until at least one
     /// has been sunk (if any is in flight).
-    fn sink_ready<E: From<Error>>(&mut self, out: &mut Output<'_, E>, mut wait: bool) -> Result<(), E> {
+    fn sink_ready<E: From<Error>>(&mut self, out: &mut Delivery<'_, E>, mut wait: bool) -> Result<(), E> {
         loop {
-            while let Some(mut job) = self.early.remove(&self.next_sunk) {
-                out.sink(&mut job)?;
+            while let Some(formatted) = self.early.remove(&self.next_sunk) {
                 self.next_sunk += 1;
+                wait = false;
+                // Past the limit, nothing more is written, and a failure there does not count.
+                if out.left == 0 {
+                    continue;
+                }
+                let mut job = formatted?;
+                out.sink(&mut job)?;
                 job.clear();
                 self.spare.push(job);
-                wait = false;
             }
             if self.next_sunk == self.next_sent {
                 return Ok(());
@@ -369,16 +382,38 @@ impl Pipeline {
                     Err(_) => return Ok(()),
                 }
             };
-            self.early.insert(seq, formatted?);
+            self.early.insert(seq, formatted);
         }
     }
 
     /// Sinks every job still in flight, in order.
-    fn sink_all<E: From<Error>>(&mut self, out: &mut Output<'_, E>) -> Result<(), E> {
+    fn sink_all<E: From<Error>>(&mut self, out: &mut Delivery<'_, E>) -> Result<(), E> {
         while self.next_sunk < self.next_sent {
             self.sink_ready(out, true)?;
         }
         Ok(())
+    }
+}
+
+/// A formatting job's answer: sent once, or, if the job panicked, an error sent as it unwinds,
+/// so that the caller waiting for it stops (the scope then raises the panic).
+struct Reply {
+    seq: usize,
+    done: Option<mpsc::Sender<(usize, Result<Job>)>>,
+}
+
+impl Reply {
+    fn send(&mut self, formatted: Result<Job>) {
+        if let Some(done) = self.done.take() {
+            // The receiver lives until the scope has joined this job, so this cannot fail.
+            let _ = done.send((self.seq, formatted));
+        }
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        self.send(Err(Error::Invalid("internal: a formatting job panicked".into())));
     }
 }
 
