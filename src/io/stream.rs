@@ -477,3 +477,82 @@ pub fn scan_where<E: From<Error>>(
         visit(batch)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::config::Config;
+    use crate::io::output::{Format, OutputOptions, TimeFormat};
+
+    fn formatter() -> RowFormatter {
+        let spec = "v:i64";
+        let row_len = crate::db::schema::Schema::parse_spec(spec)
+            .expect("spec")
+            .row_len();
+        let config = Config::parse(&format!(
+            "format = 1\nlayout = \"grid\"\ngranularity = \"1s\"\npartition = \"year\"\ndepth = 1\n\
+             time_column = \"time\"\nrow_len = {row_len}\n[[columns]]\nname = \"v\"\ntype = \"i64\"\n"
+        ))
+        .expect("config");
+        let options = OutputOptions {
+            format: Format::Csv,
+            time_format: TimeFormat::Iso,
+            columns: None,
+            header: false,
+        };
+        RowFormatter::new(&config, &options).expect("formatter")
+    }
+
+    #[test]
+    fn a_job_that_panics_still_answers() {
+        let (done_tx, done_rx) = mpsc::channel();
+        let reply = Reply {
+            seq: 7,
+            done: Some(done_tx),
+        };
+        let panicked = std::thread::spawn(move || {
+            let _reply = reply;
+            panic!("a formatter bug");
+        })
+        .join();
+        assert!(panicked.is_err());
+        let (seq, answer) = done_rx.recv().expect("an answer, not a hang");
+        assert_eq!(seq, 7);
+        assert!(answer.is_err());
+    }
+
+    #[test]
+    fn a_failed_job_is_reported_in_its_turn_and_not_past_the_limit() {
+        let formatter = formatter();
+        let mut written = Vec::new();
+        let mut sink = |bytes: &[u8]| -> Result<()> {
+            written.push(bytes.len());
+            Ok(())
+        };
+        let mut out = Delivery {
+            formatter: &formatter,
+            compression: Compression::None,
+            sink: &mut sink,
+            left: u64::MAX,
+            written: 0,
+        };
+        // Job 1 failed and came back first; job 0 is still out: nothing is written or reported.
+        let mut pipeline = Pipeline::new();
+        pipeline.next_sent = 2;
+        pipeline.early.insert(1, Err(Error::Invalid("bad row".into())));
+        assert!(pipeline.sink_ready(&mut out, false).is_ok());
+        assert_eq!(pipeline.next_sunk, 0);
+        // Job 0 arrives: it is written, then job 1's failure is reported.
+        pipeline.early.insert(0, Ok(Job::default()));
+        let failed = pipeline.sink_ready(&mut out, false);
+        assert!(matches!(failed, Err(Error::Invalid(ref m)) if m == "bad row"));
+        assert_eq!(pipeline.next_sunk, 2);
+        // Past the limit, a failure does not count.
+        let mut pipeline = Pipeline::new();
+        pipeline.next_sent = 1;
+        pipeline.early.insert(0, Err(Error::Invalid("bad row".into())));
+        out.left = 0;
+        assert!(pipeline.sink_ready(&mut out, false).is_ok());
+        assert_eq!(written, vec![0]);
+    }
+}
