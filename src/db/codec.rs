@@ -223,8 +223,9 @@ macro_rules! numbers_of {
 /// per candidate, lookback included, which was a third of an import's encoding time. Order k
 /// costs `sample_cost` of the k-th differences of three runs of `DELTA_SAMPLE_RUN` values
 /// (start, middle, end; all the values when there are no more than three runs' worth); a
-/// higher order is taken while it costs less (order 2 and up: by a tenth). On the benchmark files the records are within 0.1 % of Auto's size, encoded in
-/// 27-72 % less time (docs/BENCHMARKS.md).
+/// higher order is taken while it costs less (order 2 and up: by a tenth). On the benchmark
+/// files the stored sizes stay within 0.1 % of Auto's and the imports' user CPU falls by 4-12 %
+/// (docs/BENCHMARKS.md, "Pipelined read-out and a cheaper delta choice").
 fn delta_order(number: Number, width: usize, raw: &[u8]) -> usize {
     // pco's latents: the values as unsigned integers in the same order.
     let latent = |v: &[u8]| -> u64 {
