@@ -315,7 +315,7 @@ impl BucketPartition {
             buckets: ((key.end_ns() - key.start_ns()) / bucket_ns) as u64,
             bucket_ns,
             granularity_ns,
-            units_per_bucket: (bucket_ns / granularity_ns) as u64,
+            units_per_bucket: config.units_per_bucket(),
             row_len: config.schema.row_len(),
             version,
             entry_len,

@@ -5,9 +5,8 @@
 //! bucket of every series at once: 30,000 hosts with day buckets hold the whole file. Past
 //! `Options::hold_bytes` (`HOLD_BYTES` by default), the held rows are compressed and appended
 //! to one unnamed scratch file in the database directory, and read back when their bucket is
-//! written. The file has
-//! no name (`O_TMPFILE`, or unlinked as soon as it is made), so an import that is killed
-//! leaves nothing behind; the rows it held were not written, as before.
+//! written. The file has no name (`O_TMPFILE`, or unlinked as soon as it is made), so an
+//! import that is killed leaves nothing behind; the rows it held were not written, as before.
 
 use std::cell::RefCell;
 use std::fs::File;
