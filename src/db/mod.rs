@@ -244,16 +244,7 @@ impl<'a> Columns<'a> {
         out.clear();
         out.resize(self.times.len() * row_len, 0);
         for (i, part) in self.layout.parts.iter().enumerate() {
-            let (offset, width) = (part.offset, part.width);
-            if width == 0 {
-                continue;
-            }
-            for (row, v) in out
-                .chunks_exact_mut(row_len)
-                .zip(self.part(i).chunks_exact(width))
-            {
-                row[offset..offset + width].copy_from_slice(v);
-            }
+            codec::scatter(self.part(i), out, row_len, part.offset, part.width);
         }
     }
 }

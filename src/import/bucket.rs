@@ -362,6 +362,8 @@ fn write_rows(
     let mut o = 0;
     for &(b, from, to) in &groups {
         new.clear();
+        new.units.reserve(to - from);
+        new.rows.reserve((to - from) * row_len);
         for &(slot, row) in &entries[from..to] {
             new.push(slot % upb, row);
         }
@@ -407,7 +409,14 @@ fn write_rows(
             continue;
         }
         if part.is_columnar() {
-            deferred.push((b, rows.clone()));
+            // Moved, not copied: the next bucket builds its rows afresh.
+            let built = if std::ptr::eq(rows, &new) {
+                &mut new
+            } else {
+                &mut merged
+            };
+            let rows = std::mem::take(built);
+            deferred.push((b, rows));
             continue;
         }
         let at = records.len();
