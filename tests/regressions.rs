@@ -267,9 +267,14 @@ fn an_import_marker_is_never_left_empty_or_cut() {
     }
     faults.extend((1..=16).map(|n| format!("any:{n}:crash")));
     let mut fired = 0;
+    let mut silent = Vec::new();
     for fault in &faults {
         let (_, _, err) = imported.import(Some(fault));
-        fired += usize::from(err.contains("xs-fault: injected"));
+        if err.contains("xs-fault: injected") {
+            fired += 1;
+        } else {
+            silent.push(format!("{fault}: {}", err.lines().last().unwrap_or("")));
+        }
         if let Ok(text) = std::fs::read_to_string(imported.db.join(".import-unfinished")) {
             assert!(
                 text.contains(" import ") && text.contains("in.csv"),
@@ -279,7 +284,9 @@ fn an_import_marker_is_never_left_empty_or_cut() {
         assert_eq!(imported.import(None).0, 0, "{fault}: the re-run");
         assert!(!imported.db.join(".import-unfinished").exists());
     }
-    assert!(fired >= 20, "{fired} faults fired");
+    // 21 fire on a quiet machine (an import of two rows makes 3 writes, 1 resize and 14
+    // operations in all); the faults that did not fire are named, with their last line.
+    assert!(fired >= 20, "{fired} faults fired; not: {silent:#?}");
 }
 
 /// Found by the fault-injection harness: a torn slot of a series database was reported as
