@@ -161,8 +161,7 @@ pub fn encode(layout: &RecordLayout, units: &[u64], rows: &[u8], out: &mut Vec<u
 }
 
 /// Appends to `column` the `width` bytes at `offset` of each row of `rows`: one loop per
-/// width, as in `scatter`, since a variable-length copy per value is a call to `memcpy`
-/// (a tenth of an import's CPU when it was one).
+/// width, as in `scatter`, since a variable-length copy per value is a call to `memcpy`.
 fn gather(rows: &[u8], row_len: usize, offset: usize, width: usize, column: &mut Vec<u8>) {
     fn fixed<const W: usize>(rows: &[u8], row_len: usize, offset: usize, column: &mut Vec<u8>) {
         column.reserve(rows.len() / row_len * W);
@@ -1043,7 +1042,6 @@ fn decode_units(
     })
 }
 
-/// Writes `values` (`W` bytes each) into consecutive rows of `rows` at `offset`.
 /// Writes each `width`-byte value of `values` at `offset` of the next row of `rows`: one
 /// loop per width, as in `gather`, since a fixed-size copy is a load and a store and a
 /// variable one a call to `memcpy`.
