@@ -45,6 +45,7 @@ use crate::db::bucket::BucketPartition;
 use crate::db::config::{Config, Layout};
 use crate::db::partition::{Partition, SLOT_CHECK_LEN};
 use crate::db::schema::Schema;
+use crate::db::syms::FnvBuild;
 use crate::db::time::PartitionKey;
 use crate::db::{files, marker, undo, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
@@ -864,10 +865,11 @@ struct RowPlacer<'a> {
     granularity_ns: i64,
     /// The partition start and end, series and group of the previous row.
     current: Option<(i64, i64, u32, usize)>,
-    /// The chunk's series by their key columns' bytes (and null flags).
-    series_index: HashMap<Vec<u8>, u32>,
+    /// The chunk's series by their key columns' bytes (and null flags). FNV, as the `sym`
+    /// dictionary: the keys are a few bytes, looked up once per row.
+    series_index: HashMap<Vec<u8>, u32, FnvBuild>,
     series_bytes: Vec<u8>,
-    group_index: HashMap<(u32, i64), usize>,
+    group_index: HashMap<(u32, i64), usize, FnvBuild>,
 }
 
 impl<'a> RowPlacer<'a> {
@@ -880,9 +882,9 @@ impl<'a> RowPlacer<'a> {
             ctx,
             granularity_ns: ctx.config.granularity.ns(),
             current: None,
-            series_index: HashMap::new(),
+            series_index: HashMap::default(),
             series_bytes: Vec::new(),
-            group_index: HashMap::new(),
+            group_index: HashMap::default(),
         }
     }
 
