@@ -628,8 +628,10 @@ mod tests {
     /// there before.
     #[test]
     fn written_slots_are_remembered_dense_or_sparse() {
-        let batches: [&[u64]; 4] = [
+        let batches: [&[u64]; 5] = [
             &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+            // Dense, with a gap: two runs of eight.
+            &[40, 41, 42, 43, 44, 45, 46, 47, 60, 61, 62, 63, 64, 65, 66, 67],
             &[3, 3, 4, 100, 102, 104, 104, 70_000, 1 << 33, (1 << 33) + 1],
             &[5, 7, 9, 11, 13, 99, 100, 101, 4_294_967_296, 4_294_967_298],
             &[1 << 40],
