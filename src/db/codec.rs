@@ -286,11 +286,21 @@ fn delta_order(number: Number, width: usize, raw: &[u8]) -> usize {
         })
         .collect();
     let mut best = (f64::INFINITY, 0);
+    // Buffers reused across the orders: a stream is encoded once per bucket, so this runs for
+    // every small bucket of a many-series import.
     let mut sample = Vec::with_capacity(3 * DELTA_SAMPLE_RUN);
+    let mut scratch = Vec::with_capacity(3 * DELTA_SAMPLE_RUN);
     for order in 0..=MAX_DELTA_ORDER {
         if order > 0 {
             for r in &mut runs {
-                *r = r.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect();
+                // In place, from the back: each value becomes its difference from the one
+                // before, and the first, which has none, goes.
+                for i in (1..r.len()).rev() {
+                    r[i] = r[i].wrapping_sub(r[i - 1]);
+                }
+                if !r.is_empty() {
+                    r.remove(0);
+                }
             }
         }
         sample.clear();
@@ -298,7 +308,7 @@ fn delta_order(number: Number, width: usize, raw: &[u8]) -> usize {
         if sample.len() < 2 {
             break;
         }
-        let cost = sample_cost(&sample);
+        let cost = sample_cost(&sample, &mut scratch);
         let better = match order {
             0 | 1 => cost < best.0,
             _ => cost < best.0 * 0.9,
@@ -315,8 +325,10 @@ fn delta_order(number: Number, width: usize, raw: &[u8]) -> usize {
 /// coded as its class (sign and bit length), at the classes' entropy, then its bits below the
 /// leading one. A rough model of pco's bins, but it ranks delta orders as pco's sizes do: a
 /// two-valued column (`buy`/`sell`) costs less undifferenced, a random walk differenced once.
-fn sample_cost(sample: &[u64]) -> f64 {
-    let mut scratch = sample.to_vec();
+/// `scratch` holds a copy for finding the median.
+fn sample_cost(sample: &[u64], scratch: &mut Vec<u64>) -> f64 {
+    scratch.clear();
+    scratch.extend_from_slice(sample);
     let half = scratch.len() / 2;
     let median = *scratch.select_nth_unstable(half).1;
     let mut classes = [0u32; 130];
