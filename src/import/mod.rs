@@ -2269,15 +2269,18 @@ fn write_batch(
 ) -> Result<(Vec<Parsed>, Vec<Written>)> {
     use rayon::prelude::*;
     let sync = hooks.sync;
-    let mut by_part: BTreeMap<PartId, Vec<Entry>> = BTreeMap::new();
+    // Keyed by borrowed names: a chunk of many series names most of them, and a batch's
+    // chunks name them again; each partition's name is copied once below.
+    let mut by_part: BTreeMap<(&str, PartitionKey), Vec<Entry>> = BTreeMap::new();
     for p in &batch {
         for (group, entries) in &p.groups {
-            let id = (p.series[group.series as usize].clone(), group.key);
+            let id = (p.series[group.series as usize].as_str(), group.key);
             by_part.entry(id).or_default().extend_from_slice(entries);
         }
     }
     let mut jobs = Vec::with_capacity(by_part.len());
-    for (id, entries) in by_part {
+    for ((name, key), entries) in by_part {
+        let id: PartId = (name.to_string(), key);
         let state = match states.remove(&id) {
             Some(state) => state,
             None => PartState {
