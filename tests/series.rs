@@ -622,6 +622,81 @@ fn aggregates_go_per_series_unless_all_series() {
     );
 }
 
+/// Regression: per-series aggregates run a block of series in parallel and hold each one's
+/// output; the output must still go series by series, each in time order, and `--limit` must
+/// cut it at the same row, across blocks and for a series whose output is too long to hold
+/// (read again, streamed).
+#[test]
+fn per_series_aggregates_keep_order_and_limit_across_parallel_blocks() {
+    let w = Work::new();
+    let long = "s10";
+    let mut csv = String::from("time,sym,v\n");
+    let mut expected: Vec<String> = Vec::new();
+    for k in 0..20 {
+        let sym = format!("s{k:02}");
+        let seconds: Vec<i64> = if sym == long {
+            (0..16_500).collect()
+        } else {
+            vec![0, 1, 65 + k]
+        };
+        for &s in &seconds {
+            let v = k * 1000 + s % 7;
+            csv.push_str(&format!("{},{sym},{v}\n", 1_704_067_200 + s));
+            expected.push(format!(
+                "2024-01-01T{:02}:{:02}:{:02}Z,{sym},1,{v}",
+                s / 3600,
+                s / 60 % 60,
+                s % 60
+            ));
+        }
+    }
+    let f = w.file("t.csv", &csv);
+    w.import(&f, &["--series-by", "sym"]);
+    let aggregate = |limit: Option<usize>| {
+        let mut args = vec![
+            "range",
+            "2024-01-01",
+            "2024-01-02",
+            "--every",
+            "1s",
+            "--agg",
+            "count,sum(v)",
+        ];
+        let limit_text = limit.map(|n| n.to_string());
+        if let Some(n) = &limit_text {
+            args.extend(["--limit", n.as_str()]);
+        }
+        w.ok(&args)
+    };
+    let header = "time,sym,count,sum_v";
+    let full = aggregate(None);
+    let lines: Vec<&str> = full.lines().collect();
+    assert_eq!(lines[0], header);
+    assert_eq!(lines.len() - 1, expected.len());
+    for (i, (got, want)) in lines[1..].iter().zip(&expected).enumerate() {
+        assert_eq!(got, want, "row {i}");
+    }
+    // The long series starts after 10 short ones (30 rows) and ends 16,500 rows later.
+    for n in [
+        1,
+        7,
+        29,
+        30,
+        31,
+        16_383,
+        16_384,
+        16_530,
+        16_531,
+        expected.len() - 1,
+    ] {
+        let out = aggregate(Some(n));
+        let got: Vec<&str> = out.lines().collect();
+        assert_eq!(got[0], header, "--limit {n}");
+        assert_eq!(got.len() - 1, n, "--limit {n}");
+        assert!(got[1..] == lines[1..=n], "--limit {n}: not the first {n} rows");
+    }
+}
+
 #[test]
 fn delete_put_export_and_stat_know_series() {
     let w = Work::new();

@@ -935,7 +935,29 @@ pub fn write_buckets<E: From<Error>>(
     limit: u64,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
-    write_buckets_of(db, plan, &[], from_ns, to_ns, fill, formatter, limit, sink)
+    write_buckets_of(
+        db,
+        plan,
+        &[],
+        from_ns,
+        to_ns,
+        fill,
+        formatter,
+        limit,
+        Slicing::Parallel,
+        sink,
+    )
+}
+
+/// How `write_buckets_of` cuts its window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slicing {
+    /// Time slices scanned in parallel: one series (or none) uses every thread.
+    Parallel,
+    /// One slice at a time, in this thread (as long as memory allows, so a series' record is
+    /// read once): for callers that run many series in parallel, where slicing each series
+    /// would read and decode its records once per slice.
+    Serial,
 }
 
 /// `write_buckets` for one series of a `Plan::per_series`: every output row starts with
@@ -950,6 +972,7 @@ pub fn write_buckets_of<E: From<Error>>(
     fill: bool,
     formatter: &RowFormatter,
     limit: u64,
+    slicing: Slicing,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
     if group.len() != plan.group_len {
@@ -1015,13 +1038,19 @@ pub fn write_buckets_of<E: From<Error>>(
     let mut pending: Option<(i64, Vec<Acc>)> = None;
     if scan_from < scan_to {
         let span = i128::from(scan_to) - i128::from(scan_from);
-        let threads = rayon::current_num_threads().max(1) as i128;
+        let (threads, slices_per_thread) = match slicing {
+            Slicing::Parallel => (rayon::current_num_threads().max(1) as i128, SLICES_PER_THREAD),
+            Slicing::Serial => (1, 1),
+        };
         let g = i128::from(db.config().granularity.ns());
-        let wanted = (span / (threads * i128::from(SLICES_PER_THREAD))).max(1);
+        let wanted = (span / (threads * i128::from(slices_per_thread))).max(1);
         let most = i128::from(MAX_SLICE_BUCKETS) * i128::from(buckets.every_ns);
         // Whole slots per slice.
         let slice_ns = i64::try_from(wanted.min(most).div_euclid(g).max(1) * g).unwrap_or(i64::MAX);
-        let batch = (threads as usize) * 2;
+        let batch = match slicing {
+            Slicing::Parallel => (threads as usize) * 2,
+            Slicing::Serial => 1,
+        };
         let mut at = scan_from;
         while at < scan_to && writer.left > 0 {
             let mut slices = Vec::with_capacity(batch);
