@@ -494,6 +494,47 @@ fn get_and_asof_work_per_series() {
     assert!(err.contains("holds no series `Z`"), "{err}");
 }
 
+/// Regression: `get` reads the series in parallel blocks; its rows must still come in time
+/// order, ties in series order, cut by `--limit` at the same row, and the series past the
+/// first block must answer.
+#[test]
+fn get_over_many_series_keeps_time_then_series_order() {
+    let w = Work::new();
+    let mut csv = String::from("time,sym,v\n");
+    // Series k holds seconds 0 and 1 + k % 5: the latest rows tie in groups of four.
+    for k in 0..20 {
+        for s in [0, 1 + k % 5] {
+            csv.push_str(&format!("{},s{k:02},{}\n", 1_704_067_200 + s, k * 10 + s));
+        }
+    }
+    let f = w.file("t.csv", &csv);
+    w.import(&f, &["--series-by", "sym"]);
+    let mut want: Vec<(i64, i64, String)> = (0..20)
+        .map(|k| {
+            let s = 1 + k % 5;
+            (s, k, format!("2024-01-01T00:00:{s:02}Z,s{k:02},{}", k * 10 + s))
+        })
+        .collect();
+    want.sort();
+    let want: Vec<&str> = want.iter().map(|(_, _, line)| line.as_str()).collect();
+    let out = w.ok(&["get", "--asof", "2024-01-01T00:01:00Z"]);
+    let got: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(got, want);
+    let out = w.ok(&["get", "--asof", "2024-01-01T00:01:00Z", "--limit", "6"]);
+    let got: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(got, want[..6]);
+    // A plain get at one time: every series that has it, in series order.
+    let out = w.ok(&["get", "2024-01-01T00:00:03Z"]);
+    let got: Vec<&str> = out.lines().skip(1).collect();
+    let at3: Vec<&str> = want
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("2024-01-01T00:00:03Z"))
+        .collect();
+    assert_eq!(got.len(), 4);
+    assert_eq!(got, at3);
+}
+
 #[test]
 fn an_asof_join_looks_each_row_up_in_its_series() {
     let w = quotes_by_sym();

@@ -2,6 +2,8 @@
 
 use std::io::BufRead;
 
+use rayon::prelude::*;
+
 use xs::io::output::Format;
 use xs::query::filter::Filter;
 
@@ -150,21 +152,13 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         parse_times(&args.times)?
     };
-    // Each series (or the one store without a series key) is read in turn and then closed,
-    // so that 30,000 series stay within the open-file limit; rows are printed in time order,
-    // ties in series order.
-    let stores: Vec<std::sync::Arc<xs::Database>> = if db.is_series_root() {
-        db.selected_series()?.into_iter().map(|(_, s)| s).collect()
-    } else {
-        Vec::new()
-    };
     let limit = args.limit.unwrap_or(u64::MAX);
-    let mut found_rows: Vec<(i64, usize, Vec<u8>)> = Vec::new();
     let mut wanted = times.clone();
     wanted.sort_unstable();
     wanted.dedup();
-    for k in 0..stores.len().max(1) {
-        let store = stores.get(k).map_or(&db, |s| s.as_ref());
+    // The rows of the wanted times in one store (a series, `k` in series order, or the one
+    // store without a series key).
+    let find = |k: usize, store: &xs::Database| -> CliResult<Vec<(i64, usize, Vec<u8>)>> {
         let mut at: Vec<i64> = if args.asof {
             asof_times(store, &wanted, args.within, filter.as_ref())?
         } else {
@@ -173,17 +167,44 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         // Sorting groups the reads by partition and walks each file forward.
         at.sort_unstable();
         at.dedup();
+        let mut found = Vec::new();
         for t in at {
             store.check_time(t)?;
             for row in store.get(t)? {
                 if passes(t, &row)? {
-                    found_rows.push((t, k, row));
+                    found.push((t, k, row));
                 }
             }
         }
-        if stores.len() > 1 {
-            store.forget_partitions();
+        Ok(found)
+    };
+    let mut found_rows: Vec<(i64, usize, Vec<u8>)> = Vec::new();
+    if db.is_series_root() {
+        // Series are read in parallel a block at a time; each one's files are closed after
+        // it, and each block's handles dropped, so that 30,000 series stay within the
+        // open-file limit and do not keep the memory their reads freed among them. The first
+        // failure in series order is reported.
+        let block_len = 4 * rayon::current_num_threads().max(1);
+        let mut stores = db.selected_series()?.into_iter().enumerate();
+        loop {
+            let block: Vec<_> = stores.by_ref().take(block_len).collect();
+            if block.is_empty() {
+                break;
+            }
+            let found: Vec<CliResult<_>> = block
+                .par_iter()
+                .map(|(k, (_, store))| {
+                    let found = find(*k, store);
+                    store.forget_partitions();
+                    found
+                })
+                .collect();
+            for rows in found {
+                found_rows.extend(rows?);
+            }
         }
+    } else {
+        found_rows = find(0, &db)?;
     }
     found_rows.sort_by_key(|(t, k, _)| (*t, *k));
     let mut rows = found_rows
