@@ -2175,7 +2175,7 @@ mod tests {
         );
         // A pruned scan passes over the buckets the prune rules out by their summaries (whole
         // or cut by the window), unread; the others come as rows.
-        let pruned = |from: i64, to: i64, prune: &dyn Fn(&[u8]) -> bool| {
+        let pruned = |from: i64, to: i64, prune: &(dyn Fn(&[u8]) -> bool + Sync)| {
             let mut pieces = Vec::new();
             db.scan_batches_pruned(from, to, Some(prune), |batch| -> Result<bool> {
                 if let crate::db::Batch::Rows { times, .. } = batch {

@@ -173,7 +173,7 @@ pub struct BucketSummary<'a> {
 /// Says, from a storage bucket's verified summary (`BucketSummary::bounds`), that none of its
 /// rows is wanted: a scan then passes over the bucket without reading it. Only bucket-layout
 /// partitions with summaries (version 2) are pruned; everything else is read.
-pub type Prune<'a> = Option<&'a dyn Fn(&[u8]) -> bool>;
+pub type Prune<'a> = Option<&'a (dyn Fn(&[u8]) -> bool + Sync)>;
 
 /// A piece of a summarized or columnar scan, in time order.
 #[derive(Clone, Copy, Debug)]

@@ -2,8 +2,10 @@
 //! reads that span several series by merging theirs in time order (ties in series order).
 
 use std::fs;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use rayon::prelude::*;
 
 use super::series::{self, SERIES_DIR};
 use super::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
@@ -16,6 +18,9 @@ use crate::error::{Error, Result};
 pub(super) const MERGE_WINDOW_BYTES: usize = 32 << 20;
 /// Rows per batch a merged read hands out.
 const MERGE_BATCH_ROWS: usize = 4096;
+/// Runs of series a merged read cuts its series into, per thread: enough to balance series
+/// of uneven size.
+const MERGE_RUNS_PER_THREAD: usize = 8;
 /// Series whose open handles a read keeps; past it each series' files are closed after use,
 /// so a read of 30,000 series stays within the open-file limit.
 const CACHED_SERIES: usize = 256;
@@ -250,23 +255,28 @@ impl Database {
         let mut window = g.saturating_mul((target / kids.len()).max(1) as i64);
         let bucket = self.config.bucket_ns;
         let mut at = from_ns;
-        let mut found: Vec<(i64, u32, u32)> = Vec::new(); // time, series, row
-        let mut rows: Vec<u8> = Vec::new();
+        // A window's rows: (time, part, row in part), where the parts are the rows runs of
+        // series read, in series order.
+        let mut found: Vec<(i64, u32, u32)> = Vec::new();
+        let mut parts: Vec<Vec<u8>> = Vec::new();
+        let many = kids.len() > CACHED_SERIES;
         let (mut times_out, mut rows_out) = (Vec::new(), Vec::new());
         let mut empty = true;
         while at < to_ns {
             if empty {
                 // Jump over stretches where no series has data.
-                let mut next: Option<i64> = None;
-                for ((_, db), keys) in kids.iter().zip(&keys) {
-                    if let Some(t) = db.next_data_time(keys, at)? {
-                        next = Some(next.map_or(t, |n| n.min(t)));
-                    }
-                    if kids.len() > CACHED_SERIES {
-                        db.forget_partitions();
-                    }
-                }
-                match next {
+                let nexts: Vec<Option<i64>> = kids
+                    .par_iter()
+                    .zip(&keys)
+                    .map(|((_, db), keys)| {
+                        let next = db.next_data_time(keys, at);
+                        if many {
+                            db.forget_partitions();
+                        }
+                        next
+                    })
+                    .collect::<Result<_>>()?;
+                match nexts.into_iter().flatten().min() {
                     Some(t) if t < to_ns => at = at.max(t),
                     _ => return Ok(()),
                 }
@@ -281,26 +291,56 @@ impl Database {
             }
             let end = end.min(to_ns);
             found.clear();
-            rows.clear();
-            let mut overfull = false;
-            for (k, (_, db)) in kids.iter().enumerate() {
-                if found.len() > 4 * target && end - at > g {
-                    // Far more rows than the last window's rate foretold (a burst after a
-                    // quiet stretch): the window is read again, narrower, so memory stays
-                    // bounded.
-                    overfull = true;
-                    break;
-                }
-                let mut keep = |t, row: &[u8]| -> Result<bool> {
-                    found.push((t, k as u32, (rows.len() / row_len) as u32));
-                    rows.extend_from_slice(row);
-                    Ok(true)
-                };
-                // The local scan, not `scan_pruned`: a generic call back into the series
-                // path would never end monomorphizing.
-                db.scan_batches_local(at, end, prune, |batch| db.each_row(batch, &mut keep))?;
-                if kids.len() > CACHED_SERIES {
-                    db.forget_partitions();
+            parts.clear();
+            // The series are read in parallel, in runs of consecutive series, each run in
+            // turn into one buffer: a buffer per series, kept among the records each read
+            // decodes and frees, left the allocator's arenas fragmented (380 MB for 30,000
+            // hosts, against 116 MB).
+            let threads = rayon::current_num_threads().max(1);
+            let run_len = kids.len().div_ceil(threads * MERGE_RUNS_PER_THREAD).max(1);
+            let narrowable = end - at > g;
+            let seen = AtomicUsize::new(0);
+            let read: Vec<(Vec<i64>, Vec<u8>, bool)> = kids
+                .par_chunks(run_len)
+                .map(|run| {
+                    let (mut times, mut rows) = (Vec::new(), Vec::new());
+                    for (_, db) in run {
+                        if narrowable && seen.load(Ordering::Relaxed) > 4 * target {
+                            // Far more rows than the last window's rate foretold (a burst
+                            // after a quiet stretch): the window is read again, narrower, so
+                            // memory stays bounded.
+                            return Ok((times, rows, true));
+                        }
+                        let before = times.len();
+                        let mut keep = |t, row: &[u8]| -> Result<bool> {
+                            times.push(t);
+                            rows.extend_from_slice(row);
+                            Ok(true)
+                        };
+                        // The local scan, not `scan_pruned`: a generic call back into the
+                        // series path would never end monomorphizing.
+                        let scanned =
+                            db.scan_batches_local(at, end, prune, |batch| db.each_row(batch, &mut keep));
+                        if many {
+                            db.forget_partitions();
+                        }
+                        scanned?;
+                        seen.fetch_add(times.len() - before, Ordering::Relaxed);
+                    }
+                    Ok((times, rows, false))
+                })
+                .collect::<Result<_>>()?;
+            let overfull = read.iter().any(|&(_, _, cut)| cut);
+            if !overfull {
+                // A run's rows are its series' in series order, each in stored order: sorted
+                // stably by (time, run), ties keep series order.
+                for (times, rows, _) in read {
+                    if times.is_empty() {
+                        continue;
+                    }
+                    let part = parts.len() as u32;
+                    found.extend(times.iter().enumerate().map(|(i, &t)| (t, part, i as u32)));
+                    parts.push(rows);
                 }
             }
             if overfull {
@@ -313,10 +353,10 @@ impl Database {
             for piece in found.chunks(MERGE_BATCH_ROWS) {
                 times_out.clear();
                 rows_out.clear();
-                for &(t, _, r) in piece {
+                for &(t, part, r) in piece {
                     times_out.push(t);
                     let r = r as usize * row_len;
-                    rows_out.extend_from_slice(&rows[r..r + row_len]);
+                    rows_out.extend_from_slice(&parts[part as usize][r..r + row_len]);
                 }
                 if !visit(Batch::Rows {
                     times: &times_out,

@@ -431,7 +431,9 @@ pub fn scan_where<E: From<Error>>(
     let cannot_match = filter
         .filter(|f| f.prunes())
         .map(|f| move |bounds: &[u8]| f.cannot_match(bounds));
-    let prune: Prune = cannot_match.as_ref().map(|f| f as &dyn Fn(&[u8]) -> bool);
+    let prune: Prune = cannot_match
+        .as_ref()
+        .map(|f| f as &(dyn Fn(&[u8]) -> bool + Sync));
     let (mut kept_times, mut kept_rows) = (Vec::new(), Vec::new());
     let row_len = db.schema().row_len();
     let granularity_ns = db.config().granularity.ns();

@@ -1244,7 +1244,9 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         .as_ref()
         .filter(|f| f.prunes())
         .map(|f| move |bounds: &[u8]| f.cannot_match(bounds));
-    let prune: crate::db::Prune = cannot_match.as_ref().map(|f| f as &dyn Fn(&[u8]) -> bool);
+    let prune: crate::db::Prune = cannot_match
+        .as_ref()
+        .map(|f| f as &(dyn Fn(&[u8]) -> bool + Sync));
     // Columnar records: only the columns the aggregates read are decoded.
     let columns = plan.columns_read(db.schema().columns().len());
     crate::db::with_columns(columns, || -> Result<()> {

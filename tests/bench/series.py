@@ -13,7 +13,8 @@ Measures, for xs (zero-flag imports) and DuckDB (CREATE TABLE AS read_csv):
   footprint (allocated bytes over the CSV's size);
   TSBS q1 (one host, one metric, 12 h), q2 (one host, all metrics, 12 h),
   q3 (hourly mean of one metric per host over 12 h, all hosts), lastpoint (each host's
-  latest row), one symbol's day to CSV.
+  latest row), reads of every series merged in time order (2 h of cpu, the day of ticks),
+  one symbol's day to CSV.
 xs queries run as one `xs` process each (what a user runs); DuckDB queries run in-process on a
 warm connection (its best case; the CLI pays ~25 ms to start). Medians of --runs.
 """
@@ -119,6 +120,13 @@ def main():
         ("lastpoint, every host",
          [xs, "-d", cpu_db, "get", "--asof", "2021-01-02T00:00:00Z"],
          "SELECT * FROM cpu QUALIFY row_number() OVER (PARTITION BY hostname ORDER BY time DESC) = 1"),
+        ("every host's rows, 2 h, merged in time order -> CSV",
+         [xs, "-d", cpu_db, "range", "2021-01-01T00:00:00Z", "2021-01-01T02:00:00Z"],
+         "COPY (SELECT * FROM cpu WHERE time >= '2021-01-01T00:00:00Z' AND time < '2021-01-01T02:00:00Z' "
+         "ORDER BY time, hostname) TO '/dev/null' (HEADER)"),
+        ("every symbol's day, merged in time order -> CSV",
+         [xs, "-d", ticks_db, "range", "2021-01-01", "2021-01-02"],
+         "COPY (SELECT * FROM ticks ORDER BY time, symbol) TO '/dev/null' (HEADER)"),
     ]
     for label, cmd, sql in queries:
         x = median_ms(lambda: run(*cmd), a.runs)
