@@ -501,18 +501,19 @@ fn get_and_asof_work_per_series() {
 fn get_over_many_series_keeps_time_then_series_order() {
     let w = Work::new();
     let mut csv = String::from("time,sym,v\n");
-    // Series k holds seconds 0 and 1 + k % 5: the latest rows tie in groups of four.
-    for k in 0..20 {
+    // More series than any machine's block of series read in parallel (4 a thread). Series
+    // k holds seconds 0 and 1 + k % 5: the latest rows tie in groups of 60.
+    for k in 0..300 {
         for s in [0, 1 + k % 5] {
-            csv.push_str(&format!("{},s{k:02},{}\n", 1_704_067_200 + s, k * 10 + s));
+            csv.push_str(&format!("{},s{k:03},{}\n", 1_704_067_200 + s, k * 10 + s));
         }
     }
     let f = w.file("t.csv", &csv);
     w.import(&f, &["--series-by", "sym"]);
-    let mut want: Vec<(i64, i64, String)> = (0..20)
+    let mut want: Vec<(i64, i64, String)> = (0..300)
         .map(|k| {
             let s = 1 + k % 5;
-            (s, k, format!("2024-01-01T00:00:{s:02}Z,s{k:02},{}", k * 10 + s))
+            (s, k, format!("2024-01-01T00:00:{s:02}Z,s{k:03},{}", k * 10 + s))
         })
         .collect();
     want.sort();
@@ -520,9 +521,11 @@ fn get_over_many_series_keeps_time_then_series_order() {
     let out = w.ok(&["get", "--asof", "2024-01-01T00:01:00Z"]);
     let got: Vec<&str> = out.lines().skip(1).collect();
     assert_eq!(got, want);
-    let out = w.ok(&["get", "--asof", "2024-01-01T00:01:00Z", "--limit", "6"]);
-    let got: Vec<&str> = out.lines().skip(1).collect();
-    assert_eq!(got, want[..6]);
+    for n in [6, 130] {
+        let out = w.ok(&["get", "--asof", "2024-01-01T00:01:00Z", "--limit", &n.to_string()]);
+        let got: Vec<&str> = out.lines().skip(1).collect();
+        assert_eq!(got, want[..n]);
+    }
     // A plain get at one time: every series that has it, in series order.
     let out = w.ok(&["get", "2024-01-01T00:00:03Z"]);
     let got: Vec<&str> = out.lines().skip(1).collect();
@@ -531,7 +534,7 @@ fn get_over_many_series_keeps_time_then_series_order() {
         .copied()
         .filter(|l| l.starts_with("2024-01-01T00:00:03Z"))
         .collect();
-    assert_eq!(got.len(), 4);
+    assert_eq!(got.len(), 60);
     assert_eq!(got, at3);
 }
 
@@ -670,11 +673,12 @@ fn aggregates_go_per_series_unless_all_series() {
 #[test]
 fn per_series_aggregates_keep_order_and_limit_across_parallel_blocks() {
     let w = Work::new();
-    let long = "s10";
+    let long = "s150";
     let mut csv = String::from("time,sym,v\n");
     let mut expected: Vec<String> = Vec::new();
-    for k in 0..20 {
-        let sym = format!("s{k:02}");
+    // More series than any machine's block of series aggregated in parallel (4 a thread).
+    for k in 0..300 {
+        let sym = format!("s{k:03}");
         let seconds: Vec<i64> = if sym == long {
             (0..16_500).collect()
         } else {

@@ -314,7 +314,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                     args.fill,
                     &formatter,
                     left,
-                    Slicing::Parallel,
+                    // As the held run read it: slices cut elsewhere would add a float
+                    // aggregate's parts in another order.
+                    Slicing::Serial,
                     &mut |bytes: &[u8]| out.write_block(bytes),
                 )?;
                 series.forget_partitions();

@@ -1535,6 +1535,12 @@ pub fn with_columns<T>(wanted: Option<Vec<bool>>, f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// The value columns scans on this thread rebuild (`with_columns`): what a scan that hands its
+/// series to other threads passes on to them.
+fn columns_read() -> Option<Vec<bool>> {
+    COLUMNS_READ.with(|c| c.borrow().clone())
+}
+
 impl RecordReader {
     /// Reads the records of `pending` (then empties it) and hands out their rows with
     /// `lo <= t < hi`, one batch per record. `Ok(false)`: stop (`visit` said so, or failed

@@ -18,6 +18,14 @@ use crate::error::{Error, Result};
 pub(super) const MERGE_WINDOW_BYTES: usize = 32 << 20;
 /// Rows per batch a merged read hands out.
 const MERGE_BATCH_ROWS: usize = 4096;
+/// What one run of series gave a merged read's window: their rows' times and rows, in series
+/// order, and whether it stopped at a burst (`cut`).
+struct RunRead {
+    times: Vec<i64>,
+    rows: Vec<u8>,
+    cut: bool,
+}
+
 /// Runs of series a merged read cuts its series into, per thread: enough to balance series
 /// of uneven size.
 const MERGE_RUNS_PER_THREAD: usize = 8;
@@ -265,7 +273,7 @@ impl Database {
         while at < to_ns {
             if empty {
                 // Jump over stretches where no series has data.
-                let nexts: Vec<Option<i64>> = kids
+                let nexts: Vec<Result<Option<i64>>> = kids
                     .par_iter()
                     .zip(&keys)
                     .map(|((_, db), keys)| {
@@ -275,7 +283,9 @@ impl Database {
                         }
                         next
                     })
-                    .collect::<Result<_>>()?;
+                    .collect();
+                // The first failure in series order, as a read of one series after another.
+                let nexts = nexts.into_iter().collect::<Result<Vec<_>>>()?;
                 match nexts.into_iter().flatten().min() {
                     Some(t) if t < to_ns => at = at.max(t),
                     _ => return Ok(()),
@@ -300,41 +310,55 @@ impl Database {
             let run_len = kids.len().div_ceil(threads * MERGE_RUNS_PER_THREAD).max(1);
             let narrowable = end - at > g;
             let seen = AtomicUsize::new(0);
-            let read: Vec<(Vec<i64>, Vec<u8>, bool)> = kids
+            // The columns this thread's scans rebuild, for the threads that read the runs.
+            let columns = super::columns_read();
+            let read: Vec<Result<RunRead>> = kids
                 .par_chunks(run_len)
                 .map(|run| {
-                    let (mut times, mut rows) = (Vec::new(), Vec::new());
-                    for (_, db) in run {
-                        if narrowable && seen.load(Ordering::Relaxed) > 4 * target {
-                            // Far more rows than the last window's rate foretold (a burst
-                            // after a quiet stretch): the window is read again, narrower, so
-                            // memory stays bounded.
-                            return Ok((times, rows, true));
+                    super::with_columns(columns.clone(), || {
+                        let (mut times, mut rows) = (Vec::new(), Vec::new());
+                        for (_, db) in run {
+                            if narrowable && seen.load(Ordering::Relaxed) > 4 * target {
+                                // Far more rows than the last window's rate foretold (a burst
+                                // after a quiet stretch): the window is read again, narrower, so
+                                // memory stays bounded.
+                                return Ok(RunRead {
+                                    times,
+                                    rows,
+                                    cut: true,
+                                });
+                            }
+                            let before = times.len();
+                            let mut keep = |t, row: &[u8]| -> Result<bool> {
+                                times.push(t);
+                                rows.extend_from_slice(row);
+                                Ok(true)
+                            };
+                            // The local scan, not `scan_pruned`: a generic call back into the
+                            // series path would never end monomorphizing.
+                            let scanned =
+                                db.scan_batches_local(at, end, prune, |batch| db.each_row(batch, &mut keep));
+                            if many {
+                                db.forget_partitions();
+                            }
+                            scanned?;
+                            seen.fetch_add(times.len() - before, Ordering::Relaxed);
                         }
-                        let before = times.len();
-                        let mut keep = |t, row: &[u8]| -> Result<bool> {
-                            times.push(t);
-                            rows.extend_from_slice(row);
-                            Ok(true)
-                        };
-                        // The local scan, not `scan_pruned`: a generic call back into the
-                        // series path would never end monomorphizing.
-                        let scanned =
-                            db.scan_batches_local(at, end, prune, |batch| db.each_row(batch, &mut keep));
-                        if many {
-                            db.forget_partitions();
-                        }
-                        scanned?;
-                        seen.fetch_add(times.len() - before, Ordering::Relaxed);
-                    }
-                    Ok((times, rows, false))
+                        Ok(RunRead {
+                            times,
+                            rows,
+                            cut: false,
+                        })
+                    })
                 })
-                .collect::<Result<_>>()?;
-            let overfull = read.iter().any(|&(_, _, cut)| cut);
+                .collect();
+            // The first failure in series order, as a read of one series after another.
+            let read = read.into_iter().collect::<Result<Vec<_>>>()?;
+            let overfull = read.iter().any(|r| r.cut);
             if !overfull {
                 // A run's rows are its series' in series order, each in stored order: sorted
                 // stably by (time, run), ties keep series order.
-                for (times, rows, _) in read {
+                for RunRead { times, rows, .. } in read {
                     if times.is_empty() {
                         continue;
                     }
