@@ -18,6 +18,13 @@ use crate::error::{Error, Result};
 pub(super) const MERGE_WINDOW_BYTES: usize = 32 << 20;
 /// Rows per batch a merged read hands out.
 const MERGE_BATCH_ROWS: usize = 4096;
+/// Runs of series a merged read cuts its series into, per thread: enough to balance series
+/// of uneven size.
+const MERGE_RUNS_PER_THREAD: usize = 8;
+/// Series whose open handles a read keeps; past it each series' files are closed after use,
+/// so a read of 30,000 series stays within the open-file limit.
+const CACHED_SERIES: usize = 256;
+
 /// What one run of series gave a merged read's window: their rows' times and rows, in series
 /// order, and whether it stopped at a burst (`cut`).
 struct RunRead {
@@ -25,13 +32,6 @@ struct RunRead {
     rows: Vec<u8>,
     cut: bool,
 }
-
-/// Runs of series a merged read cuts its series into, per thread: enough to balance series
-/// of uneven size.
-const MERGE_RUNS_PER_THREAD: usize = 8;
-/// Series whose open handles a read keeps; past it each series' files are closed after use,
-/// so a read of 30,000 series stays within the open-file limit.
-const CACHED_SERIES: usize = 256;
 
 impl Database {
     /// The series database `name` (a directory name from `series::name_of`): opened once and
