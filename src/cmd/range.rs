@@ -254,6 +254,26 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             let values = xs::db::series::values_of(db.schema(), &columns, name).unwrap_or_default();
             values.iter().map(xs::db::series::value_text).collect()
         };
+        // One series' buckets, in one slice: a series read again below must add a float
+        // aggregate's parts in the order its held run did.
+        let aggregate = |name: &str,
+                         series: &xs::Database,
+                         limit: u64,
+                         sink: &mut dyn FnMut(&[u8]) -> CliResult|
+         -> CliResult<u64> {
+            write_buckets_of(
+                series,
+                &plan,
+                &group_of(name),
+                from,
+                to,
+                args.fill,
+                &formatter,
+                limit,
+                Slicing::Serial,
+                sink,
+            )
+        };
         let mut handles = db.selected_series()?.into_iter();
         let mut left = limit;
         // Series are aggregated in parallel a block at a time, each in one thread (slices of
@@ -269,25 +289,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 break;
             }
             let held = left.min(HELD_ROWS);
-            let outputs: Vec<xs::Result<(Vec<u8>, u64)>> = block
+            let outputs: Vec<CliResult<(Vec<u8>, u64)>> = block
                 .par_iter()
                 .map(|(name, series)| {
                     let mut bytes = Vec::new();
-                    let rows = write_buckets_of(
-                        series,
-                        &plan,
-                        &group_of(name),
-                        from,
-                        to,
-                        args.fill,
-                        &formatter,
-                        held,
-                        Slicing::Serial,
-                        &mut |b: &[u8]| -> xs::Result<()> {
-                            bytes.extend_from_slice(b);
-                            Ok(())
-                        },
-                    );
+                    let rows = aggregate(name, series, held, &mut |b: &[u8]| {
+                        bytes.extend_from_slice(b);
+                        Ok(())
+                    });
                     // Close its files: thousands of series would pass the open-file limit.
                     series.forget_partitions();
                     rows.map(|rows| (bytes, rows))
@@ -305,20 +314,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                     left -= rows;
                     continue;
                 }
-                left -= write_buckets_of(
-                    series,
-                    &plan,
-                    &group_of(name),
-                    from,
-                    to,
-                    args.fill,
-                    &formatter,
-                    left,
-                    // As the held run read it: slices cut elsewhere would add a float
-                    // aggregate's parts in another order.
-                    Slicing::Serial,
-                    &mut |bytes: &[u8]| out.write_block(bytes),
-                )?;
+                left -= aggregate(name, series, left, &mut |bytes: &[u8]| out.write_block(bytes))?;
                 series.forget_partitions();
             }
         }
