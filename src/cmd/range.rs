@@ -1,11 +1,10 @@
 //! `xs range`: every row in a time window, in time order, as CSV, TSV or NDJSON; or, with
 //! `--every`, one aggregated row per time bucket (bars, VWAP).
 
-use rayon::prelude::*;
 use xs::db::time::{END_TIME_NS, MIN_TIME_NS};
 use xs::io::output::Format;
 use xs::io::timefmt::format_iso_exact;
-use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_buckets_of, Plan, Slicing};
+use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_series_buckets, Plan};
 use xs::query::filter::Filter;
 
 use super::output_args::{FormatArgs, OutputFileArgs, Source, To};
@@ -98,10 +97,6 @@ pub struct Window {
     from: Option<i64>,
     to: Option<i64>,
 }
-
-/// Output rows of one series that an aggregation over many series holds in memory while the
-/// series before it are written (about a MiB of CSV).
-const HELD_ROWS: u64 = 16_384;
 
 fn parse_window(text: &str) -> Result<Window, String> {
     let bound = |t: &str| (!t.is_empty()).then(|| parse_time(t)).transpose();
@@ -249,75 +244,16 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             return out.flush();
         }
         // GROUP BY series, bucket: each series' buckets in turn, in series order.
-        let columns = db.config().series_columns();
-        let group_of = |name: &str| -> Vec<Option<String>> {
-            let values = xs::db::series::values_of(db.schema(), &columns, name).unwrap_or_default();
-            values.iter().map(xs::db::series::value_text).collect()
-        };
-        // One series' buckets, in one slice: a series read again below must add a float
-        // aggregate's parts in the order its held run did.
-        let aggregate = |name: &str,
-                         series: &xs::Database,
-                         limit: u64,
-                         sink: &mut dyn FnMut(&[u8]) -> CliResult|
-         -> CliResult<u64> {
-            write_buckets_of(
-                series,
-                &plan,
-                &group_of(name),
-                from,
-                to,
-                args.fill,
-                &formatter,
-                limit,
-                Slicing::Serial,
-                sink,
-            )
-        };
-        let mut handles = db.selected_series()?.into_iter();
-        let mut left = limit;
-        // Series are aggregated in parallel a block at a time, each in one thread (slices of
-        // one series would each read and decode its records); their output is kept in
-        // memory up to `HELD_ROWS` rows a series and written in series order. A series with
-        // more is aggregated again, streamed, in its turn. Each block's handles are dropped
-        // after it: handles kept to the end hold the memory their reads freed among them
-        // (300 MB for 30,000 series).
-        let block_len = 4 * rayon::current_num_threads().max(1);
-        while left > 0 {
-            let block: Vec<_> = handles.by_ref().take(block_len).collect();
-            if block.is_empty() {
-                break;
-            }
-            let held = left.min(HELD_ROWS);
-            let outputs: Vec<CliResult<(Vec<u8>, u64)>> = block
-                .par_iter()
-                .map(|(name, series)| {
-                    let mut bytes = Vec::new();
-                    let rows = aggregate(name, series, held, &mut |b: &[u8]| {
-                        bytes.extend_from_slice(b);
-                        Ok(())
-                    });
-                    // Close its files: thousands of series would pass the open-file limit.
-                    series.forget_partitions();
-                    rows.map(|rows| (bytes, rows))
-                })
-                .collect();
-            for ((name, series), output) in block.iter().zip(outputs) {
-                if left == 0 {
-                    break;
-                }
-                let (bytes, rows) = output?;
-                // Whole, or the first `left` rows, which is all that is wanted: write it.
-                // Otherwise (the series passed `held`, or the limit fell in it) read it again.
-                if rows <= left && (rows < held || rows == left) {
-                    out.write_block(&bytes)?;
-                    left -= rows;
-                    continue;
-                }
-                left -= aggregate(name, series, left, &mut |bytes: &[u8]| out.write_block(bytes))?;
-                series.forget_partitions();
-            }
-        }
+        write_series_buckets(
+            &db,
+            &plan,
+            from,
+            to,
+            args.fill,
+            &formatter,
+            limit,
+            &mut |bytes: &[u8]| out.write_block(bytes),
+        )?;
         return out.flush();
     }
     let output = args.file.output.as_deref();

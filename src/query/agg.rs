@@ -949,9 +949,99 @@ pub fn write_buckets<E: From<Error>>(
     )
 }
 
+/// Output rows of one series that `write_series_buckets` holds in memory while the series
+/// before it are written (about a MiB of CSV).
+const HELD_ROWS: u64 = 16_384;
+
+/// `write_buckets` per series of a series database's selected series (`Plan::per_series`):
+/// each series' buckets in turn, in series order, every output row starting with the
+/// series' key values; at most `limit` rows. Returns the rows written.
+///
+/// Series are aggregated in parallel a block at a time, each in one thread (slices of one
+/// series would each read and decode its records); their output is kept in memory up to
+/// `HELD_ROWS` rows a series and written in series order. A series with more, or where the
+/// limit falls, is aggregated again, streamed, in its turn. Each block's handles are dropped
+/// after it: handles kept to the end hold the memory their reads freed among them (300 MB
+/// for 30,000 series).
+#[allow(clippy::too_many_arguments)]
+pub fn write_series_buckets<E: From<Error> + Send>(
+    db: &Database,
+    plan: &Plan,
+    from_ns: i64,
+    to_ns: i64,
+    fill: bool,
+    formatter: &RowFormatter,
+    limit: u64,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    use rayon::prelude::*;
+    let columns = db.config().series_columns();
+    // One series' buckets, in one slice: a series read again below must add a float
+    // aggregate's parts in the order its held run did.
+    let aggregate = |name: &str,
+                     series: &Database,
+                     limit: u64,
+                     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>|
+     -> Result<u64, E> {
+        let values = crate::db::series::values_of(db.schema(), &columns, name).unwrap_or_default();
+        let group: Vec<Option<String>> = values.iter().map(crate::db::series::value_text).collect();
+        let rows = write_buckets_of(
+            series,
+            plan,
+            &group,
+            from_ns,
+            to_ns,
+            fill,
+            formatter,
+            limit,
+            Slicing::Serial,
+            sink,
+        );
+        // Close its files: thousands of series would pass the open-file limit.
+        series.forget_partitions();
+        rows
+    };
+    let mut handles = db.selected_series()?.into_iter();
+    let mut left = limit;
+    let block_len = 4 * rayon::current_num_threads().max(1);
+    while left > 0 {
+        let block: Vec<_> = handles.by_ref().take(block_len).collect();
+        if block.is_empty() {
+            break;
+        }
+        let held = left.min(HELD_ROWS);
+        let outputs: Vec<Result<(Vec<u8>, u64), E>> = block
+            .par_iter()
+            .map(|(name, series)| {
+                let mut bytes = Vec::new();
+                let rows = aggregate(name, series, held, &mut |b: &[u8]| {
+                    bytes.extend_from_slice(b);
+                    Ok(())
+                });
+                rows.map(|rows| (bytes, rows))
+            })
+            .collect();
+        for ((name, series), output) in block.iter().zip(outputs) {
+            if left == 0 {
+                break;
+            }
+            let (bytes, rows) = output?;
+            // Whole, or the first `left` rows, which is all that is wanted: write it.
+            // Otherwise (the series passed `held`, or the limit fell in it) read it again.
+            if rows <= left && (rows < held || rows == left) {
+                sink(&bytes)?;
+                left -= rows;
+                continue;
+            }
+            left -= aggregate(name, series, left, sink)?;
+        }
+    }
+    Ok(limit - left)
+}
+
 /// How `write_buckets_of` cuts its window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Slicing {
+enum Slicing {
     /// Time slices scanned in parallel: one series (or none) uses every thread.
     Parallel,
     /// One slice at a time, in this thread (as long as memory allows, so a series' record is
@@ -963,7 +1053,7 @@ pub enum Slicing {
 /// `write_buckets` for one series of a `Plan::per_series`: every output row starts with
 /// `group` (the series' key values, as text; `None` for null).
 #[allow(clippy::too_many_arguments)]
-pub fn write_buckets_of<E: From<Error>>(
+fn write_buckets_of<E: From<Error>>(
     db: &Database,
     plan: &Plan,
     group: &[Option<String>],
