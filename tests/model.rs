@@ -51,7 +51,7 @@ use xs::io::columnar::{ColumnarWriter, Container};
 use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
 use xs::io::stream::{set_job_input_bytes, write_range, write_range_where, Compression, JOB_INPUT_BYTES};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
-use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
+use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_series_buckets, Plan};
 use xs::query::asof::AsOf;
 use xs::query::asof_join::{asof_join, Matches, Strategy};
 use xs::query::filter::Filter;
@@ -1806,67 +1806,116 @@ impl Case {
         );
         let filter = Filter::parse(&self.config, &texts)
             .unwrap_or_else(|e| self.fail(&format!("--where {texts:?} refused: {e}")));
-        let plan = Plan::new(&self.config, aggs, every, filter).expect("plan");
+        let mut plan = Plan::new(&self.config, aggs, every, filter).expect("plan");
+        // A series database aggregates per series as `range` does (`write_series_buckets`:
+        // series in parallel blocks, output in series order, the limit across them) or over
+        // all series (`--all-series`: `write_buckets`).
+        let keys = self.keys();
+        let per_series = keys.series.is_some() && self.rng.chance(50);
+        let limit = if self.rng.chance(20) {
+            self.rng.below(8)
+        } else {
+            u64::MAX
+        };
+        let _ = writeln!(self.log, "    per series: {per_series}, limit {limit}");
+        if per_series {
+            plan = plan
+                .per_series(&schema, &self.config.series_columns())
+                .expect("per-series plan");
+        }
         let formatter = self.formatter(plan.output_config());
         let mut got = Vec::new();
-        write_buckets(
-            db,
-            &plan,
-            from,
-            to,
-            fill,
-            &formatter,
-            u64::MAX,
-            &mut |b: &[u8]| -> xs::Result<()> {
-                got.extend_from_slice(b);
-                Ok(())
-            },
-        )
+        let mut sink = |b: &[u8]| -> xs::Result<()> {
+            got.extend_from_slice(b);
+            Ok(())
+        };
+        if per_series {
+            write_series_buckets(db, &plan, from, to, fill, &formatter, limit, &mut sink)
+        } else {
+            write_buckets(db, &plan, from, to, fill, &formatter, limit, &mut sink)
+        }
         .unwrap_or_else(|e| self.fail(&format!("aggregate failed: {e}")));
         let got = String::from_utf8(got).expect("utf-8");
 
-        // The model's buckets: epoch-aligned, or one bucket timed FROM.
+        // The model's buckets, per series when per series (in series order): epoch-aligned,
+        // or one bucket timed FROM.
         let from_c = from.max(MIN_TIME_NS);
         let to_c = to.min(END_TIME_NS);
-        let mut buckets: BTreeMap<i64, Vec<&Vec<u8>>> = BTreeMap::new();
-        if from_c < to_c {
-            for (&t, rows) in self.model.rows.range(from_c..to_c) {
-                let b = match every {
-                    // A wide bucket near 1678 starts before i64's range: the engine clamps.
-                    // Epoch-aligned; whole weeks from Monday 1970-01-05.
-                    Some(e) => {
-                        let origin = if e % (7 * DAY_NS) == 0 { 4 * DAY_NS } else { 0 };
-                        let offset = (i128::from(t) - i128::from(origin)).rem_euclid(i128::from(e));
-                        i64::try_from(i128::from(t) - offset).unwrap_or(i64::MIN)
+        let mut groups: Vec<Vec<Value>> = Vec::new();
+        if per_series {
+            for rows in self.model.rows.values() {
+                for r in rows {
+                    let s = keys.series_of(r);
+                    if !groups.contains(&s) {
+                        groups.push(s);
                     }
-                    None => from_c,
-                };
-                let passing = rows
-                    .iter()
-                    .filter(|r| conds.iter().all(|c| c.holds(&schema, t, r)));
-                // A bucket none of whose rows pass is empty: left out.
-                let passing: Vec<&Vec<u8>> = passing.collect();
-                if !passing.is_empty() {
-                    buckets.entry(b).or_default().extend(passing);
                 }
             }
+            groups.sort_by(|a, b| compare_values(a, b));
+        } else {
+            groups.push(Vec::new());
         }
-        // A whole-window aggregate answers even without rows: count 0, the rest null.
-        if every.is_none() && from_c < to_c && buckets.is_empty() {
-            buckets.insert(from_c, Vec::new());
+        let mut want_buckets: Vec<WantBucket> = Vec::new();
+        for group in &groups {
+            let mut buckets: BTreeMap<i64, Vec<&Vec<u8>>> = BTreeMap::new();
+            if from_c < to_c {
+                for (&t, rows) in self.model.rows.range(from_c..to_c) {
+                    let b = match every {
+                        // A wide bucket near 1678 starts before i64's range: the engine clamps.
+                        // Epoch-aligned; whole weeks from Monday 1970-01-05.
+                        Some(e) => {
+                            let origin = if e % (7 * DAY_NS) == 0 { 4 * DAY_NS } else { 0 };
+                            let offset = (i128::from(t) - i128::from(origin)).rem_euclid(i128::from(e));
+                            i64::try_from(i128::from(t) - offset).unwrap_or(i64::MIN)
+                        }
+                        None => from_c,
+                    };
+                    let passing = rows.iter().filter(|r| {
+                        (!per_series || keys.series_of(r) == *group)
+                            && conds.iter().all(|c| c.holds(&schema, t, r))
+                    });
+                    // A bucket none of whose rows pass is empty: left out.
+                    let passing: Vec<&Vec<u8>> = passing.collect();
+                    if !passing.is_empty() {
+                        buckets.entry(b).or_default().extend(passing);
+                    }
+                }
+            }
+            // A whole-window aggregate answers even without rows: count 0, the rest null (over
+            // all series; per series, only the series with rows answer).
+            if !per_series && every.is_none() && from_c < to_c && buckets.is_empty() {
+                buckets.insert(from_c, Vec::new());
+            }
+            // A series' key value as `range` prints it ("" for null).
+            let text = group
+                .first()
+                .map(|v| xs::db::series::value_text(v).unwrap_or_default());
+            want_buckets.extend(buckets.into_iter().map(|(b, rows)| (text.clone(), b, rows)));
         }
+        want_buckets.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
         let got_lines: Vec<&str> = got.lines().collect();
-        if got_lines.len() != buckets.len() {
+        if got_lines.len() != want_buckets.len() {
             self.fail(&format!(
                 "aggregate: {} buckets, want {}:\n{got}",
                 got_lines.len(),
-                buckets.len()
+                want_buckets.len()
             ));
         }
         let col_of = |name: &str| schema.column_index(name).expect("column");
-        for (line, (b, rows)) in got_lines.iter().zip(&buckets) {
-            let fields = split_csv_line(line);
+        for (line, (series_text, b, rows)) in got_lines.iter().zip(&want_buckets) {
+            let mut fields = split_csv_line(line);
             let mut want: Vec<Cell> = vec![Cell::Int(i128::from(*b))];
+            // The series' value follows the bucket's time (a series value here has no
+            // delimiter or quote: `a`, `b`, `cc` or null).
+            if let Some(text) = series_text {
+                if fields.get(1) != Some(&text.as_str()) {
+                    self.fail(&format!(
+                        "aggregate bucket {} of series {text:?}: got {line:?}\nall output:\n{got}",
+                        format_iso_exact(*b)
+                    ));
+                }
+                fields.remove(1);
+            }
             if use_ohlcv {
                 let f = col_of("f");
                 let n = col_of("n");
@@ -2050,6 +2099,10 @@ fn csv_field(text: &str) -> String {
         text.to_string()
     }
 }
+
+/// An aggregate output row the model expects: the series' key text (per series), the
+/// bucket's start, and its rows.
+type WantBucket<'a> = (Option<String>, i64, Vec<&'a Vec<u8>>);
 
 /// Splits one line of numeric CSV (aggregate output has no quoted fields).
 fn split_csv_line(line: &str) -> Vec<&str> {
