@@ -421,7 +421,33 @@ fn day_month_order_is_decided_or_refused() {
     fs::write(d.join("amb.csv"), "date,v\n01/02/2024,1\n03/04/2024,2\n").unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "amb", "import", "amb.csv"]));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--time-format"), "{err}");
+    assert!(
+        err.contains("--time-format dmy (day first) or --time-format mdy"),
+        "{err}"
+    );
+    // The keywords choose the order, whatever the shape of the rest (here a time, a fraction
+    // and a zone by name).
+    fs::write(
+        d.join("amb2.csv"),
+        "Local time,v
+01.02.2024 00:00:00.000 GMT+0100,1
+03.04.2024 00:00:00.500 GMT+0100,2
+",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "amb2", "import", "amb2.csv"]));
+    assert_eq!(code, 2, "{err}");
+    let (_, err) = ok(xs(d).args(["-d", "dmy", "import", "--time-format", "dmy", "amb2.csv"]));
+    assert!(err.contains("day/month/year"), "{err}");
+    assert_eq!(
+        range(d, "dmy"),
+        "local_time,v\n2024-01-31T23:00:00.000Z,1\n2024-04-02T23:00:00.500Z,2\n"
+    );
+    ok(xs(d).args(["-d", "mdy", "import", "--time-format", "MDY", "amb.csv"]));
+    assert_eq!(
+        range(d, "mdy"),
+        "date,v\n2024-01-02T00:00:00Z,1\n2024-03-04T00:00:00Z,2\n"
+    );
     // Only day/month keeps these in order.
     fs::write(
         d.join("dm.csv"),
@@ -918,4 +944,45 @@ fn queries_take_the_header_text_of_an_aliased_column_too() {
         "adj_close_2",
     ]));
     assert_eq!(out, "adj_close_2\n2\n");
+}
+
+#[test]
+fn zones_by_name_and_days_of_the_week() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // As database exports (`… UTC`), RFC 2822 (mail, RSS, HTTP) and JavaScript write times.
+    let cases = [
+        (
+            "utc.csv",
+            "time,v\n2021-01-01 00:00:00 UTC,1\n2021-01-01 00:00:01.5 UTC,2\n",
+        ),
+        (
+            "rfc.csv",
+            "time,v\n\"Fri, 01 Jan 2021 00:00:00 GMT\",1\n\"Fri, 01 Jan 2021 00:00:01.5 GMT\",2\n",
+        ),
+        (
+            "js.csv",
+            "time,v\nFri Jan 01 2021 01:00:00 GMT+0100 (Central European Standard Time),1\n\
+             Fri Jan 01 2021 01:00:01.5 GMT+0100 (Central European Standard Time),2\n",
+        ),
+    ];
+    for (name, text) in cases {
+        fs::write(d.join(name), text).unwrap();
+        let db = name.trim_end_matches(".csv");
+        ok(xs(d).args(["-d", db, "import", name]));
+        assert_eq!(
+            range(d, db),
+            "time,v\n2021-01-01T00:00:00.000Z,1\n2021-01-01T00:00:01.500Z,2\n",
+            "{name}"
+        );
+    }
+    // A zone abbreviation names different offsets in different places: not taken for UTC.
+    fs::write(
+        d.join("est.csv"),
+        "time,v\n2021-01-01 00:00:00 EST,1\n2021-01-01 00:00:01 EST,2\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "est", "import", "est.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no column whose values read as times"), "{err}");
 }

@@ -116,9 +116,10 @@ pub struct Args {
     #[arg(long, value_name = "UNIT", value_parser = ["s", "ms", "us", "µs", "ns"])]
     pub time_unit: Option<String>,
 
-    /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S'; without a date it reads times of
-    /// day (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year
-    /// or month/day/year order with a time).
+    /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S' (without a date it reads times of
+    /// day), or `dmy`, `mdy`, `ymd`: the detected shapes with the date in that order (default:
+    /// detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or
+    /// month/day/year order with a time).
     #[arg(long, value_name = "PATTERN")]
     pub time_format: Option<String>,
 

@@ -167,6 +167,11 @@ fn named_month_date(b: &[u8]) -> Option<(i64, usize)> {
 /// Parses `b` as a date in `order` (absent for `DateOrder::None`), then an optional time and
 /// zone. `None` when it does not have that shape or names an impossible date or time.
 pub fn parse(b: &[u8], order: DateOrder) -> Option<Flex> {
+    let b = if order == DateOrder::None {
+        b
+    } else {
+        skip_weekday(b)
+    };
     let mut at;
     let mut day_ns = 0i64;
     if order != DateOrder::None {
@@ -228,6 +233,34 @@ pub fn parse(b: &[u8], order: DateOrder) -> Option<Flex> {
     let (offset_ns, zoned) = zone(&b[end..])?;
     let t_ns = day_ns.checked_add(tod_ns)?.checked_sub(offset_ns)?;
     Some(Flex { t_ns, zoned })
+}
+
+/// `b` past a leading day of the week (`Fri, `, `Friday `, `fri `: as RFC 2822 and
+/// JavaScript write dates), which the date itself says; `b` when it has none.
+fn skip_weekday(b: &[u8]) -> &[u8] {
+    const DAYS: [&[u8]; 7] = [
+        b"monday",
+        b"tuesday",
+        b"wednesday",
+        b"thursday",
+        b"friday",
+        b"saturday",
+        b"sunday",
+    ];
+    let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+    if n < 3 {
+        return b;
+    }
+    let word: Vec<u8> = b[..n].iter().map(u8::to_ascii_lowercase).collect();
+    let is_day = DAYS.iter().any(|d| {
+        d.starts_with(&word) || (n == 4 && (word == b"tues" || word == b"thur" || word == b"thurs"))
+    });
+    if !is_day {
+        return b;
+    }
+    let rest = &b[n..];
+    let rest = rest.strip_prefix(b",").unwrap_or(rest);
+    rest.strip_prefix(b" ").unwrap_or(b)
 }
 
 /// `HH:MM[:SS][.f]`, `HH.MM[.SS]`, and after a date also `HHMM`, `HHMMSS[f…]`, from `at`: ns
@@ -331,18 +364,32 @@ fn meridiem(b: &[u8]) -> Option<(bool, usize)> {
     None
 }
 
-/// An optional zone after the time: nothing, `Z`, or `±HH`, `±HHMM`, `±HH:MM` (one space
-/// before it allowed). Returns the offset (local − UTC) in ns and whether a zone was given.
+/// An optional zone after the time: nothing, `Z`, `±HH`, `±HHMM`, `±HH:MM`, or `UTC`/`GMT`
+/// alone or before such an offset (`GMT+0100`, `UTC-5`), one space before it allowed, and
+/// then a parenthesized name (`GMT+0100 (Central European Standard Time)`, as JavaScript
+/// writes dates). Other zone names (`EST`, `CET`) mean different offsets to different
+/// people, and are refused. Returns the offset (local − UTC) in ns and whether a zone was
+/// given.
 fn zone(b: &[u8]) -> Option<(i64, bool)> {
     let b = b.strip_prefix(b" ").unwrap_or(b);
+    let named = b.len() >= 3 && (b[..3].eq_ignore_ascii_case(b"utc") || b[..3].eq_ignore_ascii_case(b"gmt"));
+    let b = if named { &b[3..] } else { b };
+    // The name JavaScript appends after the offset says no more than the offset does.
+    let b = match b.iter().position(|&c| c == b'(') {
+        Some(open) if named && b.ends_with(b")") && b[..open].ends_with(b" ") => &b[..open - 1],
+        _ => b,
+    };
     match b {
+        [] if named => Some((0, true)),
         [] => Some((0, false)),
-        [b'Z' | b'z'] => Some((0, true)),
+        [b'Z' | b'z'] if !named => Some((0, true)),
         [sign @ (b'+' | b'-'), rest @ ..] => {
             let two = |x: u8, y: u8| -> Option<i64> {
                 (x.is_ascii_digit() && y.is_ascii_digit()).then(|| i64::from((x - b'0') * 10 + (y - b'0')))
             };
             let (h, m) = match rest {
+                // `UTC+5`: one hour digit, only after a name (`+5` alone is not an offset).
+                [h1] if named && h1.is_ascii_digit() => (i64::from(h1 - b'0'), 0),
                 [h1, h2] => (two(*h1, *h2)?, 0),
                 [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => (two(*h1, *h2)?, two(*m1, *m2)?),
                 _ => return None,
@@ -415,6 +462,33 @@ mod tests {
             assert_eq!(at(text, DateOrder::Ymd), Some(t), "{text}");
         }
         assert_eq!(at("31-Jux-2011", DateOrder::Ymd), None);
+        // Zones by name: UTC and GMT, alone or with an offset; a day of the week before.
+        for text in [
+            "2011-07-31 22:00:00 UTC",
+            "2011-07-31 22:00:00UTC",
+            "2011-07-31 23:00:00 GMT+0100",
+            "2011-07-31 23:00:00 utc+01:00",
+            "2011-07-31 17:00:00 UTC-5",
+            "Sun, 31 Jul 2011 22:00:00 GMT",
+            "Sunday 31 Jul 2011 22:00:00 GMT",
+            "Sun Jul 31 2011 23:00:00 GMT+0100 (Central European Summer Time)",
+        ] {
+            assert_eq!(at(text, DateOrder::Ymd), Some(t), "{text}");
+        }
+        assert_eq!(at("31.07.2011 23:00:00.000 GMT+0100", DateOrder::Dmy), Some(t));
+        assert!(parse(b"2011-07-31 22:00:00 GMT", DateOrder::Ymd).is_some_and(|f| f.zoned));
+        // Names that mean different offsets to different people, and broken zones.
+        for text in [
+            "2011-07-31 22:00:00 EST",
+            "2011-07-31 22:00:00 CET",
+            "2011-07-31 22:00:00 UTCZ",
+            "2011-07-31 22:00:00 +5",
+            "2011-07-31 22:00:00 (UTC)",
+            "2011-07-31 22:00:00 UTC (",
+            "Sunday, 2011-07-31x",
+        ] {
+            assert_eq!(at(text, DateOrder::Ymd), None, "{text}");
+        }
     }
 
     #[test]

@@ -176,6 +176,17 @@ fn readable(parsed: std::result::Result<(i64, bool), TimeError>) -> bool {
     }
 }
 
+/// The date order a `--time-format` keyword names (`ymd`, `dmy`, `mdy`, any case): the
+/// detected shapes read in that order, whatever their separators, time, clock and zone.
+pub fn date_order_keyword(pattern: &str) -> Option<DateOrder> {
+    match pattern.to_ascii_lowercase().as_str() {
+        "ymd" => Some(DateOrder::Ymd),
+        "dmy" => Some(DateOrder::Dmy),
+        "mdy" => Some(DateOrder::Mdy),
+        _ => None,
+    }
+}
+
 /// The time format a column's non-empty sample values share, if any, allowing a tenth of them
 /// (at least one, in samples of three or more) to be unreadable: a corrupt row or a year 9999
 /// does not hide the format, and the import rejects those rows with their reason. `Err` when
@@ -206,6 +217,15 @@ pub fn detect_time_format(
         return Ok(None);
     }
     if let Some(p) = pattern {
+        if let Some(order) = date_order_keyword(p) {
+            let f = TimeFormat::Flex(order);
+            return Ok(mostly(&f).then(|| {
+                (
+                    f,
+                    format!("dates read as {} (--time-format {p})", order.describe()),
+                )
+            }));
+        }
         let f = TimeFormat::Strftime(p.to_string());
         return Ok(mostly(&f).then(|| (f, format!("times read with the pattern `{p}`"))));
     }
@@ -298,7 +318,7 @@ pub fn detect_time_format(
         if bd == bm {
             return Err(format!(
                 "dates such as `{}` read both as day/month/year and month/day/year, and the sample does \
-                 not tell which; pass --time-format, e.g. '%d/%m/%Y %H:%M:%S' or '%m/%d/%Y %H:%M:%S'",
+                 not tell which; pass --time-format dmy (day first) or --time-format mdy (month first)",
                 String::from_utf8_lossy(values[0])
             ));
         }
