@@ -761,6 +761,7 @@ fn new_flags_are_documented_and_checked() {
         "--timezone",
         "--dst",
         "--time-column <NAME[,NAME]>",
+        "--encoding <NAME>",
     ] {
         assert!(help.contains(flag), "{flag} not in\n{help}");
     }
@@ -775,6 +776,10 @@ fn new_flags_are_documented_and_checked() {
             "--time-column `When` is not among the input columns",
         ),
         (&["--skip-lines", "x"], "invalid value 'x'"),
+        (
+            &["--encoding", "klingon"],
+            "--encoding klingon: not an encoding xs knows",
+        ),
     ] {
         let (code, _, err) = run(xs(d).args(["-d", "s", "import"]).arg(&input).args(args));
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -985,4 +990,100 @@ fn zones_by_name_and_days_of_the_week() {
     let (code, _, err) = run(xs(d).args(["-d", "est", "import", "est.csv"]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no column whose values read as times"), "{err}");
+}
+
+/// `text` in UTF-16 (little- or big-endian), with its byte-order mark.
+fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+    std::iter::once('\u{feff}')
+        .chain(text.chars())
+        .collect::<String>()
+        .encode_utf16()
+        .flat_map(|u| {
+            if big_endian {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn utf16_by_its_byte_order_mark_and_other_encodings_by_name() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Excel's "Unicode text": UTF-16LE with a byte-order mark, tab-separated; also gzipped.
+    let text = "time\tprice\tcity\n2021-01-01T00:00:00Z\t1.5\tZürich\n2021-01-01T00:00:01Z\t1.6\t東京\n";
+    let want = "time,price,city\n2021-01-01T00:00:00Z,1.5,Zürich\n2021-01-01T00:00:01Z,1.6,東京\n";
+    fs::write(d.join("le.txt"), utf16(text, false)).unwrap();
+    fs::write(d.join("be.csv"), utf16(&text.replace('\t', ","), true)).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &utf16(text, false)).unwrap();
+    fs::write(d.join("le.txt.gz"), gz.finish().unwrap()).unwrap();
+    for (name, db) in [("le.txt", "le"), ("be.csv", "be"), ("le.txt.gz", "gz")] {
+        let (_, err) = ok(xs(d).args(["-d", db, "import", name]));
+        assert!(
+            err.contains("(its byte-order mark says so), read as UTF-8"),
+            "{name}: {err}"
+        );
+        assert_eq!(range(d, db), want, "{name}");
+    }
+    // A later file of the same import is decoded on its own.
+    ok(xs(d).args(["-d", "le", "import", "be.csv"]));
+    assert_eq!(range(d, "le"), want);
+
+    // Windows-1252 (Excel in Western Europe): refused before anything is created, with the
+    // value shown as it would read; --encoding imports it.
+    let latin: Vec<u8> = [
+        &b"time,city,v\n2021-01-01,Z"[..],
+        &[0xfc],
+        b"rich,1 ",
+        &[0x80],
+        b"\n2021-01-02,M",
+        &[0xfc],
+        b"nchen,2\n",
+    ]
+    .concat();
+    fs::write(d.join("win.csv"), &latin).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "win", "import", "win.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("column `city` holds `Z\\xFCrich`, which reads `Zürich` in windows-1252"),
+        "{err}"
+    );
+    assert!(!d.join("win").exists());
+    let (_, err) = ok(xs(d).args(["-d", "win", "import", "--encoding", "latin1", "win.csv"]));
+    assert!(
+        err.contains("text in windows-1252 (--encoding), read as UTF-8"),
+        "{err}"
+    );
+    assert_eq!(
+        range(d, "win"),
+        "time,city,v\n2021-01-01T00:00:00Z,Zürich,1 €\n2021-01-02T00:00:00Z,München,2\n"
+    );
+    // Into an existing database without --encoding, each such row is rejected with the reason.
+    let (code, _, _) = run(xs(d).args(["-d", "win", "import", "win.csv"]));
+    assert_eq!(code, 4);
+    let rejects = fs::read_dir(d.join("win"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("rejects-"))
+        .expect("rejects file");
+    let rejects = String::from_utf8_lossy(&fs::read(rejects).unwrap()).into_owned();
+    assert!(
+        rejects.contains("the text is not UTF-8; if the file is in another encoding, pass --encoding"),
+        "{rejects}"
+    );
+
+    // Bytes the encoding cannot hold (a lone surrogate) stop the import at their offset.
+    let mut bad = utf16("time,v\n2021-01-01T00:00:00Z,1\n", false);
+    bad.extend_from_slice(&[0x00, 0xd8]);
+    bad.extend(utf16(",2\n", false).into_iter().skip(2));
+    fs::write(d.join("bad.csv"), bad).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "bad", "import", "bad.csv"]));
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("is not valid UTF-16LE text; is --encoding right?"),
+        "{err}"
+    );
 }

@@ -2067,6 +2067,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         chunk_bytes: setting.chunk_bytes,
         sniff: Sniff::default(),
         columnar: Vec::new(),
+        encoding: None,
     };
     let prepared = xs::import::prepare(inputs, &csv)?;
     let opts = Options {

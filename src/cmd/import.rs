@@ -123,6 +123,11 @@ pub struct Args {
     #[arg(long, value_name = "PATTERN")]
     pub time_format: Option<String>,
 
+    /// Text encoding of the inputs when not UTF-8: utf-16le, utf-16be, windows-1252 (latin1),
+    /// iso-8859-15, shift_jis… (default: UTF-8, or UTF-16 where a byte-order mark says so).
+    #[arg(long, value_name = "NAME")]
+    pub encoding: Option<String>,
+
     /// Round times down to the granularity instead of rejecting misaligned ones.
     #[arg(long)]
     pub floor_time: bool,
@@ -335,6 +340,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             known_names,
         },
         columnar: columnar.inputs.clone(),
+        encoding: match &args.encoding {
+            Some(label) => xs::import::input::encoding_of(label)?,
+            None => None,
+        },
     };
     let mut prepared = xs::import::prepare(&args.files, &csv)?;
 
@@ -422,6 +431,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             ),
             None => None,
         };
+        if args.encoding.is_none() {
+            refuse_other_encodings(&prepared.sample)?;
+        }
         let inference = infer::infer(&prepared.sample, &overrides)?;
         check_dated(prepared.sources(), &inference.date)?;
         report_inference(&dir, &prepared.sample, &inference, args.quiet);
@@ -935,4 +947,29 @@ fn parse_column_list(list: &str) -> CliResult<ColumnList> {
         return Err(Failure::usage("--columns has an empty name"));
     }
     Ok((Some(names), types))
+}
+
+/// A new database is not inferred from text that is not UTF-8: its columns would be typed from
+/// the other rows, and every row with such text rejected. The file is in another encoding;
+/// `--encoding` names it (`--encoding utf-8` imports it as it is, rejecting those rows).
+fn refuse_other_encodings(sample: &xs::import::Sample) -> Result<(), Failure> {
+    let Some((column, bytes)) = sample.rows.first_non_utf8() else {
+        return Ok(());
+    };
+    let name = sample.names.get(column).map_or("?", String::as_str);
+    let shown: String = bytes
+        .utf8_chunks()
+        .flat_map(|chunk| {
+            let bad: String = chunk.invalid().iter().map(|b| format!("\\x{b:02X}")).collect();
+            [chunk.valid().to_string(), bad]
+        })
+        .collect();
+    let (western, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes);
+    Err(Failure::usage(format!(
+        "{}: the text is not UTF-8 (column `{name}` holds `{shown}`, which reads `{western}` in \
+         windows-1252); name the file's encoding with --encoding: windows-1252 for most files \
+         from Excel or other Windows programs in Western Europe and the Americas, iso-8859-2, \
+         shift_jis…; or --encoding utf-8 to import it as UTF-8, rejecting the rows that are not",
+        sample.source_name
+    )))
 }

@@ -142,6 +142,10 @@ pub enum FieldError {
         max_bytes: u16,
     },
     NulByte,
+    /// Text bytes that are not UTF-8 (a file in another encoding).
+    NotUtf8 {
+        ty: ColumnType,
+    },
     /// A `dec(S)` value with more decimals than S: storing it would round it.
     TooManyDecimals {
         scale: u8,
@@ -182,6 +186,12 @@ impl fmt::Display for FieldError {
                     "string too long: {len_bytes} bytes, the column holds {max_bytes}"
                 )
             }
+            FieldError::NotUtf8 { ty } => write!(
+                f,
+                "not a valid {ty}: the text is not UTF-8; if the file is in another encoding, \
+                 pass --encoding (windows-1252 for most files from Excel or other Windows programs \
+                 in Western Europe and the Americas)"
+            ),
             FieldError::NulByte | FieldError::Sym(SymError::NulByte) => {
                 f.write_str("string contains a NUL byte")
             }

@@ -144,7 +144,7 @@ impl Encoder {
             clear_null_bit(row, col);
             return Ok(());
         }
-        let text = std::str::from_utf8(text).map_err(|_| FieldError::Unparsable { ty })?;
+        let text = std::str::from_utf8(text).map_err(|_| FieldError::NotUtf8 { ty })?;
         schema.set_field(row, col, text)
     }
 }

@@ -103,9 +103,147 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-/// Opens `source` as a stream of uncompressed bytes. `raw_bytes` counts bytes taken from the
-/// file or pipe itself.
-pub fn open(source: &Source, raw_bytes: Arc<AtomicU64>) -> Result<(Box<dyn Read + Send>, Compression)> {
+/// The text encoding of an input that is not UTF-8, and how it was known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoding {
+    pub encoding: &'static encoding_rs::Encoding,
+    /// Its byte-order mark said so (else `--encoding` did).
+    pub from_bom: bool,
+}
+
+impl Decoding {
+    /// For the import's report.
+    pub fn describe(&self) -> String {
+        let how = if self.from_bom {
+            "its byte-order mark says so"
+        } else {
+            "--encoding"
+        };
+        format!("text in {} ({how}), read as UTF-8", self.encoding.name())
+    }
+}
+
+/// The encoding `--encoding LABEL` names (WHATWG labels: `utf-16le`, `windows-1252`,
+/// `latin1`, `iso-8859-2`, `shift_jis`…): `Ok(None)` for UTF-8, which needs no decoding.
+pub fn encoding_of(label: &str) -> Result<Option<&'static encoding_rs::Encoding>> {
+    let encoding = encoding_rs::Encoding::for_label(label.trim().as_bytes()).ok_or_else(|| {
+        Error::Invalid(format!(
+            "--encoding {label}: not an encoding xs knows; use a name such as utf-8, utf-16le, \
+             utf-16be, windows-1252 (latin1), iso-8859-15 or shift_jis"
+        ))
+    })?;
+    Ok((encoding != encoding_rs::UTF_8).then_some(encoding))
+}
+
+/// Decodes a stream of text in another encoding into UTF-8 as it is read. Bytes that are not
+/// valid in that encoding are an error naming their offset, never replaced silently.
+struct Decoder<R> {
+    inner: R,
+    decoder: encoding_rs::Decoder,
+    name: &'static str,
+    input: Vec<u8>,
+    /// `input[start..end]`: read, not yet decoded.
+    start: usize,
+    end: usize,
+    /// Bytes of the input decoded before `input[0]`, for messages.
+    consumed: u64,
+    eof: bool,
+    done: bool,
+    /// Offset of the first byte not valid in the encoding, once met.
+    malformed: Option<u64>,
+    output: Vec<u8>,
+    /// `output[out_at..out_end]`: decoded, not yet handed out.
+    out_at: usize,
+    out_end: usize,
+}
+
+impl<R: Read> Decoder<R> {
+    fn new(inner: R, encoding: &'static encoding_rs::Encoding) -> Decoder<R> {
+        Decoder {
+            inner,
+            // A byte-order mark of the encoding is dropped, not read as text.
+            decoder: encoding.new_decoder_with_bom_removal(),
+            name: encoding.name(),
+            input: vec![0; 1 << 16],
+            start: 0,
+            end: 0,
+            consumed: 0,
+            eof: false,
+            done: false,
+            malformed: None,
+            // Each input byte makes at most 3 bytes of UTF-8.
+            output: vec![0; 3 << 16],
+            out_at: 0,
+            out_end: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for Decoder<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.out_at < self.out_end {
+                let n = buf.len().min(self.out_end - self.out_at);
+                buf[..n].copy_from_slice(&self.output[self.out_at..self.out_at + n]);
+                self.out_at += n;
+                return Ok(n);
+            }
+            if let Some(at) = self.malformed {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "byte {at} of the input is not valid {} text; is --encoding right?",
+                        self.name
+                    ),
+                ));
+            }
+            if self.done {
+                return Ok(0);
+            }
+            if self.start == self.end && !self.eof {
+                self.consumed += self.end as u64;
+                self.start = 0;
+                self.end = self.inner.read(&mut self.input)?;
+                self.eof = self.end == 0;
+            }
+            let (result, read, written) = self.decoder.decode_to_utf8_without_replacement(
+                &self.input[self.start..self.end],
+                &mut self.output,
+                self.eof,
+            );
+            self.start += read;
+            (self.out_at, self.out_end) = (0, written);
+            match result {
+                encoding_rs::DecoderResult::InputEmpty => self.done = self.eof,
+                encoding_rs::DecoderResult::OutputFull => {}
+                encoding_rs::DecoderResult::Malformed(bad, after) => {
+                    // What came before it is handed out first; then the error.
+                    let end = self.consumed + self.start as u64;
+                    self.malformed = Some(end - u64::from(after) - u64::from(bad));
+                }
+            }
+        }
+    }
+}
+
+/// An input opened for reading.
+pub struct Opened {
+    /// Its text, uncompressed, in UTF-8.
+    pub stream: Box<dyn Read + Send>,
+    pub compression: Compression,
+    /// How it was decoded to UTF-8, when it is in another encoding.
+    pub decoding: Option<Decoding>,
+}
+
+/// Opens `source` as a stream of uncompressed UTF-8 text: decompressed when its first bytes
+/// say gzip or zstd, and decoded from `encoding` (`--encoding`), else from UTF-16 when it
+/// starts with a UTF-16 byte-order mark. `raw_bytes` counts bytes taken from the file or pipe
+/// itself.
+pub fn open(
+    source: &Source,
+    raw_bytes: Arc<AtomicU64>,
+    encoding: Option<&'static encoding_rs::Encoding>,
+) -> Result<Opened> {
     let raw: Box<dyn Read + Send> = match &source.path {
         None => Box::new(io::stdin()),
         Some(path) => Box::new(File::open(path).map_err(|e| Error::io("open", path, e))?),
@@ -135,7 +273,34 @@ pub fn open(source: &Source, raw_bytes: Arc<AtomicU64>) -> Result<(Box<dyn Read 
                 .map_err(|e| Error::io("start zstd decoding of", source_path(source), e))?,
         ),
     };
-    Ok((stream, compression))
+    let mut stream = BufReader::with_capacity(1 << 16, stream);
+    let head = stream
+        .fill_buf()
+        .map_err(|e| Error::io("read", source_path(source), e))?;
+    let decoding = match encoding {
+        Some(encoding) => Some(Decoding {
+            encoding,
+            from_bom: false,
+        }),
+        None => match head {
+            [0xff, 0xfe, ..] => Some(encoding_rs::UTF_16LE),
+            [0xfe, 0xff, ..] => Some(encoding_rs::UTF_16BE),
+            _ => None,
+        }
+        .map(|encoding| Decoding {
+            encoding,
+            from_bom: true,
+        }),
+    };
+    let stream: Box<dyn Read + Send> = match decoding {
+        None => Box::new(stream),
+        Some(d) => Box::new(Decoder::new(stream, d.encoding)),
+    };
+    Ok(Opened {
+        stream,
+        compression,
+        decoding,
+    })
 }
 
 fn source_path(source: &Source) -> PathBuf {
@@ -344,6 +509,110 @@ impl ChunkReader {
                     newlines,
                 });
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands out its bytes in pieces of the given sizes, in turn: reads that end anywhere,
+    /// inside a character included.
+    struct Pieces {
+        bytes: Vec<u8>,
+        at: usize,
+        sizes: Vec<usize>,
+        turn: usize,
+    }
+
+    impl Read for Pieces {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let size = self.sizes[self.turn % self.sizes.len()];
+            self.turn += 1;
+            let n = size.min(buf.len()).min(self.bytes.len() - self.at);
+            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    fn decode_all(
+        bytes: Vec<u8>,
+        encoding: &'static encoding_rs::Encoding,
+        sizes: Vec<usize>,
+        out: usize,
+    ) -> io::Result<Vec<u8>> {
+        let mut decoder = Decoder::new(
+            Pieces {
+                bytes,
+                at: 0,
+                sizes,
+                turn: 0,
+            },
+            encoding,
+        );
+        let mut got = Vec::new();
+        let mut buf = vec![0; out];
+        loop {
+            let n = decoder.read(&mut buf)?;
+            if n == 0 {
+                return Ok(got);
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    #[test]
+    fn decodes_whatever_the_read_sizes() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        // Characters of every UTF-8 length; windows-1252 holds the first four.
+        let alphabet = ['a', ',', '\n', 'ü', '€', '東', '😀'];
+        for case in 0..300 {
+            let (encoding, letters) = match case % 3 {
+                0 => (encoding_rs::UTF_16LE, 7),
+                1 => (encoding_rs::UTF_16BE, 7),
+                _ => (encoding_rs::WINDOWS_1252, 5),
+            };
+            let text: String = (0..next(400)).map(|_| alphabet[next(letters) as usize]).collect();
+            let (encoded, _, lossy) = encoding.encode(&text);
+            let mut bytes = encoded.into_owned();
+            // encoding_rs encodes UTF-16 as UTF-8 (the web never writes it): do it here.
+            if encoding != encoding_rs::WINDOWS_1252 {
+                let be = encoding == encoding_rs::UTF_16BE;
+                bytes = text
+                    .encode_utf16()
+                    .flat_map(|u| if be { u.to_be_bytes() } else { u.to_le_bytes() })
+                    .collect();
+            }
+            assert!(!lossy);
+            let sizes: Vec<usize> = (0..1 + next(4))
+                .map(|_| 1 + next(70_000) as usize % (1 + next(3) as usize * 40_000))
+                .collect();
+            let out = 1 + next(5000) as usize;
+            let got = decode_all(bytes, encoding, sizes.clone(), out).expect("decodes");
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                text,
+                "case {case}, sizes {sizes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_byte_the_encoding_cannot_hold_is_an_error_at_its_offset() {
+        // "ab", then a lone high surrogate, then "c", in UTF-16LE.
+        let bytes = vec![b'a', 0, b'b', 0, 0x00, 0xd8, b'c', 0];
+        for sizes in [vec![1], vec![3], vec![100]] {
+            let err = decode_all(bytes.clone(), encoding_rs::UTF_16LE, sizes, 64).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+            assert!(err.to_string().starts_with("byte 4 of the input"), "{err}");
         }
     }
 }

@@ -88,6 +88,9 @@ pub struct CsvOptions {
     /// The Parquet and Arrow inputs, opened (`columnar_in::open_inputs`): their record
     /// batches go to the pipeline in place of text.
     pub columnar: Vec<Arc<columnar_in::Input>>,
+    /// `--encoding`: the text encoding of every input, when not UTF-8 (`None`: UTF-8, or
+    /// UTF-16 where a byte-order mark says so).
+    pub encoding: Option<&'static encoding_rs::Encoding>,
 }
 
 /// Settings of `CsvOptions` to detect from the first input.
@@ -322,9 +325,10 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             csv,
         });
     }
-    let (stream, compression) = input::open(first_source, Arc::clone(&raw_bytes))?;
+    let opened = input::open(first_source, Arc::clone(&raw_bytes), csv.encoding)?;
+    let (compression, decoding) = (opened.compression, opened.decoding);
     let mut reader = ChunkReader::new(
-        stream,
+        opened.stream,
         &first_source.name,
         csv.chunk_bytes,
         MAX_RECORD_BYTES,
@@ -344,6 +348,9 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
                 first_source.name
             )));
         }
+        if let Some(decoding) = decoding {
+            sample.notes.push(decoding.describe());
+        }
         detect_dialect(&chunk.data, &mut csv, &mut sample.notes);
         reader.set_delimiter(csv.delimiter);
         let header = header_names(&chunk.data, &csv)?;
@@ -356,8 +363,10 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         sample.names = header.names;
         sample.header_text = header.text;
         let start = header.data_start;
-        // A file can be sampled across; a stream only at its head.
-        let seekable = first_source.path.is_some() && compression == input::Compression::None;
+        // A file can be sampled across; a stream only at its head (so can a file decoded from
+        // another encoding: its byte offsets are not the decoded text's).
+        let seekable =
+            first_source.path.is_some() && compression == input::Compression::None && decoding.is_none();
         let limit = if seekable { MAX_SAMPLE_ROWS } else { SAMPLE_ROWS };
         let at = sample_records(&chunk.data, start, &csv, 0, limit, &mut sample.rows);
         sample.bytes = (at - start) as u64;
@@ -1725,7 +1734,7 @@ fn spawn_reader(
     spare: Receiver<Vec<u8>>,
 ) -> (Receiver<ChunkMsg>, std::thread::JoinHandle<()>) {
     let (tx, rx) = sync_channel::<ChunkMsg>(BATCH_CHUNKS);
-    let (delimiter, chunk_bytes) = (csv.delimiter, csv.chunk_bytes);
+    let (delimiter, chunk_bytes, encoding) = (csv.delimiter, csv.chunk_bytes, csv.encoding);
     let handle = std::thread::spawn(move || {
         let mut first = first;
         let mut spare = Some(spare);
@@ -1738,9 +1747,15 @@ fn spawn_reader(
             }
             let (mut reader, pending) = match first.take() {
                 Some(opened) if i == 0 => opened,
-                _ => match input::open(source, Arc::clone(&raw_bytes)) {
-                    Ok((stream, _)) => (
-                        ChunkReader::new(stream, &source.name, chunk_bytes, MAX_RECORD_BYTES, delimiter),
+                _ => match input::open(source, Arc::clone(&raw_bytes), encoding) {
+                    Ok(opened) => (
+                        ChunkReader::new(
+                            opened.stream,
+                            &source.name,
+                            chunk_bytes,
+                            MAX_RECORD_BYTES,
+                            delimiter,
+                        ),
                         None,
                     ),
                     Err(e) => {

@@ -116,6 +116,25 @@ impl SampleRows {
         Some(&mut self.bytes[start as usize..stop as usize])
     }
 
+    /// The first field that is not UTF-8 text: its column (index in its record) and bytes.
+    pub fn first_non_utf8(&self) -> Option<(usize, &[u8])> {
+        // Whole text first: the common case is one check of valid UTF-8.
+        if std::str::from_utf8(&self.bytes).is_ok() {
+            return None;
+        }
+        let mut first = 0;
+        for &end in &self.record_ends {
+            for at in first..end {
+                let field = self.field(at);
+                if std::str::from_utf8(field).is_err() {
+                    return Some((at - first, field));
+                }
+            }
+            first = end;
+        }
+        None
+    }
+
     /// Record `i`.
     pub fn get(&self, i: usize) -> Option<Record<'_>> {
         let end = *self.record_ends.get(i)?;

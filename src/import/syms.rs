@@ -41,7 +41,7 @@ impl ChunkSyms {
         if let Some(&i) = self.local.get(text) {
             return Ok(LOCAL | i);
         }
-        let s = std::str::from_utf8(text).map_err(|_| FieldError::Unparsable { ty: ColumnType::Sym })?;
+        let s = std::str::from_utf8(text).map_err(|_| FieldError::NotUtf8 { ty: ColumnType::Sym })?;
         check_text(s).map_err(FieldError::Sym)?;
         let i = self.texts.len() as u32;
         if i >= LOCAL {
