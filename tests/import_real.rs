@@ -1087,3 +1087,53 @@ fn utf16_by_its_byte_order_mark_and_other_encodings_by_name() {
         "{err}"
     );
 }
+
+#[test]
+fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // InfluxDB's annotated CSV: annotation lines of the rows' width before the header.
+    fs::write(
+        d.join("influx.csv"),
+        "#group,false,false,true,false,false\n#datatype,string,long,dateTime:RFC3339,double,string\n\
+         #default,_result,,,,\n,result,table,_time,_value,_field\n\
+         ,,0,2021-01-01T00:00:10Z,21.5,temp\n,,0,2021-01-01T00:00:20Z,21.6,temp\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "influx", "import", "influx.csv"]));
+    assert!(
+        err.contains("skipped 3 line(s) before the header: comments (`#`)"),
+        "{err}"
+    );
+    assert_eq!(
+        range(d, "influx"),
+        "_time,column_1,result,table,_value,_field\n2021-01-01T00:00:10Z,,,0,21.5,temp\n\
+         2021-01-01T00:00:20Z,,,0,21.6,temp\n"
+    );
+    // A lone `#` is a column's name, not a comment.
+    fs::write(
+        d.join("hash.csv"),
+        "#,time,price\n1,2021-01-01T00:00:00Z,1.5\n2,2021-01-01T00:00:01Z,1.6\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "hash", "import", "hash.csv"]));
+    assert_eq!(
+        range(d, "hash"),
+        "time,column_1,price\n2021-01-01T00:00:00Z,1,1.5\n2021-01-01T00:00:01Z,2,1.6\n"
+    );
+    // FRED writes a missing value as `.`, other sources as `-`: null in a numeric column,
+    // text in a text column.
+    fs::write(
+        d.join("fred.csv"),
+        "DATE,DGS10,vol,note\n2021-01-01,.,-,-\n2021-01-04,0.93,-5,.\n2021-01-05,0.96,7,x\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "fred", "import", "fred.csv"]));
+    assert!(err.contains("column `DGS10`: `.` read as null"), "{err}");
+    assert!(err.contains("column `vol`: `-` read as null"), "{err}");
+    assert_eq!(
+        range(d, "fred"),
+        "DATE,DGS10,vol,note\n2021-01-01T00:00:00Z,,,-\n2021-01-04T00:00:00Z,0.93,-5,.\n\
+         2021-01-05T00:00:00Z,0.96,7,x\n"
+    );
+}

@@ -70,7 +70,8 @@ pub struct Args {
     pub decimal_comma: bool,
 
     /// More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in
-    /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, are null anyway
+    /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, a lone `.` or
+    /// `-`, are null anyway
     /// (a row whose time is null is rejected).
     #[arg(long, value_name = "TOKENS", allow_hyphen_values = true)]
     pub null: Vec<String>,

@@ -12,14 +12,20 @@ use crate::io::timefmt::parse_iso;
 /// Delimiters tried by the sniffer, in order of preference on a tie.
 pub const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
 
-/// Tokens read as null in numeric and time columns, besides the empty field.
-pub const DEFAULT_NULLS: [&[u8]; 6] = [b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A"];
+/// Tokens read as null in numeric and time columns, besides the empty field: also a lone `.`
+/// (FRED's missing value) and a lone `-` (a dash in an empty cell), which no number is.
+pub const DEFAULT_NULLS: [&[u8]; 8] = [b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A", b".", b"-"];
 
 /// Whether `v` is one of the default null tokens.
 #[inline]
 pub fn is_default_null(v: &[u8]) -> bool {
-    // Cheap first test: every default token starts with one of these bytes.
-    matches!(v.first(), Some(b'N' | b'n' | b'#')) && DEFAULT_NULLS.contains(&v)
+    // Cheap first test: a lone `.` or `-`, or a token starting with one of these bytes (a
+    // negative number must not pay for the list).
+    match v {
+        [b'.'] | [b'-'] => true,
+        [b'N' | b'n' | b'#', ..] => DEFAULT_NULLS.contains(&v),
+        _ => false,
+    }
 }
 
 /// A printable name for a delimiter.

@@ -422,7 +422,19 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
     let (width, _) = dialect::modal_width(&head);
     let mut first = 0;
     if sniff.preamble {
-        if let Some(h) = head.iter().position(|(_, r)| r.len() == width) {
+        // Comment and annotation lines (`# exported by …`, InfluxDB's `#datatype,…`) come
+        // first whatever their width: the header is the first record of the rows' width
+        // after them. A lone `#` is a column name (a row number's), not a comment.
+        let comments = head
+            .iter()
+            .take_while(|(_, r)| r.first().is_some_and(|f| f.len() > 1 && f[0] == b'#'))
+            .count();
+        if let Some(h) = head
+            .iter()
+            .skip(comments)
+            .position(|(_, r)| r.len() == width)
+            .map(|h| h + comments)
+        {
             let below: Vec<&[Vec<u8>]> = head[h + 1..].iter().map(|(_, r)| r.as_slice()).collect();
             if h > 0
                 && h <= MAX_PREAMBLE_RECORDS
@@ -431,9 +443,15 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
                 let lines = memchr::memchr_iter(b'\n', &data[at..head[h].0]).count();
                 csv.skip_lines += lines;
                 first = h;
+                let why = if comments == 0 {
+                    "their field count differs from the rows'"
+                } else if comments == h {
+                    "comments (`#`)"
+                } else {
+                    "comments (`#`) and lines whose field count differs from the rows'"
+                };
                 notes.push(format!(
-                    "skipped {lines} line(s) before the header: their field count differs from the rows' \
-                     (pass --skip-lines to choose)"
+                    "skipped {lines} line(s) before the header: {why} (pass --skip-lines to choose)"
                 ));
             }
         }
