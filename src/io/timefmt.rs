@@ -74,10 +74,21 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
         ));
     }
     parse_iso(text.as_bytes()).ok_or_else(|| {
-        format!(
-            "cannot read time `{text}`: use ISO-8601 (2024-01-31, 2024-01-31T12:00:00.250Z, \
-             2024-01-31 12:00:00+01:00) or an epoch number with a unit (1706702400s, 1706702400250ms)"
-        )
+        // A date of another year says so, rather than that it cannot be read.
+        let year = text
+            .get(..4)
+            .filter(|y| y.bytes().all(|b| b.is_ascii_digit()) && text.get(4..5) == Some("-"));
+        match year.and_then(|y| y.parse::<i64>().ok()) {
+            Some(y) if !(1678..=crate::db::time::MAX_YEAR).contains(&y) => format!(
+                "time `{text}` is outside what xs can represent, 1677-09-21 to 2262-04-11 \
+                 (nanoseconds since 1970 in 64 bits); stored times are of the years 1678 to {}",
+                crate::db::time::MAX_YEAR
+            ),
+            _ => format!(
+                "cannot read time `{text}`: use ISO-8601 (2024-01-31, 2024-01-31T12:00:00.250Z, \
+                 2024-01-31 12:00:00+01:00) or an epoch number with a unit (1706702400s, 1706702400250ms)"
+            ),
+        }
     })
 }
 
@@ -324,6 +335,25 @@ mod tests {
             Some(t - 13 * NS_PER_HOUR - 45 * NS_PER_MIN)
         );
         assert_eq!(parse_iso(b"1969-12-31T23:59:59.999Z"), Some(-NS_PER_MS));
+    }
+
+    #[test]
+    fn a_time_of_a_year_xs_cannot_store_says_so() {
+        for text in [
+            "1500-01-01",
+            "1677-09-20T23:59:59Z",
+            "2262-04-12",
+            "9999-12-31 00:00",
+        ] {
+            let err = parse_time_arg(text).unwrap_err();
+            assert!(
+                err.contains("is outside what xs can represent, 1677-09-21 to 2262-04-11"),
+                "{text}: {err}"
+            );
+        }
+        assert!(parse_time_arg("1678-01-01").is_ok());
+        let err = parse_time_arg("2024-13-01").unwrap_err();
+        assert!(err.starts_with("cannot read time"), "{err}");
     }
 
     #[test]
