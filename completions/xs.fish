@@ -148,7 +148,7 @@ complete -c xs -n "__fish_xs_using_subcommand export" -s h -l help -d 'Print hel
 complete -c xs -n "__fish_xs_using_subcommand export" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand import" -l delimiter -d 'Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l skip-lines -d 'Skip N lines (a preamble) at the start of every input before the header (default: lines before a header whose field count differs from the rows\' are skipped)' -r
-complete -c xs -n "__fish_xs_using_subcommand import" -l null -d 'More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, are null anyway (a row whose time is null is rejected)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l null -d 'More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, a lone `.` or `-`, are null anyway (a row whose time is null is rejected)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l columns -d 'Without a header: the input\'s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l time-column -d 'The input column holding the time, or several joined with a space in the order given (`Date,Time`) (default: the database\'s time column, or a guess). Header text or its alias' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l date -d 'The date of times that carry none (`09:30:00`, or a number since midnight with --time-unit) (default: a date in the file name, such as `20131007_…`)' -r
@@ -160,7 +160,8 @@ ms\t''
 us\t''
 µs\t''
 ns\t''"
-complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\'; without a date it reads times of day (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\' (without a date it reads times of day), or `dmy`, `mdy`, `ymd`: the detected shapes with the date in that order (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l encoding -d 'Text encoding of the inputs when not UTF-8: utf-16le, utf-16be, windows-1252 (latin1), iso-8859-15, shift_jis… (default: UTF-8, or UTF-16 where a byte-order mark says so)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l granularity -d 'New database only: time step between slots (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l depth -d 'New database only: rows one timestamp can hold (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l layout -d 'New database only: storage layout, grid or bucket (default: inferred — grid for regular series, bucket for irregular or bursty ticks)' -r -f -a "grid\t''

@@ -1137,3 +1137,38 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
          2021-01-05T00:00:00Z,0.96,7,x\n"
     );
 }
+
+#[test]
+fn a_header_repeated_by_files_joined_into_one_is_skipped_and_said() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // `cat day1.csv day2.csv`: the second header is not data, and does not type the columns.
+    let day = |date: &str, quoted: bool| {
+        let header = if quoted {
+            "\"time\",\"price\""
+        } else {
+            "time,price"
+        };
+        format!("{header}\n{date}T00:00:00Z,1.5\n{date}T00:00:01Z,1.25\n")
+    };
+    let joined = format!(
+        "{}{}{}",
+        day("2021-01-01", false),
+        day("2021-01-02", false),
+        day("2021-01-03", false)
+    );
+    fs::write(d.join("joined.csv"), joined).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "j", "import", "joined.csv"]));
+    assert!(err.contains("price:dec(2)"), "{err}");
+    assert!(err.contains("6 rows read, 6 stored, 0 rejected"), "{err}");
+    assert!(err.contains("2 line(s) repeating the header skipped"), "{err}");
+    assert_eq!(range(d, "j").lines().count(), 7);
+    // Quoted, into the existing database; a row that only resembles the header is rejected.
+    let quoted = format!("{}{}", day("2021-01-04", true), day("2021-01-05", true));
+    fs::write(d.join("quoted.csv"), format!("{quoted}time,prices\n")).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "j", "import", "quoted.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("5 rows read, 4 stored, 1 rejected"), "{err}");
+    assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
+    assert_eq!(range(d, "j").lines().count(), 11);
+}

@@ -814,6 +814,12 @@ fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
             s.null_tokens
         );
     }
+    if s.header_lines > 0 {
+        eprintln!(
+            "  {} line(s) repeating the header skipped (files joined into one)",
+            s.header_lines
+        );
+    }
     if s.floored_times > 0 {
         eprintln!(
             "  {} time(s) rounded down to the granularity (--floor-time)",

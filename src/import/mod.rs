@@ -237,20 +237,21 @@ fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mu
         if mid_record {
             sample.segment_starts.push(sample.rows.len());
         }
-        let stop = sample_records(data, at, csv, width, cap, &mut sample.rows);
+        let stop = sample_records(data, at, csv, (width, &sample.header_text), cap, &mut sample.rows);
         sample.bytes += (stop - at) as u64;
     }
     Ok(whole && sample.rows.len() < MAX_SAMPLE_ROWS)
 }
 
-/// Adds the records of `data` from `at` to `rows` until it holds `cap`, skipping blank records
-/// and, when `width` is not 0, records of another width; decimal commas become points. Returns
-/// where it stopped: the end of `data` or the start of the first record not taken.
+/// Adds the records of `data` from `at` to `rows` until it holds `cap`, skipping blank records,
+/// records that repeat the `header` text, and, when `width` is not 0, records of another
+/// width; decimal commas become points. Returns where it stopped: the end of `data` or the
+/// start of the first record not taken.
 fn sample_records(
     data: &[u8],
     mut at: usize,
     csv: &CsvOptions,
-    width: usize,
+    (width, header): (usize, &[String]),
     cap: usize,
     rows: &mut SampleRows,
 ) -> usize {
@@ -267,7 +268,10 @@ fn sample_records(
         };
         let record_start = at;
         at = span.next;
-        if is_blank(&fields) || (width > 0 && fields.len() != width) {
+        if is_blank(&fields)
+            || (width > 0 && fields.len() != width)
+            || repeats_header(header, &fields, data, &scratch)
+        {
             continue;
         }
         let pushed = if fields.iter().any(|f| f.quoted) {
@@ -368,7 +372,14 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         let seekable =
             first_source.path.is_some() && compression == input::Compression::None && decoding.is_none();
         let limit = if seekable { MAX_SAMPLE_ROWS } else { SAMPLE_ROWS };
-        let at = sample_records(&chunk.data, start, &csv, 0, limit, &mut sample.rows);
+        let at = sample_records(
+            &chunk.data,
+            start,
+            &csv,
+            (0, &sample.header_text),
+            limit,
+            &mut sample.rows,
+        );
         sample.bytes = (at - start) as u64;
         let rest_from = chunk.offset + chunk.data.len() as u64;
         let covered = at >= chunk.data.len()
@@ -628,6 +639,8 @@ pub struct Summary {
     pub rows_removed: u64,
     /// Series written (0 without a series key).
     pub series: usize,
+    /// Records past the first line that repeat the header (files joined with `cat`), skipped.
+    pub header_lines: u64,
     pub rejects_path: Option<PathBuf>,
 }
 
@@ -653,6 +666,9 @@ struct Plan {
     /// The database columns this input gives, in schema order (what `--update-columns`
     /// changes).
     given: Vec<usize>,
+    /// The input's header text per column (empty without a header): a record that repeats it
+    /// (files joined with `cat`) is not data.
+    header: Vec<String>,
 }
 
 /// Time columns joined at most.
@@ -809,6 +825,7 @@ fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts
         time_parts: time_idx.len(),
         date_ns,
         given,
+        header: header.text.clone(),
     })
 }
 
@@ -871,6 +888,8 @@ struct Parsed {
     naive: bool,
     floored: u64,
     nulls: u64,
+    /// Records that repeat the header, skipped (not counted in `records`).
+    headers: u64,
 }
 
 /// What stays fixed while parsing.
@@ -996,6 +1015,17 @@ fn show(bytes: &[u8]) -> String {
     }
 }
 
+/// Whether a record's fields are the header's text (files joined with `cat` repeat it). Cheap
+/// for data: the first field that differs ends it.
+fn repeats_header(header: &[String], fields: &[Field], data: &[u8], scratch: &[u8]) -> bool {
+    !header.is_empty()
+        && header.len() == fields.len()
+        && header
+            .iter()
+            .zip(fields)
+            .all(|(text, f)| f.bytes(data, scratch).trim_ascii() == text.as_bytes())
+}
+
 fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let schema: &Schema = &ctx.config.schema;
     let row_len = schema.row_len();
@@ -1015,6 +1045,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         naive: false,
         floored: 0,
         nulls: 0,
+        headers: 0,
         work: Work {
             plan: Arc::clone(&plan),
             chunk: Chunk::default(),
@@ -1180,6 +1211,12 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             }
         }
         let t = match (failure, t_ns) {
+            (Some(_), _) if repeats_header(&plan.header, &fields, data, &scratch) => {
+                p.rows.truncate(row_at);
+                p.records -= 1;
+                p.headers += 1;
+                continue;
+            }
             (Some(reason), _) => {
                 p.rows.truncate(row_at);
                 reject(&mut p, reason);
@@ -2202,6 +2239,7 @@ impl Pipeline<'_> {
         let delimiter = self.opts.csv.delimiter;
         for (i, p) in batch.iter().enumerate() {
             self.summary.rows_read += p.records;
+            self.summary.header_lines += p.headers;
             self.summary.naive_times |= p.naive;
             self.summary.null_tokens += p.nulls;
             self.summary.floored_times += p.floored;
