@@ -1052,6 +1052,19 @@ fn utf16_by_its_byte_order_mark_and_other_encodings_by_name() {
         "{err}"
     );
     assert!(!d.join("win").exists());
+    // Only the header in another encoding: refused too, not a name with a replacement mark.
+    let header: Vec<u8> = [
+        &b"time,Temp"[..],
+        &[0xe9],
+        b"rature\n2021-01-01,1\n2021-01-02,2\n",
+    ]
+    .concat();
+    fs::write(d.join("hdr.csv"), header).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "hdr", "import", "hdr.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the header is not UTF-8"), "{err}");
+    let (_, err) = ok(xs(d).args(["-d", "hdr", "import", "--encoding", "windows-1252", "hdr.csv"]));
+    assert!(err.contains("Température"), "{err}");
     let (_, err) = ok(xs(d).args(["-d", "win", "import", "--encoding", "latin1", "win.csv"]));
     assert!(
         err.contains("text in windows-1252 (--encoding), read as UTF-8"),
@@ -1083,7 +1096,7 @@ fn utf16_by_its_byte_order_mark_and_other_encodings_by_name() {
     let (code, _, err) = run(xs(d).args(["-d", "bad", "import", "bad.csv"]));
     assert_eq!(code, 3, "{err}");
     assert!(
-        err.contains("is not valid UTF-16LE text; is --encoding right?"),
+        err.contains("is not valid UTF-16LE text; its byte-order mark said this encoding"),
         "{err}"
     );
 }
@@ -1109,6 +1122,18 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
         range(d, "influx"),
         "_time,column_1,result,table,_value,_field\n2021-01-01T00:00:10Z,,,0,21.5,temp\n\
          2021-01-01T00:00:20Z,,,0,21.6,temp\n"
+    );
+    // A header that starts with `#` under a comment: the comment alone is skipped.
+    fs::write(
+        d.join("hashhdr.csv"),
+        "# exported by logger v2\n#time,value\n2021-01-01T00:00:00Z,1.5\n2021-01-01T00:00:01Z,1.25\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "hashhdr", "import", "hashhdr.csv"]));
+    assert!(err.contains("skipped 1 line(s) before the header"), "{err}");
+    assert_eq!(
+        range(d, "hashhdr"),
+        "time,value\n2021-01-01T00:00:00Z,1.50\n2021-01-01T00:00:01Z,1.25\n"
     );
     // A lone `#` is a column's name, not a comment.
     fs::write(
@@ -1136,6 +1161,26 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
         "DATE,DGS10,vol,note\n2021-01-01T00:00:00Z,,,-\n2021-01-04T00:00:00Z,0.93,-5,.\n\
          2021-01-05T00:00:00Z,0.96,7,x\n"
     );
+    // A column of dashes alone (a web log's missing user) is text, and keeps its dashes.
+    fs::write(
+        d.join("log.csv"),
+        "time,user,bytes\n2021-01-01T00:00:00Z,-,512\n2021-01-01T00:00:01Z,-,-\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "log", "import", "log.csv"]));
+    assert!(err.contains("user:str("), "{err}");
+    assert!(err.contains("column `bytes`: `-` read as null"), "{err}");
+    fs::write(
+        d.join("log2.csv"),
+        "time,user,bytes\n2021-01-01T00:00:02Z,al,7\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "log", "import", "log2.csv"]));
+    assert_eq!(
+        range(d, "log"),
+        "time,user,bytes\n2021-01-01T00:00:00Z,-,512\n2021-01-01T00:00:01Z,-,\n\
+         2021-01-01T00:00:02Z,al,7\n"
+    );
 }
 
 #[test]
@@ -1151,8 +1196,9 @@ fn a_header_repeated_by_files_joined_into_one_is_skipped_and_said() {
         };
         format!("{header}\n{date}T00:00:00Z,1.5\n{date}T00:00:01Z,1.25\n")
     };
+    // The third file brings its own byte-order mark, as Excel writes them.
     let joined = format!(
-        "{}{}{}",
+        "{}{}\u{feff}{}",
         day("2021-01-01", false),
         day("2021-01-02", false),
         day("2021-01-03", false)
@@ -1171,4 +1217,21 @@ fn a_header_repeated_by_files_joined_into_one_is_skipped_and_said() {
     assert!(err.contains("5 rows read, 4 stored, 1 rejected"), "{err}");
     assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
     assert_eq!(range(d, "j").lines().count(), 11);
+    // Without a header, a record of blanks repeats nothing: it is not data either way.
+    fs::write(
+        d.join("nohdr.csv"),
+        "2021-02-01T00:00:00Z,1.5\n , \n2021-02-01T00:00:01Z,1.5\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args([
+        "-d",
+        "j",
+        "import",
+        "--no-header",
+        "--columns",
+        "time,price",
+        "nohdr.csv",
+    ]));
+    assert_eq!(code, 4, "{err}");
+    assert!(!err.contains("repeating the header"), "{err}");
 }

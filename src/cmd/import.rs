@@ -960,6 +960,15 @@ fn parse_column_list(list: &str) -> CliResult<ColumnList> {
 /// the other rows, and every row with such text rejected. The file is in another encoding;
 /// `--encoding` names it (`--encoding utf-8` imports it as it is, rejecting those rows).
 fn refuse_other_encodings(sample: &xs::import::Sample) -> Result<(), Failure> {
+    // The header's text was read leniently: a byte that is not UTF-8 became U+FFFD.
+    if let Some(text) = sample.header_text.iter().find(|t| t.contains('\u{FFFD}')) {
+        return Err(Failure::usage(format!(
+            "{}: the header is not UTF-8 (`{text}`); name the file's encoding with --encoding \
+             (windows-1252 for most files from Excel or other Windows programs in Western Europe \
+             and the Americas), or --encoding utf-8 to import it as UTF-8",
+            sample.source_name
+        )));
+    }
     let Some((column, bytes)) = sample.rows.first_non_utf8() else {
         return Ok(());
     };

@@ -1030,7 +1030,15 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                         present.push(v);
                     }
                 }
-                let (t, why) = infer_type(&present);
+                let (mut t, mut why) = infer_type(&present);
+                // A lone `.` or `-` is null only beside numbers or booleans: a column of dashes
+                // alone, or of dashes and words (a log's missing user), is text.
+                let weak = |v: &[u8]| matches!(v, b"." | b"-") && !o.nulls.iter().any(|n| n == v);
+                if nulls.iter().any(|v| weak(v)) && (present.is_empty() || t.is_text()) {
+                    present.extend(nulls.iter().filter(|v| weak(v)));
+                    nulls.retain(|v| !weak(v));
+                    (t, why) = infer_type(&present);
+                }
                 if matches!(t, ColumnType::Str(_)) && series_idx.contains(&i) {
                     // A series key's text repeats in every row of its series, though a sample
                     // of 30,000 hosts shows each only a few times: a 4-byte code, not str(N).

@@ -132,6 +132,14 @@ pub fn encoding_of(label: &str) -> Result<Option<&'static encoding_rs::Encoding>
              utf-16be, windows-1252 (latin1), iso-8859-15 or shift_jis"
         ))
     })?;
+    // Labels of encodings that are unsafe to guess (ISO-2022-KR…) name "replacement", which
+    // decodes nothing.
+    if encoding == encoding_rs::REPLACEMENT {
+        return Err(Error::Invalid(format!(
+            "--encoding {label}: xs cannot decode this encoding; convert the file to UTF-8 first \
+             (iconv -f {label} -t utf-8)"
+        )));
+    }
     Ok((encoding != encoding_rs::UTF_8).then_some(encoding))
 }
 
@@ -141,6 +149,8 @@ struct Decoder<R> {
     inner: R,
     decoder: encoding_rs::Decoder,
     name: &'static str,
+    /// What to check when a byte is not valid: how the encoding was chosen.
+    hint: &'static str,
     input: Vec<u8>,
     /// `input[start..end]`: read, not yet decoded.
     start: usize,
@@ -158,8 +168,13 @@ struct Decoder<R> {
 }
 
 impl<R: Read> Decoder<R> {
-    fn new(inner: R, encoding: &'static encoding_rs::Encoding) -> Decoder<R> {
+    fn new(inner: R, encoding: &'static encoding_rs::Encoding, from_bom: bool) -> Decoder<R> {
         Decoder {
+            hint: if from_bom {
+                "its byte-order mark said this encoding; pass --encoding to name the right one"
+            } else {
+                "is --encoding right?"
+            },
             inner,
             // A byte-order mark of the encoding is dropped, not read as text.
             decoder: encoding.new_decoder_with_bom_removal(),
@@ -192,8 +207,8 @@ impl<R: Read> Read for Decoder<R> {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(
-                        "byte {at} of the input is not valid {} text; is --encoding right?",
-                        self.name
+                        "byte {at} of the input is not valid {} text; {}",
+                        self.name, self.hint
                     ),
                 ));
             }
@@ -202,7 +217,9 @@ impl<R: Read> Read for Decoder<R> {
             }
             if self.start == self.end && !self.eof {
                 self.consumed += self.end as u64;
-                self.start = 0;
+                // Emptied before the read: a failed (interrupted) one leaves nothing to decode
+                // twice.
+                (self.start, self.end) = (0, 0);
                 self.end = self.inner.read(&mut self.input)?;
                 self.eof = self.end == 0;
             }
@@ -294,7 +311,7 @@ pub fn open(
     };
     let stream: Box<dyn Read + Send> = match decoding {
         None => Box::new(stream),
-        Some(d) => Box::new(Decoder::new(stream, d.encoding)),
+        Some(d) => Box::new(Decoder::new(stream, d.encoding, d.from_bom)),
     };
     Ok(Opened {
         stream,
@@ -518,7 +535,7 @@ mod tests {
     use super::*;
 
     /// Hands out its bytes in pieces of the given sizes, in turn: reads that end anywhere,
-    /// inside a character included.
+    /// inside a character included; a size of 0 is a read interrupted by a signal.
     struct Pieces {
         bytes: Vec<u8>,
         at: usize,
@@ -530,6 +547,9 @@ mod tests {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
             let size = self.sizes[self.turn % self.sizes.len()];
             self.turn += 1;
+            if size == 0 {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
             let n = size.min(buf.len()).min(self.bytes.len() - self.at);
             buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
             self.at += n;
@@ -551,11 +571,16 @@ mod tests {
                 turn: 0,
             },
             encoding,
+            false,
         );
         let mut got = Vec::new();
         let mut buf = vec![0; out];
         loop {
-            let n = decoder.read(&mut buf)?;
+            // As `read_to_end` and the chunk reader do: an interrupted read is tried again.
+            let n = match decoder.read(&mut buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => other?,
+            };
             if n == 0 {
                 return Ok(got);
             }
@@ -592,8 +617,12 @@ mod tests {
                     .collect();
             }
             assert!(!lossy);
+            // The first read hands out bytes; later ones may be interrupted (size 0).
             let sizes: Vec<usize> = (0..1 + next(4))
-                .map(|_| 1 + next(70_000) as usize % (1 + next(3) as usize * 40_000))
+                .map(|k| match next(4) {
+                    0 if k > 0 => 0,
+                    _ => 1 + next(70_000) as usize % (1 + next(3) as usize * 40_000),
+                })
                 .collect();
             let out = 1 + next(5000) as usize;
             let got = decode_all(bytes, encoding, sizes.clone(), out).expect("decodes");

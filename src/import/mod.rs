@@ -436,21 +436,23 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
         // Comment and annotation lines (`# exported by …`, InfluxDB's `#datatype,…`) come
         // first whatever their width: the header is the first record of the rows' width
         // after them. A lone `#` is a column name (a row number's), not a comment.
-        let comments = head
+        let leading = head
             .iter()
             .take_while(|(_, r)| r.first().is_some_and(|f| f.len() > 1 && f[0] == b'#'))
             .count();
-        if let Some(h) = head
-            .iter()
-            .skip(comments)
-            .position(|(_, r)| r.len() == width)
-            .map(|h| h + comments)
-        {
+        let header_at = |comments: usize| {
+            let h = head.iter().skip(comments).position(|(_, r)| r.len() == width)? + comments;
             let below: Vec<&[Vec<u8>]> = head[h + 1..].iter().map(|(_, r)| r.as_slice()).collect();
-            if h > 0
-                && h <= MAX_PREAMBLE_RECORDS
-                && dialect::looks_like_header(&head[h].1, &below, csv.decimal_comma)
-            {
+            dialect::looks_like_header(&head[h].1, &below, csv.decimal_comma).then_some(h)
+        };
+        // A header may itself start with `#` (`#time,value` under `# exported by …`): when the
+        // record after the `#` lines is no header, they are not all comments.
+        let (comments, found) = match header_at(leading) {
+            Some(h) => (leading, Some(h)),
+            None => (0, header_at(0)),
+        };
+        if let Some(h) = found {
+            if h > 0 && h <= MAX_PREAMBLE_RECORDS {
                 let lines = memchr::memchr_iter(b'\n', &data[at..head[h].0]).count();
                 csv.skip_lines += lines;
                 first = h;
@@ -1018,12 +1020,19 @@ fn show(bytes: &[u8]) -> String {
 /// Whether a record's fields are the header's text (files joined with `cat` repeat it). Cheap
 /// for data: the first field that differs ends it.
 fn repeats_header(header: &[String], fields: &[Field], data: &[u8], scratch: &[u8]) -> bool {
-    !header.is_empty()
+    // Without a header the names are empty: a record of blanks repeats nothing.
+    header.iter().any(|t| !t.is_empty())
         && header.len() == fields.len()
-        && header
-            .iter()
-            .zip(fields)
-            .all(|(text, f)| f.bytes(data, scratch).trim_ascii() == text.as_bytes())
+        && header.iter().zip(fields).enumerate().all(|(i, (text, f))| {
+            let bytes = f.bytes(data, scratch);
+            // The joined file's own byte-order mark (Excel writes one) starts its header.
+            let bytes = if i == 0 {
+                bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+            } else {
+                bytes
+            };
+            bytes.trim_ascii() == text.as_bytes()
+        })
 }
 
 fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {

@@ -74,17 +74,18 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
         ));
     }
     parse_iso(text.as_bytes()).ok_or_else(|| {
-        // A date of another year says so, rather than that it cannot be read.
-        let year = text
-            .get(..4)
-            .filter(|y| y.bytes().all(|b| b.is_ascii_digit()) && text.get(4..5) == Some("-"));
-        match year.and_then(|y| y.parse::<i64>().ok()) {
-            Some(y) if !(1678..=crate::db::time::MAX_YEAR).contains(&y) => format!(
+        // A time that reads in another year (2000, a leap year) is one xs cannot represent:
+        // say so, rather than that it cannot be read.
+        let other_year = text.is_char_boundary(4)
+            && text[..4].bytes().all(|b| b.is_ascii_digit())
+            && parse_iso(format!("2000{}", &text[4..]).as_bytes()).is_some();
+        match other_year {
+            true => format!(
                 "time `{text}` is outside what xs can represent, 1677-09-21 to 2262-04-11 \
                  (nanoseconds since 1970 in 64 bits); stored times are of the years 1678 to {}",
                 crate::db::time::MAX_YEAR
             ),
-            _ => format!(
+            false => format!(
                 "cannot read time `{text}`: use ISO-8601 (2024-01-31, 2024-01-31T12:00:00.250Z, \
                  2024-01-31 12:00:00+01:00) or an epoch number with a unit (1706702400s, 1706702400250ms)"
             ),
@@ -352,8 +353,11 @@ mod tests {
             );
         }
         assert!(parse_time_arg("1678-01-01").is_ok());
-        let err = parse_time_arg("2024-13-01").unwrap_err();
-        assert!(err.starts_with("cannot read time"), "{err}");
+        // A malformed date is one, whatever its year.
+        for text in ["2024-13-01", "2262-02-30", "1677-12-31T25:00:00Z", "1500-01-01x"] {
+            let err = parse_time_arg(text).unwrap_err();
+            assert!(err.starts_with("cannot read time"), "{text}: {err}");
+        }
     }
 
     #[test]
