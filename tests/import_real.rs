@@ -1170,11 +1170,7 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
     let (_, err) = ok(xs(d).args(["-d", "log", "import", "log.csv"]));
     assert!(err.contains("user:str("), "{err}");
     assert!(err.contains("column `bytes`: `-` read as null"), "{err}");
-    fs::write(
-        d.join("log2.csv"),
-        "time,user,bytes\n2021-01-01T00:00:02Z,al,7\n",
-    )
-    .unwrap();
+    fs::write(d.join("log2.csv"), "time,user,bytes\n2021-01-01T00:00:02Z,al,7\n").unwrap();
     ok(xs(d).args(["-d", "log", "import", "log2.csv"]));
     assert_eq!(
         range(d, "log"),

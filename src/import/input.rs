@@ -3,7 +3,7 @@
 //! end at record ends (quotes respected), with bounded memory even for absurdly long records.
 
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -265,16 +265,16 @@ pub fn open(
         None => Box::new(io::stdin()),
         Some(path) => Box::new(File::open(path).map_err(|e| Error::io("open", path, e))?),
     };
-    let mut reader = BufReader::with_capacity(
-        1 << 16,
+    let read_error = |e| Error::io("read", source_path(source), e);
+    let (magic, raw) = peek(
         Counting {
             inner: raw,
             count: raw_bytes,
         },
-    );
-    let magic = reader
-        .fill_buf()
-        .map_err(|e| Error::io("read", source_path(source), e))?;
+        4,
+    )
+    .map_err(read_error)?;
+    let reader = BufReader::with_capacity(1 << 16, raw);
     let compression = if magic.starts_with(&[0x1f, 0x8b]) {
         Compression::Gzip
     } else if magic.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
@@ -290,16 +290,13 @@ pub fn open(
                 .map_err(|e| Error::io("start zstd decoding of", source_path(source), e))?,
         ),
     };
-    let mut stream = BufReader::with_capacity(1 << 16, stream);
-    let head = stream
-        .fill_buf()
-        .map_err(|e| Error::io("read", source_path(source), e))?;
+    let (head, stream) = peek(stream, 2).map_err(read_error)?;
     let decoding = match encoding {
         Some(encoding) => Some(Decoding {
             encoding,
             from_bom: false,
         }),
-        None => match head {
+        None => match head.as_slice() {
             [0xff, 0xfe, ..] => Some(encoding_rs::UTF_16LE),
             [0xfe, 0xff, ..] => Some(encoding_rs::UTF_16BE),
             _ => None,
@@ -318,6 +315,26 @@ pub fn open(
         compression,
         decoding,
     })
+}
+
+/// A reader whose first bytes were peeked at: them, then the rest.
+type Peeked<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+
+/// The first `n` bytes of `reader` (fewer at its end), read however short its reads are (a
+/// pipe may hand out one byte at a time), and a reader that gives them again before the rest.
+fn peek<R: Read>(mut reader: R, n: usize) -> io::Result<(Vec<u8>, Peeked<R>)> {
+    let mut head = vec![0; n];
+    let mut got = 0;
+    while got < n {
+        match reader.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(got);
+    Ok((head.clone(), io::Cursor::new(head).chain(reader)))
 }
 
 fn source_path(source: &Source) -> PathBuf {
@@ -631,6 +648,32 @@ mod tests {
                 text,
                 "case {case}, sizes {sizes:?}"
             );
+        }
+    }
+
+    #[test]
+    fn peeking_waits_for_bytes_that_come_one_at_a_time() {
+        for (len, want) in [(10, 4), (3, 3), (0, 0)] {
+            let bytes: Vec<u8> = (0..len).collect();
+            let pieces = Pieces {
+                bytes: bytes.clone(),
+                at: 0,
+                sizes: vec![1, 0],
+                turn: 0,
+            };
+            let (head, mut rest) = peek(pieces, 4).unwrap();
+            assert_eq!(head, bytes[..want]);
+            let mut again = Vec::new();
+            loop {
+                let mut b = [0u8; 3];
+                match rest.read(&mut b) {
+                    Ok(0) => break,
+                    Ok(n) => again.extend_from_slice(&b[..n]),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => panic!("{e}"),
+                }
+            }
+            assert_eq!(again, bytes);
         }
     }
 
