@@ -111,15 +111,28 @@ fn month_name(b: &[u8]) -> Option<(u64, usize)> {
         b"november",
         b"december",
     ];
+    let (month, n) = name_at(b, &MONTHS, &[(b"sept", 8)])?;
+    Some((month as u64 + 1, n))
+}
+
+/// Which of `names` the word at the start of `b` is, whole or cut short to 3 letters or more
+/// (any case), or which of the `extra` spellings (text, index): its index and its letters.
+fn name_at(b: &[u8], names: &[&[u8]], extra: &[(&[u8], usize)]) -> Option<(usize, usize)> {
     let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
     if n < 3 {
         return None;
     }
     let word: Vec<u8> = b[..n].iter().map(u8::to_ascii_lowercase).collect();
-    let month = MONTHS
+    let index = names
         .iter()
-        .position(|m| m.starts_with(&word) || (word.len() == 4 && word == b"sept"))?;
-    Some((month as u64 + 1, n))
+        .position(|name| name.starts_with(&word))
+        .or_else(|| {
+            extra
+                .iter()
+                .find(|(text, _)| *text == word.as_slice())
+                .map(|&(_, i)| i)
+        })?;
+    Some((index, n))
 }
 
 /// A date with the month as a word, which needs no field order: `02-Jan-2020`, `2 Jan 2020`,
@@ -247,17 +260,9 @@ fn skip_weekday(b: &[u8]) -> &[u8] {
         b"saturday",
         b"sunday",
     ];
-    let n = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
-    if n < 3 {
+    let Some((_, n)) = name_at(b, &DAYS, &[(b"tues", 1), (b"thur", 3), (b"thurs", 3)]) else {
         return b;
-    }
-    let word: Vec<u8> = b[..n].iter().map(u8::to_ascii_lowercase).collect();
-    let is_day = DAYS.iter().any(|d| {
-        d.starts_with(&word) || (n == 4 && (word == b"tues" || word == b"thur" || word == b"thurs"))
-    });
-    if !is_day {
-        return b;
-    }
+    };
     let rest = &b[n..];
     let rest = rest.strip_prefix(b",").unwrap_or(rest);
     rest.strip_prefix(b" ").unwrap_or(b)
@@ -471,11 +476,27 @@ mod tests {
             "2011-07-31 17:00:00 UTC-5",
             "Sun, 31 Jul 2011 22:00:00 GMT",
             "Sunday 31 Jul 2011 22:00:00 GMT",
+            "SUN, 31 Jul 2011 22:00:00 GMT",
             "Sun Jul 31 2011 23:00:00 GMT+0100 (Central European Summer Time)",
         ] {
             assert_eq!(at(text, DateOrder::Ymd), Some(t), "{text}");
         }
         assert_eq!(at("31.07.2011 23:00:00.000 GMT+0100", DateOrder::Dmy), Some(t));
+        // Every day's abbreviations (the day is the date's to say: not checked against it).
+        for day in [
+            "Mon", "Tue", "Tues", "Wed", "Thu", "Thur", "Thurs", "Fri", "Sat", "Saturday",
+        ] {
+            assert_eq!(
+                at(&format!("{day}, 31 Jul 2011 22:00:00 GMT"), DateOrder::Ymd),
+                Some(t),
+                "{day}"
+            );
+        }
+        assert_eq!(
+            at("Sept 1 2011", DateOrder::Ymd),
+            Some(DAY_2011_07_31 + 32 * NS_PER_DAY)
+        );
+        assert_eq!(at("Su, 31 Jul 2011 22:00:00 GMT", DateOrder::Ymd), None);
         assert!(parse(b"2011-07-31 22:00:00 GMT", DateOrder::Ymd).is_some_and(|f| f.zoned));
         // Names that mean different offsets to different people, and broken zones.
         for text in [
