@@ -1231,3 +1231,31 @@ fn a_header_repeated_by_files_joined_into_one_is_skipped_and_said() {
     assert_eq!(code, 4, "{err}");
     assert!(!err.contains("repeating the header"), "{err}");
 }
+
+#[test]
+fn lines_ending_in_a_carriage_return_alone() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Excel's "CSV (Macintosh)": every line ends in `\r`, none in `\n`.
+    fs::write(
+        d.join("mac.csv"),
+        "time,note,v\r2021-01-01T00:00:00Z,\"a, b\",1\r2021-01-01T0x:00:01Z,c,2\r2021-01-01T00:00:02Z,d,3\r",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "mac", "import", "--max-rejects", "0", "mac.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("lines end in a carriage return alone"), "{err}");
+    assert!(err.contains("3 rows read, 2 stored, 1 rejected"), "{err}");
+    assert_eq!(
+        range(d, "mac"),
+        "time,note,v\n2021-01-01T00:00:00Z,\"a, b\",1\n2021-01-01T00:00:02Z,d,3\n"
+    );
+    // The reject names the physical line it was on.
+    let rejects = fs::read_dir(d.join("mac"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("rejects-"))
+        .expect("rejects file");
+    let rejects = fs::read_to_string(rejects).unwrap();
+    assert!(rejects.contains("\"mac.csv\",3,"), "{rejects}");
+}

@@ -250,6 +250,8 @@ pub struct Opened {
     pub compression: Compression,
     /// How it was decoded to UTF-8, when it is in another encoding.
     pub decoding: Option<Decoding>,
+    /// Its lines end in a carriage return alone, read as line feeds.
+    pub cr_line_ends: bool,
 }
 
 /// Opens `source` as a stream of uncompressed UTF-8 text: decompressed when its first bytes
@@ -310,11 +312,39 @@ pub fn open(
         None => Box::new(stream),
         Some(d) => Box::new(Decoder::new(stream, d.encoding, d.from_bom)),
     };
+    // Line ends of a carriage return alone (classic Mac OS, Excel's "CSV (Macintosh)"): the
+    // head has some and no line feed at all.
+    let (head, stream) = peek(stream, LINE_END_SNIFF_BYTES).map_err(read_error)?;
+    let cr_line_ends = memchr::memchr(b'\r', &head).is_some() && memchr::memchr(b'\n', &head).is_none();
+    let stream: Box<dyn Read + Send> = if cr_line_ends {
+        Box::new(CrAsLf(stream))
+    } else {
+        Box::new(stream)
+    };
     Ok(Opened {
         stream,
         compression,
         decoding,
+        cr_line_ends,
     })
+}
+
+/// Bytes of an input's head that tell its line ends.
+const LINE_END_SNIFF_BYTES: usize = 1 << 16;
+
+/// Reads a text whose lines end in a carriage return alone as one whose lines end in `\n`.
+struct CrAsLf<R>(R);
+
+impl<R: Read> Read for CrAsLf<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.read(buf)?;
+        for b in &mut buf[..n] {
+            if *b == b'\r' {
+                *b = b'\n';
+            }
+        }
+        Ok(n)
+    }
 }
 
 /// A reader whose first bytes were peeked at: them, then the rest.

@@ -330,7 +330,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         });
     }
     let opened = input::open(first_source, Arc::clone(&raw_bytes), csv.encoding)?;
-    let (compression, decoding) = (opened.compression, opened.decoding);
+    let (compression, decoding, cr_line_ends) = (opened.compression, opened.decoding, opened.cr_line_ends);
     let mut reader = ChunkReader::new(
         opened.stream,
         &first_source.name,
@@ -355,6 +355,11 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         if let Some(decoding) = decoding {
             sample.notes.push(decoding.describe());
         }
+        if cr_line_ends {
+            sample
+                .notes
+                .push("lines end in a carriage return alone (classic Mac OS), read as line feeds".into());
+        }
         detect_dialect(&chunk.data, &mut csv, &mut sample.notes);
         reader.set_delimiter(csv.delimiter);
         let header = header_names(&chunk.data, &csv)?;
@@ -369,8 +374,10 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         let start = header.data_start;
         // A file can be sampled across; a stream only at its head (so can a file decoded from
         // another encoding: its byte offsets are not the decoded text's).
-        let seekable =
-            first_source.path.is_some() && compression == input::Compression::None && decoding.is_none();
+        let seekable = first_source.path.is_some()
+            && compression == input::Compression::None
+            && decoding.is_none()
+            && !cr_line_ends;
         let limit = if seekable { MAX_SAMPLE_ROWS } else { SAMPLE_ROWS };
         let at = sample_records(
             &chunk.data,
