@@ -1123,6 +1123,35 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
         "_time,column_1,result,table,_value,_field\n2021-01-01T00:00:10Z,,,0,21.5,temp\n\
          2021-01-01T00:00:20Z,,,0,21.6,temp\n"
     );
+    // Several tables, each with its annotations and header again: those are not rows, and do
+    // not hide the header from the sniffer.
+    let table = |n: u32, times: &[&str]| {
+        let mut t = String::from(
+            "#group,false,false,true\n#datatype,string,long,dateTime:RFC3339\n#default,_result,,\n,result,table,_time\n",
+        );
+        for time in times {
+            t.push_str(&format!(",,{n},{time}\n"));
+        }
+        t
+    };
+    fs::write(
+        d.join("tables.csv"),
+        format!(
+            "{}\n{}",
+            table(0, &["2021-01-01T00:00:10Z", "2021-01-01T00:00:20Z"]),
+            table(1, &["2021-01-01T00:00:30Z"])
+        ),
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "tables", "import", "tables.csv"]));
+    assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{err}");
+    assert!(err.contains("3 comment line(s) (`#`) skipped"), "{err}");
+    assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
+    assert_eq!(
+        range(d, "tables"),
+        "_time,column_1,result,table\n2021-01-01T00:00:10Z,,,0\n2021-01-01T00:00:20Z,,,0\n\
+         2021-01-01T00:00:30Z,,,1\n"
+    );
     // A header that starts with `#` under a comment: the comment alone is skipped.
     fs::write(
         d.join("hashhdr.csv"),

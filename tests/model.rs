@@ -2068,6 +2068,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         sniff: Sniff::default(),
         columnar: Vec::new(),
         encoding: None,
+        comments: false,
     };
     let prepared = xs::import::prepare(inputs, &csv)?;
     let opts = Options {

@@ -341,6 +341,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             known_names,
         },
         columnar: columnar.inputs.clone(),
+        comments: false,
         encoding: match &args.encoding {
             Some(label) => xs::import::input::encoding_of(label)?,
             None => None,
@@ -814,11 +815,11 @@ fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
             s.null_tokens
         );
     }
+    if s.comment_lines > 0 {
+        eprintln!("  {} comment line(s) (`#`) skipped", s.comment_lines);
+    }
     if s.header_lines > 0 {
-        eprintln!(
-            "  {} line(s) repeating the header skipped (files joined into one)",
-            s.header_lines
-        );
+        eprintln!("  {} line(s) repeating the header skipped", s.header_lines);
     }
     if s.floored_times > 0 {
         eprintln!(

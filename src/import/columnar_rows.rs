@@ -99,6 +99,7 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parse
         floored: 0,
         nulls: 0,
         headers: 0,
+        comments: 0,
         work: Work {
             plan: Arc::clone(&plan),
             chunk: Default::default(),

@@ -91,6 +91,9 @@ pub struct CsvOptions {
     /// `--encoding`: the text encoding of every input, when not UTF-8 (`None`: UTF-8, or
     /// UTF-16 where a byte-order mark says so).
     pub encoding: Option<&'static encoding_rs::Encoding>,
+    /// The input starts with comment lines (`#…`, detected): a record whose first field starts
+    /// with `#` is a comment wherever it is (InfluxDB repeats its annotations per table).
+    pub comments: bool,
 }
 
 /// Settings of `CsvOptions` to detect from the first input.
@@ -271,6 +274,7 @@ fn sample_records(
         if is_blank(&fields)
             || (width > 0 && fields.len() != width)
             || repeats_header(header, &fields, data, &scratch)
+            || (csv.comments && is_comment(fields.first().map(|f| f.bytes(data, &scratch))))
         {
             continue;
         }
@@ -443,13 +447,15 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
         // Comment and annotation lines (`# exported by …`, InfluxDB's `#datatype,…`) come
         // first whatever their width: the header is the first record of the rows' width
         // after them. A lone `#` is a column name (a row number's), not a comment.
-        let leading = head
-            .iter()
-            .take_while(|(_, r)| r.first().is_some_and(|f| f.len() > 1 && f[0] == b'#'))
-            .count();
+        let leading = head.iter().take_while(|(_, r)| is_comment(r.first())).count();
         let header_at = |comments: usize| {
             let h = head.iter().skip(comments).position(|(_, r)| r.len() == width)? + comments;
-            let below: Vec<&[Vec<u8>]> = head[h + 1..].iter().map(|(_, r)| r.as_slice()).collect();
+            // After leading comments, later ones (and repeated headers) are not rows either.
+            let below: Vec<&[Vec<u8>]> = head[h + 1..]
+                .iter()
+                .map(|(_, r)| r.as_slice())
+                .filter(|r| comments == 0 || (!is_comment(r.first()) && *r != head[h].1.as_slice()))
+                .collect();
             dialect::looks_like_header(&head[h].1, &below, csv.decimal_comma).then_some(h)
         };
         // A header may itself start with `#` (`#time,value` under `# exported by …`): when the
@@ -459,6 +465,7 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
             None => (0, header_at(0)),
         };
         if let Some(h) = found {
+            csv.comments = comments > 0;
             if h > 0 && h <= MAX_PREAMBLE_RECORDS {
                 let lines = memchr::memchr_iter(b'\n', &data[at..head[h].0]).count();
                 csv.skip_lines += lines;
@@ -489,7 +496,11 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
                 names.iter().chain(&text).any(|n| sniff.known_names.contains(n))
             }
             Some((_, r)) => {
-                let below: Vec<&[Vec<u8>]> = head[first + 1..].iter().map(|(_, r)| r.as_slice()).collect();
+                let below: Vec<&[Vec<u8>]> = head[first + 1..]
+                    .iter()
+                    .map(|(_, r)| r.as_slice())
+                    .filter(|below| !csv.comments || (!is_comment(below.first()) && below != r))
+                    .collect();
                 dialect::looks_like_header(r, &below, csv.decimal_comma)
             }
             None => true,
@@ -650,6 +661,8 @@ pub struct Summary {
     pub series: usize,
     /// Records past the first line that repeat the header (files joined with `cat`), skipped.
     pub header_lines: u64,
+    /// Comment lines (`#…`) past the header, skipped (in inputs that start with comments).
+    pub comment_lines: u64,
     pub rejects_path: Option<PathBuf>,
 }
 
@@ -899,6 +912,8 @@ struct Parsed {
     nulls: u64,
     /// Records that repeat the header, skipped (not counted in `records`).
     headers: u64,
+    /// Comment records (`#…`, after leading comments), skipped (not counted in `records`).
+    comments: u64,
 }
 
 /// What stays fixed while parsing.
@@ -1024,6 +1039,15 @@ fn show(bytes: &[u8]) -> String {
     }
 }
 
+/// Whether a record is a comment line: its first field starts with `#` and is more than a
+/// lone `#` (which names a column).
+fn is_comment<T: AsRef<[u8]>>(first_field: Option<T>) -> bool {
+    first_field.is_some_and(|f| {
+        let f = f.as_ref();
+        f.len() > 1 && f[0] == b'#'
+    })
+}
+
 /// Whether a record's fields are the header's text (files joined with `cat` repeat it). Cheap
 /// for data: the first field that differs ends it.
 fn repeats_header(header: &[String], fields: &[Field], data: &[u8], scratch: &[u8]) -> bool {
@@ -1062,6 +1086,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         floored: 0,
         nulls: 0,
         headers: 0,
+        comments: 0,
         work: Work {
             plan: Arc::clone(&plan),
             chunk: Chunk::default(),
@@ -1079,6 +1104,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let mut times = timeparse::TimeParser::new(&ctx.opts.time, plan.date_ns);
     let nulls = &ctx.opts.csv.nulls;
     let decimal_comma = ctx.opts.csv.decimal_comma;
+    let comments = ctx.opts.csv.comments;
     let joined_time = plan.time_parts > 1;
     let mut parts: [Option<usize>; MAX_TIME_PARTS] = [None; MAX_TIME_PARTS];
     let mut joined: Vec<u8> = Vec::new();
@@ -1231,6 +1257,12 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                 p.rows.truncate(row_at);
                 p.records -= 1;
                 p.headers += 1;
+                continue;
+            }
+            (Some(_), _) if comments && is_comment(fields.first().map(|f| f.bytes(data, &scratch))) => {
+                p.rows.truncate(row_at);
+                p.records -= 1;
+                p.comments += 1;
                 continue;
             }
             (Some(reason), _) => {
@@ -2256,6 +2288,7 @@ impl Pipeline<'_> {
         for (i, p) in batch.iter().enumerate() {
             self.summary.rows_read += p.records;
             self.summary.header_lines += p.headers;
+            self.summary.comment_lines += p.comments;
             self.summary.naive_times |= p.naive;
             self.summary.null_tokens += p.nulls;
             self.summary.floored_times += p.floored;
