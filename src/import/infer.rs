@@ -327,16 +327,19 @@ pub fn detect_time_format(
             i,
             format!(
                 "dates read as {} (every day is 12 or less; this order keeps the rows in time order; \
-                 pass --time-format to choose)",
-                candidates[i].describe()
+                 pass --time-format {} for the other)",
+                candidates[i].describe(),
+                if i == 2 { "mdy" } else { "dmy" }
             ),
         );
     }
     let i = counts.iter().position(|&c| c == best).unwrap_or(0);
     let how = match i {
-        2 => "dates read as day/month/year (days above 12 were seen first; pass --time-format to choose)"
+        2 => "dates read as day/month/year (days above 12 were seen first; pass --time-format mdy for \
+              the other order)"
             .into(),
-        3 => "dates read as month/day/year (days above 12 were seen second; pass --time-format to choose)"
+        3 => "dates read as month/day/year (days above 12 were seen second; pass --time-format dmy \
+              for the other order)"
             .into(),
         _ => "times of day".into(),
     };
