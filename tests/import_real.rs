@@ -1137,7 +1137,7 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
     fs::write(
         d.join("tables.csv"),
         format!(
-            "{}\n{}",
+            "{}\n# a remark of another width\n{}",
             table(0, &["2021-01-01T00:00:10Z", "2021-01-01T00:00:20Z"]),
             table(1, &["2021-01-01T00:00:30Z"])
         ),
@@ -1145,7 +1145,7 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
     .unwrap();
     let (_, err) = ok(xs(d).args(["-d", "tables", "import", "tables.csv"]));
     assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{err}");
-    assert!(err.contains("3 comment line(s) (`#`) skipped"), "{err}");
+    assert!(err.contains("4 comment line(s) (`#`) skipped"), "{err}");
     assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
     assert_eq!(
         range(d, "tables"),

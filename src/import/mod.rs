@@ -1128,6 +1128,11 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             })
         };
         if fields.len() != plan.targets.len() {
+            if comments && is_comment(fields.first().map(|f| f.bytes(data, &scratch))) {
+                p.records -= 1;
+                p.comments += 1;
+                continue;
+            }
             reject(
                 &mut p,
                 format!("expected {} fields, found {}", plan.targets.len(), fields.len()),
