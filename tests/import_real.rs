@@ -1137,7 +1137,7 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
     fs::write(
         d.join("tables.csv"),
         format!(
-            "{}\n# a remark of another width\n{}",
+            "{}\n{}",
             table(0, &["2021-01-01T00:00:10Z", "2021-01-01T00:00:20Z"]),
             table(1, &["2021-01-01T00:00:30Z"])
         ),
@@ -1145,12 +1145,30 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
     .unwrap();
     let (_, err) = ok(xs(d).args(["-d", "tables", "import", "tables.csv"]));
     assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{err}");
-    assert!(err.contains("4 comment line(s) (`#`) skipped"), "{err}");
+    assert!(err.contains("3 comment line(s) (`#`) skipped"), "{err}");
     assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
     assert_eq!(
         range(d, "tables"),
         "_time,column_1,result,table\n2021-01-01T00:00:10Z,,,0\n2021-01-01T00:00:20Z,,,0\n\
          2021-01-01T00:00:30Z,,,1\n"
+    );
+    // Under a leading comment, rows whose first field starts with `#` (hashtags, `#1`) are
+    // data: stored, or rejected with their reason; only a line that starts as a leading
+    // comment did is one again.
+    fs::write(
+        d.join("tags.csv"),
+        "# exported by tool\ntag,time,v\nplain,2021-01-01T00:00:00Z,1\n#go,2021-01-01T00:00:01Z,2.5\n\
+         #zig,2021-01-01T0x:00:02Z,3.5\n# exported by tool\n# another remark\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "tags", "import", "tags.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("v:dec(1)"), "{err}");
+    assert!(err.contains("4 rows read, 2 stored, 2 rejected"), "{err}");
+    assert!(err.contains("1 comment line(s) (`#`) skipped"), "{err}");
+    assert_eq!(
+        range(d, "tags"),
+        "time,tag,v\n2021-01-01T00:00:00Z,plain,1.0\n2021-01-01T00:00:01Z,#go,2.5\n"
     );
     // A header that starts with `#` under a comment: the comment alone is skipped.
     fs::write(
@@ -1287,4 +1305,17 @@ fn lines_ending_in_a_carriage_return_alone() {
         .expect("rejects file");
     let rejects = fs::read_to_string(rejects).unwrap();
     assert!(rejects.contains("\"mac.csv\",3,"), "{rejects}");
+    // A cell's line break (Excel writes an LF) does not hide the CR line ends; a CR inside
+    // quotes is read as a line break.
+    fs::write(
+        d.join("mac2.csv"),
+        "time,note,v\r2021-01-01T00:00:00Z,\"two\nlines\",1\r2021-01-01T00:00:01Z,\"c\rd\",2\r",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "mac2", "import", "mac2.csv"]));
+    assert!(err.contains("lines end in a carriage return alone"), "{err}");
+    assert_eq!(
+        range(d, "mac2"),
+        "time,note,v\n2021-01-01T00:00:00Z,\"two\nlines\",1\n2021-01-01T00:00:01Z,\"c\nd\",2\n"
+    );
 }

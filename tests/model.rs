@@ -2068,7 +2068,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         sniff: Sniff::default(),
         columnar: Vec::new(),
         encoding: None,
-        comments: false,
+        comments: Vec::new(),
     };
     let prepared = xs::import::prepare(inputs, &csv)?;
     let opts = Options {

@@ -341,7 +341,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             known_names,
         },
         columnar: columnar.inputs.clone(),
-        comments: false,
+        comments: Vec::new(),
         encoding: match &args.encoding {
             Some(label) => xs::import::input::encoding_of(label)?,
             None => None,

@@ -315,7 +315,7 @@ pub fn open(
     // Line ends of a carriage return alone (classic Mac OS, Excel's "CSV (Macintosh)"): the
     // head has some and no line feed at all.
     let (head, stream) = peek(stream, LINE_END_SNIFF_BYTES).map_err(read_error)?;
-    let cr_line_ends = memchr::memchr(b'\r', &head).is_some() && memchr::memchr(b'\n', &head).is_none();
+    let cr_line_ends = ends_lines_with_cr_alone(&head, head.len() == LINE_END_SNIFF_BYTES);
     let stream: Box<dyn Read + Send> = if cr_line_ends {
         Box::new(CrAsLf(stream))
     } else {
@@ -327,6 +327,28 @@ pub fn open(
         decoding,
         cr_line_ends,
     })
+}
+
+/// Whether the text `head` ends its lines in a carriage return alone: it has such a CR outside
+/// quotes and no LF outside quotes (a cell may hold a line break: Excel writes an LF there).
+/// When `more` follows, a CR in the last byte says nothing (its LF may be next).
+fn ends_lines_with_cr_alone(head: &[u8], more: bool) -> bool {
+    let head = if more {
+        &head[..head.len().saturating_sub(1)]
+    } else {
+        head
+    };
+    let mut quoted = false;
+    let mut cr_alone = false;
+    for (i, &b) in head.iter().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'\n' if !quoted => return false,
+            b'\r' if !quoted && head.get(i + 1) != Some(&b'\n') => cr_alone = true,
+            _ => {}
+        }
+    }
+    cr_alone
 }
 
 /// Bytes of an input's head that tell its line ends.
@@ -679,6 +701,20 @@ mod tests {
                 "case {case}, sizes {sizes:?}"
             );
         }
+    }
+
+    #[test]
+    fn line_ends_of_a_carriage_return_alone() {
+        assert!(ends_lines_with_cr_alone(b"a,b\r1,2\r", false));
+        // A line break inside a quoted cell is data.
+        assert!(ends_lines_with_cr_alone(b"a,b\r1,\"x\ny\"\r", false));
+        assert!(!ends_lines_with_cr_alone(b"a,b\r\n1,2\r\n", false));
+        assert!(!ends_lines_with_cr_alone(b"a,b\n1,2\n", false));
+        assert!(!ends_lines_with_cr_alone(b"a,\"b\rc\"\n", false));
+        // A CR at the end of a head that stops there may be half of a CRLF.
+        assert!(!ends_lines_with_cr_alone(b"a,b\r", true));
+        assert!(ends_lines_with_cr_alone(b"a,b\r", false));
+        assert!(!ends_lines_with_cr_alone(b"", false));
     }
 
     #[test]

@@ -91,9 +91,11 @@ pub struct CsvOptions {
     /// `--encoding`: the text encoding of every input, when not UTF-8 (`None`: UTF-8, or
     /// UTF-16 where a byte-order mark says so).
     pub encoding: Option<&'static encoding_rs::Encoding>,
-    /// The input starts with comment lines (`#…`, detected): a record whose first field starts
-    /// with `#` is a comment wherever it is (InfluxDB repeats its annotations per table).
-    pub comments: bool,
+    /// The first fields of the comment lines (`#…`) the input starts with, when detected: a
+    /// later record that starts with one of them is a comment too (InfluxDB repeats its
+    /// `#group`, `#datatype`, `#default` lines before each table). Other records that start
+    /// with `#` are data (a `#1` or a hashtag in a first column).
+    pub comments: Vec<Vec<u8>>,
 }
 
 /// Settings of `CsvOptions` to detect from the first input.
@@ -274,7 +276,7 @@ fn sample_records(
         if is_blank(&fields)
             || (width > 0 && fields.len() != width)
             || repeats_header(header, &fields, data, &scratch)
-            || (csv.comments && is_comment(fields.first().map(|f| f.bytes(data, &scratch))))
+            || repeats_comment(&csv.comments, fields.first().map(|f| f.bytes(data, &scratch)))
         {
             continue;
         }
@@ -448,13 +450,20 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
         // first whatever their width: the header is the first record of the rows' width
         // after them. A lone `#` is a column name (a row number's), not a comment.
         let leading = head.iter().take_while(|(_, r)| is_comment(r.first())).count();
+        let leading_firsts: Vec<Vec<u8>> = head[..leading]
+            .iter()
+            .filter_map(|(_, r)| r.first().cloned())
+            .collect();
         let header_at = |comments: usize| {
             let h = head.iter().skip(comments).position(|(_, r)| r.len() == width)? + comments;
             // After leading comments, later ones (and repeated headers) are not rows either.
             let below: Vec<&[Vec<u8>]> = head[h + 1..]
                 .iter()
                 .map(|(_, r)| r.as_slice())
-                .filter(|r| comments == 0 || (!is_comment(r.first()) && *r != head[h].1.as_slice()))
+                .filter(|r| {
+                    comments == 0
+                        || (!repeats_comment(&leading_firsts, r.first()) && *r != head[h].1.as_slice())
+                })
                 .collect();
             dialect::looks_like_header(&head[h].1, &below, csv.decimal_comma).then_some(h)
         };
@@ -465,7 +474,11 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
             None => (0, header_at(0)),
         };
         if let Some(h) = found {
-            csv.comments = comments > 0;
+            csv.comments = if comments > 0 {
+                leading_firsts.clone()
+            } else {
+                Vec::new()
+            };
             if h > 0 && h <= MAX_PREAMBLE_RECORDS {
                 let lines = memchr::memchr_iter(b'\n', &data[at..head[h].0]).count();
                 csv.skip_lines += lines;
@@ -499,7 +512,10 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
                 let below: Vec<&[Vec<u8>]> = head[first + 1..]
                     .iter()
                     .map(|(_, r)| r.as_slice())
-                    .filter(|below| !csv.comments || (!is_comment(below.first()) && below != r))
+                    .filter(|below| {
+                        csv.comments.is_empty()
+                            || (!repeats_comment(&csv.comments, below.first()) && below != r)
+                    })
                     .collect();
                 dialect::looks_like_header(r, &below, csv.decimal_comma)
             }
@@ -1048,6 +1064,12 @@ fn is_comment<T: AsRef<[u8]>>(first_field: Option<T>) -> bool {
     })
 }
 
+/// Whether a record starts as one of the input's leading comment lines did (`firsts`: their
+/// first fields), so is one again.
+fn repeats_comment<T: AsRef<[u8]>>(firsts: &[Vec<u8>], first_field: Option<T>) -> bool {
+    !firsts.is_empty() && first_field.is_some_and(|f| firsts.iter().any(|c| c.as_slice() == f.as_ref()))
+}
+
 /// Whether a record's fields are the header's text (files joined with `cat` repeat it). Cheap
 /// for data: the first field that differs ends it.
 fn repeats_header(header: &[String], fields: &[Field], data: &[u8], scratch: &[u8]) -> bool {
@@ -1104,7 +1126,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let mut times = timeparse::TimeParser::new(&ctx.opts.time, plan.date_ns);
     let nulls = &ctx.opts.csv.nulls;
     let decimal_comma = ctx.opts.csv.decimal_comma;
-    let comments = ctx.opts.csv.comments;
+    let comments = &ctx.opts.csv.comments;
     let joined_time = plan.time_parts > 1;
     let mut parts: [Option<usize>; MAX_TIME_PARTS] = [None; MAX_TIME_PARTS];
     let mut joined: Vec<u8> = Vec::new();
@@ -1128,7 +1150,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             })
         };
         if fields.len() != plan.targets.len() {
-            if comments && is_comment(fields.first().map(|f| f.bytes(data, &scratch))) {
+            if repeats_comment(comments, fields.first().map(|f| f.bytes(data, &scratch))) {
                 p.records -= 1;
                 p.comments += 1;
                 continue;
@@ -1264,7 +1286,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                 p.headers += 1;
                 continue;
             }
-            (Some(_), _) if comments && is_comment(fields.first().map(|f| f.bytes(data, &scratch))) => {
+            (Some(_), _) if repeats_comment(comments, fields.first().map(|f| f.bytes(data, &scratch))) => {
                 p.rows.truncate(row_at);
                 p.records -= 1;
                 p.comments += 1;
