@@ -51,7 +51,7 @@ use xs::io::columnar::{ColumnarWriter, Container};
 use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
 use xs::io::stream::{set_job_input_bytes, write_range, write_range_where, Compression, JOB_INPUT_BYTES};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
-use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_series_buckets, Plan};
+use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
 use xs::query::asof::AsOf;
 use xs::query::asof_join::{asof_join, Matches, Strategy};
 use xs::query::filter::Filter;
@@ -1807,9 +1807,9 @@ impl Case {
         let filter = Filter::parse(&self.config, &texts)
             .unwrap_or_else(|e| self.fail(&format!("--where {texts:?} refused: {e}")));
         let mut plan = Plan::new(&self.config, aggs, every, filter).expect("plan");
-        // A series database aggregates per series as `range` does (`write_series_buckets`:
+        // A series database aggregates per series as `range` does (a `per_series` plan:
         // series in parallel blocks, output in series order, the limit across them) or over
-        // all series (`--all-series`: `write_buckets`).
+        // all series (`--all-series`).
         let keys = self.keys();
         let per_series = keys.series.is_some() && self.rng.chance(50);
         let limit = if self.rng.chance(20) {
@@ -1829,12 +1829,8 @@ impl Case {
             got.extend_from_slice(b);
             Ok(())
         };
-        if per_series {
-            write_series_buckets(db, &plan, from, to, fill, &formatter, limit, &mut sink)
-        } else {
-            write_buckets(db, &plan, from, to, fill, &formatter, limit, &mut sink)
-        }
-        .unwrap_or_else(|e| self.fail(&format!("aggregate failed: {e}")));
+        write_buckets(db, &plan, from, to, fill, &formatter, limit, &mut sink)
+            .unwrap_or_else(|e| self.fail(&format!("aggregate failed: {e}")));
         let got = String::from_utf8(got).expect("utf-8");
 
         // The model's buckets, per series when per series (in series order): epoch-aligned,

@@ -4,7 +4,7 @@
 use xs::db::time::{END_TIME_NS, MIN_TIME_NS};
 use xs::io::output::Format;
 use xs::io::timefmt::format_iso_exact;
-use xs::query::agg::{ohlcv, parse_aggs, write_buckets, write_series_buckets, Plan};
+use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
 use xs::query::filter::Filter;
 
 use super::output_args::{FormatArgs, OutputFileArgs, Source, To};
@@ -230,21 +230,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         let formatter = args.output.formatter(plan.output_config(), Format::Csv)?;
         let mut out = Output::new();
         formatter.header(&mut out.buf);
-        if !per_series {
-            write_buckets(
-                &db,
-                &plan,
-                from,
-                to,
-                args.fill,
-                &formatter,
-                limit,
-                &mut |bytes: &[u8]| out.write_block(bytes),
-            )?;
-            return out.flush();
-        }
-        // GROUP BY series, bucket: each series' buckets in turn, in series order.
-        write_series_buckets(
+        // Per series (GROUP BY series, bucket), the plan writes each series' buckets in turn.
+        write_buckets(
             &db,
             &plan,
             from,

@@ -923,9 +923,9 @@ type Partials = Vec<(i64, Vec<Acc>)>;
 ///
 /// The window is cut into time slices scanned in parallel; a bucket cut by a slice edge is
 /// merged from its parts, so buckets of any width (a whole week, the whole window) use every
-/// thread.
+/// thread. A plan made `per_series` is written series by series (`write_series_buckets`).
 #[allow(clippy::too_many_arguments)]
-pub fn write_buckets<E: From<Error>>(
+pub fn write_buckets<E: From<Error> + Send>(
     db: &Database,
     plan: &Plan,
     from_ns: i64,
@@ -935,6 +935,9 @@ pub fn write_buckets<E: From<Error>>(
     limit: u64,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
+    if plan.group_len > 0 {
+        return write_series_buckets(db, plan, from_ns, to_ns, fill, formatter, limit, sink);
+    }
     write_buckets_of(
         db,
         plan,
@@ -964,7 +967,7 @@ const HELD_ROWS: u64 = 16_384;
 /// after it: handles kept to the end hold the memory their reads freed among them (300 MB
 /// for 30,000 series).
 #[allow(clippy::too_many_arguments)]
-pub fn write_series_buckets<E: From<Error> + Send>(
+fn write_series_buckets<E: From<Error> + Send>(
     db: &Database,
     plan: &Plan,
     from_ns: i64,
