@@ -1319,3 +1319,110 @@ fn lines_ending_in_a_carriage_return_alone() {
         "time,note,v\n2021-01-01T00:00:00Z,\"two\nlines\",1\n2021-01-01T00:00:01Z,\"c\nd\",2\n"
     );
 }
+
+#[test]
+fn interval_times_are_stored_at_their_start() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // ENTSO-E's day-ahead prices: `START - END` in local time, `n/e` for "not expected".
+    fixture(d, "entsoe_day_ahead.csv");
+    let (_, err) = ok(xs(d).args([
+        "-d",
+        "prices",
+        "import",
+        "entsoe_day_ahead.csv",
+        "--timezone",
+        "Europe/Brussels",
+    ]));
+    assert!(
+        err.contains("intervals `START - END`, stored at their start: dates read as day/month/year"),
+        "{err}"
+    );
+    assert!(err.contains("`n/e` read as null"), "{err}");
+    let stored = range(d, "prices");
+    let lines: Vec<&str> = stored.lines().collect();
+    assert_eq!(lines.len(), 11, "{stored}");
+    assert_eq!(
+        lines[0],
+        "mtu_cet_cest,day_ahead_price_eur_mwh,Currency,bzn_de_lu"
+    );
+    // 20:00 in Brussels in January is 19:00 UTC.
+    assert_eq!(lines[1], "2020-01-12T19:00:00Z,41.88,EUR,");
+    assert_eq!(lines[4], "2020-01-12T22:00:00Z,,EUR,");
+    assert_eq!(lines[5], "2020-01-12T23:00:00Z,,EUR,");
+    assert_eq!(lines[10], "2020-01-13T04:00:00Z,35.10,EUR,");
+    assert!(!err.contains("warning"), "{err}");
+    // Without a zone the times are read as UTC, and the column's name (CET/CEST) earns a
+    // warning that `-q` does not silence: it needs action.
+    let (_, err) = ok(xs(d).args(["-d", "utc", "import", "-q", "entsoe_day_ahead.csv"]));
+    assert!(
+        err.contains("warning: times without a zone were read as UTC, but the time column's name `mtu_cet_cest` says CET/CEST"),
+        "{err}"
+    );
+    assert!(range(d, "utc").contains("\n2020-01-12T20:00:00Z,41.88,EUR,\n"));
+    let (_, err) = ok(xs(d).args([
+        "-d",
+        "utc2",
+        "import",
+        "-q",
+        "entsoe_day_ahead.csv",
+        "--timezone",
+        "UTC",
+    ]));
+    assert_eq!(err, "");
+
+    // ISO 8601's `START/END`, and an interval that ends before it starts: rejected with its
+    // reason, never stored at either end.
+    fs::write(
+        d.join("iso.csv"),
+        "period,mwh\n2020-01-01T00:00Z/2020-01-01T01:00Z,5\n2020-01-01T01:00Z/2020-01-01T02:00Z,6\n\
+         2020-01-01T03:00Z/2020-01-01T02:00Z,7\n2020-01-01T03:00Z/2020-01-01T04:00Z,8\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "iso", "import", "iso.csv"]));
+    assert_eq!(code, 4, "{err}");
+    let rejects = fs::read_dir(d.join("iso"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("rejects-"))
+        .expect("rejects file");
+    let rejects = fs::read_to_string(rejects).unwrap();
+    assert!(rejects.contains("\"iso.csv\",4,"), "{rejects}");
+    assert!(
+        rejects.contains("the interval ends before it starts"),
+        "{rejects}"
+    );
+    assert_eq!(
+        range(d, "iso"),
+        "period,mwh\n2020-01-01T00:00:00Z,5\n2020-01-01T01:00:00Z,6\n2020-01-01T03:00:00Z,8\n"
+    );
+}
+
+#[test]
+fn question_marks_are_null_beside_numbers() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // UCI's household power file: `;`, date and time apart, `?` for a missing reading.
+    fixture(d, "household_power.txt");
+    let (_, err) = ok(xs(d).args(["-d", "power", "import", "household_power.txt"]));
+    assert!(err.contains("column `Voltage`: `?` read as null"), "{err}");
+    assert_eq!(
+        range(d, "power"),
+        "Date_Time,Global_active_power,Global_reactive_power,Voltage,Global_intensity,\
+         Sub_metering_1,Sub_metering_2,Sub_metering_3\n\
+         2007-04-28T00:20:00Z,0.242,0.000,242.990,1.000,0.000,0.000,0.000\n\
+         2007-04-28T00:21:00Z,,,,,,,\n2007-04-28T00:22:00Z,,,,,,,\n\
+         2007-04-28T00:23:00Z,0.240,0.000,243.120,1.000,0.000,0.000,1.000\n"
+    );
+    // A column of question marks and words is text, and keeps them.
+    fs::write(
+        d.join("q.csv"),
+        "time,answer\n2021-01-01T00:00:00Z,?\n2021-01-01T00:00:01Z,yes\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "q", "import", "q.csv"]));
+    assert_eq!(
+        range(d, "q"),
+        "time,answer\n2021-01-01T00:00:00Z,?\n2021-01-01T00:00:01Z,yes\n"
+    );
+}

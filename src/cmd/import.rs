@@ -70,8 +70,8 @@ pub struct Args {
     pub decimal_comma: bool,
 
     /// More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in
-    /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, a lone `.` or
-    /// `-`, are null anyway
+    /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, `n/e`, a lone
+    /// `.`, `-` or `?`, are null anyway
     /// (a row whose time is null is rejected).
     #[arg(long, value_name = "TOKENS", allow_hyphen_values = true)]
     pub null: Vec<String>,
@@ -510,6 +510,20 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             summary.rows_removed
         );
     }
+    if summary.naive_times && args.timezone.is_none() {
+        let column = match opts.time_columns.as_slice() {
+            [] => db.config().time_column.clone(),
+            named => named.join("+"),
+        };
+        if let Some(zone) = zone_in_name(&column) {
+            eprintln!(
+                "xs: warning: times without a zone were read as UTC, but the time column's name \
+                 `{column}` says {zone}: if they are local times, import them into a new \
+                 database with --timezone ZONE (an IANA name such as Europe/Berlin or \
+                 America/New_York); --timezone UTC says they are UTC"
+            );
+        }
+    }
     if summary.rows_rejected > args.max_rejects {
         let path = summary
             .rejects_path
@@ -525,6 +539,29 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         ));
     }
     Ok(())
+}
+
+/// The local zone a time column's name mentions (`MTU (CET/CEST)`, `Time (EST)`,
+/// `local_time`), as its words in capitals (`CET/CEST`, `local time`): such times are likely
+/// local, so reading them as UTC needs a word to the user.
+fn zone_in_name(name: &str) -> Option<String> {
+    const ZONES: [&str; 20] = [
+        "cet", "cest", "eet", "eest", "wet", "west", "bst", "msk", "est", "edt", "cst", "cdt", "mst", "mdt",
+        "pst", "pdt", "jst", "kst", "aest", "aedt",
+    ];
+    let words: Vec<String> = name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    if words.iter().any(|w| w == "local") {
+        return Some("local time".into());
+    }
+    let found: Vec<String> = words
+        .iter()
+        .filter(|w| ZONES.contains(&w.as_str()))
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    (!found.is_empty()).then(|| found.join("/"))
 }
 
 /// `--series-by`/`--unique-by` into an existing database must say what it has: the keys are

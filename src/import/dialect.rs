@@ -12,17 +12,24 @@ use crate::io::timefmt::parse_iso;
 /// Delimiters tried by the sniffer, in order of preference on a tie.
 pub const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
 
-/// Tokens read as null in numeric and time columns, besides the empty field: also a lone `.`
-/// (FRED's missing value) and a lone `-` (a dash in an empty cell), which no number is.
-pub const DEFAULT_NULLS: [&[u8]; 8] = [b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A", b".", b"-"];
+/// Tokens read as null in numeric and time columns, besides the empty field: also the
+/// `WEAK_NULLS`, which no number is.
+pub const DEFAULT_NULLS: [&[u8]; 10] = [
+    b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A", b".", b"-", b"?", b"n/e",
+];
+
+/// The default null tokens that are null only beside numbers or booleans: a lone `.` (FRED's
+/// missing value), `-` (a dash in an empty cell), `?` (UCI's and Weka's missing value) and
+/// `n/e` (ENTSO-E's "not expected"). A column of these alone, or of these and words, is text.
+pub const WEAK_NULLS: [&[u8]; 4] = [b".", b"-", b"?", b"n/e"];
 
 /// Whether `v` is one of the default null tokens.
 #[inline]
 pub fn is_default_null(v: &[u8]) -> bool {
-    // Cheap first test: a lone `.` or `-`, or a token starting with one of these bytes (a
+    // Cheap first test: a lone `.`, `-` or `?`, or a token starting with one of these bytes (a
     // negative number must not pay for the list).
     match v {
-        [b'.'] | [b'-'] => true,
+        [b'.'] | [b'-'] | [b'?'] => true,
         [b'N' | b'n' | b'#', ..] => DEFAULT_NULLS.contains(&v),
         _ => false,
     }

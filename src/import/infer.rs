@@ -9,8 +9,8 @@ use std::collections::{BTreeSet, HashMap};
 use super::dialect::{self, date_in_name};
 use super::flextime::{self, DateOrder};
 use super::timeparse::{
-    epoch_magnitude, is_epoch_number, unit_by_magnitude, unit_word, Dst, TimeError, TimeFormat, TimeParser,
-    TimeSpec, Zone,
+    epoch_magnitude, is_epoch_number, split_interval, unit_by_magnitude, unit_word, Dst, TimeError,
+    TimeFormat, TimeParser, TimeSpec, Zone,
 };
 use super::{DateSource, Sample};
 use crate::db::config::{
@@ -219,15 +219,17 @@ pub fn detect_time_format(
     if let Some(p) = pattern {
         if let Some(order) = date_order_keyword(p) {
             let f = TimeFormat::Flex(order);
-            return Ok(mostly(&f).then(|| {
-                (
-                    f,
-                    format!("dates read as {} (--time-format {p})", order.describe()),
-                )
-            }));
+            if mostly(&f) {
+                let how = format!("dates read as {} (--time-format {p})", order.describe());
+                return Ok(Some((f, how)));
+            }
+            return interval_format(&values, unit, pattern);
         }
         let f = TimeFormat::Strftime(p.to_string());
-        return Ok(mostly(&f).then(|| (f, format!("times read with the pattern `{p}`"))));
+        if mostly(&f) {
+            return Ok(Some((f, format!("times read with the pattern `{p}`"))));
+        }
+        return interval_format(&values, unit, pattern);
     }
     let mut epoch_magnitudes: Vec<u64> = values
         .iter()
@@ -291,7 +293,7 @@ pub fn detect_time_format(
         .collect();
     let best = counts.iter().copied().max().unwrap_or(0);
     if !enough(best) {
-        return Ok(None);
+        return interval_format(&values, unit, pattern);
     }
     let (dmy, mdy) = (counts[2], counts[3]);
     let pick = |i: usize, how: String| Ok(Some((candidates[i].clone(), how)));
@@ -344,6 +346,40 @@ pub fn detect_time_format(
         _ => "times of day".into(),
     };
     pick(i, how)
+}
+
+/// The format of intervals (`START - END`, see `TimeFormat::Interval`) whose starts share a
+/// format that also reads their ends, with the same tolerance as `detect_time_format`.
+fn interval_format(
+    values: &[&[u8]],
+    unit: Option<EpochUnit>,
+    pattern: Option<&str>,
+) -> std::result::Result<Option<(TimeFormat, String)>, String> {
+    let starts: Vec<&[u8]> = values
+        .iter()
+        .filter_map(|v| split_interval(v))
+        .map(|(start, _)| start)
+        .collect();
+    if starts.len() * 10 < values.len() * 9 {
+        return Ok(None);
+    }
+    let (inner, how) = match detect_time_format(&starts, unit, pattern)? {
+        // Dates and times only: `10 - 20` is a range of numbers, and a start that is itself an
+        // interval is no time.
+        Some((TimeFormat::Interval(_) | TimeFormat::Epoch(_) | TimeFormat::DayEpoch(_), _)) | None => {
+            return Ok(None)
+        }
+        Some(found) => found,
+    };
+    let f = TimeFormat::Interval(Box::new(inner));
+    let good = values.iter().filter(|v| readable(f.parse(v))).count();
+    let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
+    Ok((good > 0 && values.len() - good <= allowed_bad).then(|| {
+        (
+            f,
+            format!("intervals `START - END`, stored at their start: {how}"),
+        )
+    }))
 }
 
 /// The sample values of the columns `idx`, joined with a space when several: one per sampled
@@ -434,7 +470,10 @@ pub fn existing_time_format(
         Some((format, how)) => {
             let note = matches!(
                 format,
-                TimeFormat::Epoch(_) | TimeFormat::DayEpoch(_) | TimeFormat::Flex(_)
+                TimeFormat::Epoch(_)
+                    | TimeFormat::DayEpoch(_)
+                    | TimeFormat::Flex(_)
+                    | TimeFormat::Interval(_)
             )
             .then_some(how);
             (format, note)
@@ -506,7 +545,9 @@ fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
             }
             Some(finest)
         }
-        TimeFormat::Strftime(_) | TimeFormat::Flex(_) | TimeFormat::DayEpoch(_) => None,
+        TimeFormat::Strftime(_) | TimeFormat::Flex(_) | TimeFormat::DayEpoch(_) | TimeFormat::Interval(_) => {
+            None
+        }
     }
 }
 
@@ -1034,9 +1075,9 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                     }
                 }
                 let (mut t, mut why) = infer_type(&present);
-                // A lone `.` or `-` is null only beside numbers or booleans: a column of dashes
-                // alone, or of dashes and words (a log's missing user), is text.
-                let weak = |v: &[u8]| matches!(v, b"." | b"-") && !o.nulls.iter().any(|n| n == v);
+                // A weak null (a lone `.`, `-`, `?`) is null only beside numbers or booleans: a
+                // column of dashes alone, or of dashes and words (a log's missing user), is text.
+                let weak = |v: &[u8]| dialect::WEAK_NULLS.contains(&v) && !o.nulls.iter().any(|n| n == v);
                 if nulls.iter().any(|v| weak(v)) && (present.is_empty() || t.is_text()) {
                     present.extend(nulls.iter().filter(|v| weak(v)));
                     nulls.retain(|v| !weak(v));
@@ -1761,6 +1802,62 @@ mod tests {
         assert!(
             detect_time_format(&mixed, None, None).unwrap().is_none(),
             "half unreadable is not a time column"
+        );
+    }
+
+    #[test]
+    fn intervals_are_read_at_their_start() {
+        let detect = |values: &[&str], pattern: Option<&str>| {
+            let values: Vec<&[u8]> = values.iter().map(|v| v.as_bytes()).collect();
+            detect_time_format(&values, None, pattern)
+        };
+        let entsoe = [
+            "12.01.2020 23:00 - 13.01.2020 00:00",
+            "13.01.2020 00:00 - 13.01.2020 01:00",
+        ];
+        let (f, how) = detect(&entsoe, None).unwrap().expect("an interval format");
+        assert_eq!(
+            f,
+            TimeFormat::Interval(Box::new(TimeFormat::Flex(DateOrder::Dmy)))
+        );
+        assert!(how.starts_with("intervals `START - END`, stored at their start: dates read as day/month"));
+        assert_eq!(
+            f.parse(entsoe[1].as_bytes()),
+            Ok((1_578_873_600_000_000_000, true))
+        );
+        // Through a `--time-format` keyword too.
+        let (f, _) = detect(&entsoe, Some("dmy")).unwrap().expect("an interval format");
+        assert_eq!(
+            f,
+            TimeFormat::Interval(Box::new(TimeFormat::Flex(DateOrder::Dmy)))
+        );
+        let iso = [
+            "2020-01-01T00:00Z/2020-01-01T01:00Z",
+            "2020-01-01T01:00Z/2020-01-01T02:00Z",
+        ];
+        let (f, _) = detect(&iso, None).unwrap().expect("an interval format");
+        assert_eq!(f, TimeFormat::Interval(Box::new(TimeFormat::Iso)));
+        assert_eq!(
+            f.parse(b"2020-01-01T01:00Z / 2020-01-01T00:00Z"),
+            Err(TimeError::IntervalBackwards)
+        );
+        // Times of day may wrap past midnight.
+        let f = TimeFormat::Interval(Box::new(TimeFormat::Flex(DateOrder::None)));
+        assert!(f.is_time_of_day());
+        assert_eq!(
+            f.parse("23:00 \u{2013} 00:00".as_bytes()),
+            Ok((23 * 3_600_000_000_000, true))
+        );
+        // Words around a dash are no interval; nor is an interval of intervals.
+        assert_eq!(detect(&["buy - market", "sell - limit"], None), Ok(None));
+        assert_eq!(
+            detect(&["2020-01-01 - 2020-01-02 - 2020-01-03"; 3], None),
+            Ok(None)
+        );
+        // Ranges of numbers are not epoch intervals.
+        assert_eq!(
+            detect(&["10 - 20", "20 - 30", "1600000000 - 1600000060"], None),
+            Ok(None)
         );
     }
 

@@ -20,6 +20,24 @@ pub enum TimeFormat {
     Flex(DateOrder),
     /// A time of day as a number of this unit since midnight (`0` … one day).
     DayEpoch(EpochUnit),
+    /// An interval, `START - END` (ENTSO-E's `MTU` column), `START – END` or ISO 8601's
+    /// `START/END`, both ends in this format: stored at its start, the end read to check it.
+    Interval(Box<TimeFormat>),
+}
+
+/// The two ends of an interval written `START - END`, `START – END` (an en dash) or, with
+/// exactly one slash, `START/END`; `None` without a separator.
+pub fn split_interval(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    for sep in [&b" - "[..], " \u{2013} ".as_bytes()] {
+        if let Some(at) = b.windows(sep.len()).position(|w| w == sep) {
+            return Some((b[..at].trim_ascii(), b[at + sep.len()..].trim_ascii()));
+        }
+    }
+    let mut slashes = b.iter().enumerate().filter(|(_, &c)| c == b'/');
+    match (slashes.next(), slashes.next()) {
+        (Some((at, _)), None) => Some((b[..at].trim_ascii(), b[at + 1..].trim_ascii())),
+        _ => None,
+    }
 }
 
 /// How naive times (without a zone in the text) are placed.
@@ -111,6 +129,8 @@ pub enum TimeError {
     },
     /// A time of day past 24:00.
     BeyondDay,
+    /// An interval whose end comes before its start.
+    IntervalBackwards,
     /// A local time that a daylight-saving change skips in this zone.
     DstGap(String),
     /// A local time that occurs twice in this zone.
@@ -145,6 +165,7 @@ impl std::fmt::Display for TimeError {
                 write!(f, "time is outside the storable range {MIN_YEAR}-{MAX_YEAR}")
             }
             TimeError::BeyondDay => f.write_str("a time of day past 24:00"),
+            TimeError::IntervalBackwards => f.write_str("the interval ends before it starts"),
             TimeError::DstGap(zone) => write!(
                 f,
                 "this local time does not exist in {zone} (skipped by a daylight-saving change); \
@@ -191,6 +212,16 @@ impl TimeFormat {
                 }
                 return Ok((t, true));
             }
+            TimeFormat::Interval(inner) => {
+                let (start, end) = split_interval(b).ok_or(TimeError::Unparsable)?;
+                let (t, naive) = inner.parse(start)?;
+                let (end, _) = inner.parse(end)?;
+                // Times of day may wrap past midnight (`23:00 - 00:00`).
+                if end < t && !inner.is_time_of_day() {
+                    return Err(TimeError::IntervalBackwards);
+                }
+                (t, naive)
+            }
         };
         if !in_storable_range(t_ns) {
             return Err(TimeError::OutOfRange { year: None });
@@ -206,6 +237,9 @@ impl TimeFormat {
             TimeFormat::Flex(DateOrder::None) => "times of day".into(),
             TimeFormat::Flex(order) => format!("dates {}", order.describe()),
             TimeFormat::DayEpoch(unit) => format!("{} since midnight", unit_word(*unit)),
+            TimeFormat::Interval(inner) => {
+                format!("intervals of {}, stored at their start", inner.describe())
+            }
         }
     }
 
@@ -214,6 +248,7 @@ impl TimeFormat {
         match self {
             TimeFormat::Flex(DateOrder::None) | TimeFormat::DayEpoch(_) => true,
             TimeFormat::Strftime(p) => !pattern_has_date(p),
+            TimeFormat::Interval(inner) => inner.is_time_of_day(),
             _ => false,
         }
     }
