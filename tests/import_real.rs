@@ -1426,3 +1426,48 @@ fn question_marks_are_null_beside_numbers() {
         "time,answer\n2021-01-01T00:00:00Z,?\n2021-01-01T00:00:01Z,yes\n"
     );
 }
+
+#[test]
+fn times_as_go_kibana_java_and_db2_write_them() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let cases = [
+        // Kibana's CSV export (the date holds a comma, so it is quoted).
+        (
+            "kibana",
+            "\"Jan 1, 2021 @ 00:00:00.000\"",
+            "\"Jan 1, 2021 @ 00:00:01.500\"",
+        ),
+        // Go's time.Time printed: the offset, then the zone's abbreviation.
+        (
+            "go",
+            "2020-12-31 19:00:00 -0500 EST",
+            "2021-01-01 00:00:01.5 +0000 UTC",
+        ),
+        // RFC 9557 and Java's ZonedDateTime: the offset, then the zone in brackets.
+        (
+            "java",
+            "2021-01-01T01:00:00+01:00[Europe/Paris]",
+            "2021-01-01T01:00:01.5+01:00[Europe/Paris]",
+        ),
+        // DB2's timestamps.
+        ("db2", "2021-01-01-00.00.00.000000", "2021-01-01-00.00.01.500000"),
+    ];
+    for (name, first, second) in cases {
+        fs::write(
+            d.join(format!("{name}.csv")),
+            format!("time,v\n{first},1\n{second},2\n"),
+        )
+        .unwrap();
+        ok(xs(d).args(["-d", name, "import", "-q", &format!("{name}.csv")]));
+        let stored = range(d, name);
+        let times: Vec<&str> = stored
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap())
+            .collect();
+        assert_eq!(times.len(), 2, "{name}: {stored}");
+        assert!(times[0].starts_with("2021-01-01T00:00:00"), "{name}: {stored}");
+        assert!(times[1].starts_with("2021-01-01T00:00:01.5"), "{name}: {stored}");
+    }
+}

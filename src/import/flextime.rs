@@ -222,8 +222,12 @@ pub fn parse(b: &[u8], order: DateOrder) -> Option<Flex> {
                     zoned: false,
                 })
             }
-            // `D` as kdb+ writes it: 2019.10.01D00:00:02.584432000.
-            Some(b' ' | b'T' | b't' | b'D') => at += 1,
+            // Kibana's `Jan 1, 2021 @ 00:00:00.000`.
+            Some(b' ') if b[at..].starts_with(b" @ ") => at += 3,
+            // `D` as kdb+ writes it: 2019.10.01D00:00:02.584432000; `_` as in file names;
+            // `-` as DB2 writes it: 2021-01-01-00.00.00.000000.
+            Some(b' ' | b'T' | b't' | b'D' | b'_') => at += 1,
+            Some(b'-') if b.get(at + 1).is_some_and(u8::is_ascii_digit) => at += 1,
             Some(_) => return None,
         }
     } else {
@@ -331,7 +335,11 @@ fn time_of_day(b: &[u8], at: usize, with_date: bool) -> Option<(i64, usize)> {
         }
         _ => return None,
     }
-    if n <= 2 && matches!(b.get(i), Some(b'.' | b',')) && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+    // A fraction after `HH:MM[:SS]`, or after a compact `HHMMSS` (`20210101T000000.123Z`).
+    if (n <= 2 || n == 6)
+        && matches!(b.get(i), Some(b'.' | b','))
+        && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+    {
         let (_, nf) = digits(b, i + 1);
         if nf > 9 {
             return None;
@@ -369,14 +377,39 @@ fn meridiem(b: &[u8]) -> Option<(bool, usize)> {
     None
 }
 
+/// `b` (a zone) without the name that follows a numeric offset: Go's `+0000 UTC` and
+/// `-0500 EST` (how its times print), RFC 9557's and Java's `+01:00[Europe/Paris]`. The offset
+/// says which instant it is; the name only says where.
+fn without_zone_name(b: &[u8]) -> &[u8] {
+    if !matches!(b.first(), Some(b'+' | b'-')) {
+        return b;
+    }
+    if let Some(open) = b.iter().position(|&c| c == b'[') {
+        return if b.ends_with(b"]") { &b[..open] } else { b };
+    }
+    match b.iter().position(|&c| c == b' ') {
+        Some(space)
+            if (1..=6).contains(&(b.len() - space - 1))
+                && b[space + 1..]
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || b"+-".contains(c)) =>
+        {
+            &b[..space]
+        }
+        _ => b,
+    }
+}
+
 /// An optional zone after the time: nothing, `Z`, `±HH`, `±HHMM`, `±HH:MM`, or `UTC`/`GMT`
 /// alone or before such an offset (`GMT+0100`, `UTC-5`), one space before it allowed, and
 /// then a parenthesized name (`GMT+0100 (Central European Standard Time)`, as JavaScript
-/// writes dates). Other zone names (`EST`, `CET`) mean different offsets to different
-/// people, and are refused. Returns the offset (local − UTC) in ns and whether a zone was
+/// writes dates). After a numeric offset a zone name is allowed (`without_zone_name`). Other
+/// zone names alone (`EST`, `CET`) mean different offsets to different people, and are
+/// refused. Returns the offset (local − UTC) in ns and whether a zone was
 /// given.
 fn zone(b: &[u8]) -> Option<(i64, bool)> {
     let b = b.strip_prefix(b" ").unwrap_or(b);
+    let b = without_zone_name(b);
     let named = b.len() >= 3 && (b[..3].eq_ignore_ascii_case(b"utc") || b[..3].eq_ignore_ascii_case(b"gmt"));
     let b = if named { &b[3..] } else { b };
     // The name JavaScript appends after the offset says no more than the offset does.
@@ -456,6 +489,26 @@ mod tests {
         );
         assert_eq!(at("07/31/2011 13:00 PM", DateOrder::Mdy), None);
         assert_eq!(at("2011.07.31D22:00:00.000000000", DateOrder::Ymd), Some(t));
+        // Kibana, file-name and DB2 separators; a compact time with a fraction.
+        assert_eq!(at("Jul 31, 2011 @ 22:00:00.000", DateOrder::Ymd), Some(t));
+        assert_eq!(at("2011-07-31_22:00:00", DateOrder::Ymd), Some(t));
+        assert_eq!(at("2011-07-31-22.00.00.000000", DateOrder::Ymd), Some(t));
+        assert_eq!(at("2011-07-31-", DateOrder::Ymd), None);
+        assert_eq!(at("20110731T220000.123Z", DateOrder::Ymd), Some(t + 123_000_000));
+        // A zone's name after its offset (Go, RFC 9557): the offset places the time.
+        assert_eq!(at("2011-07-31 22:00:00 +0000 UTC", DateOrder::Ymd), Some(t));
+        assert_eq!(
+            at("2011-07-31 17:00:00.5 -0500 EST", DateOrder::Ymd),
+            Some(t + 500_000_000)
+        );
+        assert_eq!(at("2011-08-01 01:00:00 +0300 +03", DateOrder::Ymd), Some(t));
+        assert_eq!(
+            at("2011-08-01T00:00:00+02:00[Europe/Paris]", DateOrder::Ymd),
+            Some(t)
+        );
+        assert_eq!(at("2011-08-01T00:00:00+02:00[Europe/Paris", DateOrder::Ymd), None);
+        assert_eq!(at("2011-07-31 22:00:00 EST", DateOrder::Ymd), None);
+        assert_eq!(at("2011-07-31 22:00:00 +0000 Coordinated", DateOrder::Ymd), None);
         // Month names.
         for text in [
             "31-Jul-2011 22:00",
