@@ -96,7 +96,7 @@ fn check_sym_codes(db: &Database, key: PartitionKey) -> Result<Option<String>> {
         return Ok(None);
     };
     dict.reload()?;
-    let known = dict.snapshot().len() as u64;
+    let known = dict.snapshot()?.len() as u64;
     let fields: Vec<_> = (0..schema.columns().len())
         .filter(|&c| schema.columns()[c].ty == crate::db::schema::ColumnType::Sym)
         .map(|c| schema.field_at(c))

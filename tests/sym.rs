@@ -301,6 +301,19 @@ fn a_damaged_entry_or_a_lost_dictionary_is_a_clear_error() {
         );
         assert_no_panic(&err);
     }
+    // A read that prints no sym column does not read the dictionary (a series database of
+    // 30,000 hosts would read half a megabyte for it): its values are whole, and it succeeds.
+    for columns in ["time,price", "price"] {
+        let out = db.ok(&["range", "2024-08-01", "2024-09-01", "--columns", columns]);
+        assert!(out.ends_with("1.0\n") && !out.contains("BTCUSDT"), "{out}");
+    }
+    assert!(db
+        .ok(&["get", &format!("{DAY}T00:00:00Z"), "--columns", "price"])
+        .contains("1.0"));
+    // A filter on a sym column needs it, and says so.
+    let (code, out, err) = run(db.xs(&["range", "2024-08-01", "2024-09-01", "--columns", "price", "--where", "symbol = BTCUSDT"]));
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(err.contains("sym.dict") && err.contains("checksum"), "{err}");
     // A dictionary removed: the rows' codes have no text; said, never printed wrong.
     fs::remove_file(&dict).unwrap();
     let (code, out, err) = run(db.xs(&["range", "2024-08-01", "2024-09-01"]));

@@ -8,7 +8,6 @@
 //! entries when it opens the database; a code past them (written by a writer since) makes it
 //! read the file again once (`text_reloading`).
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -57,37 +56,108 @@ impl std::hash::Hasher for Fnv {
 pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
 /// The committed entries as of one read: texts by code, and codes by text.
+///
+/// The texts lie back to back in one string (a dictionary of 30,000 host names is one
+/// allocation, not 30,000), and the table of codes by text is built on the first lookup by
+/// text: a reader that only prints values never needs it.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
-    texts: Vec<Arc<str>>,
-    codes: HashMap<Arc<str>, u32, FnvBuild>,
+    joined: String,
+    /// Where each text ends in `joined`; text `i` starts where text `i - 1` ends.
+    ends: Vec<usize>,
+    codes: std::sync::OnceLock<CodeTable>,
 }
 
 impl Snapshot {
     #[inline]
     pub fn text(&self, code: u32) -> Option<&str> {
-        self.texts.get(code as usize).map(|t| &**t)
+        let i = code as usize;
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.joined.get(start..end)
     }
 
     #[inline]
     pub fn code(&self, text: &str) -> Option<u32> {
-        self.codes.get(text).copied()
+        self.codes.get_or_init(|| CodeTable::of(self)).find(self, text)
     }
 
     pub fn len(&self) -> usize {
-        self.texts.len()
+        self.ends.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.texts.is_empty()
+        self.ends.is_empty()
     }
 
     fn push(&mut self, text: &str) -> u32 {
-        let code = self.texts.len() as u32;
-        let text: Arc<str> = Arc::from(text);
-        self.texts.push(Arc::clone(&text));
-        self.codes.insert(text, code);
+        let code = self.ends.len() as u32;
+        self.joined.push_str(text);
+        self.ends.push(self.joined.len());
+        if self.codes.get().is_some() {
+            let mut table = self.codes.take().unwrap_or_default();
+            table.insert(self, code);
+            let _ = self.codes.set(table);
+        }
         code
+    }
+}
+
+/// Codes by the FNV-1a hash of their text, open addressing with linear probing: a slot holds a
+/// code, and a lookup compares the text in the snapshot, so the table allocates once, not per
+/// entry. At most half full.
+#[derive(Clone, Debug, Default)]
+struct CodeTable {
+    /// `EMPTY`, or a code.
+    slots: Vec<u32>,
+}
+
+impl CodeTable {
+    const EMPTY: u32 = u32::MAX;
+
+    fn of(snap: &Snapshot) -> CodeTable {
+        let mut table = CodeTable {
+            slots: vec![Self::EMPTY; (snap.len() * 2).next_power_of_two().max(16)],
+        };
+        for code in 0..snap.len() as u32 {
+            table.place(snap, code);
+        }
+        table
+    }
+
+    fn hash(text: &str) -> usize {
+        super::schema::fnv1a64_more(super::schema::FNV1A64_START, text.as_bytes()) as usize
+    }
+
+    #[inline]
+    fn find(&self, snap: &Snapshot, text: &str) -> Option<u32> {
+        let mask = self.slots.len().checked_sub(1)?;
+        let mut i = Self::hash(text) & mask;
+        loop {
+            match self.slots[i] {
+                Self::EMPTY => return None,
+                code if snap.text(code) == Some(text) => return Some(code),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds `code`, whose text is in `snap` and not in the table yet.
+    fn insert(&mut self, snap: &Snapshot, code: u32) {
+        if (code as usize + 1) * 2 > self.slots.len() {
+            *self = CodeTable::of(snap);
+            return;
+        }
+        self.place(snap, code);
+    }
+
+    fn place(&mut self, snap: &Snapshot, code: u32) {
+        let mask = self.slots.len() - 1;
+        let mut i = Self::hash(snap.text(code).unwrap_or_default()) & mask;
+        while self.slots[i] != Self::EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = code;
     }
 }
 
@@ -95,7 +165,10 @@ impl Snapshot {
 pub struct SymDict {
     dir: PathBuf,
     writable: bool,
-    snap: RwLock<Arc<Snapshot>>,
+    /// `None` until a reader first needs the entries: a command that prints no `sym` column
+    /// never reads the file (a database of 30,000 hosts has a dictionary of half a megabyte).
+    /// A writer loads it on open.
+    snap: RwLock<Option<Arc<Snapshot>>>,
     /// Writer only: entries `[0, durable)` are committed on disk, `durable..` are not yet.
     durable: Mutex<usize>,
 }
@@ -117,14 +190,18 @@ pub enum SymError {
 }
 
 impl SymDict {
-    /// Loads the dictionary of the database at `dir` (empty when the file does not exist yet).
+    /// The dictionary of the database at `dir` (empty when the file does not exist yet): a
+    /// writer's is read and checked here, a reader's when it is first needed (`snapshot`).
     pub fn load(dir: &Path, writable: bool) -> Result<SymDict> {
-        let snap = read_file(&dir.join(SYM_FILE))?;
-        let durable = snap.len();
+        let snap = match writable {
+            true => Some(Arc::new(read_file(&dir.join(SYM_FILE))?)),
+            false => None,
+        };
+        let durable = snap.as_ref().map_or(0, |s| s.len());
         Ok(SymDict {
             dir: dir.to_path_buf(),
             writable,
-            snap: RwLock::new(Arc::new(snap)),
+            snap: RwLock::new(snap),
             durable: Mutex::new(durable),
         })
     }
@@ -135,7 +212,7 @@ impl SymDict {
         SymDict {
             dir: PathBuf::new(),
             writable: true,
-            snap: RwLock::new(Arc::new(Snapshot::default())),
+            snap: RwLock::new(Some(Arc::new(Snapshot::default()))),
             durable: Mutex::new(0),
         }
     }
@@ -144,9 +221,21 @@ impl SymDict {
         self.dir.join(SYM_FILE)
     }
 
-    /// The entries as loaded (and as interned by this writer).
-    pub fn snapshot(&self) -> Arc<Snapshot> {
-        Arc::clone(&self.snap.read().unwrap_or_else(|e| e.into_inner()))
+    /// The entries as loaded (and as interned by this writer); a reader reads the file the
+    /// first time it asks, and fails there if the file is damaged.
+    pub fn snapshot(&self) -> Result<Arc<Snapshot>> {
+        if let Some(snap) = &*self.snap.read().unwrap_or_else(|e| e.into_inner()) {
+            return Ok(Arc::clone(snap));
+        }
+        let fresh = read_file(&self.path())?;
+        let mut guard = self.snap.write().unwrap_or_else(|e| e.into_inner());
+        Ok(Arc::clone(guard.get_or_insert_with(|| Arc::new(fresh))))
+    }
+
+    /// The entries, or none when they cannot be read: for lookups whose misses are checked
+    /// again through `text_reloading`, which says what is wrong.
+    pub fn snapshot_or_empty(&self) -> Arc<Snapshot> {
+        self.snapshot().unwrap_or_default()
     }
 
     /// The code of `text`, giving it a new one if it has none (a writer's handle; the new entry
@@ -154,12 +243,12 @@ impl SymDict {
     /// does not know, and says `Unknown` if it is still missing.
     pub fn intern(&self, text: &str) -> std::result::Result<u32, SymError> {
         check_text(text)?;
-        if let Some(code) = self.snapshot().code(text) {
+        if let Some(code) = self.snapshot_or_empty().code(text) {
             return Ok(code);
         }
         if !self.writable {
             let _ = self.reload();
-            return self.snapshot().code(text).ok_or(SymError::Unknown);
+            return self.snapshot_or_empty().code(text).ok_or(SymError::Unknown);
         }
         Ok(self.intern_all([text])?[0])
     }
@@ -171,7 +260,8 @@ impl SymDict {
         texts: impl IntoIterator<Item = &'a str>,
     ) -> std::result::Result<Vec<u32>, SymError> {
         let mut guard = self.snap.write().unwrap_or_else(|e| e.into_inner());
-        let snap = Arc::make_mut(&mut guard);
+        // A writer's entries are loaded on open; an in-memory dictionary starts empty.
+        let snap = Arc::make_mut(guard.get_or_insert_with(Default::default));
         let mut out = Vec::new();
         for text in texts {
             let code = match snap.code(text) {
@@ -188,7 +278,7 @@ impl SymDict {
     /// returns, rows may refer to every code handed out so far.
     pub fn persist(&self) -> Result<()> {
         let mut durable = self.durable.lock().unwrap_or_else(|e| e.into_inner());
-        let snap = self.snapshot();
+        let snap = self.snapshot()?;
         if snap.len() == *durable || self.dir.as_os_str().is_empty() {
             return Ok(());
         }
@@ -215,8 +305,8 @@ impl SymDict {
             vfs::set_len(&file, committed).map_err(|e| Error::io("truncate", &path, e))?;
         }
         let mut body = Vec::new();
-        for text in &snap.texts[*durable..] {
-            encode_entry(text, &mut body);
+        for code in *durable..snap.len() {
+            encode_entry(snap.text(code as u32).unwrap_or_default(), &mut body);
         }
         vfs::write_at(&file, &body, committed).map_err(|e| Error::io("write", &path, e))?;
         vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e))?;
@@ -234,8 +324,8 @@ impl SymDict {
         }
         let fresh = read_file(&self.path())?;
         let mut guard = self.snap.write().unwrap_or_else(|e| e.into_inner());
-        if fresh.len() > guard.len() {
-            *guard = Arc::new(fresh);
+        if guard.as_ref().is_none_or(|had| fresh.len() > had.len()) {
+            *guard = Some(Arc::new(fresh));
         }
         Ok(())
     }
@@ -244,24 +334,21 @@ impl SymDict {
     /// still unknown is damage (a row that refers to an entry the dictionary lost). `row` names
     /// the row for the message: "a row", or "column `side` of the row at …".
     pub fn text_reloading(&self, code: u32, row: impl FnOnce() -> String) -> Result<Arc<str>> {
-        if let Some(t) = self.snapshot().texts.get(code as usize) {
-            return Ok(Arc::clone(t));
+        if let Some(t) = self.snapshot()?.text(code) {
+            return Ok(Arc::from(t));
         }
         self.reload()?;
-        let snap = self.snapshot();
-        snap.texts
-            .get(code as usize)
-            .cloned()
-            .ok_or_else(|| Error::Damaged {
-                path: self.path(),
-                reason: format!(
-                    "{} refers to symbol code {code}, but the dictionary holds {} entries: it was \
+        let snap = self.snapshot()?;
+        snap.text(code).map(Arc::from).ok_or_else(|| Error::Damaged {
+            path: self.path(),
+            reason: format!(
+                "{} refers to symbol code {code}, but the dictionary holds {} entries: it was \
                      replaced, truncated or removed; restore the database's sym.dict from a backup \
                      (`xs check` lists the rows whose text is lost)",
-                    row(),
-                    snap.len()
-                ),
-            })
+                row(),
+                snap.len()
+            ),
+        })
     }
 }
 
@@ -303,6 +390,14 @@ pub fn encode_entry(text: &str, out: &mut Vec<u8>) {
 /// length (an append that was never committed) are ignored; anything wrong before it is damage,
 /// described with its byte offset.
 pub fn decode(bytes: &[u8]) -> std::result::Result<Vec<String>, String> {
+    let snap = decode_snapshot(bytes)?;
+    Ok((0..snap.len() as u32)
+        .map(|code| snap.text(code).unwrap_or_default().to_string())
+        .collect())
+}
+
+/// `decode`, into a snapshot: the texts are copied once, into one string.
+fn decode_snapshot(bytes: &[u8]) -> std::result::Result<Snapshot, String> {
     if bytes.len() < HEADER_LEN as usize {
         return Err(format!(
             "the file is {} bytes, shorter than its {HEADER_LEN}-byte header",
@@ -322,7 +417,8 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Vec<String>, String> {
         return Err(format!("its header counts {count} entries in {committed} bytes"));
     }
     let body = &bytes[HEADER_LEN as usize..committed as usize];
-    let mut texts = Vec::with_capacity(count as usize);
+    let mut joined = Vec::with_capacity(body.len() - count as usize * ENTRY_HEAD);
+    let mut ends = Vec::with_capacity(count as usize);
     let mut at = 0usize;
     while at < body.len() {
         let offset = HEADER_LEN as usize + at;
@@ -330,7 +426,7 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Vec<String>, String> {
             format!(
                 "entry {} at byte offset {offset} {what}: the dictionary is damaged; restore it \
                  from a backup",
-                texts.len()
+                ends.len()
             )
         };
         if body.len() - at < ENTRY_HEAD {
@@ -348,17 +444,25 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Vec<String>, String> {
         if h.finalize() != crc {
             return Err(damaged("fails its checksum"));
         }
-        let text = std::str::from_utf8(text).map_err(|_| damaged("is not UTF-8"))?;
-        texts.push(text.to_string());
+        if std::str::from_utf8(text).is_err() {
+            return Err(damaged("is not UTF-8"));
+        }
+        joined.extend_from_slice(text);
+        ends.push(joined.len());
         at += ENTRY_HEAD + len;
     }
-    if texts.len() != count as usize {
+    if ends.len() != count as usize {
         return Err(format!(
             "its header counts {count} entries, its committed bytes hold {}",
-            texts.len()
+            ends.len()
         ));
     }
-    Ok(texts)
+    Ok(Snapshot {
+        // Each text was checked to be UTF-8, so their concatenation is.
+        joined: String::from_utf8(joined).map_err(|_| "not UTF-8".to_string())?,
+        ends,
+        codes: Default::default(),
+    })
 }
 
 fn parse_header(h: &[u8]) -> std::result::Result<(u32, u64), String> {
@@ -434,12 +538,7 @@ fn read_file(path: &Path) -> Result<Snapshot> {
     let mut bytes = vec![0u8; committed as usize];
     file.read_exact_at(&mut bytes, 0)
         .map_err(|e| Error::io("read", path, e))?;
-    let texts = decode(&bytes).map_err(|reason| damaged(path, reason))?;
-    let mut snap = Snapshot::default();
-    for t in &texts {
-        snap.push(t);
-    }
-    Ok(snap)
+    decode_snapshot(&bytes).map_err(|reason| damaged(path, reason))
 }
 
 /// Creates an empty dictionary file: written as a temporary file, fsynced, renamed into place,
@@ -566,6 +665,31 @@ mod tests {
         }
     }
 
+    /// The code table finds every text by its code across its growth, and no other text,
+    /// whether it was built before the pushes or after them.
+    #[test]
+    fn codes_by_text_across_growth() {
+        let texts: Vec<String> = (0..5000).map(|i| format!("host_{i}")).collect();
+        let mut early = Snapshot::default();
+        assert_eq!(early.code("host_0"), None); // builds the table while empty
+        for t in &texts {
+            early.push(t);
+        }
+        let mut late = Snapshot::default();
+        for t in &texts {
+            late.push(t);
+        }
+        for snap in [&early, &late] {
+            for (code, t) in texts.iter().enumerate() {
+                assert_eq!(snap.code(t), Some(code as u32), "{t}");
+                assert_eq!(snap.text(code as u32), Some(t.as_str()));
+            }
+            assert_eq!(snap.code("host_5000"), None);
+            assert_eq!(snap.code("host"), None);
+            assert_eq!(snap.text(5000), None);
+        }
+    }
+
     #[test]
     fn a_writer_persists_and_a_reader_reloads() {
         let dir = tempfile::tempdir().unwrap();
@@ -573,7 +697,7 @@ mod tests {
         assert_eq!(w.intern("BTCUSDT"), Ok(0));
         assert_eq!(w.intern_all(["DOGEUSDT", "BTCUSDT", "x"]).unwrap(), [1, 0, 2]);
         let r = SymDict::load(dir.path(), false).unwrap();
-        assert!(r.snapshot().is_empty());
+        assert!(r.snapshot().unwrap().is_empty());
         w.persist().unwrap();
         assert_eq!(&*r.text_reloading(2, String::new).unwrap(), "x");
         assert_eq!(r.intern("DOGEUSDT"), Ok(1));
@@ -583,7 +707,7 @@ mod tests {
             Err(Error::Damaged { .. })
         ));
         let again = SymDict::load(dir.path(), true).unwrap();
-        assert_eq!(again.snapshot().text(1), Some("DOGEUSDT"));
+        assert_eq!(again.snapshot().unwrap().text(1), Some("DOGEUSDT"));
         assert_eq!(again.intern("y"), Ok(3));
         again.persist().unwrap();
         assert_eq!(

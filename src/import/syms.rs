@@ -24,9 +24,10 @@ pub struct ChunkSyms {
 }
 
 impl ChunkSyms {
+    /// An import writes, so its dictionary was read (and checked) when it opened the database.
     pub fn new(dict: &SymDict) -> ChunkSyms {
         ChunkSyms {
-            snap: dict.snapshot(),
+            snap: dict.snapshot_or_empty(),
             local: HashMap::default(),
             texts: Vec::new(),
         }

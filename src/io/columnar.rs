@@ -186,6 +186,9 @@ impl BatchBuilder {
         capacity: usize,
     ) -> Result<BatchBuilder, String> {
         let (names, fields) = resolve_columns(config, columns)?;
+        let prints_sym = fields
+            .iter()
+            .any(|f| matches!(f, Field::Column(c) if c.ty == ColumnType::Sym));
         let (unit, unit_ns) = time_unit(config.granularity.ns(), container);
         let mut arrow_fields = Vec::with_capacity(fields.len());
         let mut builders = Vec::with_capacity(fields.len());
@@ -225,10 +228,12 @@ impl BatchBuilder {
             row_len: config.schema.row_len(),
             slab_len: usize::try_from(config.slab_len()).map_err(|_| "slot too large".to_string())?,
             granularity_ns: config.granularity.ns(),
+            // Read only when a column needs it (see `RowFormatter::new`).
             syms: config
                 .schema
                 .syms()
-                .map(|d| (config.schema.clone(), d.snapshot())),
+                .filter(|_| prints_sym)
+                .map(|d| (config.schema.clone(), d.snapshot_or_empty())),
             slot_times: Vec::new(),
             slot_rows: Vec::new(),
         })

@@ -180,6 +180,9 @@ impl RowFormatter {
     pub fn new(config: &Config, options: &OutputOptions) -> Result<RowFormatter, String> {
         let schema = &config.schema;
         let (names, fields) = resolve_columns(config, options.columns.as_deref())?;
+        let prints_sym = fields
+            .iter()
+            .any(|f| matches!(f, Field::Column(c) if c.ty == ColumnType::Sym));
         let json_keys = names
             .iter()
             .enumerate()
@@ -226,7 +229,12 @@ impl RowFormatter {
             row_len: schema.row_len(),
             slab_len: usize::try_from(config.slab_len()).map_err(|_| "slot too large".to_string())?,
             granularity_ns,
-            syms: schema.syms().map(|d| (schema.clone(), d.snapshot())),
+            // The dictionary is read only when a printed column needs it; a code the snapshot
+            // lacks (or a dictionary that cannot be read) is looked up again and said.
+            syms: schema
+                .syms()
+                .filter(|_| prints_sym)
+                .map(|d| (schema.clone(), d.snapshot_or_empty())),
         })
     }
 

@@ -524,7 +524,7 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
         (Target::Field(f), Test::Cmp(op, want)) if f.ty == ColumnType::Sym => Test::SymCmp {
             op,
             want,
-            snap: schema.syms().map(|d| d.snapshot()).unwrap_or_default(),
+            snap: schema.syms().map(|d| d.snapshot_or_empty()).unwrap_or_default(),
             schema: Box::new(schema.clone()),
         },
         (_, test) => test,
@@ -551,13 +551,13 @@ fn sym_codes(schema: &Schema, vals: &[Val], equal: bool) -> Test {
         if want.iter().any(|t| {
             std::str::from_utf8(t)
                 .ok()
-                .and_then(|t| dict.snapshot().code(t))
+                .and_then(|t| dict.snapshot_or_empty().code(t))
                 .is_none()
         }) {
             // A failed read leaves the snapshot: rows past it are looked up one by one.
             let _ = dict.reload();
         }
-        let snap = dict.snapshot();
+        let snap = dict.snapshot_or_empty();
         codes = want
             .iter()
             .filter_map(|t| snap.code(std::str::from_utf8(t).ok()?))
