@@ -913,10 +913,11 @@ fn queries_take_the_header_text_of_an_aliased_column_too() {
         "Ticker",
     ]));
     assert_eq!(out, "Ticker\nAAPL\nAAPL\n");
-    let (out, _) = ok(xs(d)
-        .args(["-d", "s", "range"])
-        .args(window)
-        .args(["--agg", "max(Adj Close),min(adj_close)"]));
+    let (out, _) = ok(xs(d).args(["-d", "s", "range"]).args(window).args([
+        "--agg",
+        "max(Adj Close),min(adj_close)",
+        "--all-series",
+    ]));
     assert_eq!(
         out,
         "Date,max_adj_close,min_adj_close\n2000-03-01T00:00:00Z,3.9520,1.5033\n"
@@ -1470,4 +1471,156 @@ fn times_as_go_kibana_java_and_db2_write_them() {
         assert!(times[0].starts_with("2021-01-01T00:00:00"), "{name}: {stored}");
         assert!(times[1].starts_with("2021-01-01T00:00:01.5"), "{name}: {stored}");
     }
+}
+
+/// Kaggle's per-ticker daily files: each holds one symbol in a `Name` column. A database made
+/// from the first keeps each file's rows apart by that column, so the second ticker's file,
+/// at the same dates, adds its rows instead of replacing the first's (issue 13's first case).
+#[test]
+fn per_ticker_files_keep_every_ticker() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let aapl = fixture(d, "kaggle_stocks_AAPL.csv");
+    let msft = fixture(d, "kaggle_stocks_MSFT.csv");
+    let (_, err) = ok(xs(d).args(["-d", "s", "import"]).arg(&aapl));
+    assert!(err.contains("series key `Name` (guessed)"), "{err}");
+    let (_, err) = ok(xs(d).args(["-d", "s", "import"]).arg(&msft));
+    assert!(!err.contains("replaced"), "{err}");
+    let out = range(d, "s");
+    assert_eq!(out.lines().count(), 7, "{out}");
+    assert!(
+        out.contains("2013-02-08T00:00:00Z,67.7142,68.4014,66.8928,67.8542,158168416,AAPL"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2013-02-12T00:00:00Z,27.8800,28.0000,27.7500,27.8800,35990829,MSFT"),
+        "{out}"
+    );
+}
+
+/// Clock digits without separators (`93000500` is 09:30:00.500, China's CTP ticks; `93000`
+/// is 09:30:00) are times of day on the file name's date, never epoch numbers of 1972.
+#[test]
+fn clock_digits_are_times_of_day() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "ctp_hhmmssmmm_20210104.csv");
+    let (_, err) = ok(xs(d).args(["-d", "c", "import"]).arg(&input));
+    assert!(err.contains("clock times written HHMMSSmmm"), "{err}");
+    let out = range(d, "c");
+    assert!(out.contains("2021-01-04T09:30:00.500Z,10.5,100"), "{out}");
+    assert!(out.contains("2021-01-04T14:59:59.999Z,10.2,10"), "{out}");
+    let input = fixture(d, "clock_hhmmss_20210104.csv");
+    ok(xs(d).args(["-d", "h", "import"]).arg(&input));
+    let out = range(d, "h");
+    assert!(
+        out.contains("2021-01-04T09:30:00Z,10.5") && out.contains("2021-01-04T14:59:59Z,10.2"),
+        "{out}"
+    );
+    // 34200 could be 03:42:00 or 34,200 s after midnight (09:30): three values cannot tell.
+    let input = fixture(d, "clock_or_seconds_20210105.csv");
+    let (code, _, err) = run(xs(d).args(["-d", "a", "import"]).arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--time-format hhmmss") && err.contains("--time-unit s"),
+        "{err}"
+    );
+    assert!(!d.join("a").join("xs.toml").exists());
+    ok(xs(d).args(["-d", "a", "import", "--time-unit", "s"]).arg(&input));
+    assert!(range(d, "a").contains("2021-01-05T09:30:00Z,10.5"));
+    ok(xs(d)
+        .args(["-d", "b", "import", "--time-format", "hhmmss"])
+        .arg(&input));
+    assert!(range(d, "b").contains("2021-01-05T03:42:00Z,10.5"));
+}
+
+/// `YYYYMMDDHHMM` and `YYYYMMDDHH` written as one number are date-times, not epoch
+/// milliseconds of 1976 or seconds of 2034; a pattern with an hour and no minute keeps its hour.
+#[test]
+fn compact_date_times_are_not_epoch_numbers() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "compact_yyyymmddhhmm.csv");
+    let (_, err) = ok(xs(d).args(["-d", "m", "import"]).arg(&input));
+    assert!(err.contains("date-times written YYYYMMDDHHMM"), "{err}");
+    let out = range(d, "m");
+    assert!(
+        out.contains("2021-01-01T12:30:00Z,1.5") && out.contains("2021-01-01T12:45:00Z,3.5"),
+        "{out}"
+    );
+    let input = fixture(d, "compact_yyyymmddhh.csv");
+    ok(xs(d).args(["-d", "h", "import"]).arg(&input));
+    let out = range(d, "h");
+    assert!(
+        out.contains("2021-01-01T06:00:00Z,2") && out.contains("2021-01-01T12:00:00Z,3"),
+        "{out}"
+    );
+    ok(xs(d)
+        .args(["-d", "p", "import", "--time-format", "%Y%m%d%H"])
+        .arg(&input));
+    assert!(range(d, "p").contains("2021-01-01T12:00:00Z,3"));
+}
+
+/// A column of row numbers is not seconds since midnight, even with a date in the file name,
+/// and a `Date` column of spreadsheet serial numbers is not either: both are refused.
+#[test]
+fn ids_and_serial_dates_are_not_times_of_day() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "orders_20210105.csv");
+    let (code, _, err) = run(xs(d).args(["-d", "o", "import"]).arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("found no column whose values read as times"),
+        "{err}"
+    );
+    let input = fixture(d, "excel_serial_dates.csv");
+    let (code, _, err) = run(xs(d).args(["-d", "e", "import"]).arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("column `Date` holds numbers such as 44197") && err.contains("serial dates"),
+        "{err}"
+    );
+}
+
+/// Of a `date` column and a `timestamp` column, the time is the one with the time of day; a
+/// `Time` column of `HHMM` digits beside a date joins it.
+#[test]
+fn the_time_column_is_the_one_with_the_time_of_day() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "date_and_timestamp.csv");
+    let (_, err) = ok(xs(d).args(["-d", "s", "import"]).arg(&input));
+    assert!(err.contains("time column `timestamp`"), "{err}");
+    let out = range(d, "s");
+    assert!(out.contains("2021-01-04T09:31:00.456Z,2021-01-04,10.6"), "{out}");
+    let input = fixture(d, "date_hhmm_columns.csv");
+    let (_, err) = ok(xs(d).args(["-d", "j", "import"]).arg(&input));
+    assert!(err.contains("time from columns `Date`+`Time` joined"), "{err}");
+    let out = range(d, "j");
+    assert!(
+        out.contains("2021-01-04T09:30:00Z,100.5,101.0") && out.contains("2021-01-04T16:00:00Z,102.0,102.5"),
+        "{out}"
+    );
+}
+
+/// A tab-separated file whose prices have a decimal point groups thousands with commas: no
+/// decimal comma, so `143,301` is never 143.301. In a `;` file of decimal commas, a dot groups
+/// thousands (`1.234` is 1234), and a text column keeps its commas.
+#[test]
+fn thousands_separators_are_not_decimal_commas() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "us_thousands.tsv");
+    let (_, err) = ok(xs(d).args(["-d", "u", "import"]).arg(&input));
+    assert!(!err.contains("decimal comma"), "{err}");
+    let out = range(d, "u");
+    assert!(out.contains("2021-01-04T00:00:00Z,129.41,\"143,301\""), "{out}");
+    assert!(!out.contains("143.301"), "{out}");
+    let input = fixture(d, "de_thousands_dot.csv");
+    let (_, err) = ok(xs(d).args(["-d", "g", "import"]).arg(&input));
+    assert!(err.contains("decimal comma"), "{err}");
+    let out = range(d, "g");
+    assert!(out.contains("2021-01-01T00:00:00Z,1.500,\"a,b\""), "{out}");
+    assert!(out.contains("2021-01-03T00:00:00Z,1234.000,\"999,99\""), "{out}");
 }

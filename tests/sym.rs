@@ -311,7 +311,15 @@ fn a_damaged_entry_or_a_lost_dictionary_is_a_clear_error() {
         .ok(&["get", &format!("{DAY}T00:00:00Z"), "--columns", "price"])
         .contains("1.0"));
     // A filter on a sym column needs it, and says so.
-    let (code, out, err) = run(db.xs(&["range", "2024-08-01", "2024-09-01", "--columns", "price", "--where", "symbol = BTCUSDT"]));
+    let (code, out, err) = run(db.xs(&[
+        "range",
+        "2024-08-01",
+        "2024-09-01",
+        "--columns",
+        "price",
+        "--where",
+        "symbol = BTCUSDT",
+    ]));
     assert_eq!(code, 3, "{out}{err}");
     assert!(err.contains("sym.dict") && err.contains("checksum"), "{err}");
     // A dictionary removed: the rows' codes have no text; said, never printed wrong.

@@ -119,6 +119,38 @@ pub fn fix_decimal_comma(v: &mut [u8]) {
     }
 }
 
+/// A number written with a decimal comma, in `out` as xs reads numbers: `12,5` → `12.5`,
+/// `1.234,5` and `1.234` → `1234.5` and `1234` (dots group thousands there). False, `out`
+/// untouched, for anything else.
+pub fn from_decimal_comma(v: &[u8], out: &mut Vec<u8>) -> bool {
+    let (sign, body) = match v.strip_prefix(b"-") {
+        Some(rest) => (&b"-"[..], rest),
+        None => (&b""[..], v),
+    };
+    let (int, frac) = match body.iter().position(|&c| c == b',') {
+        Some(p) => (&body[..p], Some(&body[p + 1..])),
+        None => (body, None),
+    };
+    let groups: Vec<&[u8]> = int.split(|&c| c == b'.').collect();
+    let grouped = groups.len() > 1
+        && (1..=3).contains(&groups[0].len())
+        && groups[1..].iter().all(|g| g.len() == 3)
+        && groups.iter().all(|g| g.iter().all(u8::is_ascii_digit));
+    let plain = groups.len() == 1 && !int.is_empty() && int.iter().all(u8::is_ascii_digit);
+    let frac_ok = frac.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
+    if !(grouped || (plain && frac.is_some())) || !frac_ok {
+        return false;
+    }
+    out.clear();
+    out.extend_from_slice(sign);
+    out.extend(groups.iter().flat_map(|g| g.iter().copied()));
+    if let Some(f) = frac {
+        out.push(b'.');
+        out.extend_from_slice(f);
+    }
+    true
+}
+
 /// What a value looks like, for telling a header from data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

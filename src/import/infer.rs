@@ -142,15 +142,14 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// How likely a column name is to be the time: 3 exact, 2 contains `time`, 1 `ts`/`date`.
+/// How likely a column name is to be the time: 3 exact, 2 `date` or contains `time`, 1 `ts`/`date`.
 fn time_name_score(name: &str) -> u8 {
     let lower = name.to_ascii_lowercase();
-    const EXACT: [&str; 9] = [
+    const EXACT: [&str; 8] = [
         "time",
         "timestamp",
         "ts",
         "datetime",
-        "date",
         "t",
         "date_time",
         "time_stamp",
@@ -158,6 +157,9 @@ fn time_name_score(name: &str) -> u8 {
     ];
     if EXACT.contains(&lower.as_str()) {
         3
+    } else if lower == "date" {
+        // Below `timestamp`: of a `date` and a `timestamp` column, the one with the time of day.
+        2
     } else if lower.contains("time") {
         2
     } else if lower.contains("date") || lower.split(['_', '-', '.']).any(|p| p == "ts") {
@@ -174,6 +176,99 @@ fn readable(parsed: std::result::Result<(i64, bool), TimeError>) -> bool {
         Ok(_) => true,
         Err(e) => e.below_ns_time().is_some(),
     }
+}
+
+/// The clock format a `--time-format` keyword names: `hhmmss`, `hhmmssmmm` (any case).
+pub fn clock_keyword(pattern: &str) -> Option<TimeFormat> {
+    match pattern.to_ascii_lowercase().as_str() {
+        "hhmmss" => Some(TimeFormat::Clock { frac: 0 }),
+        "hhmmssmmm" | "hhmmssfff" => Some(TimeFormat::Clock { frac: 3 }),
+        _ => None,
+    }
+}
+
+/// Date-times written as one number, `YYYYMMDDHH[MM[SS[mmm]]]` (`202101011230`): a year from
+/// 1900 to 2100 leading every value of one length. Read as epoch numbers they would land in
+/// the 1970s or past 2030, so they are never taken for those.
+fn compact_date_time(values: &[&[u8]], mostly: &dyn Fn(&TimeFormat) -> bool) -> Option<(TimeFormat, String)> {
+    let len = values.first()?.len();
+    let (pattern, shape) = match len {
+        10 => ("%Y%m%d%H", "YYYYMMDDHH"),
+        12 => ("%Y%m%d%H%M", "YYYYMMDDHHMM"),
+        14 => ("%Y%m%d%H%M%S", "YYYYMMDDHHMMSS"),
+        17 => ("%Y%m%d%H%M%S%3f", "YYYYMMDDHHMMSSmmm"),
+        _ => return None,
+    };
+    let plausible = |v: &&[u8]| {
+        v.len() == len
+            && v.iter().all(u8::is_ascii_digit)
+            && (1900..=2100).contains(&epoch_magnitude(&v[..4]))
+    };
+    if !values.iter().all(plausible) {
+        return None;
+    }
+    let f = TimeFormat::Strftime(pattern.into());
+    mostly(&f).then(|| {
+        (
+            f,
+            format!("date-times written {shape} (--time-format '{pattern}')"),
+        )
+    })
+}
+
+/// Times of day written as clock digits, `HHMMSS` or `HHMMSSmmm` without their separators
+/// (`93000` is 09:30:00): every value has minutes and seconds below 60. Where the numbers
+/// could also be seconds (or milliseconds) since midnight, enough distinct values settle it
+/// (such counts soon pass a 60 in those places); too few is a refusal that names both flags.
+fn clock_digits(values: &[&[u8]]) -> std::result::Result<Option<(TimeFormat, String)>, String> {
+    let (short, long) = (
+        values.iter().map(|v| v.len()).min(),
+        values.iter().map(|v| v.len()).max(),
+    );
+    let frac = match (short, long) {
+        (Some(5..=6), Some(5..=6)) => 0u8,
+        (Some(8..=9), Some(8..=9)) => 3,
+        _ => return Ok(None),
+    };
+    if !values
+        .iter()
+        .all(|v| crate::import::timeparse::parse_clock(v, frac).is_ok())
+    {
+        return Ok(None);
+    }
+    let f = TimeFormat::Clock { frac };
+    let max = values.iter().map(|v| epoch_magnitude(v)).max().unwrap_or(0);
+    let (unit, since_midnight) = if frac == 0 {
+        (EpochUnit::S, max < 86_400)
+    } else {
+        (EpochUnit::Ms, max < 86_400_000)
+    };
+    let mut distinct: Vec<&[u8]> = values.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if !since_midnight || distinct.len() >= 20 {
+        let how = match since_midnight {
+            false => format!(
+                "{}: too large for {} since midnight",
+                f.describe(),
+                unit_word(unit)
+            ),
+            true => format!(
+                "{}: minutes and seconds below 60 in every one of {} values",
+                f.describe(),
+                distinct.len()
+            ),
+        };
+        return Ok(Some((f, how)));
+    }
+    let keyword = if frac == 0 { "hhmmss" } else { "hhmmssmmm" };
+    Err(format!(
+        "its numbers read as {} and as {} since midnight, and the sample has too few to tell; \
+         pass --time-format {keyword} or --time-unit {}",
+        f.describe(),
+        unit_word(unit),
+        if frac == 0 { "s" } else { "ms" }
+    ))
 }
 
 /// The date order a `--time-format` keyword names (`ymd`, `dmy`, `mdy`, any case): the
@@ -217,6 +312,9 @@ pub fn detect_time_format(
         return Ok(None);
     }
     if let Some(p) = pattern {
+        if let Some(f) = clock_keyword(p) {
+            return Ok(mostly(&f).then(|| (f.clone(), format!("{} (--time-format {p})", f.describe()))));
+        }
         if let Some(order) = date_order_keyword(p) {
             let f = TimeFormat::Flex(order);
             if mostly(&f) {
@@ -241,6 +339,14 @@ pub fn detect_time_format(
         let compact = TimeFormat::Flex(DateOrder::Ymd);
         if unit.is_none() && values.iter().all(|v| v.len() == 8) && mostly(&compact) {
             return Ok(Some((compact, "dates written YYYYMMDD".into())));
+        }
+        if unit.is_none() {
+            if let Some(found) = compact_date_time(&values, &mostly) {
+                return Ok(Some(found));
+            }
+            if let Some(found) = clock_digits(&values)? {
+                return Ok(Some(found));
+            }
         }
         let negative = values.iter().any(|v| v.starts_with(b"-"));
         let max = epoch_magnitudes.iter().copied().max().unwrap_or(0);
@@ -412,7 +518,7 @@ pub fn time_values<'s>(sample: &'s Sample, idx: &[usize]) -> Vec<Cow<'s, [u8]>> 
 
 /// An adjacent date-only and time-only pair of columns (`Date`, `Time`), if the sample has one.
 fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
-    let mostly = |i: usize, test: fn(&[u8]) -> bool| {
+    let mostly = |i: usize, test: &dyn Fn(&[u8]) -> bool| {
         let vals = || sample.rows.column(i).filter(|v| !v.is_empty());
         // The first values decide most columns at once; the whole sample only the likely ones.
         let (head, head_good) = vals()
@@ -423,8 +529,21 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
             good * 10 >= n * 9
         }
     };
+    // `0930` and `093000` beside a date are clock times too, in a column named like a time
+    // (elsewhere four digits are as likely a count).
+    let clock = |v: &[u8]| {
+        let v = v.trim_ascii();
+        matches!(v.len(), 4 | 6)
+            && v.iter().all(u8::is_ascii_digit)
+            && epoch_magnitude(&v[..2]) < 24
+            && v[2..].chunks(2).all(|pair| epoch_magnitude(pair) < 60)
+    };
     (0..sample.names.len().saturating_sub(1))
-        .find(|&i| mostly(i, dialect::is_date_only) && mostly(i + 1, dialect::is_time_only))
+        .find(|&i| {
+            mostly(i, &dialect::is_date_only)
+                && (mostly(i + 1, &dialect::is_time_only)
+                    || (time_name_score(&sample.names[i + 1]) >= 2 && mostly(i + 1, &clock)))
+        })
         .map(|i| (i, i + 1))
 }
 
@@ -545,6 +664,7 @@ fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
             }
             Some(finest)
         }
+        TimeFormat::Clock { frac } => Some(NS_PER_SEC / 10i64.pow(u32::from(*frac))),
         TimeFormat::Strftime(_) | TimeFormat::Flex(_) | TimeFormat::DayEpoch(_) | TimeFormat::Interval(_) => {
             None
         }
@@ -841,6 +961,31 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             }
         };
         let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
+        if let (TimeFormat::DayEpoch(_), [only], true) = (&format, &idx[..], o.time_columns.is_empty()) {
+            let name = names[*only].to_ascii_lowercase();
+            // Row numbers and ids count up from 1 like seconds since midnight: never a time.
+            if is_id_name(&name) {
+                continue;
+            }
+            // A date column holds no time of day: small numbers there are Excel's serial days
+            // (44197 is 2021-01-01), which xs does not read.
+            if name.contains("date") && !name.contains("time") && o.time_unit.is_none() {
+                let example = refs
+                    .iter()
+                    .find(|v| !v.is_empty())
+                    .map(|v| String::from_utf8_lossy(v));
+                refusal.get_or_insert(format!(
+                    "column `{}` holds numbers such as {} where dates belong: read as seconds since \
+                     midnight they would all fall on one day. If they are spreadsheet serial dates \
+                     (days since 1899-12-30), export the column as dates; if they are times of day, \
+                     pass --time-column {} --time-unit s (or ms) with --date",
+                    names[*only],
+                    example.unwrap_or_default(),
+                    names[*only]
+                ));
+                continue;
+            }
+        }
         if let TimeFormat::DayEpoch(_) = format {
             // A counter or a price below 86,400,000 is not a time of day: an unnamed column must
             // be the first one (where Lean, AlgoSeek and LOBSTER files keep it), hold numbers in
@@ -1386,9 +1531,33 @@ fn series_groups(sample: &Sample, series_idx: &[usize], row_times: &[Option<i64>
     groups
 }
 
+/// Whether a column name says it counts rows or names them (`id`, `order_id`, `index`, `seq`):
+/// such a column is never a time of day, however its numbers look.
+fn is_id_name(lower: &str) -> bool {
+    const IDS: [&str; 14] = [
+        "id", "index", "idx", "seq", "sequence", "no", "nr", "n", "#", "row", "num", "number", "count", "key",
+    ];
+    IDS.contains(&lower)
+        || lower.ends_with("_id")
+        || lower.ends_with(" id")
+        || lower.starts_with("id_")
+        || (lower.ends_with("id") && lower.len() > 2 && !lower.ends_with("mid"))
+}
+
 /// Names that say a column tells series apart.
-const SERIES_NAMES: [&str; 14] = [
+const SERIES_NAMES: [&str; 25] = [
     "symbol",
+    "symbols",
+    "name",
+    "stock",
+    "coin",
+    "security",
+    "contract",
+    "product",
+    "machine",
+    "server",
+    "site",
+    "city",
     "sym",
     "ticker",
     "instrument",
@@ -1453,7 +1622,7 @@ fn choose_series(
     let shared_rows: usize = shared.iter().map(|rows| rows.len()).sum();
     let rows = row_times.iter().flatten().count();
     if rows < MIN_ROWS_TO_JUDGE {
-        return Ok((Vec::new(), None));
+        return Ok(named_series(sample, time_idx));
     }
     // Rows that share timestamps are the evidence for a column not named like a series; a
     // column named like one (`symbol`) needs only values that come back over time.
@@ -1536,8 +1705,44 @@ fn choose_series(
                 100.0 * share
             )),
         ),
-        None => (Vec::new(), None),
+        None => named_series(sample, time_idx),
     })
+}
+
+/// A text column named like a series key (`symbol`, `ticker`, `host` …) is one even where the
+/// sample cannot show it: a per-ticker file holds one symbol, and a database made from it
+/// without a series key would let the next ticker's file replace its rows.
+fn named_series(sample: &Sample, time_idx: &[usize]) -> (Vec<usize>, Option<String>) {
+    let found = (0..sample.names.len()).find(|&i| {
+        if time_idx.contains(&i) || !SERIES_NAMES.contains(&sample.names[i].to_ascii_lowercase().as_str()) {
+            return false;
+        }
+        let values: Vec<&[u8]> = sample
+            .rows
+            .iter()
+            .filter_map(|r| r.get(i))
+            .filter(|v| !v.is_empty())
+            .collect();
+        let numbers = values
+            .iter()
+            .filter(|v| {
+                is_plain_decimal(v) || std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok())
+            })
+            .count();
+        !values.is_empty() && numbers * 2 <= values.len() && values.iter().all(|v| v.len() <= 64)
+    });
+    match found {
+        Some(i) => (
+            vec![i],
+            Some(format!(
+                "series key `{}` (guessed): a text column named like one; each series is stored \
+                 apart, so a later file of other `{}` values keeps these rows (pass --series-by to \
+                 choose, --series-by none for one series)",
+                sample.names[i], sample.names[i]
+            )),
+        ),
+        None => (Vec::new(), None),
+    }
 }
 
 /// The unique key: as given, else an integer column named like an id whose values are all

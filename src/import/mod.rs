@@ -434,11 +434,24 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
     }
     let head = dialect::records(data, at, csv.delimiter, 1000);
     if sniff.decimal_comma && csv.delimiter != b',' {
-        let commas = head
-            .iter()
-            .skip(1)
-            .any(|(_, r)| r.iter().any(|v| dialect::is_decimal_comma(v)));
-        if commas {
+        let values = || head.iter().skip(1).flat_map(|(_, r)| r.iter());
+        // A comma followed by other than three digits is a decimal comma (`2,6`); three
+        // (`143,301`) may group thousands. A dot before other than three digits (`129.41`) is a
+        // decimal point, and then the commas group thousands.
+        let decimal = |v: &[u8], sep: u8| {
+            let v = v.trim_ascii();
+            let v = v.strip_prefix(b"-").unwrap_or(v);
+            v.iter().position(|&c| c == sep).is_some_and(|p| {
+                let (int, frac) = (&v[..p], &v[p + 1..]);
+                !int.is_empty()
+                    && !frac.is_empty()
+                    && frac.len() != 3
+                    && int.iter().chain(frac).all(u8::is_ascii_digit)
+            })
+        };
+        let commas = values().any(|v| dialect::is_decimal_comma(v) && decimal(v, b','));
+        let dots = values().any(|v| decimal(v, b'.'));
+        if commas && !dots {
             csv.decimal_comma = true;
             notes.push("numbers with a decimal comma (detected; pass --decimal-comma to force it)".into());
         }
@@ -941,6 +954,8 @@ struct ParseCtx<'a> {
     series: Vec<usize>,
     /// Per column: whether it is `sym`.
     is_sym: Vec<bool>,
+    /// Per column: whether it holds numbers (a decimal comma is read only there).
+    is_numeric: Vec<bool>,
 }
 
 /// Where each parsed row goes: its time on the granularity, its series (by the key columns'
@@ -1222,10 +1237,9 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                         }
                         continue;
                     }
-                    if decimal_comma && dialect::is_decimal_comma(bytes) {
-                        number.clear();
-                        number.extend_from_slice(bytes);
-                        dialect::fix_decimal_comma(&mut number);
+                    // Numbers only: a text column keeps its commas.
+                    if decimal_comma && ctx.is_numeric[col] && dialect::from_decimal_comma(bytes, &mut number)
+                    {
                         bytes = &number;
                     }
                     if let Err(e) = ctx.encoder.set(schema, row, col, bytes) {
@@ -2036,6 +2050,19 @@ pub fn run(
             .columns()
             .iter()
             .map(|c| c.ty == crate::db::schema::ColumnType::Sym)
+            .collect(),
+        is_numeric: config
+            .schema
+            .columns()
+            .iter()
+            .map(|c| {
+                !matches!(
+                    c.ty,
+                    crate::db::schema::ColumnType::Str(_)
+                        | crate::db::schema::ColumnType::Sym
+                        | crate::db::schema::ColumnType::Bool
+                )
+            })
             .collect(),
     };
     let sym_cols: Vec<usize> = (0..ctx.is_sym.len()).filter(|&c| ctx.is_sym[c]).collect();

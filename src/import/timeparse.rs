@@ -20,6 +20,9 @@ pub enum TimeFormat {
     Flex(DateOrder),
     /// A time of day as a number of this unit since midnight (`0` … one day).
     DayEpoch(EpochUnit),
+    /// A time of day as the digits of a clock, `HHMMSS` with `frac` more digits of the
+    /// second (0 or 3: `93000`, `093000500`), the leading zero of the hour optional.
+    Clock { frac: u8 },
     /// An interval, `START - END` (ENTSO-E's `MTU` column), `START – END` or ISO 8601's
     /// `START/END`, both ends in this format: stored at its start, the end read to check it.
     Interval(Box<TimeFormat>),
@@ -212,6 +215,7 @@ impl TimeFormat {
                 }
                 return Ok((t, true));
             }
+            TimeFormat::Clock { frac } => return parse_clock(b, *frac).map(|t| (t, true)),
             TimeFormat::Interval(inner) => {
                 let (start, end) = split_interval(b).ok_or(TimeError::Unparsable)?;
                 let (t, naive) = inner.parse(start)?;
@@ -237,6 +241,8 @@ impl TimeFormat {
             TimeFormat::Flex(DateOrder::None) => "times of day".into(),
             TimeFormat::Flex(order) => format!("dates {}", order.describe()),
             TimeFormat::DayEpoch(unit) => format!("{} since midnight", unit_word(*unit)),
+            TimeFormat::Clock { frac: 0 } => "clock times written HHMMSS".into(),
+            TimeFormat::Clock { .. } => "clock times written HHMMSSmmm".into(),
             TimeFormat::Interval(inner) => {
                 format!("intervals of {}, stored at their start", inner.describe())
             }
@@ -246,7 +252,7 @@ impl TimeFormat {
     /// Times that carry no date: they need one from `--date` or the file name.
     pub fn is_time_of_day(&self) -> bool {
         match self {
-            TimeFormat::Flex(DateOrder::None) | TimeFormat::DayEpoch(_) => true,
+            TimeFormat::Flex(DateOrder::None) | TimeFormat::DayEpoch(_) | TimeFormat::Clock { .. } => true,
             TimeFormat::Strftime(p) => !pattern_has_date(p),
             TimeFormat::Interval(inner) => inner.is_time_of_day(),
             _ => false,
@@ -592,6 +598,31 @@ fn pattern_has_date(pattern: &str) -> bool {
     DATE.iter().any(|d| pattern.contains(d))
 }
 
+/// The time of day of the clock digits `HHMMSS` followed by `frac` digits of the second (at
+/// most 3), in ns; the hour may lack its leading zero. `240000…` is the next midnight.
+pub fn parse_clock(b: &[u8], frac: u8) -> Result<i64, TimeError> {
+    let frac = usize::from(frac.min(3));
+    if b.len() < 5 + frac || b.len() > 6 + frac || !b.iter().all(u8::is_ascii_digit) {
+        return Err(TimeError::Unparsable);
+    }
+    let n = epoch_magnitude(b);
+    let scale = 10u64.pow(frac as u32);
+    let (whole, part) = (n / scale, n % scale);
+    let (h, m, s) = (whole / 10_000, whole / 100 % 100, whole % 100);
+    if m >= 60 || s >= 60 || h > 24 || (h == 24 && (m, s, part) != (0, 0, 0)) {
+        return Err(TimeError::Unparsable);
+    }
+    let ns = ((h * 60 + m) * 60 + s) as i64 * crate::db::time::NS_PER_SEC
+        + (part * (1_000_000_000 / scale)) as i64;
+    Ok(ns)
+}
+
+/// Whether a strftime pattern reads a time of day (an hour at least).
+fn pattern_has_time(pattern: &str) -> bool {
+    const TIME: [&str; 10] = ["%H", "%I", "%k", "%l", "%T", "%R", "%X", "%r", "%s", "%c"];
+    TIME.iter().any(|t| pattern.contains(t))
+}
+
 fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
     let text = std::str::from_utf8(b).map_err(|_| TimeError::Unparsable)?;
     if !pattern_has_date(pattern) {
@@ -613,9 +644,16 @@ fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
     }
     let naive = match chrono::NaiveDateTime::parse_from_str(text, pattern) {
         Ok(t) => t,
-        Err(_) => chrono::NaiveDate::parse_from_str(text, pattern)
+        // chrono makes no time of an hour alone (`%Y%m%d%H`): its minute is 0.
+        Err(_) if pattern_has_time(pattern) && !pattern.contains("%M") => {
+            chrono::NaiveDateTime::parse_from_str(&format!("{text}\u{1}00"), &format!("{pattern}\u{1}%M"))
+                .map_err(|_| TimeError::Unparsable)?
+        }
+        // A pattern of a date alone: its midnight. (One with a time is never cut to its date.)
+        Err(_) if !pattern_has_time(pattern) => chrono::NaiveDate::parse_from_str(text, pattern)
             .map_err(|_| TimeError::Unparsable)?
             .and_time(chrono::NaiveTime::MIN),
+        Err(_) => return Err(TimeError::Unparsable),
     };
     let ns = naive
         .and_utc()
