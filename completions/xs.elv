@@ -160,7 +160,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --timezone 'Time zone of times written without one: an IANA name (`America/New_York`) or an offset (`-05:00`) (default: UTC)'
             cand --dst 'With --timezone: place local times that a daylight-saving change makes ambiguous or skips at the earlier or the later instant (default: reject them)'
             cand --time-unit 'Unit of epoch-number times: s, ms, us, ns (default: guessed from their magnitude)'
-            cand --time-format 'strftime pattern of the times, e.g. ''%d/%m/%Y %H:%M:%S'' (without a date it reads times of day), or `dmy`, `mdy`, `ymd`: the detected shapes with the date in that order (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time)'
+            cand --time-format 'strftime pattern of the times, e.g. ''%d/%m/%Y %H:%M:%S'' (without a date it reads times of day), or `dmy`, `mdy`, `ymd`: the detected shapes with the date in that order, or `hhmmss`, `hhmmssmmm`: times of day as clock digits (`93000` is 09:30:00) (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time, compact YYYYMMDDHHMM…, clock digits)'
             cand --encoding 'Text encoding of the inputs when not UTF-8: utf-16le, utf-16be, windows-1252 (latin1), iso-8859-15, shift_jis… (default: UTF-8, or UTF-16 where a byte-order mark says so)'
             cand --granularity 'New database only: time step between slots (default: inferred)'
             cand --depth 'New database only: rows one timestamp can hold (default: inferred)'

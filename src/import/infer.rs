@@ -1034,7 +1034,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             continue;
         }
         let precision = text_precision_ns(&refs, &format);
-        let (series_idx, series_note) = choose_series(sample, o, idx, &row_times)?;
+        let (series_idx, series_note, named_only) = choose_series(sample, o, idx, &row_times)?;
         let (g, g_note) = match o.granularity {
             Some(g) => (g.ns(), format!("granularity {g} as given")),
             None => infer_granularity(&series_groups(sample, &series_idx, &row_times), precision),
@@ -1061,7 +1061,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 g_note,
                 (date, date_ns, date_note),
                 joined_note,
-                (series_idx, series_note),
+                (series_idx, series_note, named_only),
             ));
             break;
         }
@@ -1075,7 +1075,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         g_note,
         (date, _, date_note),
         joined_note,
-        (series_idx, series_note),
+        (mut series_idx, series_note, named_only),
     )) = chosen
     else {
         if let Some(refusal) = refusal {
@@ -1142,6 +1142,9 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     if o.zone != Zone::Utc {
         notes.push(format!("times without a zone are read in {}", o.zone.describe()));
     }
+    // A series key guessed from a column's name alone gives way to a unique key found without
+    // it: the unique key already keeps a later file of another series from replacing rows.
+    let series_note_at = notes.len();
     notes.extend(series_note);
     notes.push(g_note);
 
@@ -1280,6 +1283,15 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         keys: Default::default(),
         codec: RecordCodec::Raw,
     };
+    if named_only && o.unique.is_none() {
+        let (unique, _) = choose_unique(sample, o, &grid, &time_idx, &[], &row_times)?;
+        if !unique.is_empty() {
+            series_idx.clear();
+            if series_note_at < notes.len() {
+                notes.remove(series_note_at);
+            }
+        }
+    }
     grid.keys.series = series_idx.iter().map(|&i| names[i].clone()).collect();
     let (unique, unique_note) = choose_unique(sample, o, &grid, &time_idx, &series_idx, &row_times)?;
     grid.keys.unique = unique;
@@ -1581,7 +1593,7 @@ fn choose_series(
     o: &Overrides,
     time_idx: &[usize],
     row_times: &[Option<i64>],
-) -> Result<(Vec<usize>, Option<String>)> {
+) -> Result<(Vec<usize>, Option<String>, bool)> {
     if let Some(given) = &o.series {
         let mut idx = Vec::new();
         for name in given {
@@ -1599,7 +1611,7 @@ fn choose_series(
             idx.push(i);
         }
         let note = (!idx.is_empty()).then(|| format!("series key `{}` as given", given.join(",")));
-        return Ok((idx, note));
+        return Ok((idx, note, false));
     }
     // Rows that share their timestamp with another row.
     // (Sorted by time, then row: one sort instead of a map of vectors, 60,000 allocations.)
@@ -1622,7 +1634,8 @@ fn choose_series(
     let shared_rows: usize = shared.iter().map(|rows| rows.len()).sum();
     let rows = row_times.iter().flatten().count();
     if rows < MIN_ROWS_TO_JUDGE {
-        return Ok(named_series(sample, time_idx));
+        let (idx, note) = named_series(sample, time_idx);
+        return Ok((idx, note, true));
     }
     // Rows that share timestamps are the evidence for a column not named like a series; a
     // column named like one (`symbol`) needs only values that come back over time.
@@ -1685,7 +1698,7 @@ fn choose_series(
             best = Some((score, share, i, distinct));
         }
     }
-    Ok(match best {
+    let (idx, note) = match best {
         Some((_, _, i, distinct)) if !shared_evidence => (
             vec![i],
             Some(format!(
@@ -1705,8 +1718,12 @@ fn choose_series(
                 100.0 * share
             )),
         ),
-        None => named_series(sample, time_idx),
-    })
+        None => {
+            let (idx, note) = named_series(sample, time_idx);
+            return Ok((idx, note, true));
+        }
+    };
+    Ok((idx, note, false))
 }
 
 /// A text column named like a series key (`symbol`, `ticker`, `host` …) is one even where the
@@ -1729,7 +1746,14 @@ fn named_series(sample: &Sample, time_idx: &[usize]) -> (Vec<usize>, Option<Stri
                 is_plain_decimal(v) || std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok())
             })
             .count();
-        !values.is_empty() && numbers * 2 <= values.len() && values.iter().all(|v| v.len() <= 64)
+        let mut distinct = values.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        // Values that come back (or one value): not a name per row.
+        !values.is_empty()
+            && numbers * 2 <= values.len()
+            && values.iter().all(|v| v.len() <= 64)
+            && (distinct.len() == 1 || distinct.len() * 2 <= values.len())
     });
     match found {
         Some(i) => (
