@@ -94,8 +94,8 @@ impl Snapshot {
         let code = self.ends.len() as u32;
         self.joined.push_str(text);
         self.ends.push(self.joined.len());
-        if self.codes.get().is_some() {
-            let mut table = self.codes.take().unwrap_or_default();
+        // A table built already takes the new code; none is built until a lookup needs it.
+        if let Some(mut table) = self.codes.take() {
             table.insert(self, code);
             let _ = self.codes.set(table);
         }
@@ -417,7 +417,7 @@ fn decode_snapshot(bytes: &[u8]) -> std::result::Result<Snapshot, String> {
         return Err(format!("its header counts {count} entries in {committed} bytes"));
     }
     let body = &bytes[HEADER_LEN as usize..committed as usize];
-    let mut joined = Vec::with_capacity(body.len() - count as usize * ENTRY_HEAD);
+    let mut joined = String::with_capacity(body.len() - count as usize * ENTRY_HEAD);
     let mut ends = Vec::with_capacity(count as usize);
     let mut at = 0usize;
     while at < body.len() {
@@ -444,10 +444,8 @@ fn decode_snapshot(bytes: &[u8]) -> std::result::Result<Snapshot, String> {
         if h.finalize() != crc {
             return Err(damaged("fails its checksum"));
         }
-        if std::str::from_utf8(text).is_err() {
-            return Err(damaged("is not UTF-8"));
-        }
-        joined.extend_from_slice(text);
+        let text = std::str::from_utf8(text).map_err(|_| damaged("is not UTF-8"))?;
+        joined.push_str(text);
         ends.push(joined.len());
         at += ENTRY_HEAD + len;
     }
@@ -458,8 +456,7 @@ fn decode_snapshot(bytes: &[u8]) -> std::result::Result<Snapshot, String> {
         ));
     }
     Ok(Snapshot {
-        // Each text was checked to be UTF-8, so their concatenation is.
-        joined: String::from_utf8(joined).map_err(|_| "not UTF-8".to_string())?,
+        joined,
         ends,
         codes: Default::default(),
     })

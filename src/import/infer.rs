@@ -142,7 +142,8 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// How likely a column name is to be the time: 3 exact, 2 `date` or contains `time`, 1 `ts`/`date`.
+/// How likely a column name is to be the time: 3 exact, 2 `date` (below `timestamp`: of the two,
+/// the one with the time of day) or contains `time`, 1 contains `date` or `ts`.
 fn time_name_score(name: &str) -> u8 {
     let lower = name.to_ascii_lowercase();
     const EXACT: [&str; 8] = [
@@ -157,10 +158,7 @@ fn time_name_score(name: &str) -> u8 {
     ];
     if EXACT.contains(&lower.as_str()) {
         3
-    } else if lower == "date" {
-        // Below `timestamp`: of a `date` and a `timestamp` column, the one with the time of day.
-        2
-    } else if lower.contains("time") {
+    } else if lower == "date" || lower.contains("time") {
         2
     } else if lower.contains("date") || lower.split(['_', '-', '.']).any(|p| p == "ts") {
         1
@@ -1034,7 +1032,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             continue;
         }
         let precision = text_precision_ns(&refs, &format);
-        let (series_idx, series_note, named_only) = choose_series(sample, o, idx, &row_times)?;
+        let (series_idx, series_note) = choose_series(sample, o, idx, &row_times)?;
         let (g, g_note) = match o.granularity {
             Some(g) => (g.ns(), format!("granularity {g} as given")),
             None => infer_granularity(&series_groups(sample, &series_idx, &row_times), precision),
@@ -1061,7 +1059,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 g_note,
                 (date, date_ns, date_note),
                 joined_note,
-                (series_idx, series_note, named_only),
+                (series_idx, series_note),
             ));
             break;
         }
@@ -1075,7 +1073,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         g_note,
         (date, _, date_note),
         joined_note,
-        (mut series_idx, series_note, named_only),
+        (series_idx, series_note),
     )) = chosen
     else {
         if let Some(refusal) = refusal {
@@ -1142,9 +1140,6 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     if o.zone != Zone::Utc {
         notes.push(format!("times without a zone are read in {}", o.zone.describe()));
     }
-    // A series key guessed from a column's name alone gives way to a unique key found without
-    // it: the unique key already keeps a later file of another series from replacing rows.
-    let series_note_at = notes.len();
     notes.extend(series_note);
     notes.push(g_note);
 
@@ -1283,15 +1278,6 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         keys: Default::default(),
         codec: RecordCodec::Raw,
     };
-    if named_only && o.unique.is_none() {
-        let (unique, _) = choose_unique(sample, o, &grid, &time_idx, &[], &row_times)?;
-        if !unique.is_empty() {
-            series_idx.clear();
-            if series_note_at < notes.len() {
-                notes.remove(series_note_at);
-            }
-        }
-    }
     grid.keys.series = series_idx.iter().map(|&i| names[i].clone()).collect();
     let (unique, unique_note) = choose_unique(sample, o, &grid, &time_idx, &series_idx, &row_times)?;
     grid.keys.unique = unique;
@@ -1593,7 +1579,7 @@ fn choose_series(
     o: &Overrides,
     time_idx: &[usize],
     row_times: &[Option<i64>],
-) -> Result<(Vec<usize>, Option<String>, bool)> {
+) -> Result<(Vec<usize>, Option<String>)> {
     if let Some(given) = &o.series {
         let mut idx = Vec::new();
         for name in given {
@@ -1611,7 +1597,7 @@ fn choose_series(
             idx.push(i);
         }
         let note = (!idx.is_empty()).then(|| format!("series key `{}` as given", given.join(",")));
-        return Ok((idx, note, false));
+        return Ok((idx, note));
     }
     // Rows that share their timestamp with another row.
     // (Sorted by time, then row: one sort instead of a map of vectors, 60,000 allocations.)
@@ -1634,8 +1620,7 @@ fn choose_series(
     let shared_rows: usize = shared.iter().map(|rows| rows.len()).sum();
     let rows = row_times.iter().flatten().count();
     if rows < MIN_ROWS_TO_JUDGE {
-        let (idx, note) = named_series(sample, time_idx);
-        return Ok((idx, note, true));
+        return Ok(named_series(sample, o, time_idx, row_times));
     }
     // Rows that share timestamps are the evidence for a column not named like a series; a
     // column named like one (`symbol`) needs only values that come back over time.
@@ -1646,16 +1631,7 @@ fn choose_series(
             continue;
         }
         let values: Vec<&[u8]> = sample.rows.iter().map(|r| r.get(i).unwrap_or(&b""[..])).collect();
-        // Text, not numbers: ids and prices are not series.
-        let texts = values.iter().filter(|v| !v.is_empty()).count();
-        let numbers = values
-            .iter()
-            .filter(|v| {
-                // The plain-decimal test first: it settles most numbers without parsing.
-                is_plain_decimal(v) || std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok())
-            })
-            .count();
-        if texts == 0 || numbers * 2 > texts || values.iter().any(|v| v.len() > 64) {
+        if !series_text(&values) {
             continue;
         }
         // Each value's first time, and whether it comes again at another time.
@@ -1698,7 +1674,7 @@ fn choose_series(
             best = Some((score, share, i, distinct));
         }
     }
-    let (idx, note) = match best {
+    Ok(match best {
         Some((_, _, i, distinct)) if !shared_evidence => (
             vec![i],
             Some(format!(
@@ -1718,45 +1694,56 @@ fn choose_series(
                 100.0 * share
             )),
         ),
-        None => {
-            let (idx, note) = named_series(sample, time_idx);
-            return Ok((idx, note, true));
-        }
-    };
-    Ok((idx, note, false))
+        None => named_series(sample, o, time_idx, row_times),
+    })
+}
+
+/// Whether a column's values could tell series apart: text, not numbers (ids and prices are
+/// not series), none longer than 64 bytes. Empty values do not count.
+fn series_text(values: &[&[u8]]) -> bool {
+    let texts = values.iter().filter(|v| !v.is_empty()).count();
+    let numbers = values
+        .iter()
+        .filter(|v| {
+            // The plain-decimal test first: it settles most numbers without parsing.
+            is_plain_decimal(v) || std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok())
+        })
+        .count();
+    texts > 0 && numbers * 2 <= texts && values.iter().all(|v| v.len() <= 64)
 }
 
 /// A text column named like a series key (`symbol`, `ticker`, `host` …) is one even where the
 /// sample cannot show it: a per-ticker file holds one symbol, and a database made from it
-/// without a series key would let the next ticker's file replace its rows.
-fn named_series(sample: &Sample, time_idx: &[usize]) -> (Vec<usize>, Option<String>) {
+/// without a series key would let the next ticker's file replace its rows. Not where a unique
+/// key is found without it: that key already keeps another ticker's rows apart.
+fn named_series(
+    sample: &Sample,
+    o: &Overrides,
+    time_idx: &[usize],
+    row_times: &[Option<i64>],
+) -> (Vec<usize>, Option<String>) {
     let found = (0..sample.names.len()).find(|&i| {
         if time_idx.contains(&i) || !SERIES_NAMES.contains(&sample.names[i].to_ascii_lowercase().as_str()) {
             return false;
         }
-        let values: Vec<&[u8]> = sample
-            .rows
-            .iter()
-            .filter_map(|r| r.get(i))
-            .filter(|v| !v.is_empty())
-            .collect();
-        let numbers = values
-            .iter()
-            .filter(|v| {
-                is_plain_decimal(v) || std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok())
-            })
-            .count();
-        let mut distinct = values.clone();
+        let values: Vec<&[u8]> = sample.rows.iter().map(|r| r.get(i).unwrap_or(&b""[..])).collect();
+        let mut distinct: Vec<&[u8]> = values.iter().copied().filter(|v| !v.is_empty()).collect();
+        let present = distinct.len();
         distinct.sort_unstable();
         distinct.dedup();
         // Values that come back (or one value): not a name per row.
-        !values.is_empty()
-            && numbers * 2 <= values.len()
-            && values.iter().all(|v| v.len() <= 64)
-            && (distinct.len() == 1 || distinct.len() * 2 <= values.len())
+        series_text(&values) && (distinct.len() == 1 || distinct.len() * 2 <= present)
     });
+    let integer = |i: usize| {
+        sample
+            .rows
+            .column(i)
+            .all(|v| std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<i64>().is_ok()))
+    };
+    let unique_without =
+        o.unique.is_none() && unique_column(sample, time_idx, &[], row_times, &integer).is_some();
     match found {
-        Some(i) => (
+        Some(i) if !unique_without => (
             vec![i],
             Some(format!(
                 "series key `{}` (guessed): a text column named like one; each series is stored \
@@ -1765,7 +1752,7 @@ fn named_series(sample: &Sample, time_idx: &[usize]) -> (Vec<usize>, Option<Stri
                 sample.names[i], sample.names[i]
             )),
         ),
-        None => (Vec::new(), None),
+        _ => (Vec::new(), None),
     }
 }
 
@@ -1791,6 +1778,46 @@ fn choose_unique(
         let note = (!given.is_empty()).then(|| format!("unique key `{}` as given", given.join(",")));
         return Ok((given.clone(), note));
     }
+    let integer = |i: usize| {
+        config
+            .schema
+            .column_index(&sample.names[i])
+            .map(|c| config.schema.columns()[c].ty)
+            .is_some_and(|ty| {
+                matches!(
+                    ty,
+                    ColumnType::I64 | ColumnType::U64 | ColumnType::I32 | ColumnType::U32
+                )
+            })
+    };
+    Ok(
+        match unique_column(sample, time_idx, series_idx, row_times, &integer) {
+            Some(i) => {
+                let name = &sample.names[i];
+                (
+                    vec![name.clone()],
+                    Some(format!(
+                        "unique key `{name}` (guessed): an integer id, distinct in every sampled row; a row \
+                     whose id is stored replaces it, so re-imports and overlapping files never double \
+                     or lose rows (pass --unique-by to choose, --unique-by none for no key)"
+                    )),
+                )
+            }
+            None => (Vec::new(), None),
+        },
+    )
+}
+
+/// The first column named like an id (`id`, `…_id`, `…Id`, `seq`) that `integer` says holds
+/// integers and whose values are all distinct within each series over at least
+/// `MIN_ROWS_TO_JUDGE` sampled rows with a time.
+fn unique_column(
+    sample: &Sample,
+    time_idx: &[usize],
+    series_idx: &[usize],
+    row_times: &[Option<i64>],
+    integer: &dyn Fn(usize) -> bool,
+) -> Option<usize> {
     let id_like = |name: &str| {
         let n = name.to_ascii_lowercase();
         n == "id"
@@ -1800,20 +1827,7 @@ fn choose_unique(
             || n == "sequence"
     };
     for (i, name) in sample.names.iter().enumerate() {
-        if time_idx.contains(&i) || series_idx.contains(&i) || !id_like(name) {
-            continue;
-        }
-        let integer = config
-            .schema
-            .column_index(name)
-            .map(|c| config.schema.columns()[c].ty)
-            .is_some_and(|ty| {
-                matches!(
-                    ty,
-                    ColumnType::I64 | ColumnType::U64 | ColumnType::I32 | ColumnType::U32
-                )
-            });
-        if !integer {
+        if time_idx.contains(&i) || series_idx.contains(&i) || !id_like(name) || !integer(i) {
             continue;
         }
         // Every (series, id) once: sorted and compared with its neighbour (a tree of 60,000
@@ -1840,17 +1854,10 @@ fn choose_unique(
             unique = keys.windows(2).all(|w| w[0] != w[1]);
         }
         if unique && keys.len() >= MIN_ROWS_TO_JUDGE {
-            return Ok((
-                vec![name.clone()],
-                Some(format!(
-                    "unique key `{name}` (guessed): an integer id, distinct in every sampled row; a row \
-                     whose id is stored replaces it, so re-imports and overlapping files never double \
-                     or lose rows (pass --unique-by to choose, --unique-by none for no key)"
-                )),
-            ));
+            return Some(i);
         }
     }
-    Ok((Vec::new(), None))
+    None
 }
 
 /// Sample rows needed before irregular times choose the bucket layout: a handful of rows

@@ -2055,14 +2055,7 @@ pub fn run(
             .schema
             .columns()
             .iter()
-            .map(|c| {
-                !matches!(
-                    c.ty,
-                    crate::db::schema::ColumnType::Str(_)
-                        | crate::db::schema::ColumnType::Sym
-                        | crate::db::schema::ColumnType::Bool
-                )
-            })
+            .map(|c| !c.ty.is_text() && c.ty != crate::db::schema::ColumnType::Bool)
             .collect(),
     };
     let sym_cols: Vec<usize> = (0..ctx.is_sym.len()).filter(|&c| ctx.is_sym[c]).collect();

@@ -37,7 +37,7 @@ use parquet::schema::types::ColumnPath;
 use crate::db::config::Config;
 use crate::db::schema::{le, ColumnType, FieldAt, Schema};
 use crate::db::{Batch, Columns, Database, Scanned};
-use crate::io::output::{resolve_columns, str_bytes, Field};
+use crate::io::output::{any_sym, resolve_columns, str_bytes, Field};
 use crate::io::stream::scan_where;
 use crate::query::filter::Filter;
 
@@ -186,9 +186,7 @@ impl BatchBuilder {
         capacity: usize,
     ) -> Result<BatchBuilder, String> {
         let (names, fields) = resolve_columns(config, columns)?;
-        let prints_sym = fields
-            .iter()
-            .any(|f| matches!(f, Field::Column(c) if c.ty == ColumnType::Sym));
+        let prints_sym = any_sym(&fields);
         let (unit, unit_ns) = time_unit(config.granularity.ns(), container);
         let mut arrow_fields = Vec::with_capacity(fields.len());
         let mut builders = Vec::with_capacity(fields.len());

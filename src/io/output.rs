@@ -180,9 +180,7 @@ impl RowFormatter {
     pub fn new(config: &Config, options: &OutputOptions) -> Result<RowFormatter, String> {
         let schema = &config.schema;
         let (names, fields) = resolve_columns(config, options.columns.as_deref())?;
-        let prints_sym = fields
-            .iter()
-            .any(|f| matches!(f, Field::Column(c) if c.ty == ColumnType::Sym));
+        let prints_sym = any_sym(&fields);
         let json_keys = names
             .iter()
             .enumerate()
@@ -520,6 +518,13 @@ impl RowFormatter {
 
 /// The output columns `--columns` asks for (`None`: time, then every column): their names and
 /// where each sits in a row. Shared by the text formats and the columnar ones (`io::columnar`).
+/// Whether any of `fields` is a `sym` column: only then is the dictionary read.
+pub(crate) fn any_sym(fields: &[Field]) -> bool {
+    fields
+        .iter()
+        .any(|f| matches!(f, Field::Column(c) if c.ty == ColumnType::Sym))
+}
+
 pub(crate) fn resolve_columns(
     config: &Config,
     columns: Option<&[String]>,
