@@ -1308,25 +1308,55 @@ impl Case {
     }
 
     fn formatter(&self, config: &Config) -> RowFormatter {
+        self.formatter_of(config, None)
+    }
+
+    /// A CSV formatter of `columns` (the time and those named; all when `None`).
+    fn formatter_of(&self, config: &Config, columns: Option<Vec<String>>) -> RowFormatter {
         let options = OutputOptions {
             format: Format::Csv,
             time_format: TimeFormat::Epoch(EpochUnit::Ns),
-            columns: None,
+            columns,
             header: false,
         };
         RowFormatter::new(config, &options).expect("formatter")
     }
 
+    /// Now and then `--columns`: the time and a few columns in a random order (columnar
+    /// records then decode only those; a read that prints no `sym` column never reads the
+    /// dictionary). The names, and the schema indexes of the value columns among them.
+    fn random_columns(&mut self) -> (Option<Vec<String>>, Vec<usize>) {
+        let schema = self.schema().clone();
+        let mut shown: Vec<usize> = (0..schema.columns().len()).collect();
+        let names = self.rng.chance(30).then(|| {
+            for i in (1..shown.len()).rev() {
+                shown.swap(i, self.rng.below(i as u64 + 1) as usize);
+            }
+            shown.truncate(self.rng.below(shown.len() as u64 + 1) as usize);
+            let mut names = vec![self.config.time_column.clone()];
+            names.extend(shown.iter().map(|&c| schema.columns()[c].name.clone()));
+            names
+        });
+        (names, shown)
+    }
+
     /// `range`'s writer (parallel formatting, ordered output, limit) against the model's rows
-    /// formatted one by one.
-    fn check_range_output(&self, db: &Database, from: i64, to: i64, limit: u64) {
-        let formatter = self.formatter(&self.config);
+    /// formatted one by one. Half the time the writer formats through the read handle's own
+    /// config, whose `sym` dictionary is read only if a printed column needs it, as a `range`
+    /// process does; the model's rows through the model's dictionary.
+    fn check_range_output(&mut self, db: &Database, from: i64, to: i64, limit: u64) {
+        let (columns, _) = self.random_columns();
+        let formatter = self.formatter_of(&self.config, columns.clone());
+        let own = self
+            .rng
+            .chance(50)
+            .then(|| self.formatter_of(db.config(), columns));
         let mut got = Vec::new();
         write_range(
             db,
             from,
             to,
-            &formatter,
+            own.as_ref().unwrap_or(&formatter),
             limit,
             Compression::None,
             &mut |b: &[u8]| -> xs::Result<()> {
@@ -1371,19 +1401,8 @@ impl Case {
         limit: u64,
     ) {
         let batch_rows = 1 + self.rng.below(6) as usize;
-        // Now and then `--columns`: the time and a few columns in a random order (columnar
-        // records then decode only those).
+        let (names, shown) = self.random_columns();
         let schema = self.schema().clone();
-        let mut shown: Vec<usize> = (0..schema.columns().len()).collect();
-        let names = self.rng.chance(30).then(|| {
-            for i in (1..shown.len()).rev() {
-                shown.swap(i, self.rng.below(i as u64 + 1) as usize);
-            }
-            shown.truncate(self.rng.below(shown.len() as u64 + 1) as usize);
-            let mut names = vec![self.config.time_column.clone()];
-            names.extend(shown.iter().map(|&c| schema.columns()[c].name.clone()));
-            names
-        });
         let mut bytes = Vec::new();
         let mut writer = ColumnarWriter::with_batch_rows(
             &self.config,
