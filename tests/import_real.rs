@@ -413,6 +413,10 @@ fn null_tokens_in_numeric_columns() {
     assert_eq!(range(d, "t"), "time,name\n2024-01-01T00:00:00Z,NA\n");
 }
 
+fn range_of_dmy_amb2() -> String {
+    "local_time,v\n2024-01-31T23:00:00.000Z,1\n2024-04-02T23:00:00.500Z,2\n".into()
+}
+
 #[test]
 fn day_month_order_is_decided_or_refused() {
     let t = TempDir::new().unwrap();
@@ -435,14 +439,17 @@ fn day_month_order_is_decided_or_refused() {
 ",
     )
     .unwrap();
-    let (code, _, err) = run(xs(d).args(["-d", "amb2", "import", "amb2.csv"]));
-    assert_eq!(code, 2, "{err}");
+    // Dates written with dots are day first (no locale puts the month first between dots).
+    let (_, err) = ok(xs(d).args(["-d", "amb2", "import", "amb2.csv"]));
+    assert!(err.contains("written with dots"), "{err}");
+    assert!(err.contains("--time-format mdy"), "{err}");
+    assert_eq!(range(d, "amb2"), range_of_dmy_amb2());
+    let (_, err) = ok(xs(d).args(["-d", "mdy2", "import", "--time-format", "mdy", "amb2.csv"]));
+    assert!(err.contains("month/day/year"), "{err}");
+    assert!(range(d, "mdy2").contains("2024-01-01T23:00:00.000Z,1\n"));
     let (_, err) = ok(xs(d).args(["-d", "dmy", "import", "--time-format", "dmy", "amb2.csv"]));
     assert!(err.contains("day/month/year"), "{err}");
-    assert_eq!(
-        range(d, "dmy"),
-        "local_time,v\n2024-01-31T23:00:00.000Z,1\n2024-04-02T23:00:00.500Z,2\n"
-    );
+    assert_eq!(range(d, "dmy"), range_of_dmy_amb2());
     ok(xs(d).args(["-d", "mdy", "import", "--time-format", "MDY", "amb.csv"]));
     assert_eq!(
         range(d, "mdy"),
@@ -1261,7 +1268,8 @@ fn a_header_repeated_by_files_joined_into_one_is_skipped_and_said() {
     assert!(err.contains("5 rows read, 4 stored, 1 rejected"), "{err}");
     assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
     assert_eq!(range(d, "j").lines().count(), 11);
-    // Without a header, a record of blanks repeats nothing: it is not data either way.
+    // Without a header, a record of blanks repeats nothing: it is not data either way, and is
+    // skipped as a blank line.
     fs::write(
         d.join("nohdr.csv"),
         "2021-02-01T00:00:00Z,1.5\n , \n2021-02-01T00:00:01Z,1.5\n",
@@ -1276,7 +1284,8 @@ fn a_header_repeated_by_files_joined_into_one_is_skipped_and_said() {
         "time,price",
         "nohdr.csv",
     ]));
-    assert_eq!(code, 4, "{err}");
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("2 rows read, 2 stored, 0 rejected"), "{err}");
     assert!(!err.contains("repeating the header"), "{err}");
 }
 
@@ -1621,6 +1630,294 @@ fn thousands_separators_are_not_decimal_commas() {
     let (_, err) = ok(xs(d).args(["-d", "g", "import"]).arg(&input));
     assert!(err.contains("decimal comma"), "{err}");
     let out = range(d, "g");
-    assert!(out.contains("2021-01-01T00:00:00Z,1.500,\"a,b\""), "{out}");
-    assert!(out.contains("2021-01-03T00:00:00Z,1234.000,\"999,99\""), "{out}");
+    // The sample reads `1.234` as the import does (1234, no decimals), so `Wert` takes the two
+    // decimals of `2,25` and `12.345,67`, which a German `1.234,56` no longer turns into text.
+    assert!(out.contains("2021-01-01T00:00:00Z,1.50,\"a,b\""), "{out}");
+    assert!(out.contains("2021-01-03T00:00:00Z,1234.00,\"999,99\""), "{out}");
+    assert!(out.contains("2021-01-05T00:00:00Z,12345.67,e"), "{out}");
+}
+
+#[test]
+fn a_quote_after_a_space_still_quotes_and_lines_of_spaces_are_blank() {
+    // Hand-written and some exporters' CSV: `, "Smith, John"`. The quote opens the field (the
+    // comma inside is data); an indented empty line is no row.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "quoted_after_space.csv");
+    let (_, err) = ok(xs(d).args(["-d", "q", "import"]).arg(&input));
+    assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{err}");
+    assert_eq!(
+        range(d, "q"),
+        "time,name,amount,note\n\
+         2021-01-04T09:30:00Z,\"Smith, John\",12.50,\"paid, in full\"\n\
+         2021-01-04T09:31:00Z,\"Doe, Jane\",7.25, plain\n\
+         2021-01-04T09:32:00Z, Roe,3.00,\"a \"\"quoted\"\" word\"\n"
+    );
+}
+
+#[test]
+fn integers_past_u64_are_kept_digit_for_digit() {
+    // Token amounts in wei: as f64 the first two would read back as one number.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "wei_amounts.csv");
+    let (_, err) = ok(xs(d).args(["-d", "w", "import"]).arg(&input));
+    assert!(err.contains("NAME:f64"), "{err}");
+    let out = range(d, "w");
+    assert!(out.contains(",12000000000000000000001\n"), "{out}");
+    assert!(out.contains(",12000000000000000000002\n"), "{out}");
+    assert!(out.contains(",999999999999999999999999999999\n"), "{out}");
+    assert!(out.ends_with(",4,5\n"), "{out}");
+}
+
+#[test]
+fn a_file_where_the_database_should_be_is_refused_before_the_report() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(d.join("notes.txt"), "mine\n").unwrap();
+    let input = fixture(d, "wei_amounts.csv");
+    for db in ["notes.txt", "notes.txt/db"] {
+        let (code, _, err) = run(xs(d).args(["-d", db, "import"]).arg(&input));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("notes.txt is a file, not a directory"), "{err}");
+        assert!(!err.contains("creating it"), "{err}");
+        assert!(
+            !err.contains("os error") && !err.contains("Not a directory"),
+            "{err}"
+        );
+    }
+    assert_eq!(fs::read_to_string(d.join("notes.txt")).unwrap(), "mine\n");
+}
+
+#[test]
+fn a_loggers_unit_lines_under_the_header_are_skipped_and_said() {
+    // Campbell Scientific TOA5: a file line, the names, then units and the processing of each
+    // column in lines of their own, then the rows (a missing value written `NAN`).
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "toa5_logger.dat");
+    let (_, err) = ok(xs(d).args(["-d", "l", "import"]).arg(&input));
+    assert!(err.contains("skipped 1 line(s) before the header"), "{err}");
+    assert!(err.contains("skipped 2 line(s) after the header: units"), "{err}");
+    assert!(err.contains("6 rows read, 6 stored, 0 rejected"), "{err}");
+    let out = range(d, "l");
+    assert!(
+        out.starts_with("TIMESTAMP,RECORD,BattV_Min,AirTC_Avg,RH,WS_ms_Avg\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2021-06-01T01:00:00Z,1001,12.91,14.52,78.3,2.104\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("2021-06-01T06:00:00Z,1006,12.95,15.02,76.2,2.5\n"),
+        "{out}"
+    );
+    // A second day's file into the database: the same lines skipped, by its known names.
+    let next = d.join("toa5_next.dat");
+    let text = fs::read_to_string(&input)
+        .unwrap()
+        .replace("2021-06-01", "2021-06-02");
+    fs::write(&next, text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "l", "import"]).arg(&next));
+    assert!(err.contains("6 rows read, 6 stored, 0 rejected"), "{err}");
+    assert_eq!(range(d, "l").lines().count(), 13);
+}
+
+/// Writes `text` to `dir/name` and imports it with zero flags into `db`: (exit code, stderr).
+fn import_text(dir: &Path, db: &str, name: &str, text: &str, flags: &[&str]) -> (i32, String) {
+    fs::write(dir.join(name), text).unwrap();
+    let (code, _, err) = run(xs(dir).args(["-d", db, "import", name]).args(flags));
+    (code, err)
+}
+
+#[test]
+fn an_ambiguous_date_column_is_not_replaced_by_numbers_read_as_epoch_seconds() {
+    // Yahoo's daily bars with US dates that read both ways: `Volume` (3.7e9) would read as
+    // seconds of 2088.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "Date,Close,Volume\n1/2/2024,4742.83,3743050000\n1/3/2024,4704.81,3950760000\n\
+                1/4/2024,4688.68,3715480000\n1/5/2024,4697.24,3844370000\n";
+    let (code, err) = import_text(d, "y", "spx.csv", text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("column `Date`") && err.contains("--time-format mdy"),
+        "{err}"
+    );
+    assert!(!d.join("y").exists());
+    let (code, err) = import_text(d, "y", "spx.csv", text, &["--time-format", "mdy"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "y").contains("2024-01-02T00:00:00Z,4742.83,3743050000\n"));
+}
+
+#[test]
+fn two_digit_year_dates_with_dots_are_not_times_of_day() {
+    // A German bank statement: `02.01.24` is the 2nd of January 2024, not 02:01:24 on the
+    // date in the file name.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "\"Konto\";\"Buchungstag\";\"Betrag\"\n\"DE1\";\"02.01.24\";\"1500,00\"\n\
+                \"DE1\";\"03.01.24\";\"-12,50\"\n\"DE1\";\"15.01.24\";\"-99,99\"\n";
+    let (code, err) = import_text(d, "k", "Kontoauszug_20240131.csv", text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--time-format '%d.%m.%y'"), "{err}");
+    let (code, err) = import_text(
+        d,
+        "k",
+        "Kontoauszug_20240131.csv",
+        text,
+        &["--time-format", "%d.%m.%y"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let out = range(d, "k");
+    assert!(out.contains("2024-01-02T00:00:00Z,DE1,1500.00\n"), "{out}");
+    assert!(out.contains("2024-01-15T00:00:00Z,DE1,-99.99\n"), "{out}");
+}
+
+#[test]
+fn a_quote_never_closed_is_a_rejected_row_not_the_rest_of_the_file() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut text = String::from("time,level,msg\n");
+    for i in 0..20 {
+        let msg = if i == 9 { "\"unterminated note" } else { "ok" };
+        text.push_str(&format!("2024-01-01T00:{i:02}:00Z,{i},{msg}\n"));
+    }
+    let (code, err) = import_text(d, "q", "log.csv", &text, &[]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("10 rows read, 9 stored, 1 rejected"), "{err}");
+    let rejects = rejects_of(d, "q");
+    assert!(
+        rejects.contains("is never closed: the 10 line(s) after it"),
+        "{rejects}"
+    );
+}
+
+#[test]
+fn a_header_short_of_names_is_fitted_only_where_the_rows_say_how() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // R's write.table: row names first, without a name in the header.
+    let text = "\"date\",\"value\",\"flag\"\n\"1\",\"2024-01-01\",1.5,TRUE\n\"2\",\"2024-01-02\",NA,FALSE\n";
+    let (code, err) = import_text(d, "r", "r.csv", text, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("as R's write.table writes it"), "{err}");
+    assert_eq!(
+        range(d, "r"),
+        "date,column_1,value,flag\n2024-01-01T00:00:00Z,1,1.5,true\n2024-01-02T00:00:00Z,2,,false\n"
+    );
+    // Unquoted thousands: which field is `volume` cannot be told.
+    let text = "date,close,volume\n2024-01-02,185.64,82,488,700\n2024-01-03,184.25,58,414,500\n";
+    let (code, err) = import_text(d, "u", "u.csv", text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("quote fields that hold the delimiter, or name every field"),
+        "{err}"
+    );
+    assert!(!d.join("u").exists());
+    // Every row ending in a delimiter; a header ending in one.
+    let (code, err) = import_text(
+        d,
+        "e",
+        "e.csv",
+        "time,v\n2024-01-01T00:00:00Z,1,\n2024-01-01T01:00:00Z,2,\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "e").starts_with("time,v,column_3\n2024-01-01T00:00:00Z,1,\n"));
+    let (code, err) = import_text(d, "h", "h.csv", "time,a,b,\n2024-01-01T00:00:00Z,1,2\n", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the header ends in a delimiter the rows lack"),
+        "{err}"
+    );
+    assert!(!err.contains("column_4"), "{err}");
+    assert_eq!(range(d, "h"), "time,a,b\n2024-01-01T00:00:00Z,1,2\n");
+}
+
+#[test]
+fn excels_sep_line_names_the_delimiter() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "\u{feff}sep=;\r\ntime;value\r\n2024-01-01T00:00:00Z;1,5\r\n2024-01-01T01:00:00Z;2,25\r\n";
+    let (code, err) = import_text(d, "s", "s.csv", text, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("skipped the first line `sep=;`"), "{err}");
+    assert_eq!(
+        range(d, "s"),
+        "time,value\n2024-01-01T00:00:00Z,1.50\n2024-01-01T01:00:00Z,2.25\n"
+    );
+}
+
+#[test]
+fn a_zone_stated_in_the_time_columns_header_places_the_times() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Onset HOBO: a title line, `#` for the row number, the offset in the header.
+    let hobo = "\"Plot Title: Greenhouse\"\n\"#\",\"Date Time, GMT-05:00\",\"Temp, °F\"\n\
+                1,2024-01-15 10:00:00,68.512\n2,2024-01-15 10:15:00,68.340\n";
+    let (code, err) = import_text(d, "h", "hobo.csv", hobo, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("read in UTC-05:00, as the header `Date Time, GMT-05:00` says"),
+        "{err}"
+    );
+    assert!(range(d, "h").contains("2024-01-15T15:00:00Z,1,68.512\n"));
+    // The next file into that database: its header says the same.
+    let next = hobo.replace("2024-01-15", "2024-01-16");
+    let (code, err) = import_text(d, "h", "hobo2.csv", &next, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "h").contains("2024-01-16T15:15:00Z,2,68.34"));
+    // A named zone, with its summer time; --timezone still decides.
+    let berlin = "Date (Europe/Berlin),v\n2024-07-01 12:00:00,1\n2024-07-01 13:00:00,2\n";
+    let (code, err) = import_text(d, "b", "b.csv", berlin, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "b").contains("2024-07-01T10:00:00Z,1\n"));
+    let (code, err) = import_text(d, "u", "b.csv", berlin, &["--timezone", "UTC"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "u").contains("2024-07-01T12:00:00Z,1\n"));
+}
+
+#[test]
+fn mysql_nulls_hours_beside_dates_and_zone_names_in_patterns() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let (code, err) = import_text(
+        d,
+        "m",
+        "dump.tsv",
+        "created_at\tamount\n2024-01-01 10:00:00\t12.50\n2024-01-01 10:05:00\t\\N\n2024-01-01 10:10:00\t7.25\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("amount:dec(2)"), "{err}");
+    assert!(range(d, "m").contains("2024-01-01T10:05:00Z,\n"));
+    // A load table's hour beside its date: refused, and the flags it names work.
+    let load = "Date,Hour,Load_MW\n2024-01-01,0,100\n2024-01-01,1,90\n2024-01-01,2,85\n2024-01-02,0,101\n";
+    let (code, err) = import_text(d, "l", "load.csv", load, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--time-column Date,Hour --time-format '%Y-%m-%d %H'"),
+        "{err}"
+    );
+    let (code, err) = import_text(
+        d,
+        "l",
+        "load.csv",
+        load,
+        &["--time-column", "Date,Hour", "--time-format", "%Y-%m-%d %H"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "l").contains("2024-01-01T02:00:00Z,85\n"));
+    // %Z reads a zone's name and would drop it.
+    let (code, err) = import_text(
+        d,
+        "z",
+        "z.csv",
+        "time,v\n2024-01-01 10:00:00 EST,1\n",
+        &["--time-format", "%Y-%m-%d %H:%M:%S %Z"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("%Z") && err.contains("--timezone"), "{err}");
 }

@@ -2076,6 +2076,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         delimiter: b',',
         has_header: true,
         skip_lines: 0,
+        lines_after_header: 0,
         column_names: None,
         decimal_comma: false,
         nulls: Vec::new(),

@@ -70,7 +70,7 @@ pub struct Args {
     pub decimal_comma: bool,
 
     /// More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in
-    /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, `n/e`, a lone
+    /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, `\N`, `n/e`, a lone
     /// `.`, `-` or `?`, are null anyway
     /// (a row whose time is null is rejected).
     #[arg(long, value_name = "TOKENS", allow_hyphen_values = true)]
@@ -231,7 +231,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         Some(text) => Some(parse_date(text)?),
         None => None,
     };
-    let zone = match &args.timezone {
+    let mut zone = match &args.timezone {
         Some(text) => Zone::parse(text).ok_or_else(|| {
             Failure::usage(format!(
                 "bad --timezone `{text}`: an IANA zone name such as America/New_York, or an offset such as -05:00"
@@ -259,8 +259,33 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     if time_columns.iter().any(String::is_empty) {
         return Err(Failure::usage("--time-column has an empty name"));
     }
+    if let Some(pattern) = args.time_format.as_deref().filter(|p| p.contains("%Z")) {
+        // chrono reads a zone's name and drops it: the times would be stored as if in UTC.
+        return Err(Failure::usage(format!(
+            "--time-format `{pattern}`: %Z (a zone's name such as EST or CET) cannot place a time, \
+             as each name means different offsets in different places; match the name as text \
+             instead (`… EST` in the pattern) and pass --timezone with the zone (America/New_York), \
+             or use %z for numeric offsets (+0100)"
+        )));
+    }
     let dir = database_dir(ctx, &args.files)?;
     let exists = dir.join(CONFIG_FILE).exists();
+    if !exists {
+        // The nearest path of `dir` that exists must be a directory to create the database in;
+        // found now, before the inference report, not as "Not a directory" after it.
+        if let Some(file) = dir
+            .ancestors()
+            .filter(|a| !a.as_os_str().is_empty())
+            .find_map(|a| std::fs::metadata(a).ok().map(|m| (a, m.is_dir())))
+            .and_then(|(a, is_dir)| (!is_dir).then_some(a))
+        {
+            return Err(Failure::usage(format!(
+                "{} is a file, not a directory: the database needs a directory (an existing \
+                 database, or a path to create one at)",
+                file.display()
+            )));
+        }
+    }
     // Into an existing database, a header is recognised by the names it shares with it.
     let known_names: Vec<String> = if exists {
         match xs::db::config::Config::load(&dir) {
@@ -329,6 +354,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         delimiter: delimiter.unwrap_or(b','),
         has_header: !args.no_header,
         skip_lines: args.skip_lines.unwrap_or(0),
+        lines_after_header: 0,
         column_names: if args.no_header { column_names } else { None },
         decimal_comma: args.decimal_comma,
         nulls: nulls.clone(),
@@ -387,7 +413,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         let db = open_write(ctx, &dir)?;
         check_keys_match(db.config(), &overrides)?;
-        let (format, date) = existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
+        let (format, date, stated) =
+            existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
+        zone = stated.unwrap_or(zone);
         (db, format, time_columns, date)
     } else {
         if prepared.sample.names.is_empty() {
@@ -437,7 +465,29 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         if args.encoding.is_none() {
             refuse_other_encodings(&prepared.sample)?;
         }
-        let inference = infer::infer(&prepared.sample, &overrides)?;
+        let mut inference = infer::infer(&prepared.sample, &overrides)?;
+        if args.timezone.is_none() {
+            let idx: Vec<usize> = inference
+                .time_columns
+                .iter()
+                .filter_map(|name| prepared.sample.names.iter().position(|n| n == name))
+                .collect();
+            if let Some((stated, note)) = zone_in_header(&prepared.sample, &idx) {
+                // Placed in the zone the header states: inferred again, as the times move.
+                overrides.zone = stated.clone();
+                zone = stated;
+                inference = infer::infer(&prepared.sample, &overrides)?;
+                // In place of the report's "times without a zone are read in …": it says why.
+                match inference
+                    .notes
+                    .iter()
+                    .position(|n| n.starts_with("times without a zone"))
+                {
+                    Some(i) => inference.notes[i] = note,
+                    None => inference.notes.push(note),
+                }
+            }
+        }
         check_dated(prepared.sources(), &inference.date)?;
         report_inference(&dir, &prepared.sample, &inference, args.quiet);
         let wait = if ctx.wait { LockWait::Yes } else { LockWait::No };
@@ -449,8 +499,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                     dir.display()
                 );
                 warn_unfinished(&dir);
-                let (format, date) =
+                let (format, date, stated) =
                     existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
+                zone = stated.unwrap_or(zone);
                 (db, format, time_columns, date)
             }
         }
@@ -660,7 +711,7 @@ fn existing_time_plan(
     time_columns: &[String],
     overrides: &Overrides,
     args: &Args,
-) -> CliResult<(xs::import::timeparse::TimeFormat, DateSource)> {
+) -> CliResult<(xs::import::timeparse::TimeFormat, DateSource, Option<Zone>)> {
     let mut sample = prepared.sample.clone();
     if sample.names.is_empty() {
         // Without a header the columns are in the order `xs range` writes.
@@ -679,12 +730,29 @@ fn existing_time_plan(
     let (format, date, note) =
         infer::existing_time_format(&sample, &idx, overrides, args.time_format.as_deref())?;
     check_dated(prepared.sources(), &date)?;
+    let stated = zone_in_header(&sample, &idx).filter(|_| args.timezone.is_none());
     if !args.quiet {
-        for n in sample.notes.iter().chain(note.iter()) {
+        let zone_note = stated.as_ref().map(|(_, n)| n);
+        for n in sample.notes.iter().chain(note.iter()).chain(zone_note) {
             eprintln!("xs: {n}");
         }
     }
-    Ok((format, date))
+    Ok((format, date, stated.map(|(z, _)| z)))
+}
+
+/// The zone the header of the time column(s) `idx` states (`Timestamp (UTC+01:00)`), with the
+/// note that says so: naive times are read in it unless `--timezone` says otherwise.
+fn zone_in_header(sample: &xs::import::Sample, idx: &[usize]) -> Option<(Zone, String)> {
+    idx.iter().find_map(|&i| {
+        let text = sample.header_text.get(i)?;
+        let zone = Zone::in_header(text)?;
+        let note = format!(
+            "times without a zone are read in {}, as the header `{text}` says (pass --timezone to \
+             choose)",
+            zone.describe()
+        );
+        Some((zone, note))
+    })
 }
 
 fn open_write(ctx: &Context, dir: &Path) -> CliResult<Database> {

@@ -210,11 +210,10 @@ fn set_text(ctx: &ParseCtx, row: &mut [u8], col: usize, bytes: &[u8]) -> Result<
     if !nulls.is_empty() && nulls.iter().any(|n| n == bytes) {
         return Ok(true);
     }
-    let mut fixed;
+    // As the CSV path reads them: only numeric columns, and dots group thousands there.
+    let mut fixed = Vec::new();
     let mut bytes = bytes;
-    if ctx.opts.csv.decimal_comma && dialect::is_decimal_comma(bytes) {
-        fixed = bytes.to_vec();
-        dialect::fix_decimal_comma(&mut fixed);
+    if ctx.opts.csv.decimal_comma && ctx.is_numeric[col] && dialect::from_decimal_comma(bytes, &mut fixed) {
         bytes = &fixed;
     }
     match ctx.encoder.set(schema, row, col, bytes) {

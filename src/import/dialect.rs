@@ -3,7 +3,7 @@
 //! comma, column names that specs can use (aliases for the others), and a date in the file name.
 
 use super::flextime::{self, DateOrder};
-use super::scan::split_record;
+use super::scan::{is_blank, split_record};
 use super::timeparse::is_epoch_number;
 use crate::db::schema::valid_column_name;
 use crate::db::time::days_from_civil;
@@ -14,8 +14,8 @@ pub const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
 
 /// Tokens read as null in numeric and time columns, besides the empty field: also the
 /// `WEAK_NULLS`, which no number is.
-pub const DEFAULT_NULLS: [&[u8]; 10] = [
-    b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A", b".", b"-", b"?", b"n/e",
+pub const DEFAULT_NULLS: [&[u8]; 11] = [
+    b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A", b"\\N", b".", b"-", b"?", b"n/e",
 ];
 
 /// The default null tokens that are null only beside numbers or booleans: a lone `.` (FRED's
@@ -31,6 +31,8 @@ pub fn is_default_null(v: &[u8]) -> bool {
     match v {
         [b'.'] | [b'-'] | [b'?'] => true,
         [b'N' | b'n' | b'#', ..] => DEFAULT_NULLS.contains(&v),
+        // MySQL's and PostgreSQL's `COPY` null.
+        [b'\\', b'N'] => true,
         _ => false,
     }
 }
@@ -54,7 +56,7 @@ pub fn records(data: &[u8], mut at: usize, delimiter: u8, max: usize) -> Vec<(us
         let span = split_record(data, at, delimiter, &mut fields, &mut scratch);
         let start = at;
         at = span.next;
-        if fields.iter().all(|f| f.start == f.end) {
+        if is_blank(&fields, data, &scratch) {
             continue;
         }
         out.push((
@@ -107,15 +109,6 @@ pub fn is_decimal_comma(v: &[u8]) -> bool {
                 && v[p + 1..].iter().all(u8::is_ascii_digit)
         }
         None => false,
-    }
-}
-
-/// `12,5` → `12.5` in place when it is a decimal-comma number.
-pub fn fix_decimal_comma(v: &mut [u8]) {
-    if is_decimal_comma(v) {
-        if let Some(p) = v.iter().position(|&c| c == b',') {
-            v[p] = b'.';
-        }
     }
 }
 
@@ -250,6 +243,39 @@ pub fn looks_like_header(first: &[Vec<u8>], rows: &[&[Vec<u8>]], decimal_comma: 
     first.iter().all(|v| !v.is_empty() && seen.insert(v.as_slice()))
 }
 
+/// Lines under a header that are more header (at most this many): units, then a kind of
+/// processing (`Avg`, `Smp`) in a logger's TOA5 file.
+const MAX_UNIT_LINES: usize = 3;
+
+/// How many of the first `rows` under a header are units or descriptions rather than data: in
+/// every column whose values further down share a kind (numbers, times, booleans), such a
+/// line holds text or nothing, and text in one of them at least. A data row has its time there
+/// at least, so no row with data is ever taken for one.
+pub fn unit_lines(rows: &[&[Vec<u8>]], decimal_comma: bool) -> usize {
+    let width = rows.first().map_or(0, |r| r.len());
+    // Kinds from the rows past the candidates, or from the last row of a short file.
+    let below = &rows[MAX_UNIT_LINES.min(rows.len().saturating_sub(1))..];
+    let kinds: Vec<Kind> = (0..width).map(|j| column_kind(below, j, decimal_comma)).collect();
+    let is_unit_line = |r: &[Vec<u8>]| {
+        let mut text = false;
+        for (v, col) in r.iter().zip(&kinds) {
+            if matches!(col, Kind::Null | Kind::Text) {
+                continue;
+            }
+            match kind(v, decimal_comma) {
+                Kind::Text => text = true,
+                Kind::Null => {}
+                _ => return false,
+            }
+        }
+        text && r.len() == width
+    };
+    rows.iter()
+        .take(MAX_UNIT_LINES)
+        .take_while(|r| is_unit_line(r))
+        .count()
+}
+
 /// A name usable in specs for header text that is not one: lowercase, runs of other characters
 /// as one `_`, at most 64 bytes; `column_N` (1-based) when nothing is left.
 pub fn alias(text: &str, index: usize) -> String {
@@ -322,24 +348,49 @@ pub fn column_names(header: &[String]) -> (Vec<String>, Vec<(String, String)>) {
     (names, changed)
 }
 
-/// Names for a header that has fewer names than its rows have fields. When the header is one
-/// short and a row holds a date and then a time of day where the header has one name (a date
-/// and a time written as two fields under `Date`), the time gets a name of its own right there;
-/// otherwise the extra fields are named `column_N` at the end. Returns a note saying what was done.
-pub fn pad_header(names: &mut Vec<String>, first_row: &[Vec<u8>]) -> Option<String> {
+/// Fits a header's `names` (and their header `text`, index for index) to the width of the
+/// rows, or says why the fields cannot be named. With a name short:
+/// - a date and a time of day side by side under one name (backtrader's `Date`) get a second
+///   name, `time`;
+/// - a first field of `1` is a row name, as R's `write.table` writes them without a name in
+///   the header: named `column_1` at the front (R and pandas read such a file the same way).
+///
+/// Otherwise, extra fields that are empty in the first row (every row ending in a delimiter)
+/// are named `column_N` at the end, and a header that ends in a delimiter the rows lack loses
+/// that empty name. Extra fields with data are refused: which name belongs to which field is
+/// unknown (an unquoted `1,234` or `Paris, France` in some rows), and a guess would store
+/// values under the wrong names.
+pub fn fit_header(
+    names: &mut Vec<String>,
+    text: &mut Vec<String>,
+    first_row: &[Vec<u8>],
+) -> Result<Option<String>, String> {
     let width = first_row.len();
-    if names.len() >= width {
-        return None;
+    text.resize(names.len(), String::new());
+    if names.len() == width + 1 && text.last().is_some_and(String::is_empty) {
+        names.pop();
+        text.pop();
+        return Ok(Some(format!(
+            "the header ends in a delimiter the rows lack: its empty name {} is dropped",
+            width + 1
+        )));
     }
+    if names.len() >= width {
+        return Ok(None);
+    }
+    let unique = |names: &[String], base: &str| {
+        let mut name = base.to_string();
+        let mut n = 2;
+        while names.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        name
+    };
     if width == names.len() + 1 {
         for i in 0..names.len() {
             if is_date_only(&first_row[i]) && is_time_only(&first_row[i + 1]) {
-                let mut name = "time".to_string();
-                let mut n = 2;
-                while names.contains(&name) {
-                    name = format!("time_{n}");
-                    n += 1;
-                }
+                let name = unique(names, "time");
                 let note = format!(
                     "the header names {} columns but the rows have {width}: `{}` holds a date and the \
                      next field a time of day, named `{name}`",
@@ -347,23 +398,47 @@ pub fn pad_header(names: &mut Vec<String>, first_row: &[Vec<u8>]) -> Option<Stri
                     names[i]
                 );
                 names.insert(i + 1, name);
-                return Some(note);
+                text.insert(i + 1, String::new());
+                return Ok(Some(note));
             }
+        }
+        if trim(&first_row[0]) == b"1" {
+            let name = unique(names, "column_1");
+            let note = format!(
+                "the header names {} columns but the rows have {width}: the first field counts the \
+                 rows from 1, a row name without a name in the header (as R's write.table writes \
+                 it), named `{name}`",
+                names.len()
+            );
+            names.insert(0, name);
+            text.insert(0, String::new());
+            return Ok(Some(note));
         }
     }
     let from = names.len();
-    for k in from..width {
-        let mut name = format!("column_{}", k + 1);
-        while names.contains(&name) {
-            name.push('_');
-        }
-        names.push(name);
+    if first_row[from..].iter().any(|v| !trim(v).is_empty()) {
+        return Err(format!(
+            "the header names {from} columns but the rows have {width} fields (the first row: {}), \
+             and which name belongs to which field cannot be told: quote fields that hold the \
+             delimiter, or name every field with --columns",
+            first_row
+                .iter()
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .collect::<Vec<_>>()
+                .join(",")
+        ));
     }
-    Some(format!(
-        "the header names {from} columns but the rows have {width}: the last {} are named column_{}…",
+    for k in from..width {
+        let name = unique(names, &format!("column_{}", k + 1));
+        names.push(name);
+        text.push(String::new());
+    }
+    Ok(Some(format!(
+        "the header names {from} columns but the rows have {width}, the last {} empty (every row \
+         ends in a delimiter): named column_{}…",
         width - from,
         from + 1
-    ))
+    )))
 }
 
 /// The one date a file name holds (`20131007_…`, `…_2012-06-21_…`), as days since 1970, with
@@ -454,6 +529,24 @@ mod tests {
     }
 
     #[test]
+    fn unit_lines_are_text_where_the_rows_have_numbers_or_times() {
+        let r = rows(
+            "TS,RN,Volts\n,,Min\n2021-06-01 01:00,1,12.5\n2021-06-01 02:00,2,12.4\n2021-06-01 03:00,3,\n\
+             2021-06-01 04:00,4,12.3\n",
+            b',',
+        );
+        let rows: Vec<&[Vec<u8>]> = r.iter().map(Vec::as_slice).collect();
+        assert_eq!(unit_lines(&rows, false), 2);
+        // Data first: a row with a time or a number where the rows have them is no unit line,
+        // nor is one of nulls alone.
+        assert_eq!(unit_lines(&rows[2..], false), 0);
+        // One row of data under them is enough; none, and nothing is skipped.
+        assert_eq!(unit_lines(&rows[..3], false), 2);
+        assert_eq!(unit_lines(&rows[..2], false), 0);
+        assert_eq!(unit_lines(&[], false), 0);
+    }
+
+    #[test]
     fn names_get_aliases_and_suffixes() {
         let header: Vec<String> = [
             "Date",
@@ -494,8 +587,32 @@ mod tests {
             .iter()
             .map(|s| s.as_bytes().to_vec())
             .collect();
-        assert!(pad_header(&mut names, &row).is_some());
+        let mut text = names.clone();
+        assert!(fit_header(&mut names, &mut text, &row).unwrap().is_some());
         assert_eq!(names, ["Date", "time", "Open", "Close"]);
+        assert_eq!(text, ["Date", "", "Open", "Close"]);
+        // R's row names; a trailing delimiter on the rows, or on the header; data past the
+        // names, refused.
+        let fit = |header: &[&str], row: &[&str]| {
+            let mut names: Vec<String> = header.iter().map(|s| s.to_string()).collect();
+            let mut text = names.clone();
+            let row: Vec<Vec<u8>> = row.iter().map(|s| s.as_bytes().to_vec()).collect();
+            fit_header(&mut names, &mut text, &row).map(|_| names)
+        };
+        assert_eq!(
+            fit(&["date", "v"], &["1", "2024-01-01", "1.5"]).unwrap(),
+            ["column_1", "date", "v"]
+        );
+        assert_eq!(
+            fit(&["date", "v"], &["2024-01-01", "1.5", ""]).unwrap(),
+            ["date", "v", "column_3"]
+        );
+        assert_eq!(
+            fit(&["date", "v", ""], &["2024-01-01", "1.5"]).unwrap(),
+            ["date", "v"]
+        );
+        assert!(fit(&["date", "v"], &["2024-01-01", "Paris", " France"]).is_err());
+        assert!(fit(&["date", "v"], &["2", "2024-01-01", "1.5"]).is_err());
     }
 
     #[test]

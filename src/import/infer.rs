@@ -421,6 +421,20 @@ pub fn detect_time_format(
             times.windows(2).filter(|w| w[1] < w[0]).count()
         };
         let (bd, bm) = (backward(DateOrder::Dmy), backward(DateOrder::Mdy));
+        // `01.02.2024` is day first wherever dates are written with dots (DIN 5008 and most of
+        // Europe); no locale writes the month first between dots.
+        let dotted = |v: &&[u8]| {
+            let digits = v.iter().take_while(|c| c.is_ascii_digit()).count();
+            (1..=2).contains(&digits) && v.get(digits) == Some(&b'.')
+        };
+        if bd == bm && values.iter().filter(|v| !v.is_empty()).all(dotted) {
+            return pick(
+                2,
+                "dates read as day/month/year (written with dots, as day-first dates are; every \
+                 day is 12 or less, so pass --time-format mdy if the month comes first)"
+                    .into(),
+            );
+        }
         if bd == bm {
             return Err(format!(
                 "dates such as `{}` read both as day/month/year and month/day/year, and the sample does \
@@ -747,6 +761,78 @@ fn infer_granularity(groups: &[Vec<i64>], precision_ns: Option<i64>) -> (i64, St
     )
 }
 
+/// Why a column of dates alone is not the time when the column after it holds the hour of
+/// each row (`Date,Hour` = `2024-01-01,5`, as load and price tables are written): every row of
+/// a day would be stored at its midnight. The message names the flags that join them.
+fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
+    const HOUR_NAMES: [&str; 11] = [
+        "hour",
+        "hr",
+        "he",
+        "hour_ending",
+        "hourending",
+        "hour_beginning",
+        "hb",
+        "stunde",
+        "heure",
+        "hora",
+        "uur",
+    ];
+    let [date] = idx else { return None };
+    let hour = date + 1;
+    let name = sample.names.get(hour)?;
+    let lower = name.to_ascii_lowercase();
+    if !HOUR_NAMES.contains(&lower.as_str()) {
+        return None;
+    }
+    let dates: Vec<&[u8]> = sample.rows.column(*date).filter(|v| !v.is_empty()).collect();
+    let hours: Vec<u64> = sample
+        .rows
+        .column(hour)
+        .map(<[u8]>::trim_ascii)
+        .filter(|v| !v.is_empty())
+        .map(|v| (v.len() <= 2 && v.iter().all(u8::is_ascii_digit)).then(|| epoch_magnitude(v)))
+        .collect::<Option<_>>()?;
+    let varies = hours.iter().any(|&h| h != hours[0]);
+    if dates.is_empty()
+        || !dates.iter().all(|v| dialect::is_date_only(v))
+        || !varies
+        || hours.iter().any(|&h| h > 24)
+    {
+        return None;
+    }
+    let example = String::from_utf8_lossy(dates[0]);
+    let pattern = if crate::io::timefmt::parse_iso(dates[0].trim_ascii()).is_some() {
+        "'%Y-%m-%d %H'".to_string()
+    } else {
+        "with the date's pattern and %H".to_string()
+    };
+    Some(format!(
+        "column `{}` holds dates alone (`{example}`) and the column after it, `{name}`, the hour of \
+         each row: taken alone, the dates would put every row of a day at its midnight. Join them \
+         with --time-column {},{name} --time-format {pattern}",
+        sample.names[*date], sample.names[*date]
+    ))
+}
+
+/// Whether every value is `NN.NN.NN` with a day and a month first (`02.01.24`): a German
+/// date with a two-digit year as much as a time of day.
+fn dotted_dates(values: &[&[u8]]) -> bool {
+    let two = |v: &[u8], i: usize| {
+        (v[i].is_ascii_digit() && v[i + 1].is_ascii_digit()).then(|| (v[i] - b'0') * 10 + (v[i + 1] - b'0'))
+    };
+    let mut any = false;
+    values.iter().filter(|v| !v.is_empty()).all(|v| {
+        any = true;
+        v.len() == 8
+            && v[2] == b'.'
+            && v[5] == b'.'
+            && two(v, 0).is_some_and(|d| (1..=31).contains(&d))
+            && two(v, 3).is_some_and(|m| (1..=12).contains(&m))
+            && two(v, 6).is_some()
+    }) && any
+}
+
 /// A column's type from its sample values.
 fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
     // Each test is a pass over the values that stops at the first one failing it: no copies of
@@ -756,12 +842,6 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
     fn text(v: &[u8]) -> Option<&str> {
         std::str::from_utf8(v).ok()
     }
-    let raw = || {
-        values
-            .iter()
-            .filter(|v| !v.trim_ascii().is_empty())
-            .filter_map(|v| std::str::from_utf8(v).ok())
-    };
     if !present().any(|v| text(v).is_some()) {
         return (ColumnType::F64, "no values in the sample");
     }
@@ -791,9 +871,77 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         );
     }
     let is_f64 = |v: &[u8]| is_plain_decimal(v) || text(v).is_none_or(|t| t.parse::<f64>().is_ok());
+    // Numbers with more digits than a binary float keeps (integers past u64: token amounts in
+    // wei, 30-digit ids) stay text: as f64, two of them could read back as one.
+    let mut rounded = false;
     if present().all(is_f64) {
-        return (ColumnType::F64, "");
+        if present().filter_map(text).all(f64_holds) {
+            return (ColumnType::F64, "");
+        }
+        rounded = true;
     }
+    let (text_type, why) = text_type(values);
+    if rounded {
+        return (
+            text_type,
+            "numbers with more digits than f64 keeps, such as integers past u64: stored as text \
+             so no digit is lost; pass --columns NAME:f64 to store them rounded",
+        );
+    }
+    (text_type, why)
+}
+
+/// Whether the nearest `f64` to the number `v` prints back as the same number: always for 15
+/// significant digits or fewer without an exponent, and for the shortest output of a float
+/// (`74.93588199999998`); never past f64's range (`1e999`, `1e-400`).
+/// `nan`, `inf` and what is no number are held (nothing to lose).
+fn f64_holds(v: &str) -> bool {
+    if v.bytes().filter(u8::is_ascii_digit).count() <= 15 && !v.contains(['e', 'E']) {
+        return true;
+    }
+    let Ok(f) = v.parse::<f64>() else {
+        return true;
+    };
+    if !f.is_finite() {
+        return false;
+    }
+    match (decimal_digits(v), decimal_digits(&format!("{f:e}"))) {
+        (Some(written), Some(stored)) => written == stored || (written.0.is_empty() && f == 0.0),
+        _ => true,
+    }
+}
+
+/// A number `[±]D[.D][e±X]` as its significant digits (no leading or trailing zeros) and the
+/// power of ten of the first one, and its sign: `-0.0120e2` → ("12", 0, true).
+fn decimal_digits(v: &str) -> Option<(String, i64, bool)> {
+    let (negative, body) = match v.as_bytes().first()? {
+        b'-' => (true, &v[1..]),
+        b'+' => (false, &v[1..]),
+        _ => (false, v),
+    };
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(k) => (&body[..k], body[k + 1..].parse::<i64>().ok()?),
+        None => (body, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let all: String = int.chars().chain(frac.chars()).collect();
+    let lead = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_start_matches('0').trim_end_matches('0').to_string();
+    let power = int.len() as i64 - lead as i64 - 1 + exp;
+    Some((digits, power, negative))
+}
+
+/// The text type of a column's sample values: `sym` for repeated text, else `str(N)`.
+fn text_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
+    let raw = || {
+        values
+            .iter()
+            .filter(|v| !v.trim_ascii().is_empty())
+            .filter_map(|v| std::str::from_utf8(v).ok())
+    };
     let longest = raw().map(str::len).max().unwrap_or(1);
     let mut distinct = std::collections::HashSet::new();
     let count = raw().count();
@@ -959,6 +1107,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             }
         };
         let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
+        // A column named like a time that holds times xs cannot place (dates that read both
+        // day and month first) is the time: another column's numbers are not taken for epoch
+        // seconds in its stead (Yahoo's `Date,…,Volume` with `1/2/2024`).
+        if refusal.is_some() && !named {
+            continue;
+        }
         if let (TimeFormat::DayEpoch(_), [only], true) = (&format, &idx[..], o.time_columns.is_empty()) {
             let name = names[*only].to_ascii_lowercase();
             // Row numbers and ids count up from 1 like seconds since midnight: never a time.
@@ -980,6 +1134,29 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                     names[*only],
                     example.unwrap_or_default(),
                     names[*only]
+                ));
+                continue;
+            }
+        }
+        if let (Some(hours), true) = (hour_beside(sample, idx), o.time_columns.is_empty()) {
+            refusal.get_or_insert(hours);
+            continue;
+        }
+        if format.is_time_of_day() && o.time_columns.is_empty() && dotted_dates(&refs) {
+            let says_time = idx.iter().any(|&i| {
+                let lower = names[i].to_lowercase();
+                lower.contains("time") || lower.contains("zeit") || lower.contains("heure")
+            });
+            if !says_time {
+                let example = refs
+                    .iter()
+                    .find(|v| !v.is_empty())
+                    .map(|v| String::from_utf8_lossy(v));
+                refusal.get_or_insert(format!(
+                    "column `{label}` holds values such as `{}`, which read both as times of day \
+                     (HH.MM.SS) and as dates with a two-digit year (DD.MM.YY): pass --time-format \
+                     '%d.%m.%y' if they are dates, or --time-column {label} if they are times of day",
+                    example.unwrap_or_default()
                 ));
                 continue;
             }
@@ -2128,6 +2305,38 @@ mod tests {
         for v in ["", "-", ".", "1.2.3", "1e5", "inf", "+1", "1,5", " 1"] {
             assert!(!is_plain_decimal(v.as_bytes()), "{v}");
         }
+    }
+
+    #[test]
+    fn numbers_f64_would_round_are_text() {
+        for v in [
+            "74.93588199999998",
+            "0.1",
+            "1e-7",
+            "-1.5E300",
+            "123456789012345",
+            "nan",
+            "1.50000000000000000000",
+        ] {
+            assert!(f64_holds(v), "{v}");
+        }
+        for v in [
+            "18446744073709551616",
+            "1000000000000000000001",
+            "0.12345678901234567890",
+            "9007199254740993.5",
+            "1e999",
+            "1e-400",
+        ] {
+            assert!(!f64_holds(v), "{v}");
+        }
+        let ints = |vs: &[&str]| infer_type(&vs.iter().map(|v| v.as_bytes()).collect::<Vec<_>>());
+        // Wei amounts past u64: two that differ in the last digit must not become one f64.
+        let (t, why) = ints(&["12000000000000000000001", "12000000000000000000002", "5"]);
+        assert!(matches!(t, ColumnType::Str(_)), "{t:?}");
+        assert!(why.contains("NAME:f64"), "{why}");
+        assert_eq!(ints(&["18446744073709551615", "1"]).0, ColumnType::U64);
+        assert_eq!(ints(&["74.93588199999998", "1e5", "2"]).0, ColumnType::F64);
     }
 
     #[test]

@@ -52,7 +52,7 @@ use crate::error::{Error, Result};
 use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
 use sample::SampleRows;
-use scan::{split_record, Field, PlainSplitter, RecordSpan};
+use scan::{is_blank, split_record, Field, PlainSplitter, RecordSpan};
 use timeparse::{TimeError, TimeSpec};
 
 /// Target size of one chunk of input, in bytes.
@@ -74,6 +74,9 @@ pub struct CsvOptions {
     pub has_header: bool,
     /// Physical lines skipped at the start of every input (a preamble before the header).
     pub skip_lines: usize,
+    /// Records skipped right after the header of every input: units and descriptions under
+    /// the names (a logger's TOA5 file), detected.
+    pub lines_after_header: usize,
     /// Input column names: with `has_header`, they replace the header's names.
     pub column_names: Option<Vec<String>>,
     /// Numbers are written with a decimal comma (`2,6`).
@@ -262,6 +265,7 @@ fn sample_records(
 ) -> usize {
     let mut fields = Vec::new();
     let mut scratch = Vec::new();
+    let mut number = Vec::new();
     // Most files quote nothing: the same fast splitter as the import then.
     let mut plain = memchr::memchr(b'"', &data[at.min(data.len())..])
         .is_none()
@@ -273,7 +277,8 @@ fn sample_records(
         };
         let record_start = at;
         at = span.next;
-        if is_blank(&fields)
+        if is_blank(&fields, data, &scratch)
+            || fields.last().is_some_and(|f| f.unclosed)
             || (width > 0 && fields.len() != width)
             || repeats_header(header, &fields, data, &scratch)
             || repeats_comment(&csv.comments, fields.first().map(|f| f.bytes(data, &scratch)))
@@ -296,10 +301,15 @@ fn sample_records(
             return record_start;
         }
         if csv.decimal_comma {
+            // As the import reads numbers (`1.234,5` → `1234.5`), so that the types seen here
+            // are the ones the rows get; a column that is not numeric keeps its text there.
             let record = rows.len() - 1;
             for i in 0..fields.len() {
-                if let Some(v) = rows.field_mut(record, i) {
-                    dialect::fix_decimal_comma(v);
+                if rows
+                    .field_of(record, i)
+                    .is_some_and(|v| dialect::from_decimal_comma(v.trim_ascii(), &mut number))
+                {
+                    rows.shorten_field(record, i, &number);
                 }
             }
         }
@@ -418,12 +428,36 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
     })
 }
 
+/// The delimiter an Excel `sep=X` line at the start of `data` names (one byte, the whole line).
+fn excel_sep_line(data: &[u8]) -> Option<u8> {
+    let line = data.strip_prefix(b"sep=")?;
+    let end = memchr::memchr(b'\n', line).unwrap_or(line.len());
+    match &line[..end] {
+        [d] | [d, b'\r'] if *d != b'"' && *d != b'\r' => Some(*d),
+        _ => None,
+    }
+}
+
 /// Fills in the delimiter, the preamble, the header and the decimal comma that `csv.sniff`
 /// asks for, from the first chunk of the first input, and says what it found.
 fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
     let sniff = csv.sniff.clone();
-    let at = skip_lines(data, csv.skip_lines);
-    if sniff.delimiter {
+    let mut at = skip_lines(data, csv.skip_lines);
+    // Excel's `sep=;` first line names the delimiter and is no record.
+    let mut sep_line = false;
+    if let Some(d) = excel_sep_line(&data[at..]).filter(|_| sniff.preamble) {
+        sep_line = true;
+        csv.skip_lines += 1;
+        at = skip_lines(data, csv.skip_lines);
+        if sniff.delimiter {
+            csv.delimiter = d;
+        }
+        notes.push(format!(
+            "skipped the first line `sep={}`: it names the delimiter, as Excel writes it",
+            dialect::delimiter_name(d).trim_matches('`')
+        ));
+    }
+    if sniff.delimiter && !sep_line {
         csv.delimiter = dialect::sniff_delimiter(data, at);
         if csv.delimiter != b',' {
             notes.push(format!(
@@ -509,6 +543,18 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
             }
         }
     }
+    // The records under the first one, and how many of them are more header (units).
+    let below: Vec<&[Vec<u8>]> = head
+        .iter()
+        .skip(first + 1)
+        .map(|(_, r)| r.as_slice())
+        .filter(|r| {
+            csv.comments.is_empty()
+                || (!repeats_comment(&csv.comments, r.first())
+                    && head.get(first).is_none_or(|(_, h)| h.as_slice() != *r))
+        })
+        .collect();
+    let units = dialect::unit_lines(&below, csv.decimal_comma);
     if sniff.header {
         csv.has_header = match head.get(first) {
             Some((_, r)) if !sniff.known_names.is_empty() => {
@@ -521,17 +567,7 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
                 let (names, _) = dialect::column_names(&text);
                 names.iter().chain(&text).any(|n| sniff.known_names.contains(n))
             }
-            Some((_, r)) => {
-                let below: Vec<&[Vec<u8>]> = head[first + 1..]
-                    .iter()
-                    .map(|(_, r)| r.as_slice())
-                    .filter(|below| {
-                        csv.comments.is_empty()
-                            || (!repeats_comment(&csv.comments, below.first()) && below != r)
-                    })
-                    .collect();
-                dialect::looks_like_header(r, &below, csv.decimal_comma)
-            }
+            Some((_, r)) => dialect::looks_like_header(r, &below[units..], csv.decimal_comma),
             None => true,
         };
         if !csv.has_header {
@@ -542,6 +578,13 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
                     .into()
             });
         }
+    }
+    if csv.has_header && units > 0 {
+        csv.lines_after_header = units;
+        notes.push(format!(
+            "skipped {units} line(s) after the header: units or descriptions (text where the rows \
+             below hold numbers or times)"
+        ));
     }
 }
 
@@ -569,7 +612,7 @@ fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
         while at < data.len() {
             let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
             at = span.next;
-            if !is_blank(&fields) {
+            if !is_blank(&fields, data, &scratch) {
                 text = fields
                     .iter()
                     .map(|f| {
@@ -581,8 +624,14 @@ fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
                 break;
             }
         }
+        let mut skipped = 0;
+        while skipped < csv.lines_after_header && at < data.len() {
+            let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
+            at = span.next;
+            skipped += usize::from(!is_blank(&fields, data, &scratch));
+        }
     }
-    let (mut names, renamed) = dialect::column_names(&text);
+    let (mut names, mut renamed) = dialect::column_names(&text);
     let mut note = None;
     // The first data record, for its width.
     let first_row = dialect::records(data, at, csv.delimiter, 1)
@@ -592,7 +641,9 @@ fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
     if let Some(given) = &csv.column_names {
         names = given.clone();
     } else if let (Some(row), true) = (&first_row, csv.has_header) {
-        note = dialect::pad_header(&mut names, row);
+        note = dialect::fit_header(&mut names, &mut text, row).map_err(Error::Invalid)?;
+        // A dropped empty name is no rename to report.
+        renamed.retain(|(_, name)| names.contains(name));
     }
     text.resize(names.len(), String::new());
     Ok(Header {
@@ -602,12 +653,6 @@ fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
         note,
         data_start: at,
     })
-}
-
-/// A record without data: a blank line, or only delimiters (`;;;;`).
-#[inline]
-fn is_blank(fields: &[Field]) -> bool {
-    fields[0].start == fields[0].end && fields.iter().all(|f| f.start == f.end)
 }
 
 /// Where times of day (a time column without a date) get their date.
@@ -1153,7 +1198,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             None => split_record(data, at, delimiter, &mut fields, &mut scratch),
         };
         at = span.next;
-        if is_blank(&fields) {
+        if is_blank(&fields, data, &scratch) {
             continue;
         }
         p.records += 1;
@@ -1164,6 +1209,23 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                 reason,
             })
         };
+        if fields.last().is_some_and(|f| f.unclosed) {
+            let lines = data[span.start..span.end]
+                .split(|&c| c == b'\n')
+                .skip(1)
+                .filter(|l| !l.trim_ascii().is_empty())
+                .count();
+            reject(
+                &mut p,
+                format!(
+                    "a quote in field {} is never closed: the {lines} line(s) after it, to the end \
+                     of the input, would be one field of this row; close the quote, or remove it \
+                     if it is part of the text",
+                    fields.len()
+                ),
+            );
+            continue;
+        }
         if fields.len() != plan.targets.len() {
             if repeats_comment(comments, fields.first().map(|f| f.bytes(data, &scratch))) {
                 p.records -= 1;

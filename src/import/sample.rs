@@ -102,18 +102,35 @@ impl SampleRows {
         true
     }
 
-    /// The bytes of the last field of the last record, to edit in place (a decimal comma made a
-    /// point) after `push_spans`.
-    pub fn field_mut(&mut self, record: usize, i: usize) -> Option<&mut [u8]> {
+    /// The bytes of field `i` of `record`.
+    pub fn field_of(&self, record: usize, i: usize) -> Option<&[u8]> {
+        let (start, stop) = self.fields[self.field_index(record, i)?];
+        Some(&self.bytes[start as usize..stop as usize])
+    }
+
+    /// Replaces field `i` of `record` with `value`, no longer than it (a decimal comma read as
+    /// a point, thousands dots dropped: `1.234,5` → `1234.5`). False when it is longer.
+    pub fn shorten_field(&mut self, record: usize, i: usize, value: &[u8]) -> bool {
+        let Some(at) = self.field_index(record, i) else {
+            return false;
+        };
+        let (start, stop) = self.fields[at];
+        if value.len() > (stop - start) as usize {
+            return false;
+        }
+        self.bytes[start as usize..start as usize + value.len()].copy_from_slice(value);
+        self.fields[at].1 = start + value.len() as u32;
+        true
+    }
+
+    fn field_index(&self, record: usize, i: usize) -> Option<usize> {
         let first = if record == 0 {
             0
         } else {
             *self.record_ends.get(record - 1)?
         };
         let end = *self.record_ends.get(record)?;
-        let at = first.checked_add(i).filter(|&at| at < end)?;
-        let (start, stop) = self.fields[at];
-        Some(&mut self.bytes[start as usize..stop as usize])
+        first.checked_add(i).filter(|&at| at < end)
     }
 
     /// The first field that is not UTF-8 text: its column (index in its record) and bytes.
@@ -206,11 +223,14 @@ mod tests {
         let mut rows = SampleRows::default();
         assert!(rows.push([&b"a"[..]]));
         assert!(rows.push_spans(b"t;2,6;x", [(0, 1), (2, 5), (6, 7)]));
-        rows.field_mut(1, 1).unwrap()[1] = b'.';
+        assert!(rows.shorten_field(1, 1, b"26"));
+        assert!(!rows.shorten_field(1, 2, b"xy"));
         let r = rows.get(1).unwrap();
-        assert_eq!(r.fields().collect::<Vec<_>>(), vec![&b"t"[..], b"2.6", b"x"]);
+        assert_eq!(r.fields().collect::<Vec<_>>(), vec![&b"t"[..], b"26", b"x"]);
         assert_eq!(rows.column(0).collect::<Vec<_>>(), vec![&b"a"[..], b"t"]);
-        assert!(rows.field_mut(1, 3).is_none());
-        assert!(rows.field_mut(2, 0).is_none());
+        assert_eq!(rows.field_of(1, 1), Some(&b"26"[..]));
+        assert!(rows.field_of(1, 3).is_none());
+        assert!(rows.field_of(2, 0).is_none());
+        assert!(!rows.shorten_field(2, 0, b""));
     }
 }

@@ -1,7 +1,8 @@
 //! CSV at the byte level: finding record ends (quotes respected) and splitting a record into
-//! fields without allocating per row. A quote opens a quoted field only at the start of a field;
-//! inside one, `""` is a literal quote and delimiters and line ends are data. A `\r` before a
-//! line end is dropped (CRLF).
+//! fields without allocating per row. A quote opens a quoted field only at the start of a field,
+//! after any spaces (`a, "Smith, John", 1`: the spaces are dropped, as the quote says where the
+//! value starts); inside one, `""` is a literal quote and delimiters and line ends are data. A
+//! `\r` before a line end is dropped (CRLF).
 
 use memchr::{memchr, memchr2, memchr3, memrchr};
 
@@ -71,11 +72,17 @@ impl RecordScanner {
                 }
                 continue;
             }
-            if self.at_field_start && buf[i] == b'"' {
-                self.in_quotes = true;
-                self.at_field_start = false;
-                i += 1;
-                continue;
+            if self.at_field_start {
+                if buf[i] == b'"' {
+                    self.in_quotes = true;
+                    self.at_field_start = false;
+                    i += 1;
+                    continue;
+                }
+                if is_pad(buf[i], self.delimiter) {
+                    i += 1;
+                    continue;
+                }
             }
             let Some(k) = memchr3(b'"', self.delimiter, b'\n', &buf[i..]) else {
                 self.at_field_start = false;
@@ -106,6 +113,9 @@ pub struct Field {
     pub start: u32,
     pub end: u32,
     pub quoted: bool,
+    /// Quoted, and the quote is never closed: the field runs to the end of the data (a stray
+    /// quote that would swallow every line after it).
+    pub unclosed: bool,
 }
 
 impl Field {
@@ -139,14 +149,21 @@ pub fn split_record(
     let n = data.len();
     let mut i = start;
     loop {
-        if i < n && data[i] == b'"' {
+        let mut q = i;
+        while q < n && is_pad(data[q], delimiter) {
+            q += 1;
+        }
+        if q < n && data[q] == b'"' {
             let s = scratch.len();
+            i = q;
             i += 1;
+            let mut unclosed = false;
             loop {
                 match memchr(b'"', &data[i..]) {
                     None => {
                         scratch.extend_from_slice(&data[i..]);
                         i = n;
+                        unclosed = true;
                         break;
                     }
                     Some(k) => {
@@ -168,6 +185,7 @@ pub fn split_record(
                 start: s as u32,
                 end: scratch.len() as u32,
                 quoted: true,
+                unclosed,
             });
             i = j;
         } else {
@@ -180,6 +198,7 @@ pub fn split_record(
                 start: i as u32,
                 end: trim_cr(data, i, j) as u32,
                 quoted: false,
+                unclosed: false,
             });
             i = j;
         }
@@ -279,6 +298,7 @@ impl<'a> PlainSplitter<'a> {
                     start: field_start as u32,
                     end: p as u32,
                     quoted: false,
+                    unclosed: false,
                 });
                 field_start = p + 1;
             } else {
@@ -286,6 +306,7 @@ impl<'a> PlainSplitter<'a> {
                     start: field_start as u32,
                     end: trim_cr(data, field_start, p) as u32,
                     quoted: false,
+                    unclosed: false,
                 });
                 return RecordSpan {
                     start,
@@ -299,6 +320,7 @@ impl<'a> PlainSplitter<'a> {
             start: field_start as u32,
             end: trim_cr(data, field_start, n) as u32,
             quoted: false,
+            unclosed: false,
         });
         RecordSpan {
             start,
@@ -306,6 +328,23 @@ impl<'a> PlainSplitter<'a> {
             next: n,
         }
     }
+}
+
+/// A record without data: a blank line, only delimiters (`;;;;`), or only spaces and tabs
+/// between them (an editor's indented empty line), which would otherwise be rejected as a
+/// row of one field.
+#[inline]
+pub fn is_blank(fields: &[Field], data: &[u8], scratch: &[u8]) -> bool {
+    // Most records start with a digit or a letter: one byte decides.
+    fields
+        .iter()
+        .all(|f| f.bytes(data, scratch).iter().all(|&c| c == b' ' || c == b'\t'))
+}
+
+/// Spaces or tabs (other than the delimiter) that may stand before a field's opening quote.
+#[inline]
+fn is_pad(c: u8, delimiter: u8) -> bool {
+    (c == b' ' || c == b'\t') && c != delimiter
 }
 
 /// `end`, less one if the range `[from, end)` ends with `\r` at a line end or the data's end.
@@ -353,6 +392,23 @@ mod tests {
             ]
         );
         assert_eq!(split_all(b"1\t2\n", b'\t'), vec![vec!["1", "2"]]);
+    }
+
+    #[test]
+    fn a_quote_after_spaces_still_opens_a_quoted_field() {
+        let data = b"a, \"Smith, John\",  \"x\"\"y\" ,\t\"\n\"\n b , 5\"\n";
+        assert_eq!(
+            split_all(data, b','),
+            vec![vec!["a", "Smith, John", "x\"y ", "\n"], vec![" b ", " 5\""]]
+        );
+        // The scanner finds the same record ends, in one buffer or across two.
+        assert_eq!(RecordScanner::new(b',').first_record_end(data), Some(32));
+        let mut s = RecordScanner::new(b',');
+        assert_eq!(s.first_record_end(&data[..24]), None);
+        assert_eq!(s.first_record_end(&data[24..]), Some(8));
+        // Spaces that are the delimiter are not padding.
+        assert_eq!(split_all(b"a \"b\"\n", b' '), vec![vec!["a", "b"]]);
+        assert_eq!(split_all(b"a\t \"b\"\n", b'\t'), vec![vec!["a", "b"]]);
     }
 
     #[test]

@@ -76,6 +76,36 @@ impl Zone {
         text.parse::<chrono_tz::Tz>().ok().map(Zone::Named)
     }
 
+    /// The zone a column's header text states for its times: an offset after `UTC` or `GMT`
+    /// (`Timestamp (UTC+01:00)`, HOBO's `Date Time, GMT-05:00`, `GMT+1`) or an IANA name
+    /// (`Date (Europe/Berlin)`). `None` when it states none, or UTC itself.
+    pub fn in_header(text: &str) -> Option<Zone> {
+        let upper = text.to_ascii_uppercase().replace('\u{2212}', "-");
+        for (at, _) in upper.match_indices("UTC").chain(upper.match_indices("GMT")) {
+            let rest = upper[at + 3..].trim_start();
+            let Some(sign) = rest.chars().next().filter(|c| matches!(c, '+' | '-')) else {
+                continue;
+            };
+            let digits: String = rest[1..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ':')
+                .collect();
+            let offset = match digits.len() {
+                1 => format!("{sign}0{digits}"),
+                4 if digits.as_bytes()[1] == b':' => format!("{sign}0{digits}"),
+                _ => format!("{sign}{digits}"),
+            };
+            if let Some(zone) = Zone::parse(&offset).filter(|z| *z != Zone::Fixed(0)) {
+                return Some(zone);
+            }
+        }
+        text.split(|c: char| c.is_whitespace() || "()[],;".contains(c))
+            .filter(|word| word.contains('/'))
+            .find_map(|word| word.parse::<chrono_tz::Tz>().ok())
+            .filter(|tz| !matches!(tz.name(), "Etc/UTC" | "Etc/GMT" | "UTC"))
+            .map(Zone::Named)
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Zone::Utc => "UTC".into(),
@@ -747,6 +777,34 @@ mod tests {
             "2024-08-08T23:54",
         ] {
             assert_eq!(p.parse(text.as_bytes()), iso.parse(text.as_bytes()), "{text}");
+        }
+    }
+
+    #[test]
+    fn zones_stated_in_headers() {
+        let hour = 3_600_000_000_000;
+        let z = Zone::in_header;
+        assert_eq!(z("Timestamp (UTC+01:00)"), Some(Zone::Fixed(hour)));
+        assert_eq!(z("Date Time, GMT-05:00"), Some(Zone::Fixed(-5 * hour)));
+        assert_eq!(z("time_gmt+1"), Some(Zone::Fixed(hour)));
+        assert_eq!(
+            z("Zeit (UTC \u{2212}0530)"),
+            Some(Zone::Fixed(-(5 * hour + hour / 2)))
+        );
+        assert_eq!(
+            z("Date (Europe/Berlin)"),
+            Some(Zone::Named(chrono_tz::Europe::Berlin))
+        );
+        for none in [
+            "time",
+            "time (UTC)",
+            "Timestamp UTC+00:00",
+            "a/b",
+            "utc_time",
+            "Etc/UTC",
+            "GMT+99",
+        ] {
+            assert_eq!(z(none), None, "{none}");
         }
     }
 
