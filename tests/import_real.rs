@@ -1638,21 +1638,33 @@ fn thousands_separators_are_not_decimal_commas() {
 }
 
 #[test]
-fn a_quote_after_a_space_still_quotes_and_lines_of_spaces_are_blank() {
-    // Hand-written and some exporters' CSV: `, "Smith, John"`. The quote opens the field (the
-    // comma inside is data); an indented empty line is no row.
+fn a_quote_after_a_space_is_text_and_lines_of_spaces_are_blank() {
+    // Hand-written CSV: `, "Smith, John"`. After a space a quote is text (a ditto mark ` "`
+    // must not swallow the lines after it), so the comma splits the field: rejected, with a
+    // reason that says why. An indented empty line is no row.
     let t = TempDir::new().unwrap();
     let d = t.path();
     let input = fixture(d, "quoted_after_space.csv");
-    let (_, err) = ok(xs(d).args(["-d", "q", "import"]).arg(&input));
-    assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{err}");
-    assert_eq!(
-        range(d, "q"),
-        "time,name,amount,note\n\
-         2021-01-04T09:30:00Z,\"Smith, John\",12.50,\"paid, in full\"\n\
-         2021-01-04T09:31:00Z,\"Doe, Jane\",7.25, plain\n\
-         2021-01-04T09:32:00Z, Roe,3.00,\"a \"\"quoted\"\" word\"\n"
-    );
+    let (code, _, err) = run(xs(d).args(["-d", "q", "import"]).arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("quote fields that hold the delimiter"), "{err}");
+    // A later row so written is rejected, saying why.
+    let text =
+        "time,name,amount\n2021-01-04 09:30:00,Roe,3\n   \n2021-01-04 09:31:00, \"Smith, John\", 12.5\n";
+    fs::write(d.join("later.csv"), text).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "q", "import", "later.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("2 rows read, 1 stored, 1 rejected"), "{err}");
+    let rejects = rejects_of(d, "q");
+    assert!(rejects.contains("a quote after a space is text"), "{rejects}");
+    // Ditto marks stay in their rows.
+    let ditto = "time, item, qty\n2024-01-01 00:00, pen, 5\n2024-01-01 01:00, \", 6\n\
+                 2024-01-01 02:00, \", 7\n2024-01-01 03:00, pencil, 8\n";
+    fs::write(d.join("ditto.csv"), ditto).unwrap();
+    ok(xs(d).args(["-d", "ditto", "import", "ditto.csv"]));
+    let out = range(d, "ditto");
+    assert_eq!(out.lines().count(), 5, "{out}");
+    assert!(out.contains("2024-01-01T02:00:00Z,\" \"\"\",7\n"), "{out}");
 }
 
 #[test]
@@ -1722,6 +1734,14 @@ fn a_loggers_unit_lines_under_the_header_are_skipped_and_said() {
     let (_, err) = ok(xs(d).args(["-d", "l", "import"]).arg(&next));
     assert!(err.contains("6 rows read, 6 stored, 0 rejected"), "{err}");
     assert_eq!(range(d, "l").lines().count(), 13);
+    // Found in each input on its own: a file without unit lines, imported beside one with
+    // them, keeps its first rows.
+    let bare = "TS,V\n2024-01-02 00:00,10\n2024-01-02 01:00,20\n2024-01-02 02:00,30\n2024-01-02 03:00,40\n";
+    let units = "TS,V\n,Volts\n,Avg\n2024-01-01 00:00,1\n2024-01-01 01:00,2\n2024-01-01 02:00,3\n2024-01-01 03:00,4\n";
+    fs::write(d.join("units.csv"), units).unwrap();
+    fs::write(d.join("bare.csv"), bare).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "two", "import", "units.csv", "bare.csv"]));
+    assert!(err.contains("8 rows read, 8 stored, 0 rejected"), "{err}");
 }
 
 /// Writes `text` to `dir/name` and imports it with zero flags into `db`: (exit code, stderr).
@@ -1802,7 +1822,7 @@ fn a_header_short_of_names_is_fitted_only_where_the_rows_say_how() {
     let text = "\"date\",\"value\",\"flag\"\n\"1\",\"2024-01-01\",1.5,TRUE\n\"2\",\"2024-01-02\",NA,FALSE\n";
     let (code, err) = import_text(d, "r", "r.csv", text, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("as R's write.table writes it"), "{err}");
+    assert!(err.contains("as R's write.table writes them"), "{err}");
     assert_eq!(
         range(d, "r"),
         "date,column_1,value,flag\n2024-01-01T00:00:00Z,1,1.5,true\n2024-01-02T00:00:00Z,2,,false\n"
@@ -1834,6 +1854,20 @@ fn a_header_short_of_names_is_fitted_only_where_the_rows_say_how() {
     );
     assert!(!err.contains("column_4"), "{err}");
     assert_eq!(range(d, "h"), "time,a,b\n2024-01-01T00:00:00Z,1,2\n");
+    // A first column of 1s ending in a delimiter is no row count: the empty field is the
+    // extra one. A first column of 1, 3 counts no rows: refused.
+    let text = "station,observed,temp\n1,2024-01-01 00:00,5.5,\n1,2024-01-01 01:00,6.5,\n";
+    let (code, err) = import_text(d, "st", "st.csv", text, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "st").starts_with("observed,station,temp,column_4\n2024-01-01T00:00:00Z,1,5.5,\n"));
+    let (code, err) = import_text(
+        d,
+        "qp",
+        "qp.csv",
+        "qty,price,date\n1,5.5,2024-01-01,x\n3,6.5,2024-01-02,y\n",
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
 }
 
 #[test]
@@ -1847,6 +1881,22 @@ fn excels_sep_line_names_the_delimiter() {
     assert_eq!(
         range(d, "s"),
         "time,value\n2024-01-01T00:00:00Z,1.50\n2024-01-01T01:00:00Z,2.25\n"
+    );
+    // A decimal comma before three digits where no thousands group could start: `0,123`.
+    let meter = "Zeit;kWh\n2024-03-01 00:15;0,123\n2024-03-01 00:30;0,456\n2024-03-01 00:45;1234,500\n";
+    let (code, err) = import_text(d, "m", "meter.csv", meter, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("decimal comma"), "{err}");
+    assert!(range(d, "m").ends_with("2024-03-01T00:45:00Z,1234.500\n"));
+    // Only a file that starts with the line skips it: the next one keeps its header. Numbers
+    // with spaces around a decimal comma read as the sample read them.
+    fs::write(d.join("s1.csv"), "sep=;\ntime;v;w\n2024-01-01 00:00;1; 3,5\n").unwrap();
+    fs::write(d.join("s2.csv"), "time;v;w\n2024-01-02 00:00;2; 4,5\n").unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "s2", "import", "s1.csv", "s2.csv"]));
+    assert!(err.contains("2 rows read, 2 stored, 0 rejected"), "{err}");
+    assert_eq!(
+        range(d, "s2"),
+        "time,v,w\n2024-01-01T00:00:00Z,1,3.5\n2024-01-02T00:00:00Z,2,4.5\n"
     );
 }
 

@@ -213,7 +213,10 @@ fn set_text(ctx: &ParseCtx, row: &mut [u8], col: usize, bytes: &[u8]) -> Result<
     // As the CSV path reads them: only numeric columns, and dots group thousands there.
     let mut fixed = Vec::new();
     let mut bytes = bytes;
-    if ctx.opts.csv.decimal_comma && ctx.is_numeric[col] && dialect::from_decimal_comma(bytes, &mut fixed) {
+    if ctx.opts.csv.decimal_comma
+        && ctx.is_numeric[col]
+        && dialect::from_decimal_comma(bytes.trim_ascii(), &mut fixed)
+    {
         bytes = &fixed;
     }
     match ctx.encoder.set(schema, row, col, bytes) {

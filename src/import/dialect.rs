@@ -256,10 +256,25 @@ pub fn unit_lines(rows: &[&[Vec<u8>]], decimal_comma: bool) -> usize {
     // Kinds from the rows past the candidates, or from the last row of a short file.
     let below = &rows[MAX_UNIT_LINES.min(rows.len().saturating_sub(1))..];
     let kinds: Vec<Kind> = (0..width).map(|j| column_kind(below, j, decimal_comma)).collect();
+    // Text columns whose values below all hold digits (times in a shape not told here, codes):
+    // a line with digits there is a row, not units.
+    let digits = |v: &[u8]| v.iter().any(u8::is_ascii_digit);
+    let counted: Vec<bool> = (0..width)
+        .map(|j| {
+            let mut values = below
+                .iter()
+                .filter_map(|r| r.get(j))
+                .filter(|v| !trim(v).is_empty());
+            values.clone().next().is_some() && values.all(|v| digits(v))
+        })
+        .collect();
     let is_unit_line = |r: &[Vec<u8>]| {
         let mut text = false;
-        for (v, col) in r.iter().zip(&kinds) {
+        for ((v, col), counted) in r.iter().zip(&kinds).zip(&counted) {
             if matches!(col, Kind::Null | Kind::Text) {
+                if *counted && digits(v) {
+                    return false;
+                }
                 continue;
             }
             match kind(v, decimal_comma) {
@@ -349,22 +364,24 @@ pub fn column_names(header: &[String]) -> (Vec<String>, Vec<(String, String)>) {
 }
 
 /// Fits a header's `names` (and their header `text`, index for index) to the width of the
-/// rows, or says why the fields cannot be named. With a name short:
+/// first `rows`, or says why the fields cannot be named. A header that ends in a delimiter
+/// the rows lack loses that empty name. With names short:
+/// - extra fields empty in every row (each row ends in a delimiter) are `column_N` at the end;
 /// - a date and a time of day side by side under one name (backtrader's `Date`) get a second
 ///   name, `time`;
-/// - a first field of `1` is a row name, as R's `write.table` writes them without a name in
-///   the header: named `column_1` at the front (R and pandas read such a file the same way).
+/// - a first field that counts the rows 1, 2, 3… is R's row names, written by `write.table`
+///   without a name in the header: `column_1` at the front (R and pandas read it so).
 ///
-/// Otherwise, extra fields that are empty in the first row (every row ending in a delimiter)
-/// are named `column_N` at the end, and a header that ends in a delimiter the rows lack loses
-/// that empty name. Extra fields with data are refused: which name belongs to which field is
-/// unknown (an unquoted `1,234` or `Paris, France` in some rows), and a guess would store
-/// values under the wrong names.
+/// Other extra fields are refused: which name belongs to which field is unknown (an unquoted
+/// `1,234` or `Paris, France` in the rows), and a guess would store values under wrong names.
 pub fn fit_header(
     names: &mut Vec<String>,
     text: &mut Vec<String>,
-    first_row: &[Vec<u8>],
+    rows: &[Vec<Vec<u8>>],
 ) -> Result<Option<String>, String> {
+    let Some(first_row) = rows.first() else {
+        return Ok(None);
+    };
     let width = first_row.len();
     text.resize(names.len(), String::new());
     if names.len() == width + 1 && text.last().is_some_and(String::is_empty) {
@@ -387,14 +404,31 @@ pub fn fit_header(
         }
         name
     };
-    if width == names.len() + 1 {
-        for i in 0..names.len() {
+    let from = names.len();
+    let extras_empty = rows
+        .iter()
+        .filter(|r| r.len() == width)
+        .all(|r| r[from..].iter().all(|v| trim(v).is_empty()));
+    if extras_empty {
+        for k in from..width {
+            let name = unique(names, &format!("column_{}", k + 1));
+            names.push(name);
+            text.push(String::new());
+        }
+        return Ok(Some(format!(
+            "the header names {from} columns but the rows have {width}, the last {} empty (every \
+             row ends in a delimiter): named column_{}…",
+            width - from,
+            from + 1
+        )));
+    }
+    if width == from + 1 {
+        for i in 0..from {
             if is_date_only(&first_row[i]) && is_time_only(&first_row[i + 1]) {
                 let name = unique(names, "time");
                 let note = format!(
-                    "the header names {} columns but the rows have {width}: `{}` holds a date and the \
-                     next field a time of day, named `{name}`",
-                    names.len(),
+                    "the header names {from} columns but the rows have {width}: `{}` holds a date \
+                     and the next field a time of day, named `{name}`",
                     names[i]
                 );
                 names.insert(i + 1, name);
@@ -402,43 +436,32 @@ pub fn fit_header(
                 return Ok(Some(note));
             }
         }
-        if trim(&first_row[0]) == b"1" {
+        let counts_rows = rows.iter().enumerate().all(|(k, r)| {
+            r.first()
+                .is_some_and(|v| trim(v) == (k + 1).to_string().as_bytes())
+        });
+        if counts_rows {
             let name = unique(names, "column_1");
             let note = format!(
-                "the header names {} columns but the rows have {width}: the first field counts the \
-                 rows from 1, a row name without a name in the header (as R's write.table writes \
-                 it), named `{name}`",
-                names.len()
+                "the header names {from} columns but the rows have {width}: the first field counts \
+                 the rows 1, 2, 3…, row names without a name in the header (as R's write.table \
+                 writes them), named `{name}`"
             );
             names.insert(0, name);
             text.insert(0, String::new());
             return Ok(Some(note));
         }
     }
-    let from = names.len();
-    if first_row[from..].iter().any(|v| !trim(v).is_empty()) {
-        return Err(format!(
-            "the header names {from} columns but the rows have {width} fields (the first row: {}), \
-             and which name belongs to which field cannot be told: quote fields that hold the \
-             delimiter, or name every field with --columns",
-            first_row
-                .iter()
-                .map(|v| String::from_utf8_lossy(v).into_owned())
-                .collect::<Vec<_>>()
-                .join(",")
-        ));
-    }
-    for k in from..width {
-        let name = unique(names, &format!("column_{}", k + 1));
-        names.push(name);
-        text.push(String::new());
-    }
-    Ok(Some(format!(
-        "the header names {from} columns but the rows have {width}, the last {} empty (every row \
-         ends in a delimiter): named column_{}…",
-        width - from,
-        from + 1
-    )))
+    Err(format!(
+        "the header names {from} columns but the rows have {width} fields (the first row: {}), \
+         and which name belongs to which field cannot be told: quote fields that hold the \
+         delimiter, or name every field with --columns",
+        first_row
+            .iter()
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect::<Vec<_>>()
+            .join(",")
+    ))
 }
 
 /// The one date a file name holds (`20131007_…`, `…_2012-06-21_…`), as days since 1970, with
@@ -535,14 +558,23 @@ mod tests {
              2021-06-01 04:00,4,12.3\n",
             b',',
         );
-        let rows: Vec<&[Vec<u8>]> = r.iter().map(Vec::as_slice).collect();
-        assert_eq!(unit_lines(&rows, false), 2);
+        let toa5: Vec<&[Vec<u8>]> = r.iter().map(Vec::as_slice).collect();
+        assert_eq!(unit_lines(&toa5, false), 2);
         // Data first: a row with a time or a number where the rows have them is no unit line,
         // nor is one of nulls alone.
-        assert_eq!(unit_lines(&rows[2..], false), 0);
+        assert_eq!(unit_lines(&toa5[2..], false), 0);
+        // A line with digits where the rows below always have them (times in a shape not
+        // known here) is a row.
+        let r2 = rows(
+            "01JAN2024:09:30:00,error\n01JAN2024:09:31:00,2\n01JAN2024:09:32:00,3\n01JAN2024:09:33:00,4\n\
+             01JAN2024:09:34:00,5\n",
+            b',',
+        );
+        let rows2: Vec<&[Vec<u8>]> = r2.iter().map(Vec::as_slice).collect();
+        assert_eq!(unit_lines(&rows2, false), 0);
         // One row of data under them is enough; none, and nothing is skipped.
-        assert_eq!(unit_lines(&rows[..3], false), 2);
-        assert_eq!(unit_lines(&rows[..2], false), 0);
+        assert_eq!(unit_lines(&toa5[..3], false), 2);
+        assert_eq!(unit_lines(&toa5[..2], false), 0);
         assert_eq!(unit_lines(&[], false), 0);
     }
 
@@ -588,31 +620,35 @@ mod tests {
             .map(|s| s.as_bytes().to_vec())
             .collect();
         let mut text = names.clone();
-        assert!(fit_header(&mut names, &mut text, &row).unwrap().is_some());
+        assert!(fit_header(&mut names, &mut text, &[row]).unwrap().is_some());
         assert_eq!(names, ["Date", "time", "Open", "Close"]);
         assert_eq!(text, ["Date", "", "Open", "Close"]);
         // R's row names; a trailing delimiter on the rows, or on the header; data past the
         // names, refused.
-        let fit = |header: &[&str], row: &[&str]| {
+        let fit = |header: &[&str], rows: &[&[&str]]| {
             let mut names: Vec<String> = header.iter().map(|s| s.to_string()).collect();
             let mut text = names.clone();
-            let row: Vec<Vec<u8>> = row.iter().map(|s| s.as_bytes().to_vec()).collect();
-            fit_header(&mut names, &mut text, &row).map(|_| names)
+            let rows: Vec<Vec<Vec<u8>>> = rows
+                .iter()
+                .map(|r| r.iter().map(|s| s.as_bytes().to_vec()).collect())
+                .collect();
+            fit_header(&mut names, &mut text, &rows).map(|_| names)
         };
+        let r_rows: &[&[&str]] = &[&["1", "2024-01-01", "1.5"], &["2", "2024-01-02", "2"]];
+        assert_eq!(fit(&["date", "v"], r_rows).unwrap(), ["column_1", "date", "v"]);
+        let trailing: &[&[&str]] = &[&["1", "2024-01-01", "1.5", ""], &["1", "2024-01-02", "2", ""]];
         assert_eq!(
-            fit(&["date", "v"], &["1", "2024-01-01", "1.5"]).unwrap(),
-            ["column_1", "date", "v"]
+            fit(&["station", "date", "v"], trailing).unwrap(),
+            ["station", "date", "v", "column_4"]
         );
         assert_eq!(
-            fit(&["date", "v"], &["2024-01-01", "1.5", ""]).unwrap(),
-            ["date", "v", "column_3"]
-        );
-        assert_eq!(
-            fit(&["date", "v", ""], &["2024-01-01", "1.5"]).unwrap(),
+            fit(&["date", "v", ""], &[&["2024-01-01", "1.5"]]).unwrap(),
             ["date", "v"]
         );
-        assert!(fit(&["date", "v"], &["2024-01-01", "Paris", " France"]).is_err());
-        assert!(fit(&["date", "v"], &["2", "2024-01-01", "1.5"]).is_err());
+        assert!(fit(&["date", "v"], &[&["2024-01-01", "Paris", " France"]]).is_err());
+        assert!(fit(&["date", "v"], &[&["2", "2024-01-01", "1.5"]]).is_err());
+        let not_counting: &[&[&str]] = &[&["1", "5.5", "2024-01-01", "x"], &["3", "6.5", "2024-01-02", "y"]];
+        assert!(fit(&["qty", "price", "date"], not_counting).is_err());
     }
 
     #[test]

@@ -807,12 +807,20 @@ fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     } else {
         "with the date's pattern and %H".to_string()
     };
-    Some(format!(
-        "column `{}` holds dates alone (`{example}`) and the column after it, `{name}`, the hour of \
-         each row: taken alone, the dates would put every row of a day at its midnight. Join them \
-         with --time-column {},{name} --time-format {pattern}",
-        sample.names[*date], sample.names[*date]
-    ))
+    let date_name = &sample.names[*date];
+    let start = format!(
+        "column `{date_name}` holds dates alone (`{example}`) and the column after it, `{name}`, the \
+         hour of each row: taken alone, the dates would put every row of a day at its midnight."
+    );
+    Some(if hours.contains(&24) {
+        // Hour-ending tables (1 to 24): %H reads no 24.
+        format!(
+            "{start} Its hours run to 24 (each hour's end), which xs cannot join: write the \
+             time of each row in one column (`{example} 01:00` … `24:00`, the next midnight)"
+        )
+    } else {
+        format!("{start} Join them with --time-column {date_name},{name} --time-format {pattern}")
+    })
 }
 
 /// Whether every value is `NN.NN.NN` with a day and a month first (`02.01.24`): a German
@@ -891,9 +899,10 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
     (text_type, why)
 }
 
-/// Whether the nearest `f64` to the number `v` prints back as the same number: always for 15
-/// significant digits or fewer without an exponent, and for the shortest output of a float
-/// (`74.93588199999998`); never past f64's range (`1e999`, `1e-400`).
+/// Whether the nearest `f64` to the number `v` prints back as the same number, to the digits
+/// written: always for 15 significant digits or fewer without an exponent, and for what a
+/// program printed from a float (`74.93588199999998`, `1.000000000000000056e-01`); never past
+/// f64's range (`1e999`, `1e-400`).
 /// `nan`, `inf` and what is no number are held (nothing to lose).
 fn f64_holds(v: &str) -> bool {
     if v.bytes().filter(u8::is_ascii_digit).count() <= 15 && !v.contains(['e', 'E']) {
@@ -905,10 +914,16 @@ fn f64_holds(v: &str) -> bool {
     if !f.is_finite() {
         return false;
     }
-    match (decimal_digits(v), decimal_digits(&format!("{f:e}"))) {
-        (Some(written), Some(stored)) => written == stored || (written.0.is_empty() && f == 0.0),
-        _ => true,
+    let Some(written) = decimal_digits(v) else {
+        return true;
+    };
+    if written.0.is_empty() {
+        return f == 0.0;
     }
+    // The stored f64 printed to as many significant digits as were written: the same digits
+    // when nothing was lost (`%.17g` and numpy's `%.18e` print a float's exact expansion).
+    let printed = format!("{:.*e}", written.0.len() - 1, f);
+    decimal_digits(&printed).is_some_and(|stored| stored == written)
 }
 
 /// A number `[±]D[.D][e±X]` as its significant digits (no leading or trailing zeros) and the
@@ -2317,6 +2332,10 @@ mod tests {
             "123456789012345",
             "nan",
             "1.50000000000000000000",
+            "1.000000000000000056e-01",
+            "0.10000000000000001",
+            "4.9e-324",
+            "0.00000000000000000000",
         ] {
             assert!(f64_holds(v), "{v}");
         }

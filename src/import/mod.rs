@@ -74,9 +74,12 @@ pub struct CsvOptions {
     pub has_header: bool,
     /// Physical lines skipped at the start of every input (a preamble before the header).
     pub skip_lines: usize,
-    /// Records skipped right after the header of every input: units and descriptions under
-    /// the names (a logger's TOA5 file), detected.
-    pub lines_after_header: usize,
+    /// The first input starts with Excel's `sep=X` line: one at the start of any input is
+    /// skipped.
+    pub sep_line: bool,
+    /// The first input has units or descriptions under its header (a logger's TOA5 file):
+    /// each input's are found and skipped (`dialect::unit_lines`).
+    pub unit_lines: bool,
     /// Input column names: with `has_header`, they replace the header's names.
     pub column_names: Option<Vec<String>>,
     /// Numbers are written with a decimal comma (`2,6`).
@@ -443,12 +446,13 @@ fn excel_sep_line(data: &[u8]) -> Option<u8> {
 fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
     let sniff = csv.sniff.clone();
     let mut at = skip_lines(data, csv.skip_lines);
-    // Excel's `sep=;` first line names the delimiter and is no record.
+    // Excel's `sep=;` first line names the delimiter and is no record. (Only without
+    // --skip-lines: it is the file's first line.)
     let mut sep_line = false;
-    if let Some(d) = excel_sep_line(&data[at..]).filter(|_| sniff.preamble) {
+    if let Some(d) = excel_sep_line(data).filter(|_| sniff.preamble) {
         sep_line = true;
-        csv.skip_lines += 1;
-        at = skip_lines(data, csv.skip_lines);
+        csv.sep_line = true;
+        at = skip_lines(data, 1);
         if sniff.delimiter {
             csv.delimiter = d;
         }
@@ -470,8 +474,9 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
     if sniff.decimal_comma && csv.delimiter != b',' {
         let values = || head.iter().skip(1).flat_map(|(_, r)| r.iter());
         // A comma followed by other than three digits is a decimal comma (`2,6`); three
-        // (`143,301`) may group thousands. A dot before other than three digits (`129.41`) is a
-        // decimal point, and then the commas group thousands.
+        // (`143,301`) may group thousands, unless what comes before cannot start a group (`0,123`,
+        // `1234,567`). A dot so placed (`129.41`) is a decimal point, and then the commas group
+        // thousands.
         let decimal = |v: &[u8], sep: u8| {
             let v = v.trim_ascii();
             let v = v.strip_prefix(b"-").unwrap_or(v);
@@ -479,11 +484,11 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
                 let (int, frac) = (&v[..p], &v[p + 1..]);
                 !int.is_empty()
                     && !frac.is_empty()
-                    && frac.len() != 3
+                    && (frac.len() != 3 || int == b"0" || int.len() > 3)
                     && int.iter().chain(frac).all(u8::is_ascii_digit)
             })
         };
-        let commas = values().any(|v| dialect::is_decimal_comma(v) && decimal(v, b','));
+        let commas = values().any(|v| dialect::is_decimal_comma(v.trim_ascii()) && decimal(v, b','));
         let dots = values().any(|v| decimal(v, b'.'));
         if commas && !dots {
             csv.decimal_comma = true;
@@ -580,7 +585,7 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
         }
     }
     if csv.has_header && units > 0 {
-        csv.lines_after_header = units;
+        csv.unit_lines = true;
         notes.push(format!(
             "skipped {units} line(s) after the header: units or descriptions (text where the rows \
              below hold numbers or times)"
@@ -603,7 +608,13 @@ struct Header {
 
 /// The column names of an input and where its data starts in its first chunk.
 fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
-    let mut at = skip_lines(data, csv.skip_lines);
+    // An Excel `sep=` line comes first, before any preamble `skip_lines` counts.
+    let sep = if csv.sep_line && excel_sep_line(data).is_some() {
+        skip_lines(data, 1)
+    } else {
+        0
+    };
+    let mut at = sep + skip_lines(&data[sep..], csv.skip_lines);
     let mut text = Vec::new();
     let mut fields = Vec::new();
     let mut scratch = Vec::new();
@@ -624,24 +635,35 @@ fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
                 break;
             }
         }
-        let mut skipped = 0;
-        while skipped < csv.lines_after_header && at < data.len() {
-            let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
-            at = span.next;
-            skipped += usize::from(!is_blank(&fields, data, &scratch));
+        if csv.unit_lines {
+            // Found in each input on its own: the next day's file may have none.
+            let below = dialect::records(data, at, csv.delimiter, 64);
+            let rows: Vec<&[Vec<u8>]> = below
+                .iter()
+                .map(|(_, r)| r.as_slice())
+                .filter(|r| csv.comments.is_empty() || !repeats_comment(&csv.comments, r.first()))
+                .collect();
+            let units = dialect::unit_lines(&rows, csv.decimal_comma);
+            if units > 0 {
+                let first_row = rows[units];
+                at = below
+                    .iter()
+                    .find(|(_, r)| std::ptr::eq(r.as_slice(), first_row))
+                    .map_or(at, |(start, _)| *start);
+            }
         }
     }
     let (mut names, mut renamed) = dialect::column_names(&text);
     let mut note = None;
-    // The first data record, for its width.
-    let first_row = dialect::records(data, at, csv.delimiter, 1)
+    // The first data records, for their width and what fills it.
+    let first_rows: Vec<Vec<Vec<u8>>> = dialect::records(data, at, csv.delimiter, 20)
         .into_iter()
-        .next()
-        .map(|(_, r)| r);
+        .map(|(_, r)| r)
+        .collect();
     if let Some(given) = &csv.column_names {
         names = given.clone();
-    } else if let (Some(row), true) = (&first_row, csv.has_header) {
-        note = dialect::fit_header(&mut names, &mut text, row).map_err(Error::Invalid)?;
+    } else if csv.has_header {
+        note = dialect::fit_header(&mut names, &mut text, &first_rows).map_err(Error::Invalid)?;
         // A dropped empty name is no rename to report.
         renamed.retain(|(_, name)| names.contains(name));
     }
@@ -1232,9 +1254,24 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                 p.comments += 1;
                 continue;
             }
+            let record = &data[span.start..span.end];
+            let spaced_quote = record
+                .windows(3)
+                .any(|w| w[0] == delimiter && w[1] == b' ' && w[2] == b'"');
             reject(
                 &mut p,
-                format!("expected {} fields, found {}", plan.targets.len(), fields.len()),
+                format!(
+                    "expected {} fields, found {}{}",
+                    plan.targets.len(),
+                    fields.len(),
+                    if spaced_quote && fields.len() > plan.targets.len() {
+                        " (a quote after a space is text, not the start of a quoted field: a \
+                         delimiter inside it splits the field; write the quote right after the \
+                         delimiter)"
+                    } else {
+                        ""
+                    }
+                ),
             );
             continue;
         }
@@ -1300,7 +1337,9 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                         continue;
                     }
                     // Numbers only: a text column keeps its commas.
-                    if decimal_comma && ctx.is_numeric[col] && dialect::from_decimal_comma(bytes, &mut number)
+                    if decimal_comma
+                        && ctx.is_numeric[col]
+                        && dialect::from_decimal_comma(bytes.trim_ascii(), &mut number)
                     {
                         bytes = &number;
                     }

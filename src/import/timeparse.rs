@@ -80,8 +80,30 @@ impl Zone {
     /// (`Timestamp (UTC+01:00)`, HOBO's `Date Time, GMT-05:00`, `GMT+1`) or an IANA name
     /// (`Date (Europe/Berlin)`). `None` when it states none, or UTC itself.
     pub fn in_header(text: &str) -> Option<Zone> {
+        use chrono::{Offset, TimeZone};
+        // A zone's name first: `Etc/GMT+5` is UTC−5 (those names invert the sign).
+        let named = text
+            .split(|c: char| c.is_whitespace() || "()[],;".contains(c))
+            .filter(|word| word.contains('/'))
+            .find_map(|word| word.parse::<chrono_tz::Tz>().ok());
+        if let Some(tz) = named {
+            // A name for UTC itself states no zone to place the times in.
+            let offset = |t: chrono::NaiveDateTime| tz.offset_from_utc_datetime(&t).fix().local_minus_utc();
+            let utc = [chrono::NaiveDateTime::MIN, chrono::NaiveDateTime::MAX]
+                .into_iter()
+                .chain(chrono::DateTime::from_timestamp(1_700_000_000, 0).map(|t| t.naive_utc()))
+                .all(|t| offset(t) == 0);
+            return (!utc).then_some(Zone::Named(tz));
+        }
+        // Else the first offset written after `UTC` or `GMT`; `UTC+00:00` is UTC.
         let upper = text.to_ascii_uppercase().replace('\u{2212}', "-");
-        for (at, _) in upper.match_indices("UTC").chain(upper.match_indices("GMT")) {
+        let mut marks: Vec<usize> = upper
+            .match_indices("UTC")
+            .chain(upper.match_indices("GMT"))
+            .map(|(at, _)| at)
+            .collect();
+        marks.sort_unstable();
+        for at in marks {
             let rest = upper[at + 3..].trim_start();
             let Some(sign) = rest.chars().next().filter(|c| matches!(c, '+' | '-')) else {
                 continue;
@@ -95,15 +117,13 @@ impl Zone {
                 4 if digits.as_bytes()[1] == b':' => format!("{sign}0{digits}"),
                 _ => format!("{sign}{digits}"),
             };
-            if let Some(zone) = Zone::parse(&offset).filter(|z| *z != Zone::Fixed(0)) {
-                return Some(zone);
+            match Zone::parse(&offset) {
+                Some(Zone::Fixed(0)) => return None,
+                Some(zone) => return Some(zone),
+                None => {}
             }
         }
-        text.split(|c: char| c.is_whitespace() || "()[],;".contains(c))
-            .filter(|word| word.contains('/'))
-            .find_map(|word| word.parse::<chrono_tz::Tz>().ok())
-            .filter(|tz| !matches!(tz.name(), "Etc/UTC" | "Etc/GMT" | "UTC"))
-            .map(Zone::Named)
+        None
     }
 
     pub fn describe(&self) -> String {
@@ -794,6 +814,12 @@ mod tests {
         assert_eq!(
             z("Date (Europe/Berlin)"),
             Some(Zone::Named(chrono_tz::Europe::Berlin))
+        );
+        assert_eq!(z("time (Etc/GMT+5)"), Some(Zone::Named(chrono_tz::Etc::GMTPlus5)));
+        assert_eq!(z("Time UTC+00:00 (local UTC+02:00)"), None);
+        assert_eq!(
+            z("(GMT+0 / Europe/London)"),
+            Some(Zone::Named(chrono_tz::Europe::London))
         );
         for none in [
             "time",
