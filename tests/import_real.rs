@@ -1971,3 +1971,93 @@ fn mysql_nulls_hours_beside_dates_and_zone_names_in_patterns() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("%Z") && err.contains("--timezone"), "{err}");
 }
+
+#[test]
+fn a_third_sweep_quoted_values_after_spaces_named_counters_and_updated_at() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // A whole quoted value after a space is read as quoted.
+    let (code, err) = import_text(
+        d,
+        "p",
+        "p.csv",
+        "time,city,temp\n2024-01-01T00:00:00Z, \"Paris\",5.1\n2024-01-01T01:00:00Z, \"Lyon\",6.2\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        range(d, "p"),
+        "time,city,temp\n2024-01-01T00:00:00Z,Paris,5.1\n2024-01-01T01:00:00Z,Lyon,6.2\n"
+    );
+    // A counter with a name of its own is no R row name: the unnamed field is the last, whose
+    // place is not told.
+    let (code, err) = import_text(
+        d,
+        "n",
+        "n.csv",
+        "n,time,value\n1,2024-01-01T00:00:00Z,1.5,ok\n2,2024-01-01T01:00:00Z,2.5,ok\n",
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot be told"), "{err}");
+    // `updated_at` holds the letters of `date`, not a date: the first time column wins.
+    let (code, err) = import_text(
+        d,
+        "u",
+        "u.tsv",
+        "id\tcreated_at\tamount\tupdated_at\n1\t2024-01-01 10:00:00\t12.50\t\\N\n\
+         2\t2024-01-01 10:05:00\t3.00\t2024-01-02 00:00:00\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("time column `created_at`"), "{err}");
+    // A header that mentions an offset and UTC alone does not say which applies: read as UTC,
+    // with a warning; one zone taken from the header brings no warning.
+    let (code, err) = import_text(
+        d,
+        "c",
+        "c.csv",
+        "Time (converted from GMT+2 to UTC),Close\n2024-01-01 00:00:00,1.1\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "c").contains("2024-01-01T00:00:00Z,1.1"));
+    assert!(err.contains("says an offset from UTC"), "{err}");
+    let (code, err) = import_text(
+        d,
+        "l",
+        "l.csv",
+        "local_time (UTC+09:00),v\n2024-01-01 09:00:00,1\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "l").contains("2024-01-01T00:00:00Z,1"));
+    assert!(!err.contains("warning"), "{err}");
+    // Dotted dates with a two-digit year beside a time of day: the hint names both columns.
+    let (code, err) = import_text(
+        d,
+        "z",
+        "z.csv",
+        "Datum;Zeit;Wert\n02.01.24;09.30.00;1,5\n03.01.24;09.31.00;2,5\n",
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--time-column Datum,Zeit --time-format '%d.%m.%y %H.%M.%S'"),
+        "{err}"
+    );
+    let (code, err) = import_text(
+        d,
+        "z",
+        "z.csv",
+        "Datum;Zeit;Wert\n02.01.24;09.30.00;1,5\n03.01.24;09.31.00;2,5\n",
+        &[
+            "--time-column",
+            "Datum,Zeit",
+            "--time-format",
+            "%d.%m.%y %H.%M.%S",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "z").contains("2024-01-03T09:31:00Z,2.5"));
+}

@@ -563,7 +563,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             summary.rows_removed
         );
     }
-    if summary.naive_times && args.timezone.is_none() {
+    // Naive times read as UTC by default (not in a zone the header stated).
+    if summary.naive_times && args.timezone.is_none() && opts.time.zone == Zone::Utc {
         let column = match opts.time_columns.as_slice() {
             [] => db.config().time_column.clone(),
             named => named.join("+"),
@@ -598,9 +599,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
 /// `local_time`), as its words in capitals (`CET/CEST`, `local time`): such times are likely
 /// local, so reading them as UTC needs a word to the user.
 fn zone_in_name(name: &str) -> Option<String> {
-    const ZONES: [&str; 20] = [
+    const ZONES: [&str; 24] = [
         "cet", "cest", "eet", "eest", "wet", "west", "bst", "msk", "est", "edt", "cst", "cdt", "mst", "mdt",
-        "pst", "pdt", "jst", "kst", "aest", "aedt",
+        "pst", "pdt", "jst", "kst", "aest", "aedt", "mez", "mesz", "hkt", "sgt",
     ];
     let words: Vec<String> = name
         .split(|c: char| !c.is_ascii_alphanumeric())
@@ -608,6 +609,14 @@ fn zone_in_name(name: &str) -> Option<String> {
         .collect();
     if words.iter().any(|w| w == "local") {
         return Some("local time".into());
+    }
+    // An offset the import did not take (two of them, or beside a bare UTC): `UTC+01:00`.
+    if words.windows(2).any(|w| {
+        (w[0] == "utc" || w[0] == "gmt")
+            && w[1].bytes().all(|b| b.is_ascii_digit())
+            && w[1].bytes().any(|b| b != b'0')
+    }) {
+        return Some("an offset from UTC".into());
     }
     let found: Vec<String> = words
         .iter()

@@ -440,7 +440,14 @@ pub fn fit_header(
             r.first()
                 .is_some_and(|v| trim(v) == (k + 1).to_string().as_bytes())
         });
-        if counts_rows {
+        // Unless the names as they stand already put a time's name over times (`n,time,value`
+        // over `1,2024-01-01T00:00:00Z,1.5,ok`: the counter has its name, the last field none).
+        let timely = |name: &str| {
+            let lower = name.to_ascii_lowercase();
+            lower.contains("time") || lower.contains("date")
+        };
+        let named_in_place = (0..from).any(|i| timely(&names[i]) && is_time_like(trim(&first_row[i])));
+        if counts_rows && !named_in_place {
             let name = unique(names, "column_1");
             let note = format!(
                 "the header names {from} columns but the rows have {width}: the first field counts \
@@ -647,6 +654,11 @@ mod tests {
         );
         assert!(fit(&["date", "v"], &[&["2024-01-01", "Paris", " France"]]).is_err());
         assert!(fit(&["date", "v"], &[&["2", "2024-01-01", "1.5"]]).is_err());
+        let named_counter: &[&[&str]] = &[
+            &["1", "2024-01-01", "1.5", "ok"],
+            &["2", "2024-01-02", "2.5", "ok"],
+        ];
+        assert!(fit(&["n", "time", "value"], named_counter).is_err());
         let not_counting: &[&[&str]] = &[&["1", "5.5", "2024-01-01", "x"], &["3", "6.5", "2024-01-02", "y"]];
         assert!(fit(&["qty", "price", "date"], not_counting).is_err());
     }

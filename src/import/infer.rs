@@ -160,11 +160,25 @@ fn time_name_score(name: &str) -> u8 {
         3
     } else if lower == "date" || lower.contains("time") {
         2
-    } else if lower.contains("date") || lower.split(['_', '-', '.']).any(|p| p == "ts") {
+    } else if names_a_date(&lower) || lower.split(['_', '-', '.']).any(|p| p == "ts") {
         1
     } else {
         0
     }
+}
+
+/// Whether a lowercase column name has a word that is a date (`trade_date`, `TradeDate`,
+/// `date_utc`, `dated`, `Buchungsdatum`), not one that merely holds the letters
+/// (`updated_at`, `validated`, `candidate`, `last_update`).
+fn names_a_date(lower: &str) -> bool {
+    const NOT_DATES: [&str; 5] = ["update", "validate", "candidate", "mandate", "liquidate"];
+    lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+        w.starts_with("date")
+                || (w.ends_with("date") && !NOT_DATES.iter().any(|n| w.ends_with(n)))
+                // German, Dutch and Swedish `Datum` (`Buchungsdatum`), Spanish `fecha`.
+                || w.contains("datum")
+                || w.starts_with("fecha")
+    })
 }
 
 /// Whether a parse read a time: digits below a nanosecond still make one (the import rejects
@@ -1167,10 +1181,34 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                     .iter()
                     .find(|v| !v.is_empty())
                     .map(|v| String::from_utf8_lossy(v));
+                // A time of day in the next column (`Datum;Zeit` = `02.01.24;09.30.00`): both.
+                let next = idx[0] + 1;
+                let clock = sample
+                    .rows
+                    .column(next)
+                    .find(|v| !v.trim_ascii().is_empty())
+                    .and_then(|v| match v.trim_ascii() {
+                        [_, _, b':', _, _, b':', _, _] => Some("%H:%M:%S"),
+                        [_, _, b'.', _, _, b'.', _, _] => Some("%H.%M.%S"),
+                        [_, _, b':', _, _] => Some("%H:%M"),
+                        _ => None,
+                    })
+                    .filter(|_| {
+                        sample
+                            .rows
+                            .column(next)
+                            .all(|v| v.trim_ascii().is_empty() || dialect::is_time_only(v))
+                    });
+                let dates = match (clock, names.get(next)) {
+                    (Some(clock), Some(time)) => format!(
+                        "--time-column {label},{time} --time-format '%d.%m.%y {clock}' if they are \
+                         dates, with the time of day beside them"
+                    ),
+                    _ => "--time-format '%d.%m.%y' if they are dates".to_string(),
+                };
                 refusal.get_or_insert(format!(
                     "column `{label}` holds values such as `{}`, which read both as times of day \
-                     (HH.MM.SS) and as dates with a two-digit year (DD.MM.YY): pass --time-format \
-                     '%d.%m.%y' if they are dates, or --time-column {label} if they are times of day",
+                     (HH.MM.SS) and as dates with a two-digit year (DD.MM.YY): pass {dates}",
                     example.unwrap_or_default()
                 ));
                 continue;
@@ -2320,6 +2358,32 @@ mod tests {
         for v in ["", "-", ".", "1.2.3", "1e5", "inf", "+1", "1,5", " 1"] {
             assert!(!is_plain_decimal(v.as_bytes()), "{v}");
         }
+    }
+
+    #[test]
+    fn names_with_the_letters_of_date_are_not_dates() {
+        for name in [
+            "trade_date",
+            "tradedate",
+            "date_utc",
+            "dated",
+            "Datum",
+            "Buchungsdatum",
+            "Fecha",
+        ] {
+            assert!(names_a_date(&name.to_ascii_lowercase()), "{name}");
+        }
+        for name in [
+            "updated_at",
+            "validated",
+            "candidate",
+            "last_update",
+            "lastupdate",
+        ] {
+            assert!(!names_a_date(name), "{name}");
+        }
+        assert_eq!(time_name_score("updated_at"), 0);
+        assert_eq!(time_name_score("TradeDate"), 1);
     }
 
     #[test]

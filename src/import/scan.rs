@@ -183,12 +183,25 @@ pub fn split_record(
             while j < n && data[j] != delimiter && data[j] != b'\n' {
                 j += 1;
             }
-            fields.push(Field {
-                start: i as u32,
-                end: trim_cr(data, i, j) as u32,
-                quoted: false,
-                unclosed: false,
-            });
+            let end = trim_cr(data, i, j);
+            match spaced_quotes(&data[i..end], delimiter) {
+                Some(inner) => {
+                    let s = scratch.len();
+                    unescape_into(inner, scratch);
+                    fields.push(Field {
+                        start: s as u32,
+                        end: scratch.len() as u32,
+                        quoted: true,
+                        unclosed: false,
+                    });
+                }
+                None => fields.push(Field {
+                    start: i as u32,
+                    end: end as u32,
+                    quoted: false,
+                    unclosed: false,
+                }),
+            }
             i = j;
         }
         if i >= n {
@@ -330,6 +343,42 @@ pub fn is_blank(fields: &[Field], data: &[u8], scratch: &[u8]) -> bool {
         .all(|f| f.bytes(data, scratch).iter().all(|&c| c == b' ' || c == b'\t'))
 }
 
+/// The inside of a field written ` "Paris" ` (spaces before the quote, which so is no quote to
+/// CSV): a whole quoted value on one line, without a delimiter in it (one there splits the
+/// field before this is asked) and with its inner quotes doubled. Such a field is read as
+/// quoted, as the writer meant; anything else stays as written.
+fn spaced_quotes(field: &[u8], delimiter: u8) -> Option<&[u8]> {
+    let pad = |c: &u8| (*c == b' ' || *c == b'\t') && *c != delimiter;
+    let start = field.iter().position(|c| !pad(c))?;
+    if start == 0 {
+        return None;
+    }
+    let end = field.iter().rposition(|c| !pad(c))? + 1;
+    let quoted = &field[start..end];
+    let inner = quoted.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    // Inner quotes come in pairs (`""`), none alone.
+    let mut k = 0;
+    while k < inner.len() {
+        if inner[k] == b'"' {
+            if inner.get(k + 1) != Some(&b'"') {
+                return None;
+            }
+            k += 1;
+        }
+        k += 1;
+    }
+    Some(inner)
+}
+
+/// Appends `inner` to `out` with each `""` made one `"`.
+fn unescape_into(inner: &[u8], out: &mut Vec<u8>) {
+    let mut k = 0;
+    while k < inner.len() {
+        out.push(inner[k]);
+        k += if inner[k] == b'"' { 2 } else { 1 };
+    }
+}
+
 /// `end`, less one if the range `[from, end)` ends with `\r` at a line end or the data's end.
 fn trim_cr(data: &[u8], from: usize, end: usize) -> usize {
     let at_line_end = end == data.len() || data[end] == b'\n';
@@ -388,6 +437,12 @@ mod tests {
                 vec!["c", " \"", " 3"]
             ]
         );
+        // A whole quoted value after spaces, on one line, is read as quoted.
+        assert_eq!(
+            split_all(b"a, \"Paris\" , \"say \"\"hi\"\"\",\t\"\"\n", b','),
+            vec![vec!["a", "Paris", "say \"hi\"", ""]]
+        );
+        assert_eq!(split_all(b"a, \"x\"y\"\n", b','), vec![vec!["a", " \"x\"y\""]]);
         assert_eq!(RecordScanner::new(b',').first_record_end(data), Some(13));
         assert_eq!(RecordScanner::new(b',').last_record_end(data), Some(data.len()));
     }

@@ -95,7 +95,9 @@ impl Zone {
                 .all(|t| offset(t) == 0);
             return (!utc).then_some(Zone::Named(tz));
         }
-        // Else the first offset written after `UTC` or `GMT`; `UTC+00:00` is UTC.
+        // Else the one offset written after `UTC` or `GMT`. A header that also names UTC or GMT
+        // alone (`converted from GMT+2 to UTC`) or gives two offsets (winter and summer) does
+        // not say which applies: none is taken. `UTC+00:00` is UTC.
         let upper = text.to_ascii_uppercase().replace('\u{2212}', "-");
         let mut marks: Vec<usize> = upper
             .match_indices("UTC")
@@ -103,11 +105,11 @@ impl Zone {
             .map(|(at, _)| at)
             .collect();
         marks.sort_unstable();
+        let mut found: Option<Zone> = None;
         for at in marks {
             let rest = upper[at + 3..].trim_start();
-            let Some(sign) = rest.chars().next().filter(|c| matches!(c, '+' | '-')) else {
-                continue;
-            };
+            // UTC or GMT alone: another zone may be meant by the offset beside it.
+            let sign = rest.chars().next().filter(|c| matches!(c, '+' | '-'))?;
             let digits: String = rest[1..]
                 .chars()
                 .take_while(|c| c.is_ascii_digit() || *c == ':')
@@ -117,13 +119,13 @@ impl Zone {
                 4 if digits.as_bytes()[1] == b':' => format!("{sign}0{digits}"),
                 _ => format!("{sign}{digits}"),
             };
-            match Zone::parse(&offset) {
-                Some(Zone::Fixed(0)) => return None,
-                Some(zone) => return Some(zone),
-                None => {}
+            let zone = Zone::parse(&offset)?;
+            if found.as_ref().is_some_and(|f| *f != zone) {
+                return None;
             }
+            found = Some(zone);
         }
-        None
+        found.filter(|z| *z != Zone::Fixed(0))
     }
 
     pub fn describe(&self) -> String {
@@ -817,6 +819,9 @@ mod tests {
         );
         assert_eq!(z("time (Etc/GMT+5)"), Some(Zone::Named(chrono_tz::Etc::GMTPlus5)));
         assert_eq!(z("Time UTC+00:00 (local UTC+02:00)"), None);
+        assert_eq!(z("Time (converted from GMT+2 to UTC)"), None);
+        assert_eq!(z("Zeit (UTC+01:00 / UTC+02:00 Sommerzeit)"), None);
+        assert_eq!(z("t (UTC+1, GMT+01:00)"), Some(Zone::Fixed(hour)));
         assert_eq!(
             z("(GMT+0 / Europe/London)"),
             Some(Zone::Named(chrono_tz::Europe::London))
