@@ -343,10 +343,10 @@ pub fn is_blank(fields: &[Field], data: &[u8], scratch: &[u8]) -> bool {
         .all(|f| f.bytes(data, scratch).iter().all(|&c| c == b' ' || c == b'\t'))
 }
 
-/// The inside of a field written ` "Paris" ` (spaces before the quote, which so is no quote to
-/// CSV): a whole quoted value on one line, without a delimiter in it (one there splits the
-/// field before this is asked) and with its inner quotes doubled. Such a field is read as
-/// quoted, as the writer meant; anything else stays as written.
+/// The inside of a field written ` "Paris" ` (after spaces a quote is text to CSV): a whole
+/// quoted value on one line, without the delimiter in it (that splits the field before this is
+/// asked) and with its inner quotes doubled. Such a field is read as quoted, as the writer
+/// meant; anything else stays as written.
 fn spaced_quotes(field: &[u8], delimiter: u8) -> Option<&[u8]> {
     let pad = |c: &u8| (*c == b' ' || *c == b'\t') && *c != delimiter;
     let start = field.iter().position(|c| !pad(c))?;
