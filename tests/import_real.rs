@@ -2061,3 +2061,28 @@ fn a_third_sweep_quoted_values_after_spaces_named_counters_and_updated_at() {
     assert_eq!(code, 0, "{err}");
     assert!(range(d, "z").contains("2024-01-03T09:31:00Z,2.5"));
 }
+
+#[test]
+fn times_of_day_that_cross_midnight_are_refused_not_dated_a_day_early() {
+    // An FX tick file named by its trade date runs from before midnight to after it.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "time,bid,ask\n23:59:58.500,1.1000,1.1002\n23:59:59.900,1.1001,1.1003\n\
+                00:00:00.100,1.1002,1.1004\n00:00:01.000,1.1003,1.1005\n";
+    let (code, err) = import_text(d, "fx", "fx_20240102.csv", text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("go back from 2024-01-02T23:59:59.900Z to 2024-01-02T00:00:00.100Z"),
+        "{err}"
+    );
+    assert!(err.contains("crosses midnight"), "{err}");
+    assert!(!d.join("fx").exists());
+    // Into an existing database, the same.
+    let day = "time,bid,ask\n09:00:00.000,1.1000,1.1002\n09:00:01.000,1.1001,1.1003\n";
+    let (code, err) = import_text(d, "fx", "fx_20240103.csv", day, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = import_text(d, "fx", "fx_20240102.csv", text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("go back from 23:59:59.900 to 00:00:00.100"), "{err}");
+    assert_eq!(range(d, "fx").lines().count(), 3);
+}

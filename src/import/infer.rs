@@ -645,6 +645,27 @@ pub fn existing_time_format(
             .collect::<Vec<_>>()
             .join("+");
         let (date, _, how) = date_for_times_of_day(sample, o, &column)?;
+        // As for a new database: times of day that cross midnight cannot take one date.
+        let tods: Vec<i64> = refs
+            .iter()
+            .filter_map(|v| format.parse(v).ok())
+            .map(|(t, _)| t)
+            .collect();
+        if let Some(w) = tods.windows(2).find(|w| w[0] - w[1] > NS_PER_DAY / 2) {
+            let clock = |t: i64| {
+                crate::io::timefmt::format_iso_exact(t)[11..]
+                    .trim_end_matches('Z')
+                    .to_string()
+            };
+            return Err(Error::Invalid(format!(
+                "column `{column}` holds times of day that go back from {} to {}: the file crosses \
+                 midnight, and with one date for every row those after it would be stored a day \
+                 early. Split the file at midnight and date each part (--date), or give each row \
+                 its full time",
+                clock(w[0]),
+                clock(w[1])
+            )));
+        }
         let note = note.map_or(how.clone(), |n| format!("{n}; {how}"));
         return Ok((format, date, Some(note)));
     }
@@ -1255,6 +1276,21 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             })
             .collect();
         let times: Vec<i64> = row_times.iter().flatten().copied().collect();
+        // Times of day that fall back by more than half a day in file order cross midnight:
+        // dated by one day, the rows after it would sit a day early.
+        if format.is_time_of_day() {
+            if let Some(w) = times.windows(2).find(|w| w[0] - w[1] > NS_PER_DAY / 2) {
+                refusal.get_or_insert(format!(
+                    "column `{label}` holds times of day that go back from {} to {}: the file \
+                     crosses midnight, and with one date for every row those after it would be \
+                     stored a day early. Split the file at midnight and date each part (--date), \
+                     or give each row its full time",
+                    crate::io::timefmt::format_iso_exact(w[0]),
+                    crate::io::timefmt::format_iso_exact(w[1])
+                ));
+                continue;
+            }
+        }
         // A column not named like a time must at least hold plausible times (after 1980),
         // so that ids and counters are not taken for epoch seconds.
         const PLAUSIBLE_NS: i64 = 315_532_800 * NS_PER_SEC;
