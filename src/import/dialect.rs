@@ -249,8 +249,9 @@ const MAX_UNIT_LINES: usize = 3;
 
 /// How many of the first `rows` under a header are units or descriptions rather than data: in
 /// every column whose values further down share a kind (numbers, times, booleans), such a
-/// line holds text or nothing, and text in one of them at least. A data row has its time there
-/// at least, so no row with data is ever taken for one.
+/// line holds text or nothing, and text in one of them at least; and in a text column whose
+/// values below all hold digits (a time in a shape not told here), none. A data row has its
+/// time in one of those columns, so it is not taken for one.
 pub fn unit_lines(rows: &[&[Vec<u8>]], decimal_comma: bool) -> usize {
     let width = rows.first().map_or(0, |r| r.len());
     // Kinds from the rows past the candidates, or from the last row of a short file.

@@ -172,13 +172,14 @@ fn time_name_score(name: &str) -> u8 {
 /// (`updated_at`, `validated`, `candidate`, `last_update`).
 fn names_a_date(lower: &str) -> bool {
     const NOT_DATES: [&str; 5] = ["update", "validate", "candidate", "mandate", "liquidate"];
-    lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+    // German, Dutch and Swedish `Datum` (`Buchungsdatum`) and Spanish `fecha` too.
+    let date = |w: &str| {
         w.starts_with("date")
-                || (w.ends_with("date") && !NOT_DATES.iter().any(|n| w.ends_with(n)))
-                // German, Dutch and Swedish `Datum` (`Buchungsdatum`), Spanish `fecha`.
-                || w.contains("datum")
-                || w.starts_with("fecha")
-    })
+            || (w.ends_with("date") && !NOT_DATES.iter().any(|n| w.ends_with(n)))
+            || w.contains("datum")
+            || w.starts_with("fecha")
+    };
+    lower.split(|c: char| !c.is_ascii_alphanumeric()).any(date)
 }
 
 /// Whether a parse read a time: digits below a nanosecond still make one (the import rejects
