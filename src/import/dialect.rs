@@ -364,6 +364,17 @@ pub fn column_names(header: &[String]) -> (Vec<String>, Vec<(String, String)>) {
     (names, changed)
 }
 
+/// `base`, or `base_2`, `base_3`… when `names` already holds it.
+pub fn unique_name(names: &[String], base: &str) -> String {
+    let mut name = base.to_string();
+    let mut n = 2;
+    while names.contains(&name) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    name
+}
+
 /// Fits a header's `names` (and their header `text`, index for index) to the width of the
 /// first `rows`, or says why the fields cannot be named. A header that ends in a delimiter
 /// the rows lack loses that empty name. With names short:
@@ -396,15 +407,7 @@ pub fn fit_header(
     if names.len() >= width {
         return Ok(None);
     }
-    let unique = |names: &[String], base: &str| {
-        let mut name = base.to_string();
-        let mut n = 2;
-        while names.contains(&name) {
-            name = format!("{base}_{n}");
-            n += 1;
-        }
-        name
-    };
+
     let from = names.len();
     let extras_empty = rows
         .iter()
@@ -412,7 +415,7 @@ pub fn fit_header(
         .all(|r| r[from..].iter().all(|v| trim(v).is_empty()));
     if extras_empty {
         for k in from..width {
-            let name = unique(names, &format!("column_{}", k + 1));
+            let name = unique_name(names, &format!("column_{}", k + 1));
             names.push(name);
             text.push(String::new());
         }
@@ -426,7 +429,7 @@ pub fn fit_header(
     if width == from + 1 {
         for i in 0..from {
             if is_date_only(&first_row[i]) && is_time_only(&first_row[i + 1]) {
-                let name = unique(names, "time");
+                let name = unique_name(names, "time");
                 let note = format!(
                     "the header names {from} columns but the rows have {width}: `{}` holds a date \
                      and the next field a time of day, named `{name}`",
@@ -449,7 +452,7 @@ pub fn fit_header(
         };
         let named_in_place = (0..from).any(|i| timely(&names[i]) && is_time_like(trim(&first_row[i])));
         if counts_rows && !named_in_place {
-            let name = unique(names, "column_1");
+            let name = unique_name(names, "column_1");
             let note = format!(
                 "the header names {from} columns but the rows have {width}: the first field counts \
                  the rows 1, 2, 3…, row names without a name in the header (as R's write.table \

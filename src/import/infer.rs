@@ -652,19 +652,16 @@ pub fn existing_time_format(
             .filter_map(|v| format.parse(v).ok())
             .map(|(t, _)| t)
             .collect();
-        if let Some(w) = tods.windows(2).find(|w| w[0] - w[1] > NS_PER_DAY / 2) {
+        if let Some((from, to)) = midnight_crossing(&tods) {
             let clock = |t: i64| {
                 crate::io::timefmt::format_iso_exact(t)[11..]
                     .trim_end_matches('Z')
                     .to_string()
             };
-            return Err(Error::Invalid(format!(
-                "column `{column}` holds times of day that go back from {} to {}: the file crosses \
-                 midnight, and with one date for every row those after it would be stored a day \
-                 early. Split the file at midnight and date each part (--date), or give each row \
-                 its full time",
-                clock(w[0]),
-                clock(w[1])
+            return Err(Error::Invalid(crosses_midnight(
+                &column,
+                &clock(from),
+                &clock(to),
             )));
         }
         let note = note.map_or(how.clone(), |n| format!("{n}; {how}"));
@@ -794,6 +791,25 @@ fn infer_granularity(groups: &[Vec<i64>], precision_ns: Option<i64>) -> (i64, St
             "granularity {}: the precision of the timestamps; pass --granularity to choose",
             format_duration(p)
         ),
+    )
+}
+
+/// Two times of day in file order that fall back by more than half a day: the input crosses
+/// midnight.
+fn midnight_crossing(times: &[i64]) -> Option<(i64, i64)> {
+    times
+        .windows(2)
+        .find(|w| w[0] - w[1] > NS_PER_DAY / 2)
+        .map(|w| (w[0], w[1]))
+}
+
+/// The refusal for times of day that cross midnight: one date would put the rows after it a
+/// day early.
+fn crosses_midnight(column: &str, from: &str, to: &str) -> String {
+    format!(
+        "column `{column}` holds times of day that go back from {from} to {to}: the file crosses \
+         midnight, and with one date for every row those after it would be stored a day early. \
+         Split the file at midnight and date each part (--date), or give each row its full time"
     )
 }
 
@@ -1279,18 +1295,10 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let times: Vec<i64> = row_times.iter().flatten().copied().collect();
         // Times of day that fall back by more than half a day in file order cross midnight:
         // dated by one day, the rows after it would sit a day early.
-        if format.is_time_of_day() {
-            if let Some(w) = times.windows(2).find(|w| w[0] - w[1] > NS_PER_DAY / 2) {
-                refusal.get_or_insert(format!(
-                    "column `{label}` holds times of day that go back from {} to {}: the file \
-                     crosses midnight, and with one date for every row those after it would be \
-                     stored a day early. Split the file at midnight and date each part (--date), \
-                     or give each row its full time",
-                    crate::io::timefmt::format_iso_exact(w[0]),
-                    crate::io::timefmt::format_iso_exact(w[1])
-                ));
-                continue;
-            }
+        if let Some((from, to)) = midnight_crossing(&times).filter(|_| format.is_time_of_day()) {
+            let iso = crate::io::timefmt::format_iso_exact;
+            refusal.get_or_insert(crosses_midnight(&label, &iso(from), &iso(to)));
+            continue;
         }
         // A column not named like a time must at least hold plausible times (after 1980),
         // so that ids and counters are not taken for epoch seconds.
@@ -1384,14 +1392,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     let time_name = if time_idx.len() == 1 {
         names[time_idx[0]].clone()
     } else {
-        let base = time_columns.join("_");
-        let mut name = base.clone();
-        let mut n = 2;
-        while names.contains(&name) {
-            name = format!("{base}_{n}");
-            n += 1;
-        }
-        name
+        dialect::unique_name(names, &time_columns.join("_"))
     };
     let guessed = if !o.time_columns.is_empty() {
         "as given"
