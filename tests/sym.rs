@@ -338,6 +338,61 @@ fn a_damaged_entry_or_a_lost_dictionary_is_a_clear_error() {
     );
 }
 
+/// A read checks the dictionary entries it uses, not all of them (a read of one host of 30,000
+/// checks one entry): an entry damaged elsewhere leaves the rows that do not use it readable,
+/// and every read that meets it, by printing, filtering or aggregating, stops naming it.
+#[test]
+fn a_read_checks_the_entries_it_uses() {
+    let db = trades_db(&[]);
+    for (t, sym) in [("00:00:00", "BTCUSDT"), ("00:00:01", "DOGEUSDT")] {
+        db.ok(&[
+            "put",
+            &format!("{DAY}T{t}Z"),
+            &format!("symbol={sym}"),
+            "side=buy",
+            "price=1",
+        ]);
+    }
+    let dict = db.file("sym.dict");
+    let mut bad = fs::read(&dict).unwrap();
+    // Entries: BTCUSDT (0), buy (1), DOGEUSDT (2) at 32 + 15 + 11 = 58; flip a byte of its text.
+    assert_eq!(&bad[58 + 8..58 + 16], b"DOGEUSDT");
+    bad[58 + 8 + 1] ^= 0x20;
+    fs::write(&dict, &bad).unwrap();
+    let first = db.ok(&["range", &format!("{DAY}T00:00:00Z"), &format!("{DAY}T00:00:01Z")]);
+    assert_eq!(
+        first,
+        format!("time,symbol,side,price\n{DAY}T00:00:00Z,BTCUSDT,buy,1.0\n")
+    );
+    for args in [
+        vec!["range", "2024-08-01", "2024-09-01"],
+        vec!["range", "2024-08-01", "2024-09-01", "--where", "symbol = BTCUSDT"],
+        vec!["range", "2024-08-01", "2024-09-01", "--where", "symbol > A"],
+        vec![
+            "range",
+            "2024-08-01",
+            "2024-09-01",
+            "--format",
+            "parquet",
+            "-o",
+            "x.parquet",
+        ],
+        vec!["check"],
+    ] {
+        let (code, out, err) = run(db.xs(&args));
+        assert_eq!(code, 3, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("sym.dict") && err.contains("entry 2 at byte offset 58") && err.contains("checksum"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !out.contains("DOGEUSDT") && !out.contains("DoGEUSDT"),
+            "{args:?}: {out}"
+        );
+        assert_no_panic(&err);
+    }
+}
+
 /// A dictionary put back from an older copy lacks the codes of later rows: every read path
 /// (text, Parquet, Arrow, `get`, `--where` by code and by text order, aggregates) stops with the
 /// damage (exit 3), naming sym.dict, the code, the column and the row's time; it never panics,

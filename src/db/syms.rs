@@ -5,12 +5,14 @@
 //! only then may a partition write use their codes (docs/FORMAT.md, "Symbol dictionary").
 //!
 //! Only the writer (holding the database's writer lock) appends. A reader loads the committed
-//! entries when it opens the database; a code past them (written by a writer since) makes it
-//! read the file again once (`text_reloading`).
+//! entries the first time it needs one and checks each entry on its first use; a code past
+//! them (written by a writer since), or an entry that fails its check, makes it read the file
+//! again once, checking it whole (`text_reloading`).
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::files::{self, Mode};
@@ -57,24 +59,100 @@ pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
 /// The committed entries as of one read: texts by code, and codes by text.
 ///
-/// The texts lie back to back in one string (a dictionary of 30,000 host names is one
-/// allocation, not 30,000), and the table of codes by text is built on the first lookup by
-/// text: a reader that only prints values never needs it.
-#[derive(Clone, Debug, Default)]
+/// The entries lie back to back in one buffer, as the file holds them (a dictionary of 30,000
+/// host names is one allocation, not 30,000), and the table of codes by text is built on the
+/// first lookup by text: a reader that only prints values never needs it.
+///
+/// A reader checks an entry's checksum and UTF-8 the first time it uses it: a read that prints
+/// one host of 30,000 checks one entry, not all of them, and its cost does not grow with the
+/// number of series. The lengths and the count are checked on load, so every code still finds
+/// its own entry. A writer's snapshot, and one read again (`SymDict::reload`), is checked whole.
+#[derive(Debug, Default)]
 pub struct Snapshot {
-    joined: String,
-    /// Where each text ends in `joined`; text `i` starts where text `i - 1` ends.
+    /// Entries as in the file: u32 length, u32 CRC-32, the text; a writer's new entries are
+    /// appended encoded the same way, so `persist` writes them as they are.
+    entries: Vec<u8>,
+    /// Where each entry ends in `entries`; entry `i` starts where entry `i - 1` ends.
     ends: Vec<usize>,
+    /// One bit per entry, set once its checksum and UTF-8 are checked (or it was pushed).
+    checked: Vec<AtomicU64>,
     codes: std::sync::OnceLock<CodeTable>,
 }
 
+impl Clone for Snapshot {
+    fn clone(&self) -> Snapshot {
+        Snapshot {
+            entries: self.entries.clone(),
+            ends: self.ends.clone(),
+            checked: self
+                .checked
+                .iter()
+                .map(|w| AtomicU64::new(w.load(Ordering::Relaxed)))
+                .collect(),
+            codes: self.codes.clone(),
+        }
+    }
+}
+
 impl Snapshot {
+    /// Entries parsed from a file's committed bytes after the header (`count` of them, as the
+    /// header says): every length must be in range and inside `body`, and their number must
+    /// be `count`. With `check_all`, every entry's checksum and UTF-8 are checked here too;
+    /// without, each is checked on its first use. Errors name the entry and its file offset.
+    fn parse(entries: Vec<u8>, count: u32, check_all: bool) -> std::result::Result<Snapshot, String> {
+        // Each entry takes at least ENTRY_HEAD + 1 bytes: a count past that is damage, and
+        // nothing is allocated for it.
+        if u64::from(count) * (ENTRY_HEAD as u64 + 1) > entries.len() as u64 {
+            return Err(format!(
+                "its header counts {count} entries in {} bytes",
+                HEADER_LEN + entries.len() as u64
+            ));
+        }
+        let mut ends = Vec::with_capacity(count as usize);
+        let mut at = 0usize;
+        while at < entries.len() {
+            if entries.len() - at < ENTRY_HEAD {
+                return Err(damaged_entry(ends.len(), at, "is cut short"));
+            }
+            let len = u32::from_le_bytes(le4(&entries[at..])) as usize;
+            if len == 0 || len > MAX_SYM_LEN || len > entries.len() - at - ENTRY_HEAD {
+                return Err(damaged_entry(ends.len(), at, &format!("has a bad length {len}")));
+            }
+            at += ENTRY_HEAD + len;
+            ends.push(at);
+        }
+        if ends.len() != count as usize {
+            return Err(format!(
+                "its header counts {count} entries, its committed bytes hold {}",
+                ends.len()
+            ));
+        }
+        let words = ends.len().div_ceil(64);
+        let snap = Snapshot {
+            entries,
+            ends,
+            checked: (0..words).map(|_| AtomicU64::new(0)).collect(),
+            codes: Default::default(),
+        };
+        if check_all {
+            snap.check_all()?;
+        }
+        Ok(snap)
+    }
+
     #[inline]
     pub fn text(&self, code: u32) -> Option<&str> {
         let i = code as usize;
         let end = *self.ends.get(i)?;
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        self.joined.get(start..end)
+        let (word, bit) = (&self.checked[i / 64], 1u64 << (i % 64));
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            self.check_entry(i).ok()?;
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+        let text = &self.entries[self.start(i) + ENTRY_HEAD..end];
+        // SAFETY: the entry's bit is set only once `check_entry` found its text UTF-8, or by
+        // `push`, which copied it from a `&str`; entries never change after that.
+        Some(unsafe { std::str::from_utf8_unchecked(text) })
     }
 
     #[inline]
@@ -90,10 +168,54 @@ impl Snapshot {
         self.ends.is_empty()
     }
 
+    /// Checks every entry not checked yet: the first damaged one is the error.
+    pub fn check_all(&self) -> std::result::Result<(), String> {
+        for (w, word) in self.checked.iter().enumerate() {
+            if word.load(Ordering::Relaxed) == u64::MAX {
+                continue;
+            }
+            let upto = self.ends.len().min((w + 1) * 64);
+            for i in w * 64..upto {
+                self.check_entry(i)?;
+            }
+            word.fetch_or(u64::MAX, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn start(&self, i: usize) -> usize {
+        if i == 0 {
+            0
+        } else {
+            self.ends[i - 1]
+        }
+    }
+
+    /// Entry `i`'s checksum and UTF-8 (its length was checked on load).
+    #[cold]
+    fn check_entry(&self, i: usize) -> std::result::Result<(), String> {
+        let at = self.start(i);
+        let entry = &self.entries[at..self.ends[i]];
+        let crc = u32::from_le_bytes(le4(&entry[4..]));
+        if entry_crc(&entry[..4], &entry[ENTRY_HEAD..]) != crc {
+            return Err(damaged_entry(i, at, "fails its checksum"));
+        }
+        match std::str::from_utf8(&entry[ENTRY_HEAD..]) {
+            Ok(_) => Ok(()),
+            Err(_) => Err(damaged_entry(i, at, "is not UTF-8")),
+        }
+    }
+
     fn push(&mut self, text: &str) -> u32 {
         let code = self.ends.len() as u32;
-        self.joined.push_str(text);
-        self.ends.push(self.joined.len());
+        encode_entry(text, &mut self.entries);
+        self.ends.push(self.entries.len());
+        let i = code as usize;
+        if i / 64 == self.checked.len() {
+            self.checked.push(AtomicU64::new(0));
+        }
+        *self.checked[i / 64].get_mut() |= 1 << (i % 64);
         // A table built already takes the new code; none is built until a lookup needs it.
         if let Some(mut table) = self.codes.take() {
             table.insert(self, code);
@@ -101,6 +223,31 @@ impl Snapshot {
         }
         code
     }
+
+    /// The encoded entries from code `from` on, as `persist` appends them to the file.
+    fn entries_from(&self, from: usize) -> &[u8] {
+        &self.entries[self.start(from).min(self.entries.len())..]
+    }
+}
+
+/// The message for entry `i` at `at` bytes into the entries (after the header).
+fn damaged_entry(i: usize, at: usize, what: &str) -> String {
+    format!(
+        "entry {i} at byte offset {} {what}: the dictionary is damaged; restore it from a backup",
+        HEADER_LEN + at as u64
+    )
+}
+
+fn le4(b: &[u8]) -> [u8; 4] {
+    b[..4].try_into().unwrap_or_default()
+}
+
+/// CRC-32 of an entry: its 4 length bytes, then its text.
+fn entry_crc(len: &[u8], text: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(len);
+    h.update(text);
+    h.finalize()
 }
 
 /// Codes by the FNV-1a hash of their text, open addressing with linear probing: a slot holds a
@@ -194,7 +341,7 @@ impl SymDict {
     /// writer's is read and checked here, a reader's when it is first needed (`snapshot`).
     pub fn load(dir: &Path, writable: bool) -> Result<SymDict> {
         let snap = match writable {
-            true => Some(Arc::new(read_file(&dir.join(SYM_FILE))?)),
+            true => Some(Arc::new(read_file(&dir.join(SYM_FILE), true)?)),
             false => None,
         };
         let durable = snap.as_ref().map_or(0, |s| s.len());
@@ -227,7 +374,7 @@ impl SymDict {
         if let Some(snap) = &*self.snap.read().unwrap_or_else(|e| e.into_inner()) {
             return Ok(Arc::clone(snap));
         }
-        let fresh = read_file(&self.path())?;
+        let fresh = read_file(&self.path(), false)?;
         let mut guard = self.snap.write().unwrap_or_else(|e| e.into_inner());
         Ok(Arc::clone(guard.get_or_insert_with(|| Arc::new(fresh))))
     }
@@ -304,11 +451,8 @@ impl SymDict {
         if len > committed {
             vfs::set_len(&file, committed).map_err(|e| Error::io("truncate", &path, e))?;
         }
-        let mut body = Vec::new();
-        for code in *durable..snap.len() {
-            encode_entry(snap.text(code as u32).unwrap_or_default(), &mut body);
-        }
-        vfs::write_at(&file, &body, committed).map_err(|e| Error::io("write", &path, e))?;
+        let body = snap.entries_from(*durable);
+        vfs::write_at(&file, body, committed).map_err(|e| Error::io("write", &path, e))?;
         vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e))?;
         let header = encode_header(snap.len() as u32, committed + body.len() as u64);
         vfs::write_at(&file, &header, 0).map_err(|e| Error::io("write", &path, e))?;
@@ -317,14 +461,15 @@ impl SymDict {
         Ok(())
     }
 
-    /// Reads the committed entries again (a reader, after a writer appended).
+    /// Reads the committed entries again and checks them all (a reader, after a writer
+    /// appended, or after an entry failed its check on first use: the error then names it).
     pub fn reload(&self) -> Result<()> {
         if self.writable || self.dir.as_os_str().is_empty() {
             return Ok(());
         }
-        let fresh = read_file(&self.path())?;
+        let fresh = read_file(&self.path(), true)?;
         let mut guard = self.snap.write().unwrap_or_else(|e| e.into_inner());
-        if guard.as_ref().is_none_or(|had| fresh.len() > had.len()) {
+        if guard.as_ref().is_none_or(|had| fresh.len() >= had.len()) {
             *guard = Some(Arc::new(fresh));
         }
         Ok(())
@@ -378,11 +523,8 @@ pub fn encode_header(count: u32, committed: u64) -> [u8; HEADER_LEN as usize] {
 /// Appends one entry: u32 length, u32 CRC-32 of the length's 4 bytes and the text, the text.
 pub fn encode_entry(text: &str, out: &mut Vec<u8>) {
     let len = (text.len() as u32).to_le_bytes();
-    let mut h = crc32fast::Hasher::new();
-    h.update(&len);
-    h.update(text.as_bytes());
     out.extend_from_slice(&len);
-    out.extend_from_slice(&h.finalize().to_le_bytes());
+    out.extend_from_slice(&entry_crc(&len, text.as_bytes()).to_le_bytes());
     out.extend_from_slice(text.as_bytes());
 }
 
@@ -396,7 +538,7 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Vec<String>, String> {
         .collect())
 }
 
-/// `decode`, into a snapshot: the texts are copied once, into one string.
+/// `decode`, into a snapshot checked whole.
 fn decode_snapshot(bytes: &[u8]) -> std::result::Result<Snapshot, String> {
     if bytes.len() < HEADER_LEN as usize {
         return Err(format!(
@@ -411,55 +553,11 @@ fn decode_snapshot(bytes: &[u8]) -> std::result::Result<Snapshot, String> {
             bytes.len()
         ));
     }
-    // Each entry takes at least ENTRY_HEAD + 1 bytes: a count past that is damage, and nothing
-    // is allocated for it.
-    if u64::from(count) * (ENTRY_HEAD as u64 + 1) > committed - HEADER_LEN {
-        return Err(format!("its header counts {count} entries in {committed} bytes"));
-    }
-    let body = &bytes[HEADER_LEN as usize..committed as usize];
-    let mut joined = String::with_capacity(body.len() - count as usize * ENTRY_HEAD);
-    let mut ends = Vec::with_capacity(count as usize);
-    let mut at = 0usize;
-    while at < body.len() {
-        let offset = HEADER_LEN as usize + at;
-        let damaged = |what: &str| {
-            format!(
-                "entry {} at byte offset {offset} {what}: the dictionary is damaged; restore it \
-                 from a backup",
-                ends.len()
-            )
-        };
-        if body.len() - at < ENTRY_HEAD {
-            return Err(damaged("is cut short"));
-        }
-        let len = u32::from_le_bytes(body[at..at + 4].try_into().unwrap_or_default()) as usize;
-        let crc = u32::from_le_bytes(body[at + 4..at + 8].try_into().unwrap_or_default());
-        if len == 0 || len > MAX_SYM_LEN || len > body.len() - at - ENTRY_HEAD {
-            return Err(damaged(&format!("has a bad length {len}")));
-        }
-        let text = &body[at + ENTRY_HEAD..at + ENTRY_HEAD + len];
-        let mut h = crc32fast::Hasher::new();
-        h.update(&body[at..at + 4]);
-        h.update(text);
-        if h.finalize() != crc {
-            return Err(damaged("fails its checksum"));
-        }
-        let text = std::str::from_utf8(text).map_err(|_| damaged("is not UTF-8"))?;
-        joined.push_str(text);
-        ends.push(joined.len());
-        at += ENTRY_HEAD + len;
-    }
-    if ends.len() != count as usize {
-        return Err(format!(
-            "its header counts {count} entries, its committed bytes hold {}",
-            ends.len()
-        ));
-    }
-    Ok(Snapshot {
-        joined,
-        ends,
-        codes: Default::default(),
-    })
+    Snapshot::parse(
+        bytes[HEADER_LEN as usize..committed as usize].to_vec(),
+        count,
+        true,
+    )
 }
 
 fn parse_header(h: &[u8]) -> std::result::Result<(u32, u64), String> {
@@ -514,8 +612,9 @@ fn damaged(path: &Path, reason: String) -> Error {
     }
 }
 
-/// Reads the committed entries of `path`; a missing file is an empty dictionary.
-fn read_file(path: &Path) -> Result<Snapshot> {
+/// Reads the committed entries of `path`, checked whole or on first use (`Snapshot::parse`); a
+/// missing file is an empty dictionary.
+fn read_file(path: &Path, check_all: bool) -> Result<Snapshot> {
     let file = match files::open(path, Mode::Read, "open") {
         Ok(file) => file,
         Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
@@ -523,7 +622,7 @@ fn read_file(path: &Path) -> Result<Snapshot> {
         }
         Err(e) => return Err(e),
     };
-    let (_, committed) = read_header(&file, path)?;
+    let (count, committed) = read_header(&file, path)?;
     let len = file.metadata().map_err(|e| Error::io("look up", path, e))?.len();
     if committed > len {
         return Err(damaged(
@@ -532,10 +631,10 @@ fn read_file(path: &Path) -> Result<Snapshot> {
         ));
     }
     // Only the committed bytes are read: an uncommitted tail may be torn.
-    let mut bytes = vec![0u8; committed as usize];
-    file.read_exact_at(&mut bytes, 0)
+    let mut entries = vec![0u8; (committed - HEADER_LEN) as usize];
+    file.read_exact_at(&mut entries, HEADER_LEN)
         .map_err(|e| Error::io("read", path, e))?;
-    decode_snapshot(&bytes).map_err(|reason| damaged(path, reason))
+    Snapshot::parse(entries, count, check_all).map_err(|reason| damaged(path, reason))
 }
 
 /// Creates an empty dictionary file: written as a temporary file, fsynced, renamed into place,
@@ -617,6 +716,36 @@ mod tests {
         let h = encode_header(u32::MAX, bytes.len() as u64);
         bytes[..32].copy_from_slice(&h);
         assert!(decode(&bytes).unwrap_err().contains("counts"));
+    }
+
+    #[test]
+    fn a_reader_checks_an_entry_on_first_use() {
+        let mut bytes = file_of(&["a", "bb", "ccc"]);
+        bytes[32 + 9 + 8] ^= 1; // a byte of "bb"
+        let body = bytes[32..].to_vec();
+        let snap = Snapshot::parse(body.clone(), 3, false).unwrap();
+        assert_eq!(snap.text(0), Some("a"));
+        assert_eq!(snap.text(2), Some("ccc"));
+        assert_eq!(snap.text(1), None);
+        assert_eq!(snap.text(1), None, "a failed check is not remembered as passed");
+        let e = snap.check_all().unwrap_err();
+        assert!(
+            e.contains("entry 1 at byte offset 41") && e.contains("checksum"),
+            "{e}"
+        );
+        assert!(Snapshot::parse(body, 3, true).is_err());
+        // Lengths are checked on load, whatever is checked later.
+        let mut bytes = file_of(&["a", "bb"]);
+        bytes[32 + 9] = 3;
+        assert!(Snapshot::parse(bytes[32..].to_vec(), 2, false)
+            .unwrap_err()
+            .contains("entry 1 at byte offset 41 has a bad length 3"));
+        // A writer's pushes need no check, and are written as they were encoded.
+        let mut snap = Snapshot::parse(file_of(&["a"])[32..].to_vec(), 1, false).unwrap();
+        snap.push("zz");
+        assert_eq!(snap.text(1), Some("zz"));
+        assert_eq!(snap.entries_from(1), &file_of(&["a", "zz"])[32 + 9..]);
+        snap.check_all().unwrap();
     }
 
     /// Property: any set of texts round-trips; any single-byte change before the commit is

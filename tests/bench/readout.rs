@@ -7,6 +7,10 @@
 //!                                     # … and merge {"sensor": {"lookup_us": median}} into that file,
 //!                                     # which the peer harness (tests/bench/bench.py) reads
 //!     cargo bench --bench readout -- format DB FROM TO                  # in-process format rate
+//!     cargo bench --bench readout -- series-range DB SERIES FROM TO COLUMNS N
+//!                                     # one series' window → CSV in memory, N times (TSBS q1/q2;
+//!                                     # COLUMNS `all` or `time,usage_user`): open, select, read,
+//!                                     # format, each time
 //!
 //! The builders write rows straight through the engine (header-named CSV, no quoting), so the
 //! benchmark does not depend on `xs import`.
@@ -53,6 +57,14 @@ fn main() -> Res {
             merge_inproc_json(json, dataset, median_us)
         }
         ["format", db, from, to] => format(db, parse_time_arg(from)?, parse_time_arg(to)?),
+        ["series-range", db, series, from, to, columns, n] => series_range(
+            db,
+            series,
+            parse_time_arg(from)?,
+            parse_time_arg(to)?,
+            columns,
+            n.parse()?,
+        ),
         [] => Ok(()), // `cargo bench` without arguments: nothing to do
         other => Err(format!("unknown arguments {other:?}; see the header of tests/bench/readout.rs").into()),
     }
@@ -259,5 +271,50 @@ fn format(db: &str, from: i64, to: i64) -> Res {
             rows as f64 / secs / 1e6
         );
     }
+    Ok(())
+}
+
+/// TSBS q1/q2 in-process: each run opens the database read-only, selects one series, reads the
+/// window and formats it as CSV into memory, as one `xs range --series` does without the
+/// process around it. Prints the median and p99 of `n` runs.
+fn series_range(db: &str, series: &str, from: i64, to: i64, columns: &str, n: usize) -> Res {
+    let options = OutputOptions {
+        columns: (columns != "all").then(|| columns.split(',').map(str::to_string).collect()),
+        ..OutputOptions::default()
+    };
+    let mut lat = Vec::with_capacity(n);
+    let mut out = Vec::new();
+    let mut rows = 0;
+    for _ in 0..n.max(1) {
+        out.clear();
+        let start = Instant::now();
+        let mut database = Database::open(Path::new(db), Access::Read, &mut |_| {})?;
+        let missing = database.select_series(&[series.to_string()])?;
+        if !missing.is_empty() {
+            return Err(format!("{db} holds no series {series}").into());
+        }
+        let formatter = RowFormatter::new(database.config(), &options)?;
+        rows = write_range(
+            &database,
+            from,
+            to,
+            &formatter,
+            u64::MAX,
+            Compression::None,
+            &mut |b: &[u8]| -> Result<(), xs::Error> {
+                out.extend_from_slice(b);
+                Ok(())
+            },
+        )?;
+        lat.push(start.elapsed().as_nanos() as u64);
+    }
+    lat.sort_unstable();
+    println!(
+        "in-process range of series {series} ({rows} rows, {} bytes of CSV), {} runs: median {:.1} µs, p99 {:.1} µs",
+        out.len(),
+        lat.len(),
+        lat[lat.len() / 2] as f64 / 1000.0,
+        lat[lat.len() * 99 / 100] as f64 / 1000.0
+    );
     Ok(())
 }
