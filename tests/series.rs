@@ -348,6 +348,31 @@ fn update_columns_changes_only_the_columns_the_input_has() {
     assert_eq!(w.ok(&["range", "2024-01-01", "2024-01-02"]), expected);
 }
 
+/// A row of an input that a later row of the same input replaces (same time and unique key)
+/// is counted among the rows stored and the rows replaced, and the summary says that the
+/// replaced rows may be the input's own: "3 stored" over 2 rows in the database adds up.
+#[test]
+fn rows_an_input_replaces_itself_are_said_to_be_its_own() {
+    let w = Work::new();
+    let f = w.file(
+        "dup.csv",
+        "time,id,price\n2024-01-01T00:00:00Z,1,10\n2024-01-01T00:00:00Z,1,11\n2024-01-01T00:00:01Z,2,12\n",
+    );
+    let err = w.import(&f, &["--unique-by", "id"]);
+    assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{err}");
+    assert!(
+        err.contains(
+            "1 row(s) replaced by a later row with the same time and id (rows stored before, or \
+             earlier rows of this input)"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        w.ok(&["range", "2024-01-01", "2024-01-02"]),
+        "time,id,price\n2024-01-01T00:00:00Z,1,11\n2024-01-01T00:00:01Z,2,12\n"
+    );
+}
+
 #[test]
 fn update_columns_by_unique_key_in_any_order() {
     let rows = trades(&["BTCUSDT", "ETHUSDT"], 3, 30);

@@ -548,7 +548,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         bar.finish_and_clear();
     }
     if !args.quiet {
-        print_summary(&dir, &opts, &summary);
+        print_summary(&dir, &opts, &db.config().keys.unique, &summary);
     }
     if summary.rows_removed > 0 {
         let hint = if db.config().keys.unique.is_empty() {
@@ -879,7 +879,7 @@ fn warn_footprint(f: &infer::Footprint, inference: &infer::Inference) {
     }
 }
 
-fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
+fn print_summary(dir: &Path, opts: &Options, unique: &[String], s: &Summary) {
     let secs = s.elapsed.as_secs_f64().max(1e-9);
     let parts: Vec<String> = s.partitions.iter().map(|k| k.to_string()).collect();
     let parts = if parts.len() > 6 {
@@ -904,20 +904,28 @@ fn print_summary(dir: &Path, opts: &Options, s: &Summary) {
         eprintln!("  {} series written", s.series);
     }
     if s.rows_replaced > 0 || s.rows_removed > 0 {
-        eprintln!(
-            "  {} stored row(s) {}{}",
-            s.rows_replaced,
-            if opts.update_columns {
-                "updated"
-            } else {
-                "replaced"
-            },
-            if s.rows_removed > 0 {
-                format!(", {} removed", s.rows_removed)
-            } else {
-                String::new()
-            }
-        );
+        let done = if opts.update_columns {
+            "updated"
+        } else {
+            "replaced"
+        };
+        let removed = if s.rows_removed > 0 {
+            format!(", {} removed", s.rows_removed)
+        } else {
+            String::new()
+        };
+        if unique.is_empty() || opts.update_columns {
+            eprintln!("  {} stored row(s) {done}{removed}", s.rows_replaced);
+        } else {
+            // A row of the input may replace an earlier one of the same input, which the rows
+            // stored counted too: said, so that "3 stored" over 2 rows in the database adds up.
+            eprintln!(
+                "  {} row(s) replaced by a later row with the same time and {} (rows stored \
+                 before, or earlier rows of this input){removed}",
+                s.rows_replaced,
+                unique.join(",")
+            );
+        }
     }
     if s.naive_times {
         eprintln!(
