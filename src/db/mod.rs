@@ -437,13 +437,16 @@ impl Database {
                 }
             }
             for key in &datas {
+                if dirs.binary_search(key).is_ok() {
+                    continue;
+                }
                 let orphan = self.dir.join(bucket::data_file_name(*key));
                 // The data file is created first: a crash before the directory followed leaves
                 // a data file of only its header, which the next writer replaces.
                 let len_bytes = fs::symlink_metadata(&orphan)
                     .map_err(|e| Error::io("look up", &orphan, e))?
                     .len();
-                if dirs.binary_search(key).is_err() && len_bytes > partition::HEADER_LEN {
+                if len_bytes > partition::HEADER_LEN {
                     return Err(Error::MissingFile {
                         path: self.dir.join(key.file_name()),
                         reason: format!(
@@ -454,6 +457,14 @@ impl Database {
                     });
                 }
             }
+        }
+        if !self.writable && self.role != Role::SeriesRoot {
+            // The partitions just listed, as `partition_keys` would list them: a read-only
+            // handle lists its directory once (a read over 30,000 series, once per series).
+            *self
+                .listed
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(dirs.clone());
         }
         if let Some(&first) = dirs.first().filter(|_| first_header) {
             // Opened to check its header, then closed: not cached, so that listing thousands
