@@ -1638,6 +1638,23 @@ fn thousands_separators_are_not_decimal_commas() {
 }
 
 #[test]
+fn decimal_commas_with_an_exponent_are_numbers() {
+    // A German spreadsheet's export writes small and large values as `1,5E-03`.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "Zeit;Wert;Menge\n2024-01-01 00:00:00;1,5E-03;2,5\n2024-01-01 00:01:00;2,25E+02;3,0\n\
+                2024-01-01 00:02:00;-3,1e-5;4,5\n";
+    fs::write(d.join("exp.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "e", "import", "exp.csv"]));
+    assert!(err.contains("decimal comma") && err.contains("Wert:f64"), "{err}");
+    assert_eq!(
+        range(d, "e"),
+        "Zeit,Wert,Menge\n2024-01-01T00:00:00Z,0.0015,2.5\n2024-01-01T00:01:00Z,225.0,3.0\n\
+         2024-01-01T00:02:00Z,-0.000031,4.5\n"
+    );
+}
+
+#[test]
 fn a_quote_after_a_space_is_text_and_lines_of_spaces_are_blank() {
     // Hand-written CSV: `, "Smith, John"`. After a space a quote is text (a ditto mark ` "`
     // must not swallow the lines after it), so the comma splits the field: rejected, with a

@@ -130,8 +130,22 @@ pub fn from_decimal_comma(v: &[u8], out: &mut Vec<u8>) -> bool {
         && groups[1..].iter().all(|g| g.len() == 3)
         && groups.iter().all(|g| g.iter().all(u8::is_ascii_digit));
     let plain = groups.len() == 1 && !int.is_empty() && int.iter().all(u8::is_ascii_digit);
+    // An exponent after the decimals, as spreadsheets write small and large numbers under a
+    // decimal comma (`1,5E-03`); not after digits grouped by dots.
+    let (frac, exp) = match frac.and_then(|f| f.iter().position(|&c| c == b'e' || c == b'E')) {
+        Some(p) if plain => (frac.map(|f| &f[..p]), frac.map(|f| &f[p..])),
+        Some(_) => return false,
+        None => (frac, None),
+    };
+    let exp_ok = exp.is_none_or(|e| {
+        let digits = e[1..]
+            .strip_prefix(b"-")
+            .or(e[1..].strip_prefix(b"+"))
+            .unwrap_or(&e[1..]);
+        !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+    });
     let frac_ok = frac.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit));
-    if !(grouped || (plain && frac.is_some())) || !frac_ok {
+    if !(grouped || (plain && frac.is_some())) || !frac_ok || !exp_ok {
         return false;
     }
     out.clear();
@@ -141,6 +155,7 @@ pub fn from_decimal_comma(v: &[u8], out: &mut Vec<u8>) -> bool {
         out.push(b'.');
         out.extend_from_slice(f);
     }
+    out.extend_from_slice(exp.unwrap_or_default());
     true
 }
 
@@ -532,6 +547,33 @@ fn valid_date(y: u64, m: u64, d: u64) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_comma_numbers_read_with_a_point() {
+        let read = |v: &str| {
+            let mut out = Vec::new();
+            from_decimal_comma(v.as_bytes(), &mut out).then(|| String::from_utf8(out).unwrap())
+        };
+        assert_eq!(read("1.234,56").as_deref(), Some("1234.56"));
+        assert_eq!(read("-0,5").as_deref(), Some("-0.5"));
+        assert_eq!(read("1.234").as_deref(), Some("1234"));
+        assert_eq!(read("1,5E-03").as_deref(), Some("1.5E-03"));
+        assert_eq!(read("-3,1e5").as_deref(), Some("-3.1e5"));
+        assert_eq!(read("2,25E+02").as_deref(), Some("2.25E+02"));
+        for text in [
+            "1,5E",
+            "1,5E-",
+            "1,5E-0x",
+            "1.234,5E3",
+            "1,5E3,2",
+            "12",
+            "1,",
+            "a,5",
+            "1.23,4",
+        ] {
+            assert_eq!(read(text), None, "{text}");
+        }
+    }
 
     fn rows(text: &str, d: u8) -> Vec<Vec<Vec<u8>>> {
         records(text.as_bytes(), 0, d, 1000)
