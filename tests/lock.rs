@@ -175,3 +175,40 @@ fn a_writer_after_a_killed_import_names_the_import_not_itself() {
     );
     assert!(!stderr.contains("under way"), "{stderr}");
 }
+
+/// A writer that waited for the lock reads the config again once it holds it: the writer it
+/// waited for may have been an `alter`. It wrote its rows with the schema it had read before
+/// waiting, in the old row length, and every read of the database then failed ("partition
+/// file … does not belong to this database").
+#[test]
+fn a_writer_that_waited_reads_the_schema_it_gets() {
+    use std::io::{BufRead, BufReader, Read};
+    let db = TestDb::create("1s", "v:i64", &[]);
+    let altered = TestDb::create("1s", "v:i64,w:i64", &[]);
+    let lock = hold_lock(&db);
+    let bin = assert_cmd::cargo::cargo_bin("xs");
+    let mut child = std::process::Command::new(bin)
+        .env_remove("XS_DB")
+        .arg("-d")
+        .arg(&db.path)
+        .args(["put", "--wait", "2024-01-01T00:00:05Z", "v=7"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    stderr.read_line(&mut first).unwrap();
+    assert!(first.contains("waiting for the writer lock"), "{first:?}");
+    // What `alter --add w:i64` leaves in a database without partitions: the new config.
+    std::fs::copy(altered.file("xs.toml"), db.file("xs.toml")).unwrap();
+    drop(lock);
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}: {first}{rest}");
+    assert_eq!(
+        db.ok(&["get", "2024-01-01T00:00:05Z"]),
+        "time,v,w\n2024-01-01T00:00:05Z,7,\n"
+    );
+    db.ok(&["check"]);
+}

@@ -337,10 +337,17 @@ impl Database {
 
     /// Opens an existing database. `on_wait` is told the holder when a writer has to wait.
     pub fn open(dir: &Path, access: Access, on_wait: &mut dyn FnMut(Option<&str>)) -> Result<Database> {
-        let config = Config::load(dir)?;
+        let mut config = Config::load(dir)?;
         let lock = match access {
             Access::Read => None,
-            Access::Write(wait) => Some(WriteLock::acquire(dir, wait, on_wait)?),
+            Access::Write(wait) => {
+                let lock = WriteLock::acquire(dir, wait, on_wait)?;
+                // Read again under the lock: the writer this one waited for may have been an
+                // `alter`, and rows written with the schema before it would not be this
+                // database's any more.
+                config = Config::load(dir)?;
+                Some(lock)
+            }
         };
         Database::checked(dir, config, lock)
     }
