@@ -1638,6 +1638,29 @@ fn thousands_separators_are_not_decimal_commas() {
 }
 
 #[test]
+fn a_header_in_another_case_names_the_same_columns() {
+    // A second vendor writes `Time,Symbol,Ask,Bid` for a database of `time,symbol,bid,ask`:
+    // the line was read as data (rejected) and the rows below it mapped by position, bid and
+    // ask swapped.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(
+        d.join("a.csv"),
+        "time,symbol,bid,ask\n2024-01-02T00:00:01Z,EURUSD,1.1000,1.1002\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("b.csv"),
+        "Time,Symbol,Ask,Bid\n2024-01-02T00:00:03Z,GBPUSD,1.2702,1.2700\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "q", "import", "a.csv"]));
+    let (_, err) = ok(xs(d).args(["-d", "q", "import", "b.csv"]));
+    assert!(err.contains("1 rows read, 1 stored, 0 rejected"), "{err}");
+    assert!(range(d, "q").ends_with("2024-01-02T00:00:03Z,GBPUSD,1.2700,1.2702\n"));
+}
+
+#[test]
 fn decimal_commas_with_an_exponent_are_numbers() {
     // A German spreadsheet's export writes small and large values as `1,5E-03`.
     let t = TempDir::new().unwrap();

@@ -570,7 +570,10 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
                     .map(|v| String::from_utf8_lossy(v).trim().to_string())
                     .collect();
                 let (names, _) = dialect::column_names(&text);
-                names.iter().chain(&text).any(|n| sniff.known_names.contains(n))
+                names
+                    .iter()
+                    .chain(&text)
+                    .any(|n| sniff.known_names.iter().any(|k| k.eq_ignore_ascii_case(n)))
             }
             Some((_, r)) => dialect::looks_like_header(r, &below[units..], csv.decimal_comma),
             None => true,
@@ -817,6 +820,28 @@ pub fn time_sources(
         .map(|i| vec![i, i + 1])
 }
 
+/// The input's names, each written as the database writes it when it differs only in case
+/// (`Time,Symbol,Ask,Bid` for `time,symbol,bid,ask`: other tools write names in their own
+/// case), where that is one database name the input does not also give as it is.
+fn same_names_as(names: &[String], config: &Config) -> Vec<String> {
+    let db_names: Vec<&str> = std::iter::once(config.time_column.as_str())
+        .chain(config.schema.columns().iter().map(|c| c.name.as_str()))
+        .collect();
+    names
+        .iter()
+        .map(|n| {
+            if db_names.contains(&n.as_str()) {
+                return n.clone();
+            }
+            let mut like = db_names.iter().filter(|d| d.eq_ignore_ascii_case(n));
+            match (like.next(), like.next()) {
+                (Some(&d), None) if !names.iter().any(|m| m == d) => d.to_string(),
+                _ => n.clone(),
+            }
+        })
+        .collect()
+}
+
 /// Matches an input's column names to the database by name.
 fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts: &Options) -> Result<Plan> {
     let schema = &config.schema;
@@ -826,7 +851,7 @@ fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts
             .chain(schema.columns().iter().map(|c| c.name.clone()))
             .collect()
     } else {
-        header.names.clone()
+        same_names_as(&header.names, config)
     };
     let time_name = if opts.time_columns.is_empty() {
         config.time_column.clone()
