@@ -746,6 +746,11 @@ impl Case {
                 t -= t.rem_euclid(g);
             }
             let row = self.encode(values);
+            // A row without its unique key cannot be told from the others at its time.
+            if keys.unique.is_some_and(|c| keys.schema.is_null(&row, c)) {
+                rejected += 1;
+                continue;
+            }
             let rows = next.rows.entry(t).or_default();
             if update {
                 // The stored row it updates: its key's, or the one row of its series.
@@ -870,6 +875,8 @@ impl Case {
                 .get(&t)
                 .map_or(0, |rows| keys.count_series(rows, &row))
                 >= self.config.depth as usize;
+        // A row without its unique key is refused.
+        let full = full || keys.unique.is_some_and(|c| keys.schema.is_null(&row, c));
         match result {
             Err(_) if !self.is_storable(t) || full => {}
             Err(e) => self.fail(&format!("put failed: {e}")),

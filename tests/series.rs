@@ -373,6 +373,42 @@ fn rows_an_input_replaces_itself_are_said_to_be_its_own() {
     );
 }
 
+/// A row whose unique key is empty cannot be told from the other rows at its time: two such
+/// rows replaced each other while the summary counted both stored. Now each is rejected with
+/// its reason, and `put` refuses one.
+#[test]
+fn a_row_without_its_unique_key_is_rejected() {
+    let w = Work::new();
+    let f = w.file(
+        "keyless.csv",
+        "time,symbol,trade_id,price\n2024-01-05T14:30:00Z,AAPL,,1.5\n2024-01-05T14:30:00Z,AAPL,,2.5\n\
+         2024-01-05T14:30:00Z,AAPL,7,3.5\n",
+    );
+    let (code, _, err) = w.xs(&["import", f.to_str().unwrap(), "--unique-by", "trade_id"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("3 rows read, 1 stored, 2 rejected"), "{err}");
+    let rejects = std::fs::read_dir(w.db())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("rejects-"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .unwrap_or_default();
+    assert!(
+        rejects.contains("column `trade_id` of the unique key is empty"),
+        "{rejects}"
+    );
+    assert_eq!(
+        w.ok(&["range", "2024-01-05", "2024-01-06"]),
+        "time,symbol,trade_id,price\n2024-01-05T14:30:00Z,AAPL,7,3.5\n"
+    );
+    let (code, _, err) = w.xs(&["put", "2024-01-05T14:31:00Z", "symbol=AAPL", "price=1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("column `trade_id` of the unique key is empty"),
+        "{err}"
+    );
+}
+
 #[test]
 fn update_columns_by_unique_key_in_any_order() {
     let rows = trades(&["BTCUSDT", "ETHUSDT"], 3, 30);

@@ -1044,6 +1044,8 @@ struct ParseCtx<'a> {
     encoder: encode::Encoder,
     /// The series key's columns (empty: one series).
     series: Vec<usize>,
+    /// The unique key's columns (empty: none).
+    unique: Vec<usize>,
     /// Per column: whether it is `sym`.
     is_sym: Vec<bool>,
     /// Per column: whether it holds numbers (a decimal comma is read only there).
@@ -1108,6 +1110,20 @@ impl<'a> RowPlacer<'a> {
         chunk_syms: Option<&syms::ChunkSyms>,
     ) -> Result<(usize, u64), String> {
         let ctx = self.ctx;
+        if !ctx.unique.is_empty() {
+            // A row without its key cannot be told from the others at its time: two such rows
+            // replaced each other, and the summary counted both stored.
+            let schema = &ctx.config.schema;
+            let row = &p.rows[row_at..row_at + schema.row_len()];
+            if let Some(&c) = ctx.unique.iter().find(|&&c| schema.is_null(row, c)) {
+                return Err(format!(
+                    "column `{}` of the unique key is empty: a row without its key cannot be told \
+                     from the other rows at its time; give it a value, or import into a database \
+                     without a unique key",
+                    schema.columns()[c].name
+                ));
+            }
+        }
         let series = if ctx.series.is_empty() {
             0
         } else {
@@ -2171,6 +2187,7 @@ pub fn run(
         opts,
         encoder: encode::Encoder::new(&config.schema),
         series: config.series_columns(),
+        unique: config.unique_columns(),
         is_sym: config
             .schema
             .columns()
