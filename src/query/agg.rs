@@ -294,6 +294,7 @@ impl Agg {
             },
             Kind::Mean => match self.field.map(|f| f.ty) {
                 Some(ColumnType::Dec(_)) => Acc::MeanDec { n: 0, sum: 0 },
+                Some(ty) if !is_float(ty) => Acc::MeanInt { n: 0, sum: 0 },
                 _ => Acc::Mean { n: 0, sum: 0.0 },
             },
             Kind::Stddev => Acc::Moments {
@@ -529,6 +530,12 @@ enum Acc {
         n: u64,
         sum: f64,
     },
+    /// The exact sum of integers, divided at the end: a sum in f64 loses the low digits of
+    /// large values (nanosecond stamps), and its result depended on how rows were grouped.
+    MeanInt {
+        n: u64,
+        sum: i128,
+    },
     /// The exact sum of `dec(S)` values (2^64 values of at most 2^63 cannot overflow an i128),
     /// divided and rounded at S decimals at the end.
     MeanDec {
@@ -578,7 +585,7 @@ impl Acc {
                 }
             }
             Acc::Extreme(best) => consider(agg.kind, best, f.num(row)),
-            Acc::SumInt { n, sum } => {
+            Acc::SumInt { n, sum } | Acc::MeanInt { n, sum } => {
                 *n += 1;
                 *sum += match f.num(row) {
                     Num::I(v) => i128::from(v),
@@ -685,6 +692,9 @@ impl Acc {
             }
             Acc::SumFloat { n, sum } if *n > 0 => out.set_field_bytes(row, col, &f64_bytes(*sum)),
             Acc::Mean { n, sum } if *n > 0 => out.set_field_bytes(row, col, &f64_bytes(*sum / *n as f64)),
+            Acc::MeanInt { n, sum } if *n > 0 => {
+                out.set_field_bytes(row, col, &f64_bytes(int_mean(*sum, *n)))
+            }
             Acc::MeanDec { n, sum } if *n > 0 => {
                 // Between the smallest and the largest value, so within i64.
                 let mean = i64::try_from(crate::db::decimal::mean(*sum, *n)).unwrap_or(i64::MAX);
@@ -702,6 +712,13 @@ impl Acc {
     }
 }
 
+/// `sum / n` as the f64 nearest to it, within an ulp: the whole part and the remainder are
+/// divided apart, so a sum past 2^53 keeps its low digits.
+fn int_mean(sum: i128, n: u64) -> f64 {
+    let n = i128::from(n);
+    (sum / n) as f64 + (sum % n) as f64 / n as f64
+}
+
 impl Acc {
     /// Folds `later` (the same aggregate over rows that come after this one's) into `self`.
     fn merge(&mut self, agg: &Agg, later: Acc) {
@@ -710,6 +727,7 @@ impl Acc {
             (Acc::Pick(a), Acc::Pick(b)) if b.is_some() && (agg.kind == Kind::Last || a.is_none()) => *a = b,
             (Acc::Extreme(a), Acc::Extreme(Some(x))) => consider(agg.kind, a, x),
             (Acc::SumInt { n, sum }, Acc::SumInt { n: n2, sum: s2 })
+            | (Acc::MeanInt { n, sum }, Acc::MeanInt { n: n2, sum: s2 })
             | (Acc::MeanDec { n, sum }, Acc::MeanDec { n: n2, sum: s2 }) => {
                 *n += n2;
                 *sum += s2;
@@ -1522,7 +1540,7 @@ impl Acc {
                 (*n, *sum) = (count, total);
             }
             // 8-byte integers and decimals: an exact i128 sum (`add` does the same).
-            Acc::SumInt { n, sum } | Acc::MeanDec { n, sum }
+            Acc::SumInt { n, sum } | Acc::MeanInt { n, sum } | Acc::MeanDec { n, sum }
                 if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) =>
             {
                 let (mut count, mut total) = (*n, *sum);
