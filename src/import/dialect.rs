@@ -127,6 +127,8 @@ pub fn from_decimal_comma(v: &[u8], out: &mut Vec<u8>) -> bool {
     let groups: Vec<&[u8]> = int.split(|&c| c == b'.').collect();
     let grouped = groups.len() > 1
         && (1..=3).contains(&groups[0].len())
+        // `0.845` is no thousands grouping: a number written with a point.
+        && groups[0][0] != b'0'
         && groups[1..].iter().all(|g| g.len() == 3)
         && groups.iter().all(|g| g.iter().all(u8::is_ascii_digit));
     let plain = groups.len() == 1 && !int.is_empty() && int.iter().all(u8::is_ascii_digit);
@@ -560,6 +562,8 @@ mod tests {
         assert_eq!(read("1,5E-03").as_deref(), Some("1.5E-03"));
         assert_eq!(read("-3,1e5").as_deref(), Some("-3.1e5"));
         assert_eq!(read("2,25E+02").as_deref(), Some("2.25E+02"));
+        assert_eq!(read("0.845"), None, "a leading 0 starts no thousands group");
+        assert_eq!(read("0.845,5"), None);
         for text in [
             "1,5E",
             "1,5E-",
