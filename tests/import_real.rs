@@ -1638,6 +1638,35 @@ fn thousands_separators_are_not_decimal_commas() {
 }
 
 #[test]
+fn headerless_trade_ids_are_not_epoch_seconds() {
+    // Binance's headerless trades: `id,price,qty,quote_qty,time_ms,is_buyer_maker,best_match`.
+    // The ids (4.3e9) read as epoch seconds fall in 2106: the first column was taken for the
+    // time, every row stored 82 years late, exit 0.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut text = String::new();
+    for i in 0..50u64 {
+        text.push_str(&format!(
+            "{},42072.{:02},0.065,262.15,{},False,True\n",
+            4_300_000_000u64 + i,
+            i % 100,
+            1_735_603_200_068u64 + 37 * i
+        ));
+    }
+    fs::write(d.join("BTCUSDT-trades-2024-12-31.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "b", "import", "BTCUSDT-trades-2024-12-31.csv"]));
+    assert!(
+        err.contains("time column `column_5`") && err.contains("(2024)"),
+        "{err}"
+    );
+    let out = range(d, "b");
+    assert!(
+        out.contains("\n2024-12-31T00:00:00.068Z,4300000000,42072.00,"),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_header_in_another_case_names_the_same_columns() {
     // A second vendor writes `Time,Symbol,Ask,Bid` for a database of `time,symbol,bid,ask`:
     // the line was read as data (rejected) and the rows below it mapped by position, bid and
