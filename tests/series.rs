@@ -373,6 +373,32 @@ fn rows_an_input_replaces_itself_are_said_to_be_its_own() {
     );
 }
 
+/// Per-ticker files that number their rows from 1 (`id,timestamp,symbol,close`): a unique key
+/// `id` was guessed instead of the series key `symbol` once a file had 64 rows, and the next
+/// ticker's file replaced the first one's rows (same ids, same times), exit 0.
+#[test]
+fn per_ticker_files_numbered_from_one_keep_each_ticker() {
+    let w = Work::new();
+    let file = |ticker: &str, base: f64| {
+        let mut text = String::from("id,timestamp,symbol,close\n");
+        for i in 0..70 {
+            let t = 1_704_205_800 + 60 * i;
+            text.push_str(&format!("{},{t},{ticker},{:.1}\n", i + 1, base + i as f64 / 10.0));
+        }
+        w.file(&format!("{ticker}_1min.csv"), &text)
+    };
+    let err = w.import(&file("AAPL", 100.0), &[]);
+    assert!(err.contains("series key `symbol`"), "{err}");
+    let err = w.import(&file("MSFT", 300.0), &[]);
+    assert!(!err.contains("replaced"), "{err}");
+    let out = w.ok(&["range", "2024-01-01", "2024-01-03"]);
+    assert_eq!(out.lines().count(), 1 + 140, "{out}");
+    assert!(
+        out.contains(",AAPL,100.0") && out.contains(",MSFT,300.0"),
+        "{out}"
+    );
+}
+
 /// A row whose unique key is empty cannot be told from the other rows at its time: two such
 /// rows replaced each other while the summary counted both stored. Now each is rejected with
 /// its reason, and `put` refuses one.

@@ -1563,8 +1563,17 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     grid.keys.unique = unique;
     notes.extend(unique_note);
     grid.check_keys().map_err(Error::Invalid)?;
-    // The footprint estimates look at one series' rows; with several they are not made.
-    let one_series = series_idx.is_empty();
+    // The footprint estimates look at one series' rows; with several they are not made (a
+    // per-ticker file under a series key is one series).
+    let one_series = series_idx.is_empty() || {
+        let mut rows = sample.rows.iter();
+        let first = rows.next();
+        rows.all(|r| {
+            series_idx
+                .iter()
+                .all(|&i| Some(r.get(i)) == first.as_ref().map(|f| f.get(i)))
+        })
+    };
     let grid_footprint = grid_period
         .filter(|_| one_series)
         .and_then(|_| estimate_footprint(&grid, &floored, sample));
@@ -1900,7 +1909,7 @@ fn choose_series(
     let shared_rows: usize = shared.iter().map(|rows| rows.len()).sum();
     let rows = row_times.iter().flatten().count();
     if rows < MIN_ROWS_TO_JUDGE {
-        return Ok(named_series(sample, o, time_idx, row_times));
+        return Ok(named_series(sample, time_idx));
     }
     // Rows that share timestamps are the evidence for a column not named like a series; a
     // column named like one (`symbol`) needs only values that come back over time.
@@ -1974,7 +1983,7 @@ fn choose_series(
                 100.0 * share
             )),
         ),
-        None => named_series(sample, o, time_idx, row_times),
+        None => named_series(sample, time_idx),
     })
 }
 
@@ -1994,14 +2003,10 @@ fn series_text(values: &[&[u8]]) -> bool {
 
 /// A text column named like a series key (`symbol`, `ticker`, `host` …) is one even where the
 /// sample cannot show it: a per-ticker file holds one symbol, and a database made from it
-/// without a series key would let the next ticker's file replace its rows. Not where a unique
-/// key is found without it: that key already keeps another ticker's rows apart.
-fn named_series(
-    sample: &Sample,
-    o: &Overrides,
-    time_idx: &[usize],
-    row_times: &[Option<i64>],
-) -> (Vec<usize>, Option<String>) {
+/// without a series key would let the next ticker's file replace its rows. A unique key found
+/// beside it does not keep them apart: per-ticker files number their rows each from 1 (a later
+/// ticker's `id` 1 at the same time replaced the first ticker's).
+fn named_series(sample: &Sample, time_idx: &[usize]) -> (Vec<usize>, Option<String>) {
     let found = (0..sample.names.len()).find(|&i| {
         if time_idx.contains(&i) || !SERIES_NAMES.contains(&sample.names[i].to_ascii_lowercase().as_str()) {
             return false;
@@ -2014,16 +2019,8 @@ fn named_series(
         // Values that come back (or one value): not a name per row.
         series_text(&values) && (distinct.len() == 1 || distinct.len() * 2 <= present)
     });
-    let integer = |i: usize| {
-        sample
-            .rows
-            .column(i)
-            .all(|v| std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<i64>().is_ok()))
-    };
-    let unique_without =
-        o.unique.is_none() && unique_column(sample, time_idx, &[], row_times, &integer).is_some();
     match found {
-        Some(i) if !unique_without => (
+        Some(i) => (
             vec![i],
             Some(format!(
                 "series key `{}` (guessed): a text column named like one; each series is stored \
