@@ -293,4 +293,9 @@ fn append_after_the_values_is_the_option_and_negative_values_stay_values() {
         db.ok(&["get", t]),
         format!("time,px,side\n{t},-1.5,buy\n{t},-inf,sell\n{t},-2.0,buy\n")
     );
+    // `--wait` after the values was stored as the text of a value.
+    let t = "2024-08-08T23:54:16.000Z";
+    db.ok(&["put", t, "2.5", "", "--wait"]);
+    db.ok(&["put", t, "px=3.5", "--wait", "--append"]);
+    assert_eq!(db.ok(&["get", t]), format!("time,px,side\n{t},2.5,\n{t},3.5,\n"));
 }

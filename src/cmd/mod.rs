@@ -110,7 +110,9 @@ pub fn run(cli: Cli) -> CliResult {
     // `--wait` before the subcommand works too (`xs -d DB --wait import …`).
     let wait = cli.wait
         || match &cli.command {
-            Command::Put(a) => a.wait.wait,
+            // The values take anything that starts with a hyphen: `--wait` after them is
+            // still the option (put drops it from the values).
+            Command::Put(a) => a.wait.wait || a.values.iter().any(|v| v == "--wait"),
             Command::Delete(a) => a.wait.wait,
             Command::Import(a) => a.wait.wait,
             Command::Defrag(a) => a.wait.wait,

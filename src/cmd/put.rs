@@ -26,7 +26,7 @@ pub struct Args {
     pub time: i64,
 
     /// Values: name=value pairs, or one value per column in schema order (`-1.5` and `-inf`
-    /// are values; `--append` after them is still the option).
+    /// are values; `--append` and `--wait` after them are still the options).
     #[arg(required = true, allow_hyphen_values = true)]
     pub values: Vec<String>,
 
@@ -37,10 +37,12 @@ pub struct Args {
 
 pub fn run(ctx: &Context, mut args: Args) -> CliResult {
     // The values take anything that starts with a hyphen (negative numbers, `-inf`), so an
-    // `--append` written after them arrives among them.
+    // `--append` or `--wait` written after them arrives among them (`--wait` is taken by
+    // `cmd::run`).
     let before = args.values.len();
     args.values.retain(|v| v != "--append");
     args.append |= args.values.len() != before;
+    args.values.retain(|v| v != "--wait");
     let db = ctx.open_write()?;
     let schema = db.schema();
     let row = encode_values(schema, &args.values)?;
