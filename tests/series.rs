@@ -399,6 +399,32 @@ fn per_ticker_files_numbered_from_one_keep_each_ticker() {
     );
 }
 
+/// `--series C,D` read (and deleted) the series C and D where a series `C,D` is stored, exit 0.
+/// A stored value with a comma is taken whole; where its parts are stored too it is refused.
+#[test]
+fn a_series_value_with_a_comma_is_never_split_silently() {
+    let w = Work::new();
+    let f = w.file(
+        "c.csv",
+        "time,sym,v\n2024-01-01T00:00:00Z,\"A,B\",1\n2024-01-01T00:00:00Z,A,2\n2024-01-01T00:00:00Z,E,4\n",
+    );
+    w.import(&f, &["--series-by", "sym"]);
+    assert_eq!(
+        w.ok(&["range", "2024-01-01", "2024-01-02", "--series", "A,B"]),
+        "time,sym,v\n2024-01-01T00:00:00Z,\"A,B\",1\n"
+    );
+    assert_eq!(
+        w.ok(&["range", "2024-01-01", "2024-01-02", "--series", "A,E"]),
+        "time,sym,v\n2024-01-01T00:00:00Z,A,2\n2024-01-01T00:00:00Z,E,4\n"
+    );
+    let f = w.file("b.csv", "time,sym,v\n2024-01-01T00:00:00Z,B,3\n");
+    w.import(&f, &[]);
+    let (code, _, err) = w.xs(&["delete", "2024-01-01", "2024-01-02", "--series", "A,B"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--series A --series B"), "{err}");
+    assert_eq!(w.ok(&["range", "2024-01-01", "2024-01-02"]).lines().count(), 5);
+}
+
 /// A row whose unique key is empty cannot be told from the other rows at its time: two such
 /// rows replaced each other while the summary counted both stored. Now each is rejected with
 /// its reason, and `put` refuses one.

@@ -7,8 +7,9 @@ use crate::exit::CliResult;
 #[derive(clap::Args, Debug, Default)]
 pub struct SeriesArgs {
     /// Only these series (values of the series key; a key of several columns joins them with
-    /// `:`). Repeatable, or comma-separated. Default: every series, merged in time order.
-    #[arg(long, value_name = "VALUE[,VALUE…]", value_delimiter = ',')]
+    /// `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a
+    /// series of that value is stored. Default: every series, merged in time order.
+    #[arg(long, value_name = "VALUE[,VALUE…]")]
     pub series: Vec<String>,
 }
 
@@ -18,8 +19,12 @@ impl SeriesArgs {
         if self.series.is_empty() {
             return Ok(());
         }
+        let mut values = Vec::new();
+        for text in &self.series {
+            values.extend(split_values(db, text)?);
+        }
         // A bad value is a usage error (exit 2); a damaged series keeps its own code.
-        let missing = db.select_series(&self.series)?;
+        let missing = db.select_series(&values)?;
         for text in missing {
             eprintln!(
                 "xs: warning: {} holds no series `{text}` (key {}); `xs stat` lists the series",
@@ -29,4 +34,28 @@ impl SeriesArgs {
         }
         Ok(())
     }
+}
+
+/// The values one `--series` names: split at commas, unless the whole text is a stored
+/// series' value (`C,D`). When it is, and its parts are stored series too, which is meant
+/// cannot be told: refused, rather than read or delete the wrong series.
+fn split_values(db: &mut Database, text: &str) -> CliResult<Vec<String>> {
+    if !text.contains(',') {
+        return Ok(vec![text.to_string()]);
+    }
+    let parts: Vec<String> = text.split(',').map(str::to_string).collect();
+    if !db.select_series(&[text.to_string()])?.is_empty() {
+        return Ok(parts);
+    }
+    if db.select_series(&parts)?.is_empty() {
+        return Err(crate::exit::Failure::usage(format!(
+            "--series {text}: {} holds a series `{text}` and the series {}: give each series in \
+             its own --series (--series {}) to read those; the series `{text}` alone cannot be \
+             named while they are stored",
+            db.dir().display(),
+            parts.join(" and "),
+            parts.join(" --series ")
+        )));
+    }
+    Ok(vec![text.to_string()])
 }
