@@ -224,6 +224,44 @@ fn split_writes_one_file_per_year_with_rows() {
     );
 }
 
+/// A Parquet dataset split into `year=…/month=…/` directories, of a database with a column
+/// named `year`: DuckDB and Polars read the directory's 2024 in place of the stored 2023.
+/// Refused, naming the column and the ways out; `--columns` without it writes.
+#[test]
+fn a_column_named_like_a_hive_level_is_not_split_into_its_directories() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let db = tmp.path().join("db");
+    let csv = tmp.path().join("y.csv");
+    std::fs::write(
+        &csv,
+        "time,year,v\n2024-01-05T00:00:00Z,2023,1\n2024-02-05T00:00:00Z,2024,2\n",
+    )
+    .unwrap();
+    ok(&["-d", s(&db), "import", s(&csv), "-q"]);
+    let dir = tmp.path().join("ds");
+    let args = [
+        "-d",
+        s(&db),
+        "export",
+        "--split",
+        "month",
+        "-f",
+        "parquet",
+        "-o",
+        s(&dir),
+    ];
+    let out = xs().args(args).output().expect("run xs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("column `year`") && err.contains("--rename year=NEW"),
+        "{err}"
+    );
+    assert!(!dir.join("year=2024").exists());
+    ok(&[&args[..], &["--columns", "time,v"]].concat());
+    assert!(dir.join("year=2024").join("month=02").exists());
+}
+
 #[test]
 fn bad_export_arguments_are_usage_errors() {
     let (tmp, db) = every_type();

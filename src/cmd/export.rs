@@ -171,6 +171,9 @@ fn export_split(
     let from_ns = from_ns.max(MIN_TIME_NS);
     let to_ns = to_ns.min(END_TIME_NS);
     let hive = !writer.is_text();
+    if let Writer::Columnar { columns, .. } = writer {
+        refuse_hive_clash(db, columns.as_deref(), period)?;
+    }
     // Each series on its own under a Hive `series=` level; the whole database otherwise.
     let stores: Vec<(Option<String>, std::sync::Arc<Database>)> = if hive && db.is_series_root() {
         db.selected_series()?
@@ -241,6 +244,40 @@ fn export_split(
         files += usize::from(n > 0);
     }
     eprintln!("exported {rows} rows to {files} files in {}", dir.display());
+    Ok(())
+}
+
+/// Refuses a Hive layout whose directory names (`series=`, `year=`, `month=`, `day=`) a
+/// written column shares: DuckDB and Polars read the directory's value in place of the
+/// column's (a `year` of 2023 came back as 2024), without a word.
+fn refuse_hive_clash(db: &Database, columns: Option<&[String]>, period: Period) -> CliResult {
+    let mut levels = vec!["year"];
+    if matches!(period, Period::Month | Period::Day) {
+        levels.push("month");
+    }
+    if period == Period::Day {
+        levels.push("day");
+    }
+    if db.is_series_root() {
+        levels.push("series");
+    }
+    let written: Vec<&str> = match columns {
+        Some(names) => names.iter().map(String::as_str).collect(),
+        None => std::iter::once(db.config().time_column.as_str())
+            .chain(db.schema().columns().iter().map(|c| c.name.as_str()))
+            .collect(),
+    };
+    if let Some(name) = written
+        .iter()
+        .find(|n| levels.iter().any(|l| l.eq_ignore_ascii_case(n)))
+    {
+        return Err(Failure::usage(format!(
+            "--split writes directories named {}=…, and column `{name}` has that name: DuckDB and \
+             Polars would read the directory's value in place of the column's. Leave the column \
+             out with --columns, rename it (xs alter --rename {name}=NEW), or export without --split",
+            name.to_ascii_lowercase()
+        )));
+    }
     Ok(())
 }
 
