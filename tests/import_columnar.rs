@@ -153,6 +153,52 @@ fn write_duckdb_like(path: &Path, rows: i64) {
     writer.close().unwrap();
 }
 
+/// A timestamp without a time zone (pandas' naive datetimes, DuckDB's TIMESTAMP) is wall-clock
+/// time: with `--timezone` it is placed in that zone, as the same times in a CSV are. It was
+/// stored as UTC while the report said the zone was applied. One with a zone is an instant.
+#[test]
+fn naive_parquet_timestamps_are_placed_in_the_timezone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, tz: Option<&str>| {
+        let field = Field::new(
+            "time",
+            DataType::Timestamp(TimeUnit::Millisecond, tz.map(Into::into)),
+            true,
+        );
+        let schema = Arc::new(Schema::new(vec![field, Field::new("v", DataType::Int32, true)]));
+        // 2024-03-01T09:30:00 and 2024-03-10T02:30:00 (a New York time that does not exist).
+        let times =
+            arrow_array::TimestampMillisecondArray::from(vec![1_709_285_400_000i64, 1_710_037_800_000]);
+        let times = match tz {
+            Some(tz) => times.with_timezone(tz),
+            None => times,
+        };
+        let columns: Vec<ArrayRef> = vec![Arc::new(times), Arc::new(Int32Array::from(vec![1, 2]))];
+        let batch = RecordBatch::try_new(schema.clone(), columns).unwrap();
+        let path = tmp.path().join(name);
+        let mut writer = ArrowWriter::try_new(File::create(&path).unwrap(), schema, None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        path
+    };
+    let naive = write("naive.parquet", None);
+    let db = tmp.path().join("n");
+    let mut cmd = xs();
+    cmd.arg("import")
+        .arg(&naive)
+        .arg("-d")
+        .arg(&db)
+        .args(["--timezone", "America/New_York"]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("2 rows read, 1 stored, 1 rejected"), "{err}");
+    assert_eq!(all_rows(&db), "time,v\n2024-03-01T14:30:00.000Z,1\n");
+    let aware = write("aware.parquet", Some("UTC"));
+    let db = tmp.path().join("a");
+    import_new(s(&aware), &db, &["--timezone", "America/New_York"]);
+    assert!(all_rows(&db).starts_with("time,v\n2024-03-01T09:30:00.000Z,1\n"));
+}
+
 #[test]
 fn a_duckdb_shaped_parquet_file_imports_with_its_types_and_values() {
     let tmp = tempfile::tempdir().unwrap();

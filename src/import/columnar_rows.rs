@@ -498,6 +498,9 @@ fn time_column(
     let ints: Option<Vec<Option<i64>>> = (!all_text && times.is_epoch())
         .then(|| epoch_values(array))
         .flatten();
+    // A timestamp without a time zone is wall-clock time: placed in --timezone (UTC unless
+    // given), as a naive time of a CSV is; one with a zone is an instant.
+    let wall_clock = matches!(array.data_type(), DataType::Timestamp(_, None));
     let mut text: Option<ColumnText> = None;
     let mut cell = Vec::new();
     for r in 0..array.len() {
@@ -505,7 +508,22 @@ fn time_column(
             continue;
         }
         if let Some(t) = ints.as_ref().and_then(|v| v[r]).and_then(|v| times.epoch_int(v)) {
-            rows.times[r] = t;
+            if !wall_clock {
+                rows.times[r] = t;
+                continue;
+            }
+            rows.naive.push(r as u32);
+            match times.naive_to_utc(t) {
+                Ok(t) => rows.times[r] = t,
+                Err(e) => rows.fail(
+                    r,
+                    i,
+                    format!(
+                        "column `{name}`: {e}: `{}` (a timestamp without a time zone)",
+                        crate::io::timefmt::format_iso_exact(t).trim_end_matches('Z')
+                    ),
+                ),
+            }
             continue;
         }
         let bytes: &[u8] = if ints.is_some() {

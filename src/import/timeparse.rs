@@ -462,6 +462,12 @@ impl<'a> TimeParser<'a> {
         self.place(t, naive)
     }
 
+    /// A wall-clock time without a zone (an Arrow timestamp without a time zone, as pandas
+    /// and DuckDB write naive times) → UTC, placed in the spec's zone as a naive text time is.
+    pub fn naive_to_utc(&self, t: i64) -> Result<i64, TimeError> {
+        self.place(t, true).map(|(t, _)| t)
+    }
+
     /// A time read from the text → UTC: naive times are placed in the spec's zone.
     fn place(&self, t: i64, naive: bool) -> Result<(i64, bool), TimeError> {
         if !naive || self.spec.zone == Zone::Utc {
