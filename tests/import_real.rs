@@ -1638,6 +1638,23 @@ fn thousands_separators_are_not_decimal_commas() {
 }
 
 #[test]
+fn a_column_headed_hash_is_no_time_of_day() {
+    // Onset HOBO: `"#","Date Time, GMT-05:00",…` with two-digit years. The row numbers under
+    // `#` (aliased `column_1`) were taken for seconds since midnight: a refusal that named
+    // --date, which then stored every row at 00:00:01, 00:00:02 … of that day.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "\"Plot Title: 10293845\"\n\"#\",\"Date Time, GMT-05:00\",\"Temp, °F\"\n\
+                1,03/09/24 10:00:00 PM,40.1\n2,03/09/24 10:15:00 PM,40.0\n3,03/09/24 10:30:00 PM,39.8\n";
+    fs::write(d.join("hobo.csv"), text).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "h", "import", "hobo.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("--date"), "{err}");
+    let (code, _, err) = run(xs(d).args(["-d", "h", "import", "hobo.csv", "--date", "2024-03-09"]));
+    assert_ne!(code, 0, "{err}");
+}
+
+#[test]
 fn headerless_trade_ids_are_not_epoch_seconds() {
     // Binance's headerless trades: `id,price,qty,quote_qty,time_ms,is_buyer_maker,best_match`.
     // The ids (4.3e9) read as epoch seconds fall in 2106: the first column was taken for the

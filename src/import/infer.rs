@@ -1193,7 +1193,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         if let (TimeFormat::DayEpoch(_), [only], true) = (&format, &idx[..], o.time_columns.is_empty()) {
             let name = names[*only].to_ascii_lowercase();
             // Row numbers and ids count up from 1 like seconds since midnight: never a time.
-            if is_id_name(&name) {
+            // The header's own text too: HOBO's `#` is aliased `column_1`.
+            let text = sample
+                .header_text
+                .get(*only)
+                .map(|t| t.trim().to_ascii_lowercase());
+            if is_id_name(&name) || text.as_deref().is_some_and(is_id_name) {
                 continue;
             }
             // A date column holds no time of day: small numbers there are Excel's serial days
