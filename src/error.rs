@@ -33,6 +33,9 @@ pub enum Error {
     Invalid(String),
     /// More rows at one timestamp than the database's depth.
     DepthFull { t_ns: i64, depth: u32 },
+    /// An answer the data makes too large for its type (a sum past i64): a runtime error,
+    /// not a usage one.
+    Overflow(String),
     /// `defrag` refused or failed to rewrite the partition at `path`; `reason` says why and
     /// what to do.
     Defrag { path: PathBuf, reason: String },
@@ -210,7 +213,7 @@ impl std::fmt::Display for Error {
                 }
                 write!(f, "; retry later, or pass --wait to wait for it")
             }
-            Error::Invalid(msg) => f.write_str(msg),
+            Error::Invalid(msg) | Error::Overflow(msg) => f.write_str(msg),
             Error::DepthFull { t_ns, depth } => write!(
                 f,
                 "timestamp {} already holds {depth} rows, the database depth; \

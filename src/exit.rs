@@ -65,7 +65,7 @@ impl From<Error> for Failure {
             Error::NotADatabase { .. } => USAGE,
             Error::Io { .. } | Error::BadConfig { .. } | Error::ForeignPartition { .. } => ERROR,
             Error::Defrag { .. } | Error::Symlink { .. } | Error::MissingFile { .. } => ERROR,
-            Error::Damaged { .. } => ERROR,
+            Error::Damaged { .. } | Error::Overflow(_) => ERROR,
             Error::Checksum(_) | Error::DefragDamaged { .. } => DAMAGED,
         };
         Failure::new(code, e.to_string())

@@ -674,7 +674,7 @@ impl Acc {
                         ColumnType::Dec(s) => crate::db::decimal::to_string(*sum, s),
                         _ => sum.to_string(),
                     };
-                    Error::Invalid(format!(
+                    Error::Overflow(format!(
                         "sum({}) of the bucket at {} is {total}, too large for {}; sum a narrower window or mean({}) instead",
                         agg.column,
                         format_iso_exact(bucket_ns),
