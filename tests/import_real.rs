@@ -1638,6 +1638,36 @@ fn thousands_separators_are_not_decimal_commas() {
 }
 
 #[test]
+fn codes_with_leading_zeros_stay_text_and_tell_series_apart() {
+    // Weather-station files `station,date,temp` with `0001`: typed i64, the zeros lost and no
+    // series key, so the second station's file replaced the first one's rows (exit 0).
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(
+        d.join("station_0001.csv"),
+        "station,date,temp\n0001,2024-03-01,10.5\n0001,2024-03-02,11.5\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("station_0002.csv"),
+        "station,date,temp\n0002,2024-03-01,7.5\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "w", "import", "station_0001.csv"]));
+    assert!(
+        err.contains("series key `station`") && err.contains("station:sym"),
+        "{err}"
+    );
+    let (_, err) = ok(xs(d).args(["-d", "w", "import", "station_0002.csv"]));
+    assert!(!err.contains("replaced"), "{err}");
+    assert_eq!(
+        range(d, "w"),
+        "date,station,temp\n2024-03-01T00:00:00Z,0001,10.5\n2024-03-01T00:00:00Z,0002,7.5\n\
+         2024-03-02T00:00:00Z,0001,11.5\n"
+    );
+}
+
+#[test]
 fn a_column_headed_hash_is_no_time_of_day() {
     // Onset HOBO: `"#","Date Time, GMT-05:00",…` with two-digit years. The row numbers under
     // `#` (aliased `column_1`) were taken for seconds since midnight: a refusal that named

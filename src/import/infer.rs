@@ -924,6 +924,17 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         !d.is_empty() && d.len() <= 20 && d.iter().all(u8::is_ascii_digit)
     };
     if present().all(|v| is_int(v) || text(v).is_none()) {
+        // Integers written with leading zeros (`0001`, `000001`) are identifiers: station and
+        // stock codes, postcodes. As numbers their zeros would be lost (`0001` and `001` one
+        // value), so they stay text.
+        if present().any(|v| v.len() >= 2 && v[0] == b'0') {
+            let (text_type, _) = text_type(values);
+            return (
+                text_type,
+                "integers written with leading zeros (`0001`): identifiers, stored as text so that \
+                 the zeros stay; pass --columns NAME:i64 to store them as numbers",
+            );
+        }
         let ints = || present().filter_map(text);
         if ints().all(|v| v.parse::<i64>().is_ok()) {
             return (ColumnType::I64, "");
@@ -1999,8 +2010,12 @@ fn series_text(values: &[&[u8]]) -> bool {
     let numbers = values
         .iter()
         .filter(|v| {
+            // Codes written with leading zeros (`0001`) are names, not numbers.
+            let code = v.len() >= 2 && v[0] == b'0' && v[1].is_ascii_digit();
             // The plain-decimal test first: it settles most numbers without parsing.
-            is_plain_decimal(v) || std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok())
+            !code
+                && (is_plain_decimal(v)
+                    || std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok()))
         })
         .count();
     texts > 0 && numbers * 2 <= texts && values.iter().all(|v| v.len() <= 64)
