@@ -1638,6 +1638,28 @@ fn thousands_separators_are_not_decimal_commas() {
 }
 
 #[test]
+fn epoch_numbers_of_another_magnitude_are_refused_not_read_in_1970() {
+    // Binance switched its files from milliseconds to microseconds; a command with a
+    // milliseconds file and a seconds file read the seconds as milliseconds: 1970-01-20.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(
+        d.join("ms.csv"),
+        "time,sym,v\n1717200000000,b,1\n1717200001000,b,2\n",
+    )
+    .unwrap();
+    fs::write(d.join("s.csv"), "time,sym,v\n1717200000,a,1\n").unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "e", "import", "ms.csv", "s.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("3 rows read, 2 stored, 1 rejected"), "{err}");
+    assert!(rejects_of(d, "e").contains("another magnitude than the milliseconds"));
+    assert!(!range(d, "e").contains("1970"));
+    // Given, the unit is the user's word: no magnitude is checked.
+    let (code, _, err) = run(xs(d).args(["-d", "f", "import", "s.csv", "--time-unit", "ms"]));
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
 fn codes_with_leading_zeros_stay_text_and_tell_series_apart() {
     // Weather-station files `station,date,temp` with `0001`: typed i64, the zeros lost and no
     // series key, so the second station's file replaced the first one's rows (exit 0).

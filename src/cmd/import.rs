@@ -340,6 +340,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             time_unit = time_unit.or(Some(*unit));
         }
     }
+    // Epoch numbers whose unit no one gave are read in the unit their magnitude says.
+    let unit_by_magnitude = time_unit.is_none();
     for (name, ty) in &columnar.types {
         if !column_types.iter().any(|(n, _)| n == name) {
             column_types.push((name.clone(), *ty));
@@ -515,6 +517,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             format: time_format,
             zone,
             dst,
+            unit_by_magnitude,
         },
         date,
         ignore_unknown_columns: args.ignore_columns,

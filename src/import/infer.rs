@@ -1135,6 +1135,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         format,
         zone: o.zone.clone(),
         dst: o.dst,
+        unit_by_magnitude: false,
     };
 
     // The time: the named column(s), else a date column joined with the time-of-day column

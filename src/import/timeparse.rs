@@ -162,6 +162,10 @@ pub struct TimeSpec {
     /// The zone of times written without one.
     pub zone: Zone,
     pub dst: Dst,
+    /// Epoch numbers are in the unit their magnitude said (no `--time-unit`): one of another
+    /// magnitude (a seconds file among milliseconds ones in one command) is refused, never
+    /// read 1000 times too early.
+    pub unit_by_magnitude: bool,
 }
 
 impl TimeSpec {
@@ -170,6 +174,7 @@ impl TimeSpec {
             format,
             zone: Zone::Utc,
             dst: Dst::Refuse,
+            unit_by_magnitude: false,
         }
     }
 }
@@ -196,6 +201,10 @@ pub enum TimeError {
     BelowNanosecond {
         floored_ns: i64,
         naive: bool,
+    },
+    /// An epoch number of another magnitude than the unit read from the others' says.
+    Magnitude {
+        unit: EpochUnit,
     },
 }
 
@@ -230,6 +239,12 @@ impl std::fmt::Display for TimeError {
                 f,
                 "this local time occurs twice in {zone} (a daylight-saving change); pass --dst \
                  earlier or --dst later to choose"
+            ),
+            TimeError::Magnitude { unit } => write!(
+                f,
+                "an epoch number of another magnitude than the {} the others were read as: \
+                 import the files of each unit in a command of their own, or give --time-unit",
+                unit_word(*unit)
             ),
             TimeError::BelowNanosecond { .. } => f.write_str(
                 "the time has fraction digits below one nanosecond, finer than xs stores; pass \
@@ -370,6 +385,8 @@ pub struct TimeParser<'a> {
     iso_utc: bool,
     /// Epoch times (always UTC): the unit, for the plain-digits fast path.
     epoch: Option<EpochUnit>,
+    /// The digits an epoch number of that unit has when its unit came from the magnitude.
+    epoch_digits: (usize, usize),
 }
 
 impl<'a> TimeParser<'a> {
@@ -385,6 +402,16 @@ impl<'a> TimeParser<'a> {
             epoch: match spec.format {
                 TimeFormat::Epoch(unit) => Some(unit),
                 _ => None,
+            },
+            epoch_digits: match spec.format {
+                // The digits of the magnitudes `unit_by_magnitude` takes for each unit.
+                TimeFormat::Epoch(unit) if spec.unit_by_magnitude => match unit {
+                    EpochUnit::S => (1, 11),
+                    EpochUnit::Ms => (12, 14),
+                    EpochUnit::Us => (15, 17),
+                    EpochUnit::Ns => (18, 20),
+                },
+                _ => (1, usize::MAX),
             },
         }
     }
@@ -414,6 +441,9 @@ impl<'a> TimeParser<'a> {
             }
         } else if let Some(unit) = self.epoch {
             if let Some(t) = fast_epoch(b, unit).filter(|&t| in_storable_range(t)) {
+                if b.len() < self.epoch_digits.0 || b.len() > self.epoch_digits.1 {
+                    return Err(TimeError::Magnitude { unit });
+                }
                 return Ok((t, false));
             }
         }
@@ -430,6 +460,11 @@ impl<'a> TimeParser<'a> {
     /// `None` leaves it to `parse` of its text, for the same result or error.
     #[inline]
     pub fn epoch_int(&self, v: i64) -> Option<i64> {
+        // One of another magnitude is left to `parse`, which says so.
+        let digits = v.unsigned_abs().checked_ilog10().map_or(1, |d| d as usize + 1);
+        if v > 0 && (digits < self.epoch_digits.0 || digits > self.epoch_digits.1) {
+            return None;
+        }
         self.epoch
             .and_then(|unit| v.checked_mul(unit.ns()))
             .filter(|&t| in_storable_range(t))
