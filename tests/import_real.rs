@@ -1638,6 +1638,23 @@ fn thousands_separators_are_not_decimal_commas() {
 }
 
 #[test]
+fn a_directory_holding_a_file_and_its_compressed_copy_is_refused() {
+    // `m.csv` and `m.csv.gz` side by side: imported as one input, every row stored twice.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::create_dir(d.join("in")).unwrap();
+    let text = "time,v\n2024-01-01T00:00:00Z,1\n";
+    fs::write(d.join("in/m.csv"), text).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+    fs::write(d.join("in/m.csv.gz"), gz.finish().unwrap()).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "m", "import", "in"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the same file compressed and not?"), "{err}");
+    assert!(!d.join("m").join("xs.toml").exists());
+}
+
+#[test]
 fn epoch_numbers_of_another_magnitude_are_refused_not_read_in_1970() {
     // Binance switched its files from milliseconds to microseconds; a command with a
     // milliseconds file and a seconds file read the seconds as milliseconds: 1970-01-20.

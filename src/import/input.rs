@@ -60,6 +60,22 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
                 )));
             }
             files.sort();
+            // `m.csv` beside `m.csv.gz`: most likely one file kept twice, whose rows one
+            // import would store twice. Refused, naming both.
+            let stem = |p: &PathBuf| {
+                let name = p.to_string_lossy().to_lowercase();
+                name.trim_end_matches(".gz").trim_end_matches(".zst").to_string()
+            };
+            if let Some(w) = files.windows(2).find(|w| stem(&w[0]) == stem(&w[1])) {
+                return Err(Error::Invalid(format!(
+                    "directory {} holds {} and {}: the same file compressed and not? An import \
+                     of both would store its rows twice; move one out, or name the files to \
+                     import",
+                    input.display(),
+                    w[0].display(),
+                    w[1].display()
+                )));
+            }
             for path in files {
                 let len_bytes = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
                 out.push(Source {
