@@ -285,7 +285,9 @@ fn a_fragmented_bucket_partition_that_stat_reports_is_repaired_by_defrag() {
     let dir = tmp.path().join("db");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/btcusdt-trades-20240808.csv");
     // One series without a series directory: the partition files at the top.
-    ok(xs(&dir).args(["import", "-q", "--series-by", "none"]).arg(&fixture));
+    ok(xs(&dir)
+        .args(["import", "-q", "--series-by", "none"])
+        .arg(&fixture));
     if !on_ext4_or_xfs(&dir) {
         eprintln!("note: not ext4/xfs; bucket fragmentation not checked");
         return;

@@ -3,7 +3,8 @@
 mod common;
 
 use std::fs::OpenOptions;
-use std::process::Stdio;
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, ChildStderr, Stdio};
 use std::time::Duration;
 
 use common::{run, TestDb};
@@ -61,10 +62,10 @@ fn with_wait_a_second_writer_waits_then_writes() {
     }
 }
 
-fn a_writer_waits_then_writes(args: &[&str]) {
-    use std::io::{BufRead, BufReader, Read};
-    let db = TestDb::create("1s", "v:i64", &[]);
-    let lock = hold_lock(&db);
+/// Spawns `xs -d DB ARGS` (a writer, while the test holds the lock) and returns it once it
+/// says that it waits, with its stderr and that first line: waiting for a fixed time instead,
+/// a loaded CI machine can outlast it before the child even starts.
+fn spawn_waiting(db: &TestDb, args: &[&str]) -> (Child, BufReader<ChildStderr>, String) {
     let bin = assert_cmd::cargo::cargo_bin("xs");
     let mut child = std::process::Command::new(bin)
         .env_remove("XS_DB")
@@ -74,8 +75,6 @@ fn a_writer_waits_then_writes(args: &[&str]) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait for the writer to say it waits, rather than for a fixed time, which a loaded CI
-    // machine can outlast before the child even starts.
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut first = String::new();
     stderr.read_line(&mut first).unwrap();
@@ -84,6 +83,13 @@ fn a_writer_waits_then_writes(args: &[&str]) {
         "{first:?}, {:?}",
         child.try_wait()
     );
+    (child, stderr, first)
+}
+
+fn a_writer_waits_then_writes(args: &[&str]) {
+    let db = TestDb::create("1s", "v:i64", &[]);
+    let lock = hold_lock(&db);
+    let (mut child, mut stderr, first) = spawn_waiting(&db, args);
     std::thread::sleep(Duration::from_millis(100));
     assert!(
         child.try_wait().unwrap().is_none(),
@@ -182,23 +188,11 @@ fn a_writer_after_a_killed_import_names_the_import_not_itself() {
 /// file … does not belong to this database").
 #[test]
 fn a_writer_that_waited_reads_the_schema_it_gets() {
-    use std::io::{BufRead, BufReader, Read};
     let db = TestDb::create("1s", "v:i64", &[]);
     let altered = TestDb::create("1s", "v:i64,w:i64", &[]);
     let lock = hold_lock(&db);
-    let bin = assert_cmd::cargo::cargo_bin("xs");
-    let mut child = std::process::Command::new(bin)
-        .env_remove("XS_DB")
-        .arg("-d")
-        .arg(&db.path)
-        .args(["put", "--wait", "2024-01-01T00:00:05Z", "v=7"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    stderr.read_line(&mut first).unwrap();
-    assert!(first.contains("waiting for the writer lock"), "{first:?}");
+    let (mut child, mut stderr, first) =
+        spawn_waiting(&db, &["put", "--wait", "2024-01-01T00:00:05Z", "v=7"]);
     // What `alter --add w:i64` leaves in a database without partitions: the new config.
     std::fs::copy(altered.file("xs.toml"), db.file("xs.toml")).unwrap();
     drop(lock);
