@@ -796,16 +796,20 @@ impl Database {
     /// Not durable until `sync` is called.
     pub fn put(&self, t_ns: i64, row: &[u8], mode: PutMode) -> Result<()> {
         debug_assert_eq!(row.len(), self.schema().row_len());
-        // The row's sym codes are on disk before the row is.
-        if let Some(c) =
-            (self.config.unique_columns().into_iter()).find(|&c| self.config.schema.is_null(row, c))
+        let schema = &self.config.schema;
+        if let Some(c) = self
+            .config
+            .unique_columns()
+            .into_iter()
+            .find(|&c| schema.is_null(row, c))
         {
             return Err(Error::Invalid(format!(
                 "column `{}` of the unique key is empty: a row without its key cannot be told from \
                  the other rows at its time; give it a value",
-                self.config.schema.columns()[c].name
+                schema.columns()[c].name
             )));
         }
+        // The row's sym codes are on disk before the row is.
         self.persist_syms()?;
         if self.is_series_root() {
             let name = series::name_of_row(&self.config.schema, &self.config.series_columns(), row)?;
