@@ -1674,6 +1674,14 @@ fn epoch_numbers_of_another_magnitude_are_refused_not_read_in_1970() {
     // Given, the unit is the user's word: no magnitude is checked.
     let (code, _, err) = run(xs(d).args(["-d", "f", "import", "s.csv", "--time-unit", "ms"]));
     assert_eq!(code, 0, "{err}");
+    // A small number among nanoseconds is a time near 1970, not seconds of these decades:
+    // kept. (Times from 1678 to 2200 also overflowed the bucket choice's span: a panic.)
+    let text = "time,v\n-2194689599999999999,2\n0,4\n1709251199999999999,5\n7258118400123456789,3\n";
+    fs::write(d.join("ns.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "n", "import", "ns.csv"]));
+    assert!(err.contains("4 rows read, 4 stored, 0 rejected"), "{err}");
+    let out = range(d, "n");
+    assert!(out.contains("1970-01-01T00:00:00.000000000Z,4"), "{out}");
 }
 
 #[test]

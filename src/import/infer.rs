@@ -670,16 +670,6 @@ pub fn existing_time_format(
     Ok((format, DateSource::None, note))
 }
 
-/// Ten years from now: an unnamed column's epoch numbers past it are ids or counters, not
-/// times (a named time column may hold any time).
-fn plausible_latest_ns() -> i64 {
-    const TEN_YEARS_NS: i64 = 10 * 366 * 86_400 * NS_PER_SEC;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    now.saturating_add(TEN_YEARS_NS)
-}
-
 /// The finest step the text of the times can express: the epoch unit, or the ISO fraction.
 fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
     match format {
@@ -1330,9 +1320,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         // A column not named like a time must at least hold plausible times (after 1980, and
         // not more than ten years from now), so that ids and counters are not taken for epoch
         // seconds: Binance's headerless trade ids (4.3e9) read as seconds fall in 2106.
-        const PLAUSIBLE_NS: i64 = 315_532_800 * NS_PER_SEC;
-        let latest_ns = plausible_latest_ns();
-        if !named && times.iter().any(|&t| t < PLAUSIBLE_NS || t > latest_ns) {
+        let plausible = crate::import::timeparse::plausible_times();
+        if !named && times.iter().any(|t| !plausible.contains(t)) {
             continue;
         }
         let precision = text_precision_ns(&refs, &format);
@@ -2197,7 +2186,10 @@ fn bucket_bytes(segments: &[Vec<i64>], row_len: usize, g: i64, bucket_ns: i64) -
     for sorted_times in segments {
         if let (Some(&first), Some(&last)) = (sorted_times.first(), sorted_times.last()) {
             rows += sorted_times.len();
-            span_ns = span_ns.saturating_add(last - first).saturating_add(g.max(1));
+            // Times from 1678 to 2261 span more than i64 nanoseconds hold: saturated.
+            span_ns = span_ns
+                .saturating_add(last.saturating_sub(first))
+                .saturating_add(g.max(1));
         }
     }
     if rows == 0 {

@@ -441,7 +441,9 @@ impl<'a> TimeParser<'a> {
             }
         } else if let Some(unit) = self.epoch {
             if let Some(t) = fast_epoch(b, unit).filter(|&t| in_storable_range(t)) {
-                if b.len() < self.epoch_digits.0 || b.len() > self.epoch_digits.1 {
+                if (b.len() < self.epoch_digits.0 || b.len() > self.epoch_digits.1)
+                    && other_magnitude_is_a_time(t / unit.ns())
+                {
                     return Err(TimeError::Magnitude { unit });
                 }
                 return Ok((t, false));
@@ -462,7 +464,10 @@ impl<'a> TimeParser<'a> {
     pub fn epoch_int(&self, v: i64) -> Option<i64> {
         // One of another magnitude is left to `parse`, which says so.
         let digits = v.unsigned_abs().checked_ilog10().map_or(1, |d| d as usize + 1);
-        if v > 0 && (digits < self.epoch_digits.0 || digits > self.epoch_digits.1) {
+        if v > 0
+            && (digits < self.epoch_digits.0 || digits > self.epoch_digits.1)
+            && other_magnitude_is_a_time(v)
+        {
             return None;
         }
         self.epoch
@@ -603,6 +608,28 @@ pub fn local_to_utc(local_ns: i64, zone: &Zone, dst: Dst) -> Result<i64, TimeErr
 /// `parse_epoch_bytes` for the common case, plain digits (at most 18, so a u64 cannot
 /// overflow), without its 128-bit arithmetic; `None` sends anything else to the general path.
 #[inline(always)]
+/// The times an epoch number may mean when nothing names it a time: 1980 to ten years from
+/// now. Ids and counters read as epoch seconds fall outside (Binance's trade ids: 2106).
+pub fn plausible_times() -> std::ops::RangeInclusive<i64> {
+    use crate::db::time::NS_PER_SEC;
+    const FROM_NS: i64 = 315_532_800 * NS_PER_SEC;
+    const TEN_YEARS_NS: i64 = 10 * 366 * 86_400 * NS_PER_SEC;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    FROM_NS..=now.saturating_add(TEN_YEARS_NS)
+}
+
+/// Whether the epoch number `v`, read in the unit of its own magnitude, is a plausible time:
+/// `1717200000` among milliseconds is seconds of 2024, refused; `0` or `60` among them is only
+/// a time near 1970, kept.
+#[cold]
+fn other_magnitude_is_a_time(v: i64) -> bool {
+    let unit = unit_by_magnitude(v.unsigned_abs());
+    v.checked_mul(unit.ns())
+        .is_some_and(|t| plausible_times().contains(&t))
+}
+
 fn fast_epoch(b: &[u8], unit: EpochUnit) -> Option<i64> {
     if b.is_empty() || b.len() > 18 {
         return None;
