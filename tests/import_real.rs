@@ -1680,6 +1680,12 @@ fn epoch_numbers_of_another_magnitude_are_refused_not_read_in_1970() {
     fs::write(d.join("ns.csv"), text).unwrap();
     let (_, err) = ok(xs(d).args(["-d", "n", "import", "ns.csv"]));
     assert!(err.contains("4 rows read, 4 stored, 0 rejected"), "{err}");
+    // ISO times from the first storable second to the last (the midnight-crossing test
+    // subtracted them: a panic in debug builds).
+    let text = "time,v\n1678-01-01T00:00:00Z,1\n1970-01-01T00:00:00Z,3\n2261-12-31T23:59:59Z,4\n";
+    fs::write(d.join("edges.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "g", "import", "edges.csv"]));
+    assert!(err.contains("3 rows read, 3 stored"), "{err}");
     let out = range(d, "n");
     assert!(out.contains("1970-01-01T00:00:00.000000000Z,4"), "{out}");
 }

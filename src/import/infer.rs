@@ -799,7 +799,7 @@ fn infer_granularity(groups: &[Vec<i64>], precision_ns: Option<i64>) -> (i64, St
 fn midnight_crossing(times: &[i64]) -> Option<(i64, i64)> {
     times
         .windows(2)
-        .find(|w| w[0] - w[1] > NS_PER_DAY / 2)
+        .find(|w| w[0].saturating_sub(w[1]) > NS_PER_DAY / 2)
         .map(|w| (w[0], w[1]))
 }
 
@@ -1312,7 +1312,11 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let times: Vec<i64> = row_times.iter().flatten().copied().collect();
         // Times of day that fall back by more than half a day in file order cross midnight:
         // dated by one day, the rows after it would sit a day early.
-        if let Some((from, to)) = midnight_crossing(&times).filter(|_| format.is_time_of_day()) {
+        if let Some((from, to)) = format
+            .is_time_of_day()
+            .then(|| midnight_crossing(&times))
+            .flatten()
+        {
             let iso = crate::io::timefmt::format_iso_exact;
             refusal.get_or_insert(crosses_midnight(&label, &iso(from), &iso(to)));
             continue;
