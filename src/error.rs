@@ -202,8 +202,9 @@ impl std::fmt::Display for Error {
             Error::MissingFile { path, reason } => write!(f, "{} is missing: {reason}", path.display()),
             Error::ForeignPartition { path, reason } => write!(
                 f,
-                "partition file {} does not belong to this database: {reason}; if xs.toml was edited, \
-                 restore it; if the file was copied in from another database, move it out of the directory",
+                "partition file {} does not belong to this database: {reason}; if an `xs alter` was \
+                 running, run this command again; if xs.toml was edited, restore it; if the file was \
+                 copied in from another database, move it out of the directory",
                 path.display()
             ),
             Error::Locked { path, holder } => {
