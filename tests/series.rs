@@ -425,6 +425,27 @@ fn a_series_value_with_a_comma_is_never_split_silently() {
     assert_eq!(w.ok(&["range", "2024-01-01", "2024-01-02"]).lines().count(), 5);
 }
 
+/// A `, `-separated file's ` USDJPY` was a series of its own beside `USDJPY` from another
+/// file, and `--series USDJPY` missed its rows.
+#[test]
+fn a_series_value_is_read_without_the_spaces_around_it() {
+    let w = Work::new();
+    let a = w.file(
+        "a.csv",
+        "time, symbol, price\n2024-01-01T00:00:00Z, USDJPY, 150.1\n2024-01-01T00:00:01Z, EURUSD , 1.1\n",
+    );
+    w.import(&a, &["--series-by", "symbol"]);
+    let b = w.file("b.csv", "time,symbol,price\n2024-01-01T00:00:02Z,USDJPY,150.2\n");
+    w.import(&b, &[]);
+    assert_eq!(
+        w.ok(&["range", "2024-01-01", "2024-01-02", "--series", "USDJPY"]),
+        "time,symbol,price\n2024-01-01T00:00:00Z,USDJPY,150.1\n2024-01-01T00:00:02Z,USDJPY,150.2\n"
+    );
+    assert!(w
+        .ok(&["range", "2024-01-01", "2024-01-02", "--series", "EURUSD"])
+        .contains(",EURUSD,1.1"));
+}
+
 /// A row whose unique key is empty cannot be told from the other rows at its time: two such
 /// rows replaced each other while the summary counted both stored. Now each is rejected with
 /// its reason, and `put` refuses one.

@@ -1048,6 +1048,9 @@ struct ParseCtx<'a> {
     unique: Vec<usize>,
     /// Per column: whether it is `sym`.
     is_sym: Vec<bool>,
+    /// Per column: whether it is in the series key (its values are read without the spaces
+    /// around them: ` USDJPY` after a `, ` delimiter is the series `USDJPY`).
+    is_series: Vec<bool>,
     /// Per column: whether it holds numbers (a decimal comma is read only there).
     is_numeric: Vec<bool>,
 }
@@ -1358,6 +1361,9 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                     if !nulls.is_empty() && nulls.iter().any(|n| n == bytes) {
                         p.nulls += 1;
                         continue;
+                    }
+                    if ctx.is_series[col] {
+                        bytes = bytes.trim_ascii();
                     }
                     if ctx.is_sym[col] {
                         if bytes.is_empty() {
@@ -2188,6 +2194,12 @@ pub fn run(
         encoder: encode::Encoder::new(&config.schema),
         series: config.series_columns(),
         unique: config.unique_columns(),
+        is_series: {
+            let series = config.series_columns();
+            (0..config.schema.columns().len())
+                .map(|c| series.contains(&c))
+                .collect()
+        },
         is_sym: config
             .schema
             .columns()
