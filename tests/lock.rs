@@ -86,20 +86,26 @@ fn spawn_waiting(db: &TestDb, args: &[&str]) -> (Child, BufReader<ChildStderr>, 
     (child, stderr, first)
 }
 
+/// Waits for a writer from `spawn_waiting`, once the lock is released, and checks that it
+/// succeeded.
+fn finished(mut child: Child, mut stderr: BufReader<ChildStderr>, first: &str) {
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}: {first}{rest}");
+}
+
 fn a_writer_waits_then_writes(args: &[&str]) {
     let db = TestDb::create("1s", "v:i64", &[]);
     let lock = hold_lock(&db);
-    let (mut child, mut stderr, first) = spawn_waiting(&db, args);
+    let (mut child, stderr, first) = spawn_waiting(&db, args);
     std::thread::sleep(Duration::from_millis(100));
     assert!(
         child.try_wait().unwrap().is_none(),
         "the waiting writer must not finish while locked"
     );
     drop(lock);
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{status:?}: {first}{rest}");
+    finished(child, stderr, &first);
     assert_eq!(
         db.ok(&["get", "2024-01-01T00:00:05Z"]),
         "time,v\n2024-01-01T00:00:05Z,7\n"
@@ -191,15 +197,11 @@ fn a_writer_that_waited_reads_the_schema_it_gets() {
     let db = TestDb::create("1s", "v:i64", &[]);
     let altered = TestDb::create("1s", "v:i64,w:i64", &[]);
     let lock = hold_lock(&db);
-    let (mut child, mut stderr, first) =
-        spawn_waiting(&db, &["put", "--wait", "2024-01-01T00:00:05Z", "v=7"]);
+    let (child, stderr, first) = spawn_waiting(&db, &["put", "--wait", "2024-01-01T00:00:05Z", "v=7"]);
     // What `alter --add w:i64` leaves in a database without partitions: the new config.
     std::fs::copy(altered.file("xs.toml"), db.file("xs.toml")).unwrap();
     drop(lock);
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{status:?}: {first}{rest}");
+    finished(child, stderr, &first);
     assert_eq!(
         db.ok(&["get", "2024-01-01T00:00:05Z"]),
         "time,v,w\n2024-01-01T00:00:05Z,7,\n"

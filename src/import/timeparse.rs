@@ -387,6 +387,8 @@ pub struct TimeParser<'a> {
     epoch: Option<EpochUnit>,
     /// The digits an epoch number of that unit has when its unit came from the magnitude.
     epoch_digits: (usize, usize),
+    /// `plausible_times()`, read from the clock once per parser, not once per number.
+    plausible: std::ops::RangeInclusive<i64>,
 }
 
 impl<'a> TimeParser<'a> {
@@ -413,6 +415,7 @@ impl<'a> TimeParser<'a> {
                 },
                 _ => (1, usize::MAX),
             },
+            plausible: plausible_times(),
         }
     }
 
@@ -442,7 +445,7 @@ impl<'a> TimeParser<'a> {
         } else if let Some(unit) = self.epoch {
             if let Some(t) = fast_epoch(b, unit).filter(|&t| in_storable_range(t)) {
                 if (b.len() < self.epoch_digits.0 || b.len() > self.epoch_digits.1)
-                    && other_magnitude_is_a_time(t / unit.ns())
+                    && self.other_magnitude_is_a_time(t / unit.ns())
                 {
                     return Err(TimeError::Magnitude { unit });
                 }
@@ -466,7 +469,7 @@ impl<'a> TimeParser<'a> {
         let digits = v.unsigned_abs().checked_ilog10().map_or(1, |d| d as usize + 1);
         if v > 0
             && (digits < self.epoch_digits.0 || digits > self.epoch_digits.1)
-            && other_magnitude_is_a_time(v)
+            && self.other_magnitude_is_a_time(v)
         {
             return None;
         }
@@ -500,6 +503,16 @@ impl<'a> TimeParser<'a> {
             f => f.parse(b)?,
         };
         self.place(t, naive)
+    }
+
+    /// Whether the epoch number `v`, read in the unit of its own magnitude, is a plausible
+    /// time: `1717200000` among milliseconds is seconds of 2024, refused; `0` or `60` among
+    /// them is only a time near 1970, kept.
+    #[cold]
+    fn other_magnitude_is_a_time(&self, v: i64) -> bool {
+        let unit = unit_by_magnitude(v.unsigned_abs());
+        v.checked_mul(unit.ns())
+            .is_some_and(|t| self.plausible.contains(&t))
     }
 
     /// A wall-clock time without a zone (an Arrow timestamp without a time zone, as pandas
@@ -618,16 +631,6 @@ pub fn plausible_times() -> std::ops::RangeInclusive<i64> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
     FROM_NS..=now.saturating_add(TEN_YEARS_NS)
-}
-
-/// Whether the epoch number `v`, read in the unit of its own magnitude, is a plausible time:
-/// `1717200000` among milliseconds is seconds of 2024, refused; `0` or `60` among them is only
-/// a time near 1970, kept.
-#[cold]
-fn other_magnitude_is_a_time(v: i64) -> bool {
-    let unit = unit_by_magnitude(v.unsigned_abs());
-    v.checked_mul(unit.ns())
-        .is_some_and(|t| plausible_times().contains(&t))
 }
 
 fn fast_epoch(b: &[u8], unit: EpochUnit) -> Option<i64> {
