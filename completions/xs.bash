@@ -129,7 +129,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__alter)
-            opts="-d -h -V --wait --add --widen --rename --db --help --version"
+            opts="-d -h -V --wait --add --widen --rename --timezone --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -144,6 +144,10 @@ _xs() {
                     return 0
                     ;;
                 --rename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -185,7 +189,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__create)
-            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --codec --series-by --unique-by --db --help --version"
+            opts="-g -c -d -h -V --granularity --columns --depth --partition --time-column --layout --bucket --codec --series-by --unique-by --timezone --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -236,6 +240,10 @@ _xs() {
                     return 0
                     ;;
                 --unique-by)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -35,8 +35,8 @@ complete -c xs -n "__fish_xs_needs_command" -f -a "range" -d 'Print every row wi
 complete -c xs -n "__fish_xs_needs_command" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
 complete -c xs -n "__fish_xs_needs_command" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
 complete -c xs -n "__fish_xs_needs_command" -f -a "import" -d 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp'
-complete -c xs -n "__fish_xs_needs_command" -f -a "schema" -d 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
-complete -c xs -n "__fish_xs_needs_command" -f -a "alter" -d 'Change the schema: add nullable columns, widen columns, rename columns'
+complete -c xs -n "__fish_xs_needs_command" -f -a "schema" -d 'Print the columns with their types, the time column and zone, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
+complete -c xs -n "__fish_xs_needs_command" -f -a "alter" -d 'Change the schema: add nullable columns, widen columns, rename columns; set the zone of imported local times'
 complete -c xs -n "__fish_xs_needs_command" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
 complete -c xs -n "__fish_xs_needs_command" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
 complete -c xs -n "__fish_xs_needs_command" -f -a "check" -d 'Verify every slot, bucket record, directory entry and header of the database'
@@ -56,6 +56,7 @@ complete -c xs -n "__fish_xs_using_subcommand create" -l codec -d 'How --layout 
 columnar\t''"
 complete -c xs -n "__fish_xs_using_subcommand create" -l series-by -d 'Columns whose values tell series apart (symbol, host): each series is stored on its own, rows are identified by (series, time), and reads take --series' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -l unique-by -d 'Columns that identify a row among one series\' rows at one time (trade_id): an imported row with a stored key replaces it, a new key is added' -r
+complete -c xs -n "__fish_xs_using_subcommand create" -l timezone -d 'Time zone that imports read times written without one in: an IANA name (`America/New_York`) or an offset (`-05:00`) (default: UTC). Recorded in the database, so every later import of such files places them alike; an import\'s own --timezone, or a header that states a zone, decides for that import' -r
 complete -c xs -n "__fish_xs_using_subcommand create" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand create" -s V -l version -d 'Print version'
@@ -197,6 +198,7 @@ complete -c xs -n "__fish_xs_using_subcommand schema" -s V -l version -d 'Print 
 complete -c xs -n "__fish_xs_using_subcommand alter" -l add -d 'Add a column NAME of TYPE (any type create takes), nullable; repeatable' -r
 complete -c xs -n "__fish_xs_using_subcommand alter" -l widen -d 'Widen column NAME to TYPE; repeatable' -r
 complete -c xs -n "__fish_xs_using_subcommand alter" -l rename -d 'Rename column OLD to NEW; repeatable' -r
+complete -c xs -n "__fish_xs_using_subcommand alter" -l timezone -d 'The zone later imports read times written without one in: an IANA name (`America/New_York`), an offset (`-05:00`) or UTC. Stored rows do not move' -r
 complete -c xs -n "__fish_xs_using_subcommand alter" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand alter" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand alter" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -231,8 +233,8 @@ complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcomma
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "delete" -d 'Delete the rows at FROM, or every row with FROM <= time < TO'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "export" -d 'Write the whole database, or FROM <= time < TO, to a file, stdout, or one file per year'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "import" -d 'Import CSV, Parquet or Arrow rows into a database: an upsert by timestamp'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "schema" -d 'Print the columns with their types, the time column, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
-complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "alter" -d 'Change the schema: add nullable columns, widen columns, rename columns'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "schema" -d 'Print the columns with their types, the time column and zone, layout, granularity, depth or bucket width, series and unique keys, partition period and format version'
+complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "alter" -d 'Change the schema: add nullable columns, widen columns, rename columns; set the zone of imported local times'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "stat" -d 'Audit the storage footprint: sizes, rows, fill, extents, data segments and fragmentation'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "defrag" -d 'Rewrite fragmented partitions so that each data segment is one contiguous allocation'
 complete -c xs -n "__fish_xs_using_subcommand help; and not __fish_seen_subcommand_from create put get range delete export import schema alter stat defrag check generate help" -f -a "check" -d 'Verify every slot, bucket record, directory entry and header of the database'

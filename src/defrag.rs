@@ -725,6 +725,7 @@ mod tests {
             schema: Schema::parse_spec("v:i64").unwrap(),
             keys: Default::default(),
             codec: Default::default(),
+            timezone: Default::default(),
         };
         drop(Database::create(&dir, &config).unwrap());
         let db = Database::open(&dir, Access::Write(crate::db::lock::LockWait::No), &mut |_| {}).unwrap();

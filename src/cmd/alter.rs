@@ -1,4 +1,5 @@
-//! `xs alter`: add a nullable column, widen a column, rename a column (engine: `db::alter`).
+//! `xs alter`: add a nullable column, widen a column, rename a column, set the zone of
+//! imported local times (engine: `db::alter`).
 
 use std::time::Instant;
 
@@ -12,13 +13,15 @@ const EXAMPLES: &str = "Examples:
   xs -d trades alter --add 'fee:dec(8)'      # stored rows read null
   xs -d trades alter --widen 'symbol:str(16)' --widen id:i64
   xs -d trades alter --widen 'qty:dec(10)'   # a larger scale
-  xs -d trades alter --rename px=price       # only xs.toml changes";
+  xs -d trades alter --rename px=price       # only xs.toml changes
+  xs -d nyse alter --timezone America/New_York  # for later imports of local times";
 
 /// Test hook: `XS_ALTER_KILL_AT=<step>` makes the process SIGKILL itself when a rewriting alter
 /// reaches that step (marked, wrote, committed, renamed: the first of each), to test recovery.
 const KILL_AT_ENV: &str = "XS_ALTER_KILL_AT";
 
-/// Change the schema: add nullable columns, widen columns, rename columns.
+/// Change the schema: add nullable columns, widen columns, rename columns; set the zone of
+/// imported local times.
 ///
 /// Widening turns str(N) into a larger str(M), an integer into a wider one (i8→i16→i32→i64,
 /// u8→u16→u32→u64, an unsigned one into a strictly wider signed one) and dec(S) into a larger
@@ -47,6 +50,11 @@ pub struct Args {
     /// Rename column OLD to NEW; repeatable.
     #[arg(long, value_name = "OLD=NEW", value_parser = parse_rename)]
     pub rename: Vec<(String, String)>,
+
+    /// The zone later imports read times written without one in: an IANA name
+    /// (`America/New_York`), an offset (`-05:00`) or UTC. Stored rows do not move.
+    #[arg(long, value_name = "ZONE", allow_hyphen_values = true)]
+    pub timezone: Option<String>,
 }
 
 fn parse_column(text: &str) -> Result<(String, ColumnType), String> {
@@ -78,10 +86,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             .into_iter()
             .map(|(from, to)| Change::Rename { from, to }),
     );
+    if let Some(text) = &args.timezone {
+        let zone = super::create::parse_zone(text)?;
+        changes.push(Change::Timezone { zone });
+    }
     if changes.is_empty() {
         return Err(Failure::usage(
-            "alter: nothing to change; give --add NAME:TYPE, --widen NAME:TYPE or --rename OLD=NEW \
-             (see xs alter --help)",
+            "alter: nothing to change; give --add NAME:TYPE, --widen NAME:TYPE, --rename OLD=NEW \
+             or --timezone ZONE (see xs alter --help)",
         ));
     }
     let started = Instant::now();
@@ -110,6 +122,13 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         );
     } else {
         eprintln!("altered {}: {spec}; only xs.toml changed", db.dir().display());
+    }
+    if plan.new.timezone != plan.old.timezone {
+        eprintln!(
+            "  imports now read times written without a zone in {} (was {}); stored rows do not move",
+            plan.new.timezone.describe(),
+            plan.old.timezone.describe()
+        );
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use xs::db::config::{
     choose_period, human_bytes, Config, Layout, RecordCodec, MAX_DEPTH, MAX_PARTITION_BYTES,
 };
 use xs::db::schema::Schema;
-use xs::db::time::{parse_duration, Granularity, Period};
+use xs::db::time::{parse_duration, Granularity, Period, Zone};
 use xs::Database;
 
 use super::Context;
@@ -19,7 +19,8 @@ const EXAMPLES: &str = "Examples:
   xs create ticks --layout bucket --bucket 1s --granularity 1ms --columns 'price:f64,qty:f64,side:str(4)'
   xs create archive --layout bucket --bucket 1m --codec columnar --granularity 1ms --columns 'price:dec(2),qty:dec(6)'
   xs create trades --layout bucket --granularity 1ms --columns 'symbol:sym,price:f64,qty:f64,trade_id:u64' \\
-      --series-by symbol --unique-by trade_id";
+      --series-by symbol --unique-by trade_id
+  xs create nyse --layout bucket --granularity 1ms --columns 'price:dec(2),qty:u32' --timezone America/New_York";
 
 /// Create an empty database directory.
 ///
@@ -82,6 +83,13 @@ pub struct Args {
     /// row with a stored key replaces it, a new key is added.
     #[arg(long, value_name = "COLS")]
     pub unique_by: Option<String>,
+
+    /// Time zone that imports read times written without one in: an IANA name
+    /// (`America/New_York`) or an offset (`-05:00`) (default: UTC). Recorded in the
+    /// database, so every later import of such files places them alike; an import's own
+    /// --timezone, or a header that states a zone, decides for that import.
+    #[arg(long, value_name = "ZONE", allow_hyphen_values = true)]
+    pub timezone: Option<String>,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
@@ -121,6 +129,15 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         human_bytes(partition_bytes)
     );
     Ok(())
+}
+
+/// A `--timezone` value, or the usage error that says what one looks like.
+pub fn parse_zone(text: &str) -> CliResult<Zone> {
+    Zone::parse(text).ok_or_else(|| {
+        Failure::usage(format!(
+            "bad --timezone `{text}`: an IANA zone name such as America/New_York, or an offset such as -05:00"
+        ))
+    })
 }
 
 /// Validates the arguments into a config, choosing the partition period when not given.
@@ -196,6 +213,10 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
             unique: key_list(args.unique_by.as_deref()),
         },
         codec,
+        timezone: match &args.timezone {
+            Some(text) => parse_zone(text)?,
+            None => Zone::Utc,
+        },
     };
     config.check_keys().map_err(Failure::usage)?;
     let slab_len = config.slab_len();

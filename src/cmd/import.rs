@@ -232,11 +232,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         None => None,
     };
     let mut zone = match &args.timezone {
-        Some(text) => Zone::parse(text).ok_or_else(|| {
-            Failure::usage(format!(
-                "bad --timezone `{text}`: an IANA zone name such as America/New_York, or an offset such as -05:00"
-            ))
-        })?,
+        Some(text) => super::create::parse_zone(text)?,
         None => Zone::Utc,
     };
     let dst = match args.dst.as_deref() {
@@ -398,6 +394,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             .map(|s| super::create::key_list(Some(s))),
         ..Overrides::default()
     };
+    // Whether naive times are read in the zone the database records (said in the summary).
+    let mut zone_from_db = false;
     let (db, time_format, time_columns, date) = if exists {
         for (given, name) in [
             (args.granularity.is_some(), "--granularity"),
@@ -416,8 +414,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         let db = open_write(ctx, &dir)?;
         check_keys_match(db.config(), &overrides)?;
+        zone_from_db = use_database_zone(db.config(), &args, &mut zone, &mut overrides);
         let (format, date, stated) =
             existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
+        zone_from_db &= stated.is_none();
         zone = stated.unwrap_or(zone);
         (db, format, time_columns, date)
     } else {
@@ -502,8 +502,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                     dir.display()
                 );
                 warn_unfinished(&dir);
+                zone_from_db = use_database_zone(db.config(), &args, &mut zone, &mut overrides);
                 let (format, date, stated) =
                     existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
+                zone_from_db &= stated.is_none();
                 zone = stated.unwrap_or(zone);
                 (db, format, time_columns, date)
             }
@@ -551,7 +553,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         bar.finish_and_clear();
     }
     if !args.quiet {
-        print_summary(&dir, &opts, &db.config().keys.unique, &summary);
+        print_summary(&dir, &opts, &db.config().keys.unique, &summary, zone_from_db);
     }
     if summary.rows_removed > 0 {
         let hint = if db.config().keys.unique.is_empty() {
@@ -714,6 +716,23 @@ fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
         )));
     }
     Ok(PathBuf::from(stem))
+}
+
+/// Without `--timezone`, an import into an existing database reads naive times in the zone
+/// the database records (a header that states a zone still decides for its file). Returns
+/// whether that zone is not UTC, so that the summary says where it came from.
+fn use_database_zone(
+    config: &xs::db::config::Config,
+    args: &Args,
+    zone: &mut Zone,
+    overrides: &mut Overrides,
+) -> bool {
+    if args.timezone.is_some() {
+        return false;
+    }
+    *zone = config.timezone.clone();
+    overrides.zone = zone.clone();
+    *zone != Zone::Utc
 }
 
 /// How the input's times are read into an existing database: the time columns found in the
@@ -882,7 +901,7 @@ fn warn_footprint(f: &infer::Footprint, inference: &infer::Inference) {
     }
 }
 
-fn print_summary(dir: &Path, opts: &Options, unique: &[String], s: &Summary) {
+fn print_summary(dir: &Path, opts: &Options, unique: &[String], s: &Summary, zone_from_db: bool) {
     let secs = s.elapsed.as_secs_f64().max(1e-9);
     let parts: Vec<String> = s.partitions.iter().map(|k| k.to_string()).collect();
     let parts = if parts.len() > 6 {
@@ -931,8 +950,12 @@ fn print_summary(dir: &Path, opts: &Options, unique: &[String], s: &Summary) {
         }
     }
     if s.naive_times {
+        let why = match zone_from_db {
+            true => " (the database's zone; --timezone decides for one import)",
+            false => "",
+        };
         eprintln!(
-            "  times without a zone were read as {}",
+            "  times without a zone were read as {}{why}",
             opts.time.zone.describe()
         );
     }

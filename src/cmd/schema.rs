@@ -13,8 +13,8 @@ const EXAMPLES: &str = "Examples:
   xs -d trades schema
   xs -d trades schema --json | jq -r '.columns[] | \"\\(.name) \\(.type)\"'";
 
-/// Print the columns with their types, the time column, layout, granularity, depth or bucket
-/// width, series and unique keys, partition period and format version.
+/// Print the columns with their types, the time column and zone, layout, granularity, depth or
+/// bucket width, series and unique keys, partition period and format version.
 ///
 /// Reads only xs.toml: no data, no lock. Columns marked `summarized` keep a min and max per
 /// storage bucket in the directory (bucket layout), which `--agg count,min,max` answers from
@@ -41,7 +41,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     out.flush()
 }
 
-/// The format version `xs.toml` is written with: 3 with a sym column, 2 with keys, else 1.
+/// The format version `xs.toml` is written with (docs/FORMAT.md, `xs.toml`).
 fn format_version(config: &Config) -> u32 {
     config.format_version()
 }
@@ -81,6 +81,13 @@ fn to_text(config: &Config) -> String {
     line("granularity", config.granularity.to_string());
     line("partition", format!("one file per {}", config.period.name()));
     line("time column", config.time_column.clone());
+    line(
+        "time zone",
+        format!(
+            "{} (imports read times written without a zone in it)",
+            config.timezone.describe()
+        ),
+    );
     let keys = |k: &[String]| {
         if k.is_empty() {
             "none".to_string()
@@ -137,6 +144,7 @@ fn to_json(config: &Config) -> Value {
         "codec": bucket.then(|| config.codec.name()),
         "partition": config.period.name(),
         "time_column": config.time_column,
+        "timezone": config.timezone.spelling(),
         "series_by": config.keys.series,
         "unique_by": config.keys.unique,
         "row_len_bytes": config.schema.row_len(),

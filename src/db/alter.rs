@@ -16,6 +16,7 @@ use super::files;
 use super::partition::{read_full_at, Header, Partition, HEADER_ENCODED_LEN, HEADER_LEN};
 use super::schema::{valid_column_name, Column, ColumnType, Schema};
 use super::series::SERIES_DIR;
+use super::time::Zone;
 use super::vfs;
 use super::Database;
 use crate::error::{Error, Result};
@@ -46,6 +47,9 @@ pub enum Change {
     Widen { name: String, ty: ColumnType },
     /// A column (or the time column) to a new name.
     Rename { from: String, to: String },
+    /// The zone later imports read times written without one in (stored rows keep their
+    /// instants: only `xs.toml` changes).
+    Timezone { zone: Zone },
 }
 
 /// What an alter will do: the config after it, and whether the partitions are rewritten.
@@ -233,6 +237,12 @@ pub fn plan(dir: &Path, old: &Config, changes: &[Change]) -> Result<Plan> {
             )));
         }
     }
+    let mut timezone = old.timezone.clone();
+    for change in changes {
+        if let Change::Timezone { zone } = change {
+            timezone = zone.clone();
+        }
+    }
     let partition_hash = if rewrite { None } else { Some(old.schema.hash()) };
     let schema = Schema::new(columns)
         .map_err(refuse)?
@@ -241,6 +251,7 @@ pub fn plan(dir: &Path, old: &Config, changes: &[Change]) -> Result<Plan> {
         schema,
         time_column,
         keys,
+        timezone,
         ..old.clone()
     };
     // The same checks as a config read from disk (memory bounds, keys, partition size).

@@ -2058,6 +2058,7 @@ mod tests {
             schema: Schema::parse_spec("v:i64").unwrap(),
             keys: Default::default(),
             codec,
+            timezone: Default::default(),
         };
         drop(crate::Database::create(dir, &config).unwrap());
         crate::Database::open(
@@ -2216,6 +2217,7 @@ mod tests {
             schema: Schema::parse_spec(&columns.join(",")).unwrap(),
             keys: Default::default(),
             codec: Default::default(),
+            timezone: Default::default(),
         };
         let key = PartitionKey::of(Period::Year, 1_704_067_200_000_000_000);
         assert_eq!(newest_version(&config, key), PARTITION_VERSION);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::schema::{Column, ColumnType, Schema};
-use super::time::{parse_duration, Granularity, Period};
+use super::time::{parse_duration, Granularity, Period, Zone};
 use super::vfs;
 use crate::error::{Error, Result};
 
@@ -21,8 +21,11 @@ pub const SYM_FORMAT_VERSION: u32 = 3;
 /// The format of a database whose bucket records are columnar (`codec = "columnar"`): older
 /// builds refuse it by its version rather than misread its records.
 pub const COLUMNAR_FORMAT_VERSION: u32 = 4;
+/// The format of a database that records the zone of its imports' naive times (`timezone`):
+/// an older build would read such times as UTC, so it refuses the database by its version.
+pub const TIMEZONE_FORMAT_VERSION: u32 = 5;
 /// The newest format this build reads.
-pub const NEWEST_FORMAT_VERSION: u32 = COLUMNAR_FORMAT_VERSION;
+pub const NEWEST_FORMAT_VERSION: u32 = TIMEZONE_FORMAT_VERSION;
 pub const CONFIG_FILE: &str = "xs.toml";
 /// The temporary name `xs.toml` is written under before its rename.
 pub const CONFIG_TEMP_FILE: &str = ".xs.toml.tmp";
@@ -112,6 +115,11 @@ pub struct Config {
     pub keys: Keys,
     /// How bucket records are stored (format 4 when columnar); always raw for the grid.
     pub codec: RecordCodec,
+    /// The zone an import reads times written without one in, unless it is told another
+    /// (`--timezone`, or a header that states one): recorded when the database is created
+    /// from local times, so that the next day's file lands where the first one did. UTC
+    /// (the default) is not written; any other zone makes the format 5.
+    pub timezone: Zone,
 }
 
 /// The columns that identify a row besides its time (docs/FORMAT.md, "Series and unique keys").
@@ -162,6 +170,9 @@ struct RawConfig {
     /// left it differing from the columns' own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     schema_hash: Option<String>,
+    /// The zone of imported naive times (format 5), as `--timezone` spells it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timezone: Option<String>,
     columns: Vec<RawColumn>,
 }
 
@@ -297,6 +308,18 @@ impl Config {
                 raw.format
             ));
         }
+        let timezone = match &raw.timezone {
+            None => Zone::Utc,
+            Some(text) => Zone::parse(text).ok_or_else(|| {
+                format!("bad timezone `{text}` (expected an IANA name such as America/New_York, or an offset such as -05:00)")
+            })?,
+        };
+        if timezone != Zone::Utc && raw.format < TIMEZONE_FORMAT_VERSION {
+            return Err(format!(
+                "timezone needs `format = {TIMEZONE_FORMAT_VERSION}`; the config says {}",
+                raw.format
+            ));
+        }
         let config = Config {
             layout,
             bucket_ns,
@@ -307,6 +330,7 @@ impl Config {
             schema,
             keys,
             codec,
+            timezone,
         };
         if config.schema.has_sym() && raw.format < SYM_FORMAT_VERSION {
             return Err(format!(
@@ -441,7 +465,9 @@ impl Config {
 
     /// The format `xs.toml` is written with: the oldest that holds this database.
     pub fn format_version(&self) -> u32 {
-        if self.codec == RecordCodec::Columnar {
+        if self.timezone != Zone::Utc {
+            TIMEZONE_FORMAT_VERSION
+        } else if self.codec == RecordCodec::Columnar {
             COLUMNAR_FORMAT_VERSION
         } else if self.schema.has_sym() {
             SYM_FORMAT_VERSION
@@ -466,6 +492,7 @@ impl Config {
             series_by: self.keys.series.clone(),
             unique_by: self.keys.unique.clone(),
             schema_hash: self.schema.partition_hash().map(|h| format!("{h:016x}")),
+            timezone: (self.timezone != Zone::Utc).then(|| self.timezone.spelling()),
             columns: self
                 .schema
                 .columns()
@@ -627,6 +654,7 @@ mod tests {
             schema: Schema::parse_spec("price:f64,side:str(4)").unwrap(),
             keys: Default::default(),
             codec: Default::default(),
+            timezone: Default::default(),
         }
     }
 
@@ -634,6 +662,26 @@ mod tests {
     fn toml_round_trips() {
         let c = config();
         assert_eq!(Config::parse(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn a_zone_round_trips_and_makes_the_format_5() {
+        for text in ["America/New_York", "-05:00", "+05:30", "Asia/Kolkata"] {
+            let c = Config {
+                timezone: Zone::parse(text).unwrap(),
+                ..config()
+            };
+            let toml = c.to_toml();
+            assert!(toml.contains("format = 5\n"), "{toml}");
+            assert!(toml.contains(&format!("timezone = \"{text}\"\n")), "{toml}");
+            assert_eq!(Config::parse(&toml).unwrap(), c);
+        }
+        // UTC is the default: not written, and the format stays the oldest that holds the rest.
+        let toml = config().to_toml();
+        assert!(
+            toml.contains("format = 1\n") && !toml.contains("timezone"),
+            "{toml}"
+        );
     }
 
     #[test]

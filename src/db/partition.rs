@@ -788,6 +788,7 @@ mod tests {
                 schema: Schema::parse_spec(spec).unwrap(),
                 keys: Default::default(),
                 codec: Default::default(),
+                timezone: Default::default(),
             };
             let key = PartitionKey::of(Period::Day, 86_400_000_000_000 * i64::from(depth));
             let p = Partition::create(tmp.path(), &config, key).unwrap();
@@ -843,6 +844,7 @@ mod tests {
             schema: Schema::parse_spec("v:i64").unwrap(),
             keys: Default::default(),
             codec: Default::default(),
+            timezone: Default::default(),
         };
         let key = PartitionKey::of(Period::Day, 0);
         let p = Partition::create(tmp.path(), &config, key).unwrap();

@@ -306,6 +306,69 @@ pub fn parse_duration(text: &str) -> Option<i64> {
     count.checked_mul(unit_ns).filter(|&ns| ns > 0)
 }
 
+/// How naive times (without a zone in the text) are placed.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Zone {
+    #[default]
+    Utc,
+    /// A fixed offset, local − UTC, in ns.
+    Fixed(i64),
+    /// An IANA zone, with its daylight-saving changes.
+    Named(chrono_tz::Tz),
+}
+
+impl Zone {
+    /// `UTC`, `±HH:MM` (or `±HH`, `±HHMM`), or an IANA name such as `America/New_York`.
+    pub fn parse(text: &str) -> Option<Zone> {
+        if text.eq_ignore_ascii_case("utc") || text == "Z" {
+            return Some(Zone::Utc);
+        }
+        if let [sign @ (b'+' | b'-'), rest @ ..] = text.as_bytes() {
+            let two = |x: &[u8]| std::str::from_utf8(x).ok()?.parse::<i64>().ok();
+            let (h, m) = match rest {
+                [_, _] => (two(rest)?, 0),
+                [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => (two(&[*h1, *h2])?, two(&[*m1, *m2])?),
+                _ => return None,
+            };
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let ns = (h * 3600 + m * 60) * 1_000_000_000;
+            return Some(Zone::Fixed(if *sign == b'-' { -ns } else { ns }));
+        }
+        text.parse::<chrono_tz::Tz>().ok().map(Zone::Named)
+    }
+
+    /// The zone as `parse` reads it back (`America/New_York`, `-05:00`, `UTC`): the
+    /// spelling of `--timezone` and of the config's `timezone`.
+    pub fn spelling(&self) -> String {
+        match self {
+            Zone::Fixed(ns) => {
+                let minutes = ns.abs() / 60_000_000_000;
+                let sign = if *ns < 0 { '-' } else { '+' };
+                format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60)
+            }
+            other => other.describe(),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Zone::Utc => "UTC".into(),
+            Zone::Fixed(ns) => {
+                let minutes = ns.abs() / 60_000_000_000;
+                format!(
+                    "UTC{}{:02}:{:02}",
+                    if *ns < 0 { '-' } else { '+' },
+                    minutes / 60,
+                    minutes % 60
+                )
+            }
+            Zone::Named(tz) => tz.name().to_string(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -125,6 +125,9 @@ impl Inference {
         if !c.keys.unique.is_empty() {
             cmd.push_str(&format!(" --unique-by {}", c.keys.unique.join(",")));
         }
+        if c.timezone != Zone::Utc {
+            cmd.push_str(&format!(" --timezone {}", shell_word(&c.timezone.spelling())));
+        }
         cmd
     }
 }
@@ -1567,6 +1570,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         schema,
         keys: Default::default(),
         codec: RecordCodec::Raw,
+        timezone: o.zone.clone(),
     };
     grid.keys.series = series_idx.iter().map(|&i| names[i].clone()).collect();
     let (unique, unique_note) = choose_unique(sample, o, &grid, &time_idx, &series_idx, &row_times)?;

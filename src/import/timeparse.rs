@@ -43,39 +43,9 @@ pub fn split_interval(b: &[u8]) -> Option<(&[u8], &[u8])> {
     }
 }
 
-/// How naive times (without a zone in the text) are placed.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub enum Zone {
-    #[default]
-    Utc,
-    /// A fixed offset, local − UTC, in ns.
-    Fixed(i64),
-    /// An IANA zone, with its daylight-saving changes.
-    Named(chrono_tz::Tz),
-}
+pub use crate::db::time::Zone;
 
 impl Zone {
-    /// `UTC`, `±HH:MM` (or `±HH`, `±HHMM`), or an IANA name such as `America/New_York`.
-    pub fn parse(text: &str) -> Option<Zone> {
-        if text.eq_ignore_ascii_case("utc") || text == "Z" {
-            return Some(Zone::Utc);
-        }
-        if let [sign @ (b'+' | b'-'), rest @ ..] = text.as_bytes() {
-            let two = |x: &[u8]| std::str::from_utf8(x).ok()?.parse::<i64>().ok();
-            let (h, m) = match rest {
-                [_, _] => (two(rest)?, 0),
-                [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => (two(&[*h1, *h2])?, two(&[*m1, *m2])?),
-                _ => return None,
-            };
-            if h > 23 || m > 59 {
-                return None;
-            }
-            let ns = (h * 3600 + m * 60) * 1_000_000_000;
-            return Some(Zone::Fixed(if *sign == b'-' { -ns } else { ns }));
-        }
-        text.parse::<chrono_tz::Tz>().ok().map(Zone::Named)
-    }
-
     /// The zone a column's header text states for its times: an offset after `UTC` or `GMT`
     /// (`Timestamp (UTC+01:00)`, HOBO's `Date Time, GMT-05:00`, `GMT+1`) or an IANA name
     /// (`Date (Europe/Berlin)`). `None` when it states none, or UTC itself.
@@ -126,22 +96,6 @@ impl Zone {
             found = Some(zone);
         }
         found.filter(|z| *z != Zone::Fixed(0))
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            Zone::Utc => "UTC".into(),
-            Zone::Fixed(ns) => {
-                let minutes = ns.abs() / 60_000_000_000;
-                format!(
-                    "UTC{}{:02}:{:02}",
-                    if *ns < 0 { '-' } else { '+' },
-                    minutes / 60,
-                    minutes % 60
-                )
-            }
-            Zone::Named(tz) => tz.name().to_string(),
-        }
     }
 }
 

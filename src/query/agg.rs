@@ -443,6 +443,7 @@ impl Plan {
             schema,
             keys: Default::default(),
             codec: Default::default(),
+            timezone: Default::default(),
         };
         let layout = SummaryLayout::new(&config.schema);
         let summary_slots = (config.layout == Layout::Bucket && filter.is_none())

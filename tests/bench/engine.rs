@@ -46,6 +46,7 @@ fn config() -> Config {
         schema: Schema::parse_spec("price:f64,qty:f64,side:str(4),trade_id:u64").expect("valid spec"),
         keys: Default::default(),
         codec: Default::default(),
+        timezone: Default::default(),
     }
 }
 

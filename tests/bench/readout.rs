@@ -122,6 +122,7 @@ fn build(csv: &str, db: &str, spec: &str, granularity_ns: i64, days: Option<i64>
         schema: schema.clone(),
         keys: Default::default(),
         codec: Default::default(),
+        timezone: Default::default(),
     };
     let database = Database::create(Path::new(db), &config)?;
     drop(database);

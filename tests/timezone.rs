@@ -1,0 +1,223 @@
+//! The zone of local times is the database's (`timezone` in xs.toml, format 5): a database
+//! created from New York times reads the next day's file in New York time too, without the
+//! flag that a cron job would have to repeat (and, forgotten once, would store the day five
+//! hours early with exit 0). Every test reads the stored rows back.
+
+use std::fs;
+use std::path::Path;
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+fn xs(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("xs").unwrap();
+    cmd.current_dir(dir).env_remove("XS_LAYOUT").env_remove("XS_DB");
+    cmd
+}
+
+/// Runs and returns (exit code, stdout, stderr).
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ok(cmd: &mut Command) -> (String, String) {
+    let (code, out, err) = run(cmd);
+    assert_eq!(code, 0, "command {cmd:?} failed\nstdout:\n{out}\nstderr:\n{err}");
+    (out, err)
+}
+
+/// Every stored row as CSV, header first.
+fn range(dir: &Path, db: &str) -> String {
+    ok(xs(dir).args(["-d", db, "range", "1900-01-01", "2200-01-01"])).0
+}
+
+/// A day of a vendor's file in its local (New York) time, no zone in the text.
+fn day(dir: &Path, name: &str, date: &str, prices: &[&str]) {
+    let mut text = String::from("time,price\n");
+    for (i, p) in prices.iter().enumerate() {
+        text.push_str(&format!("{date} 09:3{i}:00,{p}\n"));
+    }
+    fs::write(dir.join(name), text).unwrap();
+}
+
+fn config(dir: &Path, db: &str) -> String {
+    fs::read_to_string(dir.join(db).join("xs.toml")).unwrap()
+}
+
+#[test]
+fn the_next_days_file_is_read_in_the_zone_the_database_was_created_with() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    day(d, "d1.csv", "2024-03-01", &["1.5", "1.6"]);
+    day(d, "d2.csv", "2024-03-04", &["2.5", "2.6"]);
+    let (_, err) = ok(xs(d).args(["-d", "ny", "import", "d1.csv", "--timezone", "America/New_York"]));
+    assert!(
+        err.contains("same as: xs create ny") && err.contains("--timezone America/New_York"),
+        "{err}"
+    );
+    let toml = config(d, "ny");
+    assert!(toml.contains("format = 5\n"), "{toml}");
+    assert!(toml.contains("timezone = \"America/New_York\"\n"), "{toml}");
+    // The cron job's next run, without the flag: EST is UTC−5 on both days.
+    let (_, err) = ok(xs(d).args(["-d", "ny", "import", "d2.csv"]));
+    assert!(
+        err.contains("times without a zone were read as America/New_York (the database's zone"),
+        "{err}"
+    );
+    assert_eq!(
+        range(d, "ny"),
+        "time,price\n2024-03-01T14:30:00Z,1.5\n2024-03-01T14:31:00Z,1.6\n\
+         2024-03-04T14:30:00Z,2.5\n2024-03-04T14:31:00Z,2.6\n"
+    );
+    // -q stays quiet.
+    let (_, err) = ok(xs(d).args(["-d", "ny", "import", "-q", "d2.csv"]));
+    assert_eq!(err, "");
+    let (out, _) = ok(xs(d).args(["-d", "ny", "schema"]));
+    assert!(out.contains("time zone    America/New_York"), "{out}");
+    let (out, _) = ok(xs(d).args(["-d", "ny", "schema", "--json"]));
+    assert!(out.contains("\"timezone\": \"America/New_York\""), "{out}");
+}
+
+#[test]
+fn an_imports_own_timezone_decides_for_that_import_only() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    day(d, "d1.csv", "2024-03-01", &["1.5"]);
+    day(d, "utc.csv", "2024-03-05", &["3.5"]);
+    day(d, "d3.csv", "2024-03-06", &["4.5"]);
+    ok(xs(d).args(["-d", "ny", "import", "d1.csv", "--timezone", "America/New_York"]));
+    let (_, err) = ok(xs(d).args(["-d", "ny", "import", "utc.csv", "--timezone", "UTC"]));
+    assert!(err.contains("times without a zone were read as UTC\n"), "{err}");
+    ok(xs(d).args(["-d", "ny", "import", "d3.csv"]));
+    assert_eq!(
+        range(d, "ny"),
+        "time,price\n2024-03-01T14:30:00Z,1.5\n2024-03-05T09:30:00Z,3.5\n2024-03-06T14:30:00Z,4.5\n"
+    );
+    assert!(config(d, "ny").contains("timezone = \"America/New_York\""));
+}
+
+#[test]
+fn a_zone_the_first_files_header_states_is_recorded() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(
+        d.join("a.csv"),
+        "Timestamp (UTC+01:00),v\n2024-01-02 10:00:00,1\n",
+    )
+    .unwrap();
+    fs::write(d.join("b.csv"), "timestamp_utc_01_00,v\n2024-01-03 10:00:00,2\n").unwrap();
+    ok(xs(d).args(["-d", "berlin", "import", "a.csv"]));
+    assert!(
+        config(d, "berlin").contains("timezone = \"+01:00\""),
+        "{}",
+        config(d, "berlin")
+    );
+    // The next file names the column as the database does, without the zone in its header.
+    ok(xs(d).args(["-d", "berlin", "import", "b.csv"]));
+    assert_eq!(
+        range(d, "berlin"),
+        "timestamp_utc_01_00,v\n2024-01-02T09:00:00Z,1\n2024-01-03T09:00:00Z,2\n"
+    );
+}
+
+#[test]
+fn create_records_a_zone_and_alter_changes_it_for_later_imports() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    ok(xs(d).args([
+        "create",
+        "fx",
+        "--granularity",
+        "1s",
+        "--columns",
+        "price:f64",
+        "--timezone",
+        "-05:00",
+    ]));
+    assert!(config(d, "fx").contains("timezone = \"-05:00\""));
+    day(d, "d1.csv", "2024-07-01", &["1.5"]);
+    ok(xs(d).args(["-d", "fx", "import", "d1.csv"]));
+    let (_, err) = ok(xs(d).args(["-d", "fx", "alter", "--timezone", "UTC"]));
+    assert!(err.contains("stored rows do not move"), "{err}");
+    // UTC again: written as the oldest format that holds the database.
+    let toml = config(d, "fx");
+    assert!(
+        toml.contains("format = 1\n") && !toml.contains("timezone"),
+        "{toml}"
+    );
+    day(d, "d2.csv", "2024-07-02", &["2.5"]);
+    ok(xs(d).args(["-d", "fx", "import", "d2.csv"]));
+    assert_eq!(
+        range(d, "fx"),
+        "time,price\n2024-07-01T14:30:00Z,1.5\n2024-07-02T09:30:00Z,2.5\n"
+    );
+    let (code, _, err) = run(xs(d).args(["-d", "fx", "alter", "--timezone", "Mars/Olympus"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad --timezone `Mars/Olympus`"), "{err}");
+}
+
+#[test]
+fn a_local_time_the_databases_zone_repeats_is_rejected_with_its_reason() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    day(d, "d1.csv", "2024-10-01", &["1.5"]);
+    ok(xs(d).args(["-d", "ny", "import", "d1.csv", "--timezone", "America/New_York"]));
+    // 01:30 happens twice in New York on 2024-11-03.
+    fs::write(d.join("fall.csv"), "time,price\n2024-11-03 01:30:00,9.5\n").unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "ny", "import", "fall.csv"]));
+    assert_eq!(code, 4, "{err}");
+    let listed = fs::read_dir(d.join("ny"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .expect("a rejects file");
+    let rejects = fs::read_to_string(listed).unwrap();
+    assert!(
+        rejects.contains("occurs twice in America/New_York") && rejects.contains("--dst earlier"),
+        "{rejects}"
+    );
+    assert_eq!(range(d, "ny"), "time,price\n2024-10-01T13:30:00Z,1.5\n");
+    // --dst decides, in the database's zone.
+    ok(xs(d).args(["-d", "ny", "import", "fall.csv", "--dst", "earlier"]));
+    assert!(range(d, "ny").contains("2024-11-03T05:30:00Z,9.5\n"));
+}
+
+#[test]
+fn times_on_the_command_line_stay_utc() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    day(d, "d1.csv", "2024-03-01", &["1.5"]);
+    ok(xs(d).args(["-d", "ny", "import", "d1.csv", "--timezone", "America/New_York"]));
+    ok(xs(d).args(["-d", "ny", "put", "2024-03-01T09:30:00", "7.5"]));
+    let (out, _) = ok(xs(d).args(["-d", "ny", "get", "2024-03-01T09:30:00Z"]));
+    assert_eq!(out, "time,price\n2024-03-01T09:30:00Z,7.5\n");
+}
+
+#[test]
+fn a_config_with_a_bad_or_unversioned_timezone_is_refused() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    day(d, "d1.csv", "2024-03-01", &["1.5"]);
+    ok(xs(d).args(["-d", "ny", "import", "d1.csv", "--timezone", "America/New_York"]));
+    let good = config(d, "ny");
+    for (edit, says) in [
+        (
+            good.replace("America/New_York", "America/Gotham"),
+            "bad timezone `America/Gotham`",
+        ),
+        (
+            good.replace("format = 5", "format = 4"),
+            "timezone needs `format = 5`",
+        ),
+    ] {
+        fs::write(d.join("ny").join("xs.toml"), edit).unwrap();
+        let (code, _, err) = run(xs(d).args(["-d", "ny", "range", "2024-01-01", "2025-01-01"]));
+        assert_eq!(code, 3, "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}
