@@ -393,6 +393,93 @@ fn a_read_checks_the_entries_it_uses() {
     }
 }
 
+/// A read of one series finds its texts through `sym.idx` (docs/FORMAT.md, "Symbol index"):
+/// it reads the entries it prints, not the whole dictionary, so damage to another series'
+/// entry, even to its length, does not stop it; a read that needs that entry, `xs check` and
+/// writers still stop. Without the index the dictionary is read whole, and the next writer
+/// writes the index again.
+#[test]
+fn a_read_of_one_series_reads_its_entries_through_the_index() {
+    let db = trades_db(&["--series-by", "symbol"]);
+    for (t, sym) in [
+        ("00:00:00", "BTCUSDT"),
+        ("00:00:01", "DOGEUSDT"),
+        ("00:00:02", "ETHUSDT"),
+    ] {
+        db.ok(&[
+            "put",
+            &format!("{DAY}T{t}Z"),
+            &format!("symbol={sym}"),
+            "side=buy",
+            "price=1",
+        ]);
+    }
+    // A long text too: a reader reads a small dictionary whole, index or not.
+    for (t, pad) in [("00:00:03", "L"), ("00:00:04", "M")] {
+        let long = pad.repeat(40_000);
+        db.ok(&[
+            "put",
+            &format!("{DAY}T{t}Z"),
+            "symbol=PAD",
+            &format!("side={long}"),
+            "price=0",
+        ]);
+    }
+    let (dict, index) = (db.file("sym.dict"), db.file("sym.idx"));
+    let good = fs::read(&dict).unwrap();
+    // Entries: BTCUSDT (0) at 32, buy (1) at 47, DOGEUSDT (2) at 58, ETHUSDT (3) at 74, PAD, L…, M….
+    assert_eq!(&good[58 + 8..58 + 16], b"DOGEUSDT");
+    assert_eq!(fs::read(&index).unwrap().len(), 16 + 7 * 16);
+    let mut bad = good.clone();
+    bad[58] = 200; // DOGEUSDT's length: the entries after it cannot be found by walking
+    fs::write(&dict, &bad).unwrap();
+    let btc = format!("time,symbol,side,price\n{DAY}T00:00:00Z,BTCUSDT,buy,1.0\n");
+    assert_eq!(range(&db, &["--series", "BTCUSDT"]), btc);
+    assert_eq!(
+        range(&db, &["--series", "ETHUSDT"]),
+        format!("time,symbol,side,price\n{DAY}T00:00:02Z,ETHUSDT,buy,1.0\n")
+    );
+    for args in [
+        vec!["range", "2024-08-01", "2024-09-01", "--series", "DOGEUSDT"],
+        vec!["check"],
+        vec!["put", "2024-08-08T00:00:05Z", "symbol=XRPUSDT"],
+    ] {
+        let (code, out, err) = run(db.xs(&args));
+        assert_eq!(code, 3, "{args:?}: {out}{err}");
+        // The walk over the lengths goes astray at entry 2 and stops where it lands.
+        assert!(
+            err.contains("sym.dict") && err.contains("has a bad length"),
+            "{args:?}: {err}"
+        );
+        assert!(!out.contains("DOGEUSDT"), "{args:?}: {out}");
+        assert_no_panic(&err);
+    }
+    // Without the index, the dictionary is read whole: its damage stops the read.
+    fs::remove_file(&index).unwrap();
+    let (code, _, err) = run(db.xs(&["range", "2024-08-01", "2024-09-01", "--series", "BTCUSDT"]));
+    assert_eq!(code, 3, "{err}");
+    // Repaired, the next writer writes the index again, and check finds nothing amiss.
+    fs::write(&dict, &good).unwrap();
+    db.ok(&[
+        "put",
+        "2024-08-08T00:00:05Z",
+        "symbol=BTCUSDT",
+        "side=sell",
+        "price=2",
+    ]);
+    assert_eq!(fs::read(&index).unwrap().len(), 16 + 8 * 16);
+    let (code, _, err) = run(db.xs(&["check"]));
+    assert_eq!((code, err.contains("warning")), (0, false), "{err}");
+    // A record that disagrees is never believed, and check says so.
+    let mut records = fs::read(&index).unwrap();
+    records[16 + 16 * 3 + 12] ^= 1; // ETHUSDT's CRC in its record
+    fs::write(&index, &records).unwrap();
+    assert!(range(&db, &["--series", "ETHUSDT"]).contains("ETHUSDT"));
+    let (code, _, err) = run(db.xs(&["check"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("sym.idx") && err.contains("symbol code 3"), "{err}");
+}
+
 /// A dictionary put back from an older copy lacks the codes of later rows: every read path
 /// (text, Parquet, Arrow, `get`, `--where` by code and by text order, aggregates) stops with the
 /// damage (exit 3), naming sym.dict, the code, the column and the row's time; it never panics,

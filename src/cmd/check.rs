@@ -37,6 +37,11 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let db = xs::Database::open_to_check(&dir)?;
     super::warn_unfinished_operations(&dir);
     let checked = check::check(&db, &mut |_| {})?;
+    if let Some(dict) = db.schema().syms() {
+        if let Some(problem) = dict.index_disagreement()? {
+            eprintln!("xs: warning: {problem}");
+        }
+    }
     let damaged_units: u64 = checked.iter().flat_map(|p| &p.findings).map(|f| f.units).sum();
     let problems: usize = checked.iter().map(|p| p.problems.len()).sum();
     let mut out = Output::new();

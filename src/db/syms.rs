@@ -33,6 +33,24 @@ pub const MAX_SYM_LEN: usize = 65_536;
 /// Codes are below this (the top bit is the import's chunk-local marker).
 pub const MAX_CODES: u32 = 1 << 31;
 
+/// The index of entry offsets beside the dictionary: a reader finds one entry through it
+/// without reading the others (docs/FORMAT.md, "Symbol index"). Only ever a shortcut: an
+/// entry found through it is checked against the dictionary, and a reader that finds it
+/// missing, short or disagreeing reads the dictionary whole.
+pub const INDEX_FILE: &str = "sym.idx";
+/// The name the index is written under before its rename, when it is written whole.
+pub const INDEX_TEMP_FILE: &str = ".sym.idx.tmp";
+pub const INDEX_MAGIC: [u8; 8] = *b"XSSYMIDX";
+pub const INDEX_VERSION: u32 = 1;
+pub const INDEX_HEADER_LEN: u64 = 16;
+/// A record: u64 file offset of entry `code`, u32 `code`, u32 the entry's CRC-32.
+pub const INDEX_RECORD_LEN: u64 = 16;
+/// Distinct codes a reader looks up through the index before it reads the dictionary whole:
+/// one host's rows need two or three; a read over every host needs them all, at once.
+const INDEXED_CODES: usize = 64;
+/// A dictionary file up to this size is read whole by a reader, index or not.
+const READ_WHOLE_BELOW: u64 = 64 << 10;
+
 /// FNV-1a for the text-to-code maps: symbols are short, and the import looks one up per
 /// field, where SipHash's setup costs more than the hashing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -340,10 +358,21 @@ impl SymDict {
     /// The dictionary of the database at `dir` (empty when the file does not exist yet): a
     /// writer's is read and checked here, a reader's when it is first needed (`snapshot`).
     pub fn load(dir: &Path, writable: bool) -> Result<SymDict> {
+        let path = dir.join(SYM_FILE);
         let snap = match writable {
-            true => Some(Arc::new(read_file(&dir.join(SYM_FILE), true)?)),
+            true => Some(Arc::new(match read_file(&path, true) {
+                Err(Error::Damaged { .. }) if rewrite_torn_header(&path)? => read_file(&path, true)?,
+                read => read?,
+            })),
             false => None,
         };
+        if let Some(snap) = snap.as_ref().filter(|s| !s.is_empty()) {
+            // A database written before the index, or by an xs without it: made whole here,
+            // under the writer lock, so that later reads find their entries through it.
+            if !index_in_step(dir, snap.len())? {
+                write_index(dir, snap, 0)?;
+            }
+        }
         let durable = snap.as_ref().map_or(0, |s| s.len());
         Ok(SymDict {
             dir: dir.to_path_buf(),
@@ -383,6 +412,27 @@ impl SymDict {
     /// again through `text_reloading`, which says what is wrong.
     pub fn snapshot_or_empty(&self) -> Arc<Snapshot> {
         self.snapshot().unwrap_or_default()
+    }
+
+    /// Texts by code for printing: a reader that has not loaded the entries finds each one
+    /// through `sym.idx` (a read of one host among 30,000 reads two entries, not half a
+    /// megabyte), until it has looked up more than a few codes; else the loaded entries.
+    /// Misses (a code past them, damage) go to `text_reloading`, which says what is wrong.
+    pub fn texts_or_empty(&self) -> Texts {
+        let loaded = self.snap.read().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(snap) = loaded {
+            return Texts::Loaded(snap);
+        }
+        // A small dictionary is read in one go, faster than two entries through the index.
+        let large = |dir: &Path| {
+            std::fs::symlink_metadata(dir.join(SYM_FILE)).is_ok_and(|m| m.len() > READ_WHOLE_BELOW)
+        };
+        if !self.writable && !self.dir.as_os_str().is_empty() && large(&self.dir) {
+            if let Ok(Some(indexed)) = Indexed::open(&self.dir) {
+                return Texts::Indexed(Arc::new(indexed));
+            }
+        }
+        Texts::Loaded(self.snapshot_or_empty())
     }
 
     /// The code of `text`, giving it a new one if it has none (a writer's handle; the new entry
@@ -454,6 +504,9 @@ impl SymDict {
         let body = snap.entries_from(*durable);
         vfs::write_at(&file, body, committed).map_err(|e| Error::io("write", &path, e))?;
         vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e))?;
+        // The new entries' index records are durable before the entries are committed, so
+        // that every committed entry has its record.
+        write_index(&self.dir, &snap, *durable)?;
         let header = encode_header(snap.len() as u32, committed + body.len() as u64);
         vfs::write_at(&file, &header, 0).map_err(|e| Error::io("write", &path, e))?;
         vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e))?;
@@ -473,6 +526,46 @@ impl SymDict {
             *guard = Some(Arc::new(fresh));
         }
         Ok(())
+    }
+
+    /// What is wrong with `sym.idx`, if anything: the first record that is not where and
+    /// what the dictionary says (`xs check`). A missing or short index is no problem: readers
+    /// then read the dictionary whole, and the next writer writes it.
+    pub fn index_disagreement(&self) -> Result<Option<String>> {
+        let path = self.dir.join(INDEX_FILE);
+        let bytes = match files::open(&path, Mode::Read, "open") {
+            Ok(file) => {
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut &file, &mut bytes)
+                    .map_err(|e| Error::io("read", &path, e))?;
+                bytes
+            }
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
+        };
+        let snap = self.snapshot()?;
+        let advice = "readers check each entry it leads to, and the next writer (any import or put \
+                      of a new symbol) rewrites it; remove it to have it rebuilt";
+        if (bytes.len() as u64) < index_end(snap.len()) {
+            return Ok(None);
+        }
+        if bytes[..INDEX_HEADER_LEN as usize] != index_header() {
+            return Ok(Some(format!("{}: bad header; {advice}", path.display())));
+        }
+        let expected = index_records(&snap, 0);
+        let actual = &bytes[INDEX_HEADER_LEN as usize..][..expected.len()];
+        let wrong = expected
+            .chunks_exact(INDEX_RECORD_LEN as usize)
+            .zip(actual.chunks_exact(INDEX_RECORD_LEN as usize))
+            .position(|(e, a)| e != a);
+        Ok(wrong.map(|code| {
+            format!(
+                "{}: the record of symbol code {code} does not match sym.dict; {advice}",
+                path.display()
+            )
+        }))
     }
 
     /// The text of `code`, reading the file again once if it is past what was loaded; a code
@@ -495,6 +588,229 @@ impl SymDict {
             ),
         })
     }
+}
+
+/// Texts by code, as `SymDict::texts_or_empty` gives them to a reader.
+#[derive(Clone, Debug)]
+pub enum Texts {
+    Loaded(Arc<Snapshot>),
+    Indexed(Arc<Indexed>),
+}
+
+impl Texts {
+    #[inline]
+    pub fn text(&self, code: u32) -> Option<&str> {
+        match self {
+            Texts::Loaded(snap) => snap.text(code),
+            Texts::Indexed(indexed) => indexed.text(code),
+        }
+    }
+}
+
+/// A reader's dictionary that reads an entry only when a row needs it: its `sym.idx` record
+/// gives the entry's offset, and the entry is checked (its code, length, CRC-32 and UTF-8)
+/// before its text is used. Past `INDEXED_CODES` codes, or when an entry cannot be found or
+/// checked this way, the dictionary is read whole, as without an index.
+#[derive(Debug)]
+pub struct Indexed {
+    path: PathBuf,
+    dict: File,
+    index: File,
+    count: u32,
+    committed: u64,
+    /// Codes looked up so far (open addressing; `EMPTY` marks a free slot), each with its
+    /// text once read (`None`: it could not be read through the index).
+    slots: Vec<(
+        std::sync::atomic::AtomicU32,
+        std::sync::OnceLock<Option<Box<str>>>,
+    )>,
+    taken: std::sync::atomic::AtomicUsize,
+    whole: std::sync::OnceLock<Option<Snapshot>>,
+}
+
+const EMPTY_SLOT: u32 = u32::MAX;
+
+impl Indexed {
+    /// The dictionary at `dir` read through its index; `None` when there is no dictionary or
+    /// no index covering every committed entry (the dictionary is then read whole). A
+    /// damaged dictionary header is an error, as it is to a reader without the index.
+    fn open(dir: &Path) -> Result<Option<Indexed>> {
+        let path = dir.join(SYM_FILE);
+        let dict = match files::open(&path, Mode::Read, "open") {
+            Ok(file) => file,
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
+        };
+        let (count, committed) = read_header(&dict, &path)?;
+        let len = dict.metadata().map_err(|e| Error::io("look up", &path, e))?.len();
+        if committed > len {
+            return Ok(None);
+        }
+        let Ok(index) = files::open(&dir.join(INDEX_FILE), Mode::Read, "open") else {
+            return Ok(None);
+        };
+        let index_len = index.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut head = [0u8; INDEX_HEADER_LEN as usize];
+        if index_len < index_end(count as usize)
+            || index.read_exact_at(&mut head, 0).is_err()
+            || head != index_header()
+        {
+            return Ok(None);
+        }
+        Ok(Some(Indexed {
+            path,
+            dict,
+            index,
+            count,
+            committed,
+            slots: (0..INDEXED_CODES * 2)
+                .map(|_| (std::sync::atomic::AtomicU32::new(EMPTY_SLOT), Default::default()))
+                .collect(),
+            taken: Default::default(),
+            whole: Default::default(),
+        }))
+    }
+
+    pub fn text(&self, code: u32) -> Option<&str> {
+        if let Some(whole) = self.whole.get() {
+            return whole.as_ref()?.text(code);
+        }
+        if code >= self.count || code == EMPTY_SLOT {
+            return None;
+        }
+        let n = self.slots.len();
+        let mut i = (code as usize).wrapping_mul(0x9e37_79b9) % n;
+        for _ in 0..n {
+            let (slot_code, text) = &self.slots[i];
+            let mut held = slot_code.load(Ordering::Acquire);
+            if held == EMPTY_SLOT {
+                if self.taken.fetch_add(1, Ordering::Relaxed) >= INDEXED_CODES {
+                    break;
+                }
+                held = match slot_code.compare_exchange(EMPTY_SLOT, code, Ordering::AcqRel, Ordering::Acquire)
+                {
+                    Ok(_) => code,
+                    Err(other) => other,
+                };
+            }
+            if held == code {
+                return match text.get_or_init(|| self.read_entry(code)) {
+                    Some(t) => Some(t),
+                    None => self.whole_text(code),
+                };
+            }
+            i = (i + 1) % n;
+        }
+        self.whole_text(code)
+    }
+
+    /// The whole dictionary's text of `code`, read (lengths and count checked, entries on
+    /// first use) the first time it is needed.
+    #[cold]
+    fn whole_text(&self, code: u32) -> Option<&str> {
+        self.whole
+            .get_or_init(|| read_file(&self.path, false).ok())
+            .as_ref()?
+            .text(code)
+    }
+
+    /// Entry `code` through its index record, checked; `None` if anything disagrees.
+    fn read_entry(&self, code: u32) -> Option<Box<str>> {
+        let mut record = [0u8; INDEX_RECORD_LEN as usize];
+        self.index
+            .read_exact_at(&mut record, index_end(code as usize))
+            .ok()?;
+        let offset = u64::from_le_bytes(record[0..8].try_into().ok()?);
+        let crc = u32::from_le_bytes(le4(&record[12..]));
+        if u32::from_le_bytes(le4(&record[8..])) != code
+            || offset < HEADER_LEN
+            || offset.checked_add(ENTRY_HEAD as u64 + 1)? > self.committed
+        {
+            return None;
+        }
+        // Most texts are short: one read takes the entry whole.
+        let mut entry = vec![0u8; (self.committed - offset).min(256) as usize];
+        self.dict.read_exact_at(&mut entry, offset).ok()?;
+        let len = u32::from_le_bytes(le4(&entry)) as usize;
+        if len == 0 || len > MAX_SYM_LEN || offset + (ENTRY_HEAD + len) as u64 > self.committed {
+            return None;
+        }
+        if entry.len() < ENTRY_HEAD + len {
+            let have = entry.len();
+            entry.resize(ENTRY_HEAD + len, 0);
+            self.dict
+                .read_exact_at(&mut entry[have..], offset + have as u64)
+                .ok()?;
+        }
+        entry.truncate(ENTRY_HEAD + len);
+        let stored = u32::from_le_bytes(le4(&entry[4..]));
+        if stored != crc || entry_crc(&entry[..4], &entry[ENTRY_HEAD..]) != stored {
+            return None;
+        }
+        std::str::from_utf8(&entry[ENTRY_HEAD..]).ok().map(Box::from)
+    }
+}
+
+fn index_header() -> [u8; INDEX_HEADER_LEN as usize] {
+    let mut h = [0u8; INDEX_HEADER_LEN as usize];
+    h[0..8].copy_from_slice(&INDEX_MAGIC);
+    h[8..12].copy_from_slice(&INDEX_VERSION.to_le_bytes());
+    h
+}
+
+/// Where the record of entry `code` starts (and the index of `code` entries ends).
+fn index_end(code: usize) -> u64 {
+    INDEX_HEADER_LEN + code as u64 * INDEX_RECORD_LEN
+}
+
+/// The index records of `snap`'s entries `from..`.
+fn index_records(snap: &Snapshot, from: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity((snap.len() - from) * INDEX_RECORD_LEN as usize);
+    for i in from..snap.len() {
+        let at = snap.start(i);
+        out.extend_from_slice(&(HEADER_LEN + at as u64).to_le_bytes());
+        out.extend_from_slice(&(i as u32).to_le_bytes());
+        out.extend_from_slice(&snap.entries[at + 4..at + ENTRY_HEAD]);
+    }
+    out
+}
+
+/// Whether `sym.idx` holds a header and exactly `count` records (as a writer leaves it).
+fn index_in_step(dir: &Path, count: usize) -> Result<bool> {
+    let path = dir.join(INDEX_FILE);
+    let file = match files::open(&path, Mode::Read, "open") {
+        Ok(file) => file,
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    let len = file.metadata().map_err(|e| Error::io("look up", &path, e))?.len();
+    let mut head = [0u8; INDEX_HEADER_LEN as usize];
+    Ok(len == index_end(count) && file.read_exact_at(&mut head, 0).is_ok() && head == index_header())
+}
+
+/// Writes the index records of `snap`'s entries from `from` on and makes them durable (a
+/// writer, before it commits those entries): appended when the index holds exactly the
+/// records before `from`, else the whole index is written anew (temporary file, fsync,
+/// rename, fsync of the directory).
+fn write_index(dir: &Path, snap: &Snapshot, from: usize) -> Result<()> {
+    let path = dir.join(INDEX_FILE);
+    if from > 0 && index_in_step(dir, from)? {
+        let file = files::open(&path, Mode::ReadWrite, "open")?;
+        vfs::write_at(&file, &index_records(snap, from), index_end(from))
+            .map_err(|e| Error::io("write", &path, e))?;
+        return vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e));
+    }
+    let tmp = dir.join(INDEX_TEMP_FILE);
+    let file = files::create_temp(&tmp, 0o644)?;
+    let mut bytes = index_header().to_vec();
+    bytes.extend_from_slice(&index_records(snap, 0));
+    vfs::write_at(&file, &bytes, 0).map_err(|e| Error::io("write", &tmp, e))?;
+    vfs::sync_all(&file).map_err(|e| Error::io("sync", &tmp, e))?;
+    drop(file);
+    vfs::rename(&tmp, &path).map_err(|e| Error::io("rename", &tmp, e))?;
+    super::config::sync_dir(dir)
 }
 
 /// A `sym` value must be non-empty text (empty is null), without NUL, of at most `MAX_SYM_LEN`.
@@ -567,7 +883,10 @@ fn parse_header(h: &[u8]) -> std::result::Result<(u32, u64), String> {
     let crc = u32::from_le_bytes(h[24..28].try_into().unwrap_or_default());
     if crc32fast::hash(&h[0..24]) != crc {
         return Err(
-            "its header fails its checksum: the dictionary is damaged; restore it from a backup".into(),
+            "its header fails its checksum: the dictionary is damaged (if an import or put was cut \
+             short, run it again: a writer rewrites a header whose write was cut off); else restore \
+             it from a backup"
+                .into(),
         );
     }
     let version = u32::from_le_bytes(h[8..12].try_into().unwrap_or_default());
@@ -603,6 +922,44 @@ fn read_header(file: &File, path: &Path) -> Result<(u32, u64)> {
             Err(reason) => return Err(damaged(path, reason)),
         }
     }
+}
+
+/// A writer's repair of a header that fails its checksum because its write was cut short
+/// (a full disk, a crash mid-write) after the entries it commits were made durable: when the
+/// magic and version are intact and every byte after the header parses as checked entries up
+/// to the end of the file (as an append leaves it), the header is written again for those
+/// entries. Returns whether it did; anything else stays damage.
+fn rewrite_torn_header(path: &Path) -> Result<bool> {
+    let file = files::open(path, Mode::ReadWrite, "open")?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(|e| Error::io("read", path, e))?;
+    let header = &bytes[..bytes.len().min(HEADER_LEN as usize)];
+    let intact = header.len() == HEADER_LEN as usize
+        && header[0..8] == MAGIC
+        && header[8..12] == VERSION.to_le_bytes()
+        && parse_header(header).is_err();
+    if !intact {
+        return Ok(false);
+    }
+    let body = bytes[HEADER_LEN as usize..].to_vec();
+    // The entries' number, by their lengths; then each is checked whole.
+    let mut count = 0u32;
+    let mut at = 0usize;
+    while body.len() - at >= ENTRY_HEAD {
+        let len = u32::from_le_bytes(le4(&body[at..])) as usize;
+        if len == 0 || len > MAX_SYM_LEN || len > body.len() - at - ENTRY_HEAD {
+            return Ok(false);
+        }
+        at += ENTRY_HEAD + len;
+        count += 1;
+    }
+    if at != body.len() || Snapshot::parse(body, count, true).is_err() {
+        return Ok(false);
+    }
+    let fixed = encode_header(count, bytes.len() as u64);
+    vfs::write_at(&file, &fixed, 0).map_err(|e| Error::io("write", path, e))?;
+    vfs::sync_data(&file).map_err(|e| Error::io("sync", path, e))?;
+    Ok(true)
 }
 
 fn damaged(path: &Path, reason: String) -> Error {
@@ -814,6 +1171,156 @@ mod tests {
             assert_eq!(snap.code("host"), None);
             assert_eq!(snap.text(5000), None);
         }
+    }
+
+    /// A dictionary of `n` texts `host_0` … and a long one (so that a reader does not read
+    /// it whole for its size), committed by a writer in two appends.
+    fn hosts(dir: &Path, n: usize) -> Vec<String> {
+        let mut texts: Vec<String> = (0..n).map(|i| format!("host_{i}")).collect();
+        texts.push("~".repeat(READ_WHOLE_BELOW as usize));
+        let w = SymDict::load(dir, true).unwrap();
+        w.intern_all(texts[..n / 2].iter().map(String::as_str)).unwrap();
+        w.persist().unwrap();
+        w.intern_all(texts[n / 2..].iter().map(String::as_str)).unwrap();
+        w.persist().unwrap();
+        texts
+    }
+
+    fn indexed(dir: &Path) -> Texts {
+        let texts = SymDict::load(dir, false).unwrap().texts_or_empty();
+        assert!(matches!(texts, Texts::Indexed(_)), "{texts:?}");
+        texts
+    }
+
+    #[test]
+    fn a_reader_finds_entries_through_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let texts = hosts(dir.path(), 300);
+        let index = std::fs::read(dir.path().join(INDEX_FILE)).unwrap();
+        assert_eq!(index.len() as u64, index_end(301));
+        assert_eq!(&index[..8], b"XSSYMIDX");
+        // Record 1: entry 1 starts after entry 0 (8 bytes of head, "host_0").
+        assert_eq!(u64::from_le_bytes(index[32..40].try_into().unwrap()), 32 + 8 + 6);
+        assert_eq!(u32::from_le_bytes(index[40..44].try_into().unwrap()), 1);
+        let r = indexed(dir.path());
+        assert_eq!(r.text(257), Some("host_257"));
+        assert_eq!(r.text(3), Some("host_3"));
+        assert_eq!(r.text(257), Some("host_257"));
+        assert_eq!(r.text(301), None, "past the committed entries");
+        // Past the codes it looks up one by one, the whole dictionary serves.
+        for (code, text) in texts.iter().enumerate().rev() {
+            assert_eq!(r.text(code as u32), Some(text.as_str()));
+        }
+        // A writer's own entries are loaded already; a small dictionary is read whole.
+        let w = SymDict::load(dir.path(), true).unwrap();
+        assert!(matches!(w.texts_or_empty(), Texts::Loaded(_)));
+        let small = tempfile::tempdir().unwrap();
+        let w = SymDict::load(small.path(), true).unwrap();
+        w.intern_all(["a", "b"]).unwrap();
+        w.persist().unwrap();
+        let r = SymDict::load(small.path(), false).unwrap().texts_or_empty();
+        assert!(matches!(r, Texts::Loaded(_)));
+        assert_eq!(r.text(1), Some("b"));
+    }
+
+    #[test]
+    fn an_index_that_disagrees_is_never_believed() {
+        let dir = tempfile::tempdir().unwrap();
+        hosts(dir.path(), 20);
+        let path = dir.path().join(INDEX_FILE);
+        let good = std::fs::read(&path).unwrap();
+        let record = |code: u64| index_end(code as usize) as usize;
+        // Record 6 where record 5 belongs (a shifted index): its code disagrees.
+        let mut shifted = good.clone();
+        shifted.copy_within(record(6)..record(7), record(5));
+        // A bit of record 5's offset flipped: the bytes there are no entry, or another one
+        // whose CRC is not the record's.
+        let mut offset = good.clone();
+        offset[record(5)] ^= 8;
+        // Record 5's CRC flipped.
+        let mut crc = good.clone();
+        crc[record(5) + 12] ^= 1;
+        for (what, bytes) in [("shifted", shifted), ("offset", offset), ("crc", crc)] {
+            std::fs::write(&path, &bytes).unwrap();
+            let r = indexed(dir.path());
+            assert_eq!(r.text(5), Some("host_5"), "{what}");
+            assert_eq!(r.text(6), Some("host_6"), "{what}");
+            let said = SymDict::load(dir.path(), false).unwrap().index_disagreement();
+            assert!(said.unwrap().unwrap().contains("symbol code 5"), "{what}");
+        }
+        std::fs::write(&path, &good).unwrap();
+        let said = SymDict::load(dir.path(), false).unwrap().index_disagreement();
+        assert_eq!(said.unwrap(), None);
+        // An index short of the committed entries (an older xs appended) is not used.
+        std::fs::write(&path, &good[..record(19)]).unwrap();
+        let r = SymDict::load(dir.path(), false).unwrap().texts_or_empty();
+        assert!(matches!(r, Texts::Loaded(_)));
+        assert_eq!(r.text(19), Some("host_19"));
+        // A writer makes it whole again; so it does a missing one.
+        drop(SymDict::load(dir.path(), true).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), good);
+        std::fs::remove_file(&path).unwrap();
+        drop(SymDict::load(dir.path(), true).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), good);
+        // Records past the committed entries (a crash before the commit) are ignored by
+        // readers and cut by the next writer.
+        let mut longer = good.clone();
+        longer.extend_from_slice(&good[record(3)..record(5)]);
+        std::fs::write(&path, &longer).unwrap();
+        assert_eq!(indexed(dir.path()).text(19), Some("host_19"));
+        drop(SymDict::load(dir.path(), true).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), good);
+    }
+
+    #[test]
+    fn a_writer_rewrites_a_header_whose_write_was_cut_short() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SYM_FILE);
+        let w = SymDict::load(dir.path(), true).unwrap();
+        w.intern_all(["a", "bb"]).unwrap();
+        w.persist().unwrap();
+        drop(w);
+        // An append whose entries were made durable, and whose header write stopped halfway
+        // (a full disk): the new count, the old committed length, the old CRC.
+        let mut bytes = std::fs::read(&path).unwrap();
+        encode_entry("ccc", &mut bytes);
+        let new = encode_header(3, bytes.len() as u64);
+        bytes[..16].copy_from_slice(&new[..16]);
+        std::fs::write(&path, &bytes).unwrap();
+        let reader = SymDict::load(dir.path(), false).unwrap();
+        let e = reader.snapshot().unwrap_err().to_string();
+        assert!(
+            e.contains("header fails its checksum") && e.contains("run it again"),
+            "{e}"
+        );
+        let w = SymDict::load(dir.path(), true).unwrap();
+        assert_eq!(w.snapshot().unwrap().text(2), Some("ccc"));
+        bytes[..32].copy_from_slice(&new);
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        // Not when an entry is damaged too: that stays damage.
+        let mut bad = bytes.clone();
+        bad[..16].copy_from_slice(&encode_header(9, 9)[..16]);
+        bad[32 + 8] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        assert!(SymDict::load(dir.path(), true).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), bad);
+    }
+
+    #[test]
+    fn a_damaged_entry_found_through_the_index_is_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        hosts(dir.path(), 10);
+        let dict = dir.path().join(SYM_FILE);
+        let mut bytes = std::fs::read(&dict).unwrap();
+        let at = 32 + 8 + 6 + 8; // the text of entry 1
+        bytes[at] ^= 1;
+        std::fs::write(&dict, &bytes).unwrap();
+        let r = SymDict::load(dir.path(), false).unwrap();
+        let texts = r.texts_or_empty();
+        assert_eq!(texts.text(1), None);
+        assert_eq!(texts.text(2), Some("host_2"));
+        let e = r.text_reloading(1, String::new).unwrap_err().to_string();
+        assert!(e.contains("entry 1 at byte offset 46 fails its checksum"), "{e}");
     }
 
     #[test]

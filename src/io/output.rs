@@ -153,7 +153,7 @@ pub struct RowFormatter {
     granularity_ns: i64,
     /// For `sym` columns: the schema, whose dictionary gives their text, and the entries
     /// loaded when the formatter was made (a code past them reads the dictionary again).
-    syms: Option<(crate::db::schema::Schema, Arc<crate::db::syms::Snapshot>)>,
+    syms: Option<(crate::db::schema::Schema, crate::db::syms::Texts)>,
 }
 
 /// What a chunk remembers from row to row: the `YYYY-MM-DDT` of the last day printed (each
@@ -232,7 +232,7 @@ impl RowFormatter {
             syms: schema
                 .syms()
                 .filter(|_| prints_sym)
-                .map(|d| (schema.clone(), d.snapshot_or_empty())),
+                .map(|d| (schema.clone(), d.texts_or_empty())),
         })
     }
 
@@ -949,6 +949,7 @@ mod tests {
             schema: crate::db::schema::Schema::parse_spec(spec).unwrap(),
             keys: Default::default(),
             codec: Default::default(),
+            timezone: Default::default(),
         }
     }
 
