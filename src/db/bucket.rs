@@ -487,7 +487,10 @@ impl BucketPartition {
             return Ok(());
         }
         let mut end = HEADER_LEN.max(committed);
-        self.for_each_entry(0, self.buckets, |_, e| {
+        // Past damage: what the interrupted write left torn (an entry, or a directory block a
+        // power loss left allocated but all zero) points to no record to keep; the re-run of
+        // the import writes those buckets again (it first punches such blocks).
+        self.for_each_entry_past_damage(0, self.buckets, |_, e| {
             end = end.max(e.end());
             Ok(true)
         })?;
@@ -2371,6 +2374,47 @@ mod tests {
         }
         store(&body, 200);
         assert_eq!(reads().0.unwrap(), 1);
+    }
+
+    /// Found by the fault harness (torn crashes, more seeds): a power loss that left a
+    /// directory block allocated but all zero (its entries never reached the disk) and records
+    /// past the committed length made every writer's open fail on the block while it looked for
+    /// the referenced end, so the re-run of the import that xs itself advised failed too.
+    #[test]
+    fn a_writer_opens_past_a_directory_block_a_power_loss_zeroed() {
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let t0 = 1_704_067_200_000_000_000i64;
+        let t1 = t0 + 40 * 86_400_000_000_000; // another directory block
+        let (data, block) = {
+            let db = bucket_db(&dir);
+            let mut r = db.schema().new_row();
+            db.schema().set_field(&mut r, 0, "7").unwrap();
+            db.put(t0, &r, PutMode::Replace).unwrap();
+            db.put(t1, &r, PutMode::Replace).unwrap();
+            db.sync().unwrap();
+            let key = db.slot_of(t0).unwrap().key;
+            let part = db.bucket_partition(key, false).unwrap().unwrap();
+            let block = part.entry_offset(part.locate(t1).0) / BLOCK_LEN * BLOCK_LEN;
+            (dir.join(data_file_name(key)), (dir.join(key.file_name()), block))
+        };
+        let clean_len = fs::metadata(&data).unwrap().len();
+        let f = fs::OpenOptions::new().append(true).open(&data).unwrap();
+        f.write_all_at(&[0xAB; 100], clean_len).unwrap();
+        let f = fs::OpenOptions::new().write(true).open(&block.0).unwrap();
+        f.write_all_at(&[0; BLOCK_LEN as usize], block.1).unwrap();
+        drop(f);
+        let db = crate::Database::open(
+            &dir,
+            crate::Access::Write(crate::db::lock::LockWait::No),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(db.get(t0).unwrap().len(), 1);
+        assert_eq!(fs::metadata(&data).unwrap().len(), clean_len);
+        // The zeroed block is still damage to a read: only the import's re-run rewrites it.
+        assert!(matches!(db.get(t1), Err(Error::Checksum(_))));
     }
 
     #[test]
