@@ -530,7 +530,8 @@ impl SymDict {
 
     /// What is wrong with `sym.idx`, if anything: the first record that is not where and
     /// what the dictionary says (`xs check`). A missing or short index is no problem: readers
-    /// then read the dictionary whole, and the next writer writes it.
+    /// then read the dictionary whole, and the next writer writes it. A writer does not
+    /// compare the records it finds (only their number), hence the advice to remove it.
     pub fn index_disagreement(&self) -> Result<Option<String>> {
         let path = self.dir.join(INDEX_FILE);
         let bytes = match files::open(&path, Mode::Read, "open") {
@@ -546,8 +547,8 @@ impl SymDict {
             Err(e) => return Err(e),
         };
         let snap = self.snapshot()?;
-        let advice = "readers check each entry it leads to, and the next writer (any import or put \
-                      of a new symbol) rewrites it; remove it to have it rebuilt";
+        let advice = "readers check each entry it leads to; remove the file, and the next writer \
+                      (any import or put) writes it anew";
         if (bytes.len() as u64) < index_end(snap.len()) {
             return Ok(None);
         }
