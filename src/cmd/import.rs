@@ -414,11 +414,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         let db = open_write(ctx, &dir)?;
         check_keys_match(db.config(), &overrides)?;
-        zone_from_db = use_database_zone(db.config(), &args, &mut zone, &mut overrides);
-        let (format, date, stated) =
-            existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
-        zone_from_db &= stated.is_none();
-        zone = stated.unwrap_or(zone);
+        let (format, date, from_db) = existing_time_plan(
+            db.config(),
+            &prepared,
+            &time_columns,
+            (&mut zone, &mut overrides),
+            &args,
+        )?;
+        zone_from_db = from_db;
         (db, format, time_columns, date)
     } else {
         if prepared.sample.names.is_empty() {
@@ -502,11 +505,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                     dir.display()
                 );
                 warn_unfinished(&dir);
-                zone_from_db = use_database_zone(db.config(), &args, &mut zone, &mut overrides);
-                let (format, date, stated) =
-                    existing_time_plan(db.config(), &prepared, &time_columns, &overrides, &args)?;
-                zone_from_db &= stated.is_none();
-                zone = stated.unwrap_or(zone);
+                let (format, date, from_db) = existing_time_plan(
+                    db.config(),
+                    &prepared,
+                    &time_columns,
+                    (&mut zone, &mut overrides),
+                    &args,
+                )?;
+                zone_from_db = from_db;
                 (db, format, time_columns, date)
             }
         }
@@ -718,32 +724,22 @@ fn database_dir(ctx: &Context, files: &[PathBuf]) -> CliResult<PathBuf> {
     Ok(PathBuf::from(stem))
 }
 
-/// Without `--timezone`, an import into an existing database reads naive times in the zone
-/// the database records (a header that states a zone still decides for its file). Returns
-/// whether that zone is not UTC, so that the summary says where it came from.
-fn use_database_zone(
-    config: &xs::db::config::Config,
-    args: &Args,
-    zone: &mut Zone,
-    overrides: &mut Overrides,
-) -> bool {
-    if args.timezone.is_some() {
-        return false;
-    }
-    *zone = config.timezone.clone();
-    overrides.zone = zone.clone();
-    *zone != Zone::Utc
-}
-
 /// How the input's times are read into an existing database: the time columns found in the
 /// sample, the format detected from it, and where dates come from. Prints the sample's notes.
+/// Sets `zone` (and the overrides') for naive times: `--timezone`, else a zone the header
+/// states, else the database's; returns with the rest whether the database's zone, not
+/// UTC, was taken (the summary says so).
 fn existing_time_plan(
     config: &xs::db::config::Config,
     prepared: &xs::import::Prepared,
     time_columns: &[String],
-    overrides: &Overrides,
+    (zone, overrides): (&mut Zone, &mut Overrides),
     args: &Args,
-) -> CliResult<(xs::import::timeparse::TimeFormat, DateSource, Option<Zone>)> {
+) -> CliResult<(xs::import::timeparse::TimeFormat, DateSource, bool)> {
+    if args.timezone.is_none() {
+        *zone = config.timezone.clone();
+        overrides.zone = zone.clone();
+    }
     let mut sample = prepared.sample.clone();
     if sample.names.is_empty() {
         // Without a header the columns are in the order `xs range` writes.
@@ -769,7 +765,11 @@ fn existing_time_plan(
             eprintln!("xs: {n}");
         }
     }
-    Ok((format, date, stated.map(|(z, _)| z)))
+    let from_db = args.timezone.is_none() && stated.is_none() && *zone != Zone::Utc;
+    if let Some((stated, _)) = stated {
+        *zone = stated;
+    }
+    Ok((format, date, from_db))
 }
 
 /// The zone the header of the time column(s) `idx` states (`Timestamp (UTC+01:00)`), with the

@@ -41,11 +41,6 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     out.flush()
 }
 
-/// The format version `xs.toml` is written with (docs/FORMAT.md, `xs.toml`).
-fn format_version(config: &Config) -> u32 {
-    config.format_version()
-}
-
 /// What is special about column `col`: key membership, summaries.
 fn roles(config: &Config, summaries: &SummaryLayout, col: usize) -> Vec<&'static str> {
     let name = &config.schema.columns()[col].name;
@@ -66,7 +61,7 @@ fn to_text(config: &Config) -> String {
     let summaries = SummaryLayout::new(&config.schema);
     let mut t = String::new();
     let mut line = |k: &str, v: String| t.push_str(&format!("{k:<12} {v}\n"));
-    line("format", format_version(config).to_string());
+    line("format", config.format_version().to_string());
     line(
         "layout",
         match config.layout {
@@ -134,7 +129,7 @@ fn to_json(config: &Config) -> Value {
         .collect();
     json!({
         "xs_schema_version": 1,
-        "format": format_version(config),
+        "format": config.format_version(),
         "layout": config.layout.name(),
         "granularity": config.granularity.to_string(),
         "granularity_ns": config.granularity.ns(),

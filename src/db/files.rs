@@ -142,13 +142,20 @@ pub fn create_dir(path: &Path) -> Result<()> {
     }
 }
 
+/// `open`, or `Ok(None)` when `path` is missing.
+pub fn open_if_exists(path: &Path, mode: Mode) -> Result<Option<File>> {
+    match open(path, mode, "open") {
+        Ok(file) => Ok(Some(file)),
+        Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Reads the whole text file `path` without following a link. `Ok(None)` when it is missing.
 pub fn read_to_string(path: &Path) -> Result<Option<String>> {
     use std::io::Read;
-    let mut file = match open(path, Mode::Read, "open") {
-        Ok(file) => file,
-        Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+    let Some(mut file) = open_if_exists(path, Mode::Read)? else {
+        return Ok(None);
     };
     let mut text = String::new();
     file.read_to_string(&mut text)

@@ -126,19 +126,7 @@ impl Snapshot {
                 HEADER_LEN + entries.len() as u64
             ));
         }
-        let mut ends = Vec::with_capacity(count as usize);
-        let mut at = 0usize;
-        while at < entries.len() {
-            if entries.len() - at < ENTRY_HEAD {
-                return Err(damaged_entry(ends.len(), at, "is cut short"));
-            }
-            let len = u32::from_le_bytes(le4(&entries[at..])) as usize;
-            if len == 0 || len > MAX_SYM_LEN || len > entries.len() - at - ENTRY_HEAD {
-                return Err(damaged_entry(ends.len(), at, &format!("has a bad length {len}")));
-            }
-            at += ENTRY_HEAD + len;
-            ends.push(at);
-        }
+        let ends = entry_ends(&entries, count as usize)?;
         if ends.len() != count as usize {
             return Err(format!(
                 "its header counts {count} entries, its committed bytes hold {}",
@@ -246,6 +234,25 @@ impl Snapshot {
     fn entries_from(&self, from: usize) -> &[u8] {
         &self.entries[self.start(from).min(self.entries.len())..]
     }
+}
+
+/// Where each entry of `entries` (the bytes after the header) ends, by their lengths: each
+/// must be in range and inside `entries`. `expected` entries are room made for.
+fn entry_ends(entries: &[u8], expected: usize) -> std::result::Result<Vec<usize>, String> {
+    let mut ends = Vec::with_capacity(expected);
+    let mut at = 0usize;
+    while at < entries.len() {
+        if entries.len() - at < ENTRY_HEAD {
+            return Err(damaged_entry(ends.len(), at, "is cut short"));
+        }
+        let len = u32::from_le_bytes(le4(&entries[at..])) as usize;
+        if len == 0 || len > MAX_SYM_LEN || len > entries.len() - at - ENTRY_HEAD {
+            return Err(damaged_entry(ends.len(), at, &format!("has a bad length {len}")));
+        }
+        at += ENTRY_HEAD + len;
+        ends.push(at);
+    }
+    Ok(ends)
 }
 
 /// The message for entry `i` at `at` bytes into the entries (after the header).
@@ -534,18 +541,11 @@ impl SymDict {
     /// compare the records it finds (only their number), hence the advice to remove it.
     pub fn index_disagreement(&self) -> Result<Option<String>> {
         let path = self.dir.join(INDEX_FILE);
-        let bytes = match files::open(&path, Mode::Read, "open") {
-            Ok(file) => {
-                let mut bytes = Vec::new();
-                std::io::Read::read_to_end(&mut &file, &mut bytes)
-                    .map_err(|e| Error::io("read", &path, e))?;
-                bytes
-            }
-            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(None)
-            }
-            Err(e) => return Err(e),
+        let Some(file) = files::open_if_exists(&path, Mode::Read)? else {
+            return Ok(None);
         };
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(|e| Error::io("read", &path, e))?;
         let snap = self.snapshot()?;
         let advice = "readers check each entry it leads to; remove the file, and the next writer \
                       (any import or put) writes it anew";
@@ -637,27 +637,18 @@ impl Indexed {
     /// damaged dictionary header is an error, as it is to a reader without the index.
     fn open(dir: &Path) -> Result<Option<Indexed>> {
         let path = dir.join(SYM_FILE);
-        let dict = match files::open(&path, Mode::Read, "open") {
-            Ok(file) => file,
-            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(None)
-            }
-            Err(e) => return Err(e),
+        let Some(dict) = files::open_if_exists(&path, Mode::Read)? else {
+            return Ok(None);
         };
         let (count, committed) = read_header(&dict, &path)?;
         let len = dict.metadata().map_err(|e| Error::io("look up", &path, e))?.len();
         if committed > len {
             return Ok(None);
         }
-        let Ok(index) = files::open(&dir.join(INDEX_FILE), Mode::Read, "open") else {
+        let Ok(Some((index, index_len))) = open_index(dir, Mode::Read) else {
             return Ok(None);
         };
-        let index_len = index.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut head = [0u8; INDEX_HEADER_LEN as usize];
-        if index_len < index_end(count as usize)
-            || index.read_exact_at(&mut head, 0).is_err()
-            || head != index_header()
-        {
+        if index_len < index_end(count as usize) {
             return Ok(None);
         }
         Ok(Some(Indexed {
@@ -778,17 +769,22 @@ fn index_records(snap: &Snapshot, from: usize) -> Vec<u8> {
     out
 }
 
-/// Whether `sym.idx` holds a header and exactly `count` records (as a writer leaves it).
-fn index_in_step(dir: &Path, count: usize) -> Result<bool> {
+/// `sym.idx` opened with `mode`, and its length; `None` when it is missing or does not start
+/// with its header.
+fn open_index(dir: &Path, mode: Mode) -> Result<Option<(File, u64)>> {
     let path = dir.join(INDEX_FILE);
-    let file = match files::open(&path, Mode::Read, "open") {
-        Ok(file) => file,
-        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(e),
+    let Some(file) = files::open_if_exists(&path, mode)? else {
+        return Ok(None);
     };
     let len = file.metadata().map_err(|e| Error::io("look up", &path, e))?.len();
     let mut head = [0u8; INDEX_HEADER_LEN as usize];
-    Ok(len == index_end(count) && file.read_exact_at(&mut head, 0).is_ok() && head == index_header())
+    let headed = file.read_exact_at(&mut head, 0).is_ok() && head == index_header();
+    Ok(headed.then_some((file, len)))
+}
+
+/// Whether `sym.idx` holds a header and exactly `count` records (as a writer leaves it).
+fn index_in_step(dir: &Path, count: usize) -> Result<bool> {
+    Ok(open_index(dir, Mode::Read)?.is_some_and(|(_, len)| len == index_end(count)))
 }
 
 /// Writes the index records of `snap`'s entries from `from` on and makes them durable (a
@@ -797,11 +793,14 @@ fn index_in_step(dir: &Path, count: usize) -> Result<bool> {
 /// rename, fsync of the directory).
 fn write_index(dir: &Path, snap: &Snapshot, from: usize) -> Result<()> {
     let path = dir.join(INDEX_FILE);
-    if from > 0 && index_in_step(dir, from)? {
-        let file = files::open(&path, Mode::ReadWrite, "open")?;
-        vfs::write_at(&file, &index_records(snap, from), index_end(from))
-            .map_err(|e| Error::io("write", &path, e))?;
-        return vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e));
+    if from > 0 {
+        if let Some((file, len)) = open_index(dir, Mode::ReadWrite)? {
+            if len == index_end(from) {
+                vfs::write_at(&file, &index_records(snap, from), len)
+                    .map_err(|e| Error::io("write", &path, e))?;
+                return vfs::sync_data(&file).map_err(|e| Error::io("sync", &path, e));
+            }
+        }
     }
     let tmp = dir.join(INDEX_TEMP_FILE);
     let file = files::create_temp(&tmp, 0o644)?;
@@ -943,18 +942,11 @@ fn rewrite_torn_header(path: &Path) -> Result<bool> {
         return Ok(false);
     }
     let body = bytes[HEADER_LEN as usize..].to_vec();
-    // The entries' number, by their lengths; then each is checked whole.
-    let mut count = 0u32;
-    let mut at = 0usize;
-    while body.len() - at >= ENTRY_HEAD {
-        let len = u32::from_le_bytes(le4(&body[at..])) as usize;
-        if len == 0 || len > MAX_SYM_LEN || len > body.len() - at - ENTRY_HEAD {
-            return Ok(false);
-        }
-        at += ENTRY_HEAD + len;
-        count += 1;
-    }
-    if at != body.len() || Snapshot::parse(body, count, true).is_err() {
+    // The entries' number, by their lengths up to the end; then each is checked whole.
+    let Ok(count) = entry_ends(&body, 0).map(|ends| ends.len() as u32) else {
+        return Ok(false);
+    };
+    if Snapshot::parse(body, count, true).is_err() {
         return Ok(false);
     }
     let fixed = encode_header(count, bytes.len() as u64);
@@ -973,12 +965,8 @@ fn damaged(path: &Path, reason: String) -> Error {
 /// Reads the committed entries of `path`, checked whole or on first use (`Snapshot::parse`); a
 /// missing file is an empty dictionary.
 fn read_file(path: &Path, check_all: bool) -> Result<Snapshot> {
-    let file = match files::open(path, Mode::Read, "open") {
-        Ok(file) => file,
-        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Snapshot::default())
-        }
-        Err(e) => return Err(e),
+    let Some(file) = files::open_if_exists(path, Mode::Read)? else {
+        return Ok(Snapshot::default());
     };
     let (count, committed) = read_header(&file, path)?;
     let len = file.metadata().map_err(|e| Error::io("look up", path, e))?.len();

@@ -343,28 +343,21 @@ impl Zone {
     /// spelling of `--timezone` and of the config's `timezone`.
     pub fn spelling(&self) -> String {
         match self {
+            Zone::Utc => "UTC".into(),
             Zone::Fixed(ns) => {
                 let minutes = ns.abs() / 60_000_000_000;
                 let sign = if *ns < 0 { '-' } else { '+' };
                 format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60)
             }
-            other => other.describe(),
+            Zone::Named(tz) => tz.name().to_string(),
         }
     }
 
+    /// The zone for messages: an offset reads `UTC-05:00`.
     pub fn describe(&self) -> String {
         match self {
-            Zone::Utc => "UTC".into(),
-            Zone::Fixed(ns) => {
-                let minutes = ns.abs() / 60_000_000_000;
-                format!(
-                    "UTC{}{:02}:{:02}",
-                    if *ns < 0 { '-' } else { '+' },
-                    minutes / 60,
-                    minutes % 60
-                )
-            }
-            Zone::Named(tz) => tz.name().to_string(),
+            Zone::Fixed(_) => format!("UTC{}", self.spelling()),
+            other => other.spelling(),
         }
     }
 }

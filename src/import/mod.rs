@@ -2188,18 +2188,16 @@ pub fn run(
         spill: None,
         hold_budget: opts.hold_bytes,
     };
+    let series = config.series_columns();
     let ctx = ParseCtx {
         config: &config,
         opts,
         encoder: encode::Encoder::new(&config.schema),
-        series: config.series_columns(),
+        is_series: (0..config.schema.columns().len())
+            .map(|c| series.contains(&c))
+            .collect(),
+        series,
         unique: config.unique_columns(),
-        is_series: {
-            let series = config.series_columns();
-            (0..config.schema.columns().len())
-                .map(|c| series.contains(&c))
-                .collect()
-        },
         is_sym: config
             .schema
             .columns()
