@@ -7,7 +7,8 @@
 //! a few hundred bytes with nulls, NaN, extreme integers, `str(N)` with quotes and delimiters,
 //! `dec(S)` decimals written every way the parser takes (`+1.50`, `.5`, `5.`), summed and
 //! averaged exactly by the model and filtered with literals finer than S; `sym` text of any
-//! length (also as the series and the unique key, whose order is the text's);
+//! length (also as the series and the unique key, whose order is the text's; read through
+//! `sym.idx` entry by entry in half the cases, the dictionary loaded whole in the others);
 //! year, month and day partitions), import (several files, duplicates at one timestamp, out of
 //! order, misaligned and unstorable times, tiny chunks so batches split a timestamp's rows,
 //! `--floor-time`), put, put --append, delete, defrag, alter (widen, rename, add columns; a
@@ -267,6 +268,9 @@ fn run_case(layout: Layout, codec: RecordCodec, seed: u64) {
     // `range`'s writer: jobs of 64 bytes or 4 KiB send the model's small ranges through
     // its pipeline (jobs formatted on the pool, sunk in order, cut by the limit).
     set_job_input_bytes([64, 4096, JOB_INPUT_BYTES][(seed / 3 % 3) as usize]);
+    // Half the cases read `sym` texts through `sym.idx` however small the dictionary (one
+    // entry at a time, the whole dictionary past 64 codes); the others load it whole.
+    xs::db::syms::set_read_whole_below([0, u64::MAX][(seed / 9 % 2) as usize]);
     case.anchors = case.base_times();
     let steps = case.rng.range(1, 7);
     for _ in 0..steps {

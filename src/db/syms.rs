@@ -51,6 +51,19 @@ const INDEXED_CODES: usize = 64;
 /// A dictionary file up to this size is read whole by a reader, index or not.
 const READ_WHOLE_BELOW: u64 = 64 << 10;
 
+thread_local! {
+    /// `READ_WHOLE_BELOW` unless a test set another size for this thread's reads.
+    static WHOLE_BELOW: std::cell::Cell<u64> = const { std::cell::Cell::new(READ_WHOLE_BELOW) };
+}
+
+/// Sets the dictionary size up to which this thread's reads load it whole instead of
+/// reading entries through `sym.idx` (default `READ_WHOLE_BELOW`), for tests: 0 sends the
+/// model test's small dictionaries through the index.
+#[doc(hidden)]
+pub fn set_read_whole_below(bytes: u64) {
+    WHOLE_BELOW.with(|b| b.set(bytes));
+}
+
 /// FNV-1a for the text-to-code maps: symbols are short, and the import looks one up per
 /// field, where SipHash's setup costs more than the hashing.
 #[derive(Clone, Copy, Debug, Default)]
@@ -432,7 +445,8 @@ impl SymDict {
         }
         // A small dictionary is read in one go, faster than two entries through the index.
         let large = |dir: &Path| {
-            std::fs::symlink_metadata(dir.join(SYM_FILE)).is_ok_and(|m| m.len() > READ_WHOLE_BELOW)
+            let below = WHOLE_BELOW.with(|b| b.get());
+            std::fs::symlink_metadata(dir.join(SYM_FILE)).is_ok_and(|m| m.len() > below)
         };
         if !self.writable && !self.dir.as_os_str().is_empty() && large(&self.dir) {
             if let Ok(Some(indexed)) = Indexed::open(&self.dir) {
