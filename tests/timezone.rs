@@ -3,33 +3,13 @@
 //! flag that a cron job would have to repeat (and, forgotten once, would store the day five
 //! hours early with exit 0). Every test reads the stored rows back.
 
+mod common;
+
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
+use common::{ok_of as ok, output_of as run, xs_at as xs};
 use tempfile::TempDir;
-
-fn xs(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("xs").unwrap();
-    cmd.current_dir(dir).env_remove("XS_LAYOUT").env_remove("XS_DB");
-    cmd
-}
-
-/// Runs and returns (exit code, stdout, stderr).
-fn run(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn ok(cmd: &mut Command) -> (String, String) {
-    let (code, out, err) = run(cmd);
-    assert_eq!(code, 0, "command {cmd:?} failed\nstdout:\n{out}\nstderr:\n{err}");
-    (out, err)
-}
 
 /// Every stored row as CSV, header first.
 fn range(dir: &Path, db: &str) -> String {

@@ -2064,6 +2064,11 @@ mod tests {
             timezone: Default::default(),
         };
         drop(crate::Database::create(dir, &config).unwrap());
+        open_writer(dir)
+    }
+
+    /// The database at `dir`, opened as a writer (which cuts an unreferenced tail).
+    fn open_writer(dir: &Path) -> crate::Database {
         crate::Database::open(
             dir,
             crate::Access::Write(crate::db::lock::LockWait::No),
@@ -2405,12 +2410,7 @@ mod tests {
         let f = fs::OpenOptions::new().write(true).open(&block.0).unwrap();
         f.write_all_at(&[0; BLOCK_LEN as usize], block.1).unwrap();
         drop(f);
-        let db = crate::Database::open(
-            &dir,
-            crate::Access::Write(crate::db::lock::LockWait::No),
-            &mut |_| {},
-        )
-        .unwrap();
+        let db = open_writer(&dir);
         assert_eq!(db.get(t0).unwrap().len(), 1);
         assert_eq!(fs::metadata(&data).unwrap().len(), clean_len);
         // The zeroed block is still damage to a read: only the import's re-run rewrites it.
@@ -2438,12 +2438,7 @@ mod tests {
         f.write_all_at(&[0xAB; 100], clean_len).unwrap();
         drop(f);
         assert_eq!(fs::metadata(&data).unwrap().len(), clean_len + 100);
-        let db = crate::Database::open(
-            &dir,
-            crate::Access::Write(crate::db::lock::LockWait::No),
-            &mut |_| {},
-        )
-        .unwrap();
+        let db = open_writer(&dir);
         assert_eq!(db.get(t0).unwrap().len(), 1);
         assert_eq!(fs::metadata(&data).unwrap().len(), clean_len);
     }

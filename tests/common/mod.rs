@@ -90,6 +90,31 @@ pub fn run(mut cmd: Command) -> (i32, String, String) {
     )
 }
 
+/// `xs` run in `dir` (inputs named relative to it), with no inherited database or layout.
+pub fn xs_at(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("xs").expect("xs binary is built");
+    cmd.current_dir(dir).env_remove("XS_LAYOUT").env_remove("XS_DB");
+    cmd
+}
+
+/// Runs `cmd`: (exit code, stdout, stderr).
+pub fn output_of(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().expect("xs runs");
+    (
+        out.status.code().expect("exited, not killed"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `output_of` that must succeed without a panic: (stdout, stderr).
+pub fn ok_of(cmd: &mut Command) -> (String, String) {
+    let (code, out, err) = output_of(cmd);
+    assert_eq!(code, 0, "command {cmd:?} failed\nstdout:\n{out}\nstderr:\n{err}");
+    assert_no_panic(&err);
+    (out, err)
+}
+
 /// Runs `xs -d DIR ARGS…`: (exit code, stdout, stderr).
 pub fn xs_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let mut cmd = xs();
