@@ -2255,3 +2255,173 @@ fn times_of_day_that_cross_midnight_are_refused_not_dated_a_day_early() {
     assert!(err.contains("go back from 23:59:59.900 to 00:00:00.100"), "{err}");
     assert_eq!(range(d, "fx").lines().count(), 3);
 }
+
+/// Writes each `(name, text)` into `dir` and imports them all in one command into `db`:
+/// (exit code, stderr).
+fn import_files(dir: &Path, db: &str, files: &[(&str, &str)], extra: &[&str]) -> (i32, String) {
+    for (name, text) in files {
+        fs::write(dir.join(name), text).unwrap();
+    }
+    let (code, _, err) = run(xs(dir)
+        .args(["-d", db, "import"])
+        .args(files.iter().map(|(name, _)| *name))
+        .args(extra));
+    (code, err)
+}
+
+/// A German spreadsheet export (`;`, decimal commas) and a program's (`,`, points) of the
+/// same readings.
+const SEMICOLONS: &str = "time;value\n2024-01-01 00:00;1,5\n2024-01-02 00:00;2,5\n";
+const COMMAS: &str = "time,value\n2024-01-03 00:00,3.5\n2024-01-04 00:00,4.5\n";
+const READINGS: &str = "time,value\n2024-01-01T00:00:00Z,1.5\n2024-01-02T00:00:00Z,2.5\n\
+                        2024-01-03T00:00:00Z,3.5\n2024-01-04T00:00:00Z,4.5\n";
+
+#[test]
+fn each_input_is_read_in_its_own_delimiter_and_decimal_mark() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Either first, into a new database; then both again into the existing one.
+    for (db, files) in [
+        ("a", [("de.csv", SEMICOLONS), ("us.csv", COMMAS)]),
+        ("b", [("us.csv", COMMAS), ("de.csv", SEMICOLONS)]),
+    ] {
+        let (code, err) = import_files(d, db, &files, &[]);
+        assert_eq!(code, 0, "{err}");
+        let second = files[1].0;
+        let said = if second == "us.csv" {
+            "us.csv: read with delimiter `,`, decimal points"
+        } else {
+            "de.csv: read with delimiter `;`, decimal commas"
+        };
+        assert!(err.contains(said), "{err}");
+        assert_eq!(range(d, db), READINGS);
+        let (code, err) = import_files(d, db, &files, &[]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(range(d, db), READINGS, "{err}");
+    }
+    // A delimiter given is every input's: the second file's lines are rejected, not misread.
+    let (code, err) = import_files(
+        d,
+        "c",
+        &[("de.csv", SEMICOLONS), ("us.csv", COMMAS)],
+        &["--delimiter", ";"],
+    );
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("5 rows read, 2 stored, 3 rejected"), "{err}");
+    let rejects = fs::read_dir(d.join("c"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("rejects-"))
+        .unwrap();
+    let rejects = fs::read_to_string(rejects).unwrap();
+    assert!(rejects.contains("expected 2 fields, found 1"), "{rejects}");
+}
+
+#[test]
+fn a_later_input_in_its_own_delimiter_keeps_quoted_line_ends_inside_their_rows() {
+    // The reader cuts chunks at record ends: in a `;` file, a quoted field after a `;` may hold
+    // line ends, which the first input's `,` would have taken for record ends.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Longer than the 64 KiB a read takes at least, so that it is cut into chunks.
+    let mut semis = String::from("time;note\n");
+    for i in 0..3000 {
+        let (m, s) = (i / 60, i % 60);
+        semis.push_str(&format!(
+            "2024-01-02 00:{m:02}:{s:02};\"line one\nline, two; {i}\"\n"
+        ));
+    }
+    let files = [
+        (
+            "a.csv",
+            "time,note\n2024-01-01 00:00:00,a plain note of the width of the others\n",
+        ),
+        ("b.csv", semis.as_str()),
+    ];
+    let (code, err) = import_files(d, "n", &files, &["--chunk-bytes", "100"]);
+    assert_eq!(code, 0, "{err}");
+    let out = range(d, "n");
+    assert_eq!(out.lines().count(), 1 + 1 + 2 * 3000);
+    assert!(out.contains("2024-01-02T00:49:59Z,\"line one\nline, two; 2999\""));
+}
+
+#[test]
+fn a_later_input_without_the_first_ones_preamble_or_header() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let preamble = "Station report\nStation: A1, exported 2024-01-02\ntime,temp,hum\n\
+                    2024-01-01T00:00:00Z,1.5,20\n2024-01-01T00:01:00Z,1.6,21\n2024-01-01T00:02:00Z,1.6,21\n";
+    let plain = "time,temp,hum\n2024-01-01T00:03:00Z,1.7,22\n2024-01-01T00:04:00Z,1.8,23\n";
+    let bare = "2024-01-01T00:05:00Z,1.9,24\n2024-01-01T00:06:00Z,2.0,25\n";
+    let all = "time,temp,hum\n2024-01-01T00:00:00Z,1.5,20\n2024-01-01T00:01:00Z,1.6,21\n\
+               2024-01-01T00:02:00Z,1.6,21\n2024-01-01T00:03:00Z,1.7,22\n2024-01-01T00:04:00Z,1.8,23\n\
+               2024-01-01T00:05:00Z,1.9,24\n2024-01-01T00:06:00Z,2.0,25\n";
+    let (code, err) = import_files(
+        d,
+        "p",
+        &[("p1.csv", preamble), ("p2.csv", plain), ("p3.csv", bare)],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("p2.csv: read with 0 line(s) before the header"),
+        "{err}"
+    );
+    assert!(
+        err.contains("p3.csv: read with no header, 0 line(s) before the header"),
+        "{err}"
+    );
+    assert_eq!(range(d, "p"), all);
+    let (code, err) = import_files(
+        d,
+        "q",
+        &[("p2.csv", plain), ("p3.csv", bare), ("p1.csv", preamble)],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("p1.csv: read with 2 line(s) before the header"),
+        "{err}"
+    );
+    assert_eq!(range(d, "q"), all);
+    // Into the existing database, as the next day's cron job does.
+    let (code, err) = import_files(d, "q", &[("p3.csv", bare), ("p1.csv", preamble)], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(range(d, "q"), all);
+}
+
+#[test]
+fn a_later_input_with_dates_in_the_other_order_is_read_in_its_own() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let eu = "date,value\n13/01/2024,1\n14/01/2024,2\n02/03/2024,3\n";
+    let us = "date,value\n01/15/2024,4\n01/16/2024,5\n03/04/2024,6\n";
+    // Days of 12 or less read both ways: kept in the import's order.
+    let either = "date,value\n05/06/2024,7\n";
+    let want = "date,value\n2024-01-13T00:00:00Z,1\n2024-01-14T00:00:00Z,2\n2024-01-15T00:00:00Z,4\n\
+                2024-01-16T00:00:00Z,5\n2024-03-02T00:00:00Z,3\n2024-03-04T00:00:00Z,6\n";
+    let (code, err) = import_files(d, "a", &[("eu.csv", eu), ("us.csv", us), ("x.csv", either)], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("us.csv: dates read as month/day/year, not day/month/year as in the first input"),
+        "{err}"
+    );
+    assert!(!err.contains("x.csv"), "{err}");
+    assert_eq!(range(d, "a"), format!("{want}2024-06-05T00:00:00Z,7\n"));
+    let (code, err) = import_files(d, "b", &[("us.csv", us), ("eu.csv", eu)], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("eu.csv: dates read as day/month/year, not month/day/year"),
+        "{err}"
+    );
+    assert_eq!(range(d, "b"), want);
+    // An order given is every input's: the other file's rows that do not read are rejected.
+    let (code, err) = import_files(
+        d,
+        "c",
+        &[("eu.csv", eu), ("us.csv", us)],
+        &["--time-format", "dmy"],
+    );
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("6 rows read, 4 stored, 2 rejected"), "{err}");
+}

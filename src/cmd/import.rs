@@ -526,6 +526,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             zone,
             dst,
             unit_by_magnitude,
+            order_detected: args.time_format.is_none(),
         },
         date,
         ignore_unknown_columns: args.ignore_columns,
@@ -970,6 +971,9 @@ fn print_summary(dir: &Path, opts: &Options, unique: &[String], s: &Summary, zon
     }
     if s.header_lines > 0 {
         eprintln!("  {} line(s) repeating the header skipped", s.header_lines);
+    }
+    for note in &s.notes {
+        eprintln!("  {note}");
     }
     if s.floored_times > 0 {
         eprintln!(

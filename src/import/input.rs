@@ -522,6 +522,13 @@ impl ChunkReader {
         Ok(())
     }
 
+    /// The bytes the first chunk will be cut from (up to `chunk_bytes`), read ahead so that
+    /// the input's dialect can be detected before a delimiter decides where records end.
+    pub fn peek(&mut self) -> Result<&[u8]> {
+        self.fill(self.chunk_bytes)?;
+        Ok(&self.buf)
+    }
+
     /// The next chunk, or `None` at the end of the stream.
     pub fn next_chunk(&mut self) -> Result<Option<Chunk>> {
         self.fill(self.chunk_bytes)?;

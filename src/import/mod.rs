@@ -53,7 +53,7 @@ use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
 use sample::SampleRows;
 use scan::{is_blank, split_record, Field, PlainSplitter, RecordSpan};
-use timeparse::{TimeError, TimeSpec};
+use timeparse::{TimeError, TimeFormat, TimeSpec};
 
 /// Target size of one chunk of input, in bytes.
 pub const CHUNK_BYTES: usize = 1 << 20;
@@ -161,6 +161,10 @@ pub struct Prepared {
     pub sample: Sample,
     /// The CSV options with everything detected filled in.
     pub csv: CsvOptions,
+    /// The options as given, when `prepare` detected some of the first input's dialect: each
+    /// later input's is detected from them on its own (the next day's file may lack a
+    /// preamble, or come from a program that writes `;` and decimal commas).
+    each_input: Option<Arc<CsvOptions>>,
 }
 
 impl Prepared {
@@ -346,8 +350,10 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             raw_bytes,
             sample,
             csv,
+            each_input: None,
         });
     }
+    let asked = csv.clone();
     let opened = input::open(first_source, Arc::clone(&raw_bytes), csv.encoding)?;
     let (compression, decoding, cr_line_ends) = (opened.compression, opened.decoding, opened.cr_line_ends);
     let mut reader = ChunkReader::new(
@@ -421,6 +427,15 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             sample.spread = !whole;
         }
     }
+    let sniff = &asked.sniff;
+    let each_input = (sniff.delimiter || sniff.header || sniff.preamble || sniff.decimal_comma).then(|| {
+        let mut asked = asked.clone();
+        if asked.sniff.known_names.is_empty() && csv.has_header {
+            // A later input's first line is its header when it names the first input's columns.
+            asked.sniff.known_names = sample.names.clone();
+        }
+        Arc::new(asked)
+    });
     csv.sniff = Sniff::default();
     Ok(Prepared {
         sources,
@@ -428,6 +443,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         raw_bytes,
         sample,
         csv,
+        each_input,
     })
 }
 
@@ -762,6 +778,9 @@ pub struct Summary {
     pub header_lines: u64,
     /// Comment lines (`#…`) past the header, skipped (in inputs that start with comments).
     pub comment_lines: u64,
+    /// What was read differently in a later input than in the first (its own dialect, its
+    /// dates in the other order), one line each, starting with the input's name.
+    pub notes: Vec<String>,
     pub rejects_path: Option<PathBuf>,
 }
 
@@ -790,6 +809,11 @@ struct Plan {
     /// The input's header text per column (empty without a header): a record that repeats it
     /// (files joined with `cat`) is not data.
     header: Vec<String>,
+    /// How this input's text is laid out (the first input's, or its own when detected).
+    csv: Arc<CsvOptions>,
+    /// How its times are read, when not as the import's (`Options::time`): its dates in the
+    /// other order (`later_date_order`).
+    time: Option<TimeSpec>,
 }
 
 /// Time columns joined at most.
@@ -843,7 +867,14 @@ fn same_names_as(names: &[String], config: &Config) -> Vec<String> {
 }
 
 /// Matches an input's column names to the database by name.
-fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts: &Options) -> Result<Plan> {
+fn plan_for(
+    file: usize,
+    source: &Source,
+    header: &Header,
+    csv: Arc<CsvOptions>,
+    config: &Config,
+    opts: &Options,
+) -> Result<Plan> {
     let schema = &config.schema;
     let names: Vec<String> = if header.names.is_empty() {
         // No header and no names: the order `xs range` writes.
@@ -969,6 +1000,8 @@ fn plan_for(file: usize, source: &Source, header: &Header, config: &Config, opts
         date_ns,
         given,
         header: header.text.clone(),
+        csv,
+        time: None,
     })
 }
 
@@ -980,6 +1013,121 @@ struct Work {
     start: usize,
     /// Line number of the chunk's first byte (1-based, per file).
     first_line: u64,
+}
+
+/// How a later input's detected dialect differs from the first input's, said in a few words
+/// (`None`: it does not).
+fn dialect_difference(first: &CsvOptions, own: &CsvOptions) -> Option<String> {
+    let mut parts = Vec::new();
+    if own.delimiter != first.delimiter {
+        parts.push(format!("delimiter {}", dialect::delimiter_name(own.delimiter)));
+    }
+    if own.decimal_comma != first.decimal_comma {
+        parts.push(
+            if own.decimal_comma {
+                "decimal commas"
+            } else {
+                "decimal points"
+            }
+            .to_string(),
+        );
+    }
+    if own.has_header != first.has_header {
+        parts.push(if own.has_header { "a header" } else { "no header" }.to_string());
+    }
+    if own.skip_lines != first.skip_lines || own.sep_line != first.sep_line {
+        parts.push(format!(
+            "{} line(s) before the header",
+            own.skip_lines + usize::from(own.sep_line)
+        ));
+    }
+    if own.unit_lines != first.unit_lines {
+        parts.push(
+            if own.unit_lines {
+                "unit lines under the header"
+            } else {
+                "no unit lines"
+            }
+            .to_string(),
+        );
+    }
+    if own.comments != first.comments {
+        parts.push(
+            if own.comments.is_empty() {
+                "no leading comments"
+            } else {
+                "leading comments"
+            }
+            .to_string(),
+        );
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "read with {} (detected in each input; the options that set them apply to every input)",
+            parts.join(", ")
+        )
+    })
+}
+
+/// Records of a later input's first chunk looked at for the order of its dates.
+const DATE_ORDER_RECORDS: usize = 1000;
+
+/// A later input's dates in the other order than the import's, when the import's order was
+/// detected (in the first input) and `data` (the input's first records) holds dates that read
+/// only the other way and none that read only the import's: the next file may come from
+/// another program. `None` keeps the import's order; rows that do not read are rejected.
+fn later_date_order(spec: &TimeSpec, plan: &Plan, data: &[u8]) -> Option<(TimeSpec, String)> {
+    use flextime::DateOrder;
+    let (ours, other) = match spec.format {
+        _ if !spec.order_detected => return None,
+        TimeFormat::Flex(DateOrder::Dmy) => (DateOrder::Dmy, DateOrder::Mdy),
+        TimeFormat::Flex(DateOrder::Mdy) => (DateOrder::Mdy, DateOrder::Dmy),
+        _ => return None,
+    };
+    let mut time_at = vec![usize::MAX; plan.time_parts];
+    for (i, t) in plan.targets.iter().enumerate() {
+        if let Target::Time(k) = *t {
+            time_at[usize::from(k)] = i;
+        }
+    }
+    let (mut only_ours, mut only_other) = (0usize, 0usize);
+    let mut value = Vec::new();
+    for (_, record) in dialect::records(data, 0, plan.csv.delimiter, DATE_ORDER_RECORDS) {
+        if record.len() != plan.targets.len() {
+            continue;
+        }
+        value.clear();
+        for (k, &i) in time_at.iter().enumerate() {
+            if k > 0 {
+                value.push(b' ');
+            }
+            value.extend_from_slice(record[i].trim_ascii());
+        }
+        match (
+            flextime::parse(&value, ours).is_some(),
+            flextime::parse(&value, other).is_some(),
+        ) {
+            (true, false) => only_ours += 1,
+            (false, true) => only_other += 1,
+            _ => {}
+        }
+    }
+    (only_other > 0 && only_ours == 0).then(|| {
+        let note = format!(
+            "dates read as {}, not {} as in the first input: only that order reads its first \
+             rows (pass --time-format to read every input one way)",
+            other.describe(),
+            ours.describe()
+        );
+        let format = TimeFormat::Flex(other);
+        (
+            TimeSpec {
+                format,
+                ..spec.clone()
+            },
+            note,
+        )
+    })
 }
 
 /// A row's place: its slot in a partition, and which row of which chunk of the batch it is.
@@ -1217,9 +1365,9 @@ fn repeats_header(header: &[String], fields: &[Field], data: &[u8], scratch: &[u
 fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let schema: &Schema = &ctx.config.schema;
     let row_len = schema.row_len();
-    let delimiter = ctx.opts.csv.delimiter;
     let floor = ctx.opts.floor_time;
     let plan = Arc::clone(&work.plan);
+    let delimiter = plan.csv.delimiter;
     let data = &work.chunk.data;
     let mut p = Parsed {
         rows: Vec::with_capacity(data.len() / 2 + row_len),
@@ -1249,10 +1397,10 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     let mut plain = memchr::memchr(b'"', &data[at..])
         .is_none()
         .then(|| PlainSplitter::new(data, at, delimiter));
-    let mut times = timeparse::TimeParser::new(&ctx.opts.time, plan.date_ns);
+    let mut times = timeparse::TimeParser::new(plan.time.as_ref().unwrap_or(&ctx.opts.time), plan.date_ns);
     let nulls = &ctx.opts.csv.nulls;
-    let decimal_comma = ctx.opts.csv.decimal_comma;
-    let comments = &ctx.opts.csv.comments;
+    let decimal_comma = plan.csv.decimal_comma;
+    let comments = &plan.csv.comments;
     let joined_time = plan.time_parts > 1;
     let mut parts: [Option<usize>; MAX_TIME_PARTS] = [None; MAX_TIME_PARTS];
     let mut joined: Vec<u8> = Vec::new();
@@ -2015,7 +2163,22 @@ fn quote(out: &mut Vec<u8>, text: &[u8]) {
     out.push(b'"');
 }
 
-type ChunkMsg = Result<(usize, Chunk)>;
+/// A chunk of input `usize`; the first chunk of a later input carries the dialect detected in
+/// it, when `Prepared::each_input` asks for one.
+type ChunkMsg = Result<(usize, Chunk, Option<Arc<CsvOptions>>)>;
+
+/// A later input's own dialect: what `asked` leaves to detection, found in the bytes its first
+/// chunk is cut from; the rest as for the first input (`first`).
+fn later_input_csv(peeked: &[u8], asked: &CsvOptions, first: &CsvOptions) -> CsvOptions {
+    let mut csv = asked.clone();
+    detect_dialect(peeked, &mut csv, &mut Vec::new());
+    csv.sniff = Sniff::default();
+    if csv.column_names.is_none() {
+        // The names made for a headerless first input name this input's columns too.
+        csv.column_names = first.column_names.clone();
+    }
+    csv
+}
 
 /// Reads chunks of every source in order, on its own thread; decompression happens there too.
 fn spawn_reader(
@@ -2023,10 +2186,12 @@ fn spawn_reader(
     first: Option<(ChunkReader, Option<Chunk>)>,
     raw_bytes: Arc<AtomicU64>,
     csv: &CsvOptions,
+    each_input: Option<Arc<CsvOptions>>,
     spare: Receiver<Vec<u8>>,
 ) -> (Receiver<ChunkMsg>, std::thread::JoinHandle<()>) {
     let (tx, rx) = sync_channel::<ChunkMsg>(BATCH_CHUNKS);
     let (delimiter, chunk_bytes, encoding) = (csv.delimiter, csv.chunk_bytes, csv.encoding);
+    let first_csv = csv.clone();
     let handle = std::thread::spawn(move || {
         let mut first = first;
         let mut spare = Some(spare);
@@ -2057,15 +2222,29 @@ fn spawn_reader(
                 },
             };
             reader.recycle_from(spare.take());
+            let mut dialect = None;
+            if let (Some(asked), true) = (&each_input, i > 0) {
+                match reader.peek() {
+                    Ok(peeked) => {
+                        let own = later_input_csv(peeked, asked, &first_csv);
+                        reader.set_delimiter(own.delimiter);
+                        dialect = Some(Arc::new(own));
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
             if let Some(chunk) = pending {
-                if tx.send(Ok((i, chunk))).is_err() {
+                if tx.send(Ok((i, chunk, None))).is_err() {
                     return;
                 }
             }
             loop {
                 match reader.next_chunk() {
                     Ok(Some(chunk)) => {
-                        if tx.send(Ok((i, chunk))).is_err() {
+                        if tx.send(Ok((i, chunk, dialect.take()))).is_err() {
                             return;
                         }
                     }
@@ -2128,7 +2307,7 @@ fn send_batches(
             };
             first_row = end;
             at += rows;
-            if tx.send(Ok((file, chunk))).is_err() {
+            if tx.send(Ok((file, chunk, None))).is_err() {
                 return false;
             }
         }
@@ -2155,6 +2334,7 @@ pub fn run(
         sources: prepared_sources,
         first,
         sample,
+        each_input,
         ..
     } = prepared;
     drop(sample);
@@ -2165,6 +2345,7 @@ pub fn run(
         first,
         Arc::clone(&raw_bytes),
         &opts.csv,
+        each_input,
         spare_rx,
     );
     let mut pipeline = Pipeline {
@@ -2184,6 +2365,7 @@ pub fn run(
         },
         current_file: None,
         plan: None,
+        first_csv: Arc::new(opts.csv.clone()),
         line: (usize::MAX, 1),
         spill: None,
         hold_budget: opts.hold_bytes,
@@ -2355,6 +2537,8 @@ struct Pipeline<'a> {
     summary: Summary,
     current_file: Option<usize>,
     plan: Option<Arc<Plan>>,
+    /// How the first input is laid out (and every other one whose dialect is not detected).
+    first_csv: Arc<CsvOptions>,
     /// (file, next line number) for numbering chunks in order.
     line: (usize, u64),
     /// Where held-back bucket rows go past `hold_budget` bytes (made when first needed).
@@ -2394,11 +2578,20 @@ impl Pipeline<'_> {
             let Ok(message) = rx.recv() else {
                 break;
             };
-            let (file, chunk) = message?;
+            let (file, chunk, dialect) = message?;
             let mut start = 0;
             if self.current_file != Some(file) || self.plan.is_none() {
                 let source = &self.sources[file];
-                if chunk.data.is_empty() && chunk.oversized.is_some() && self.opts.csv.has_header {
+                let csv = match dialect {
+                    Some(own) => {
+                        if let Some(note) = dialect_difference(&self.first_csv, &own) {
+                            self.summary.notes.push(format!("{}: {note}", source.name));
+                        }
+                        own
+                    }
+                    None => Arc::clone(&self.first_csv),
+                };
+                if chunk.data.is_empty() && chunk.oversized.is_some() && csv.has_header {
                     return Err(Error::Invalid(format!(
                         "{}: the header is longer than {MAX_RECORD_BYTES} bytes; is this a CSV file?",
                         source.name
@@ -2412,10 +2605,18 @@ impl Pipeline<'_> {
                         note: None,
                         data_start: 0,
                     },
-                    _ => header_names(&chunk.data, &self.opts.csv)?,
+                    _ => header_names(&chunk.data, &csv)?,
                 };
                 start = header.data_start;
-                self.plan = Some(Arc::new(plan_for(file, source, &header, self.config, self.opts)?));
+                let mut plan = plan_for(file, source, &header, csv, self.config, self.opts)?;
+                if file > 0 && chunk.piece.is_none() {
+                    if let Some((time, note)) = later_date_order(&self.opts.time, &plan, &chunk.data[start..])
+                    {
+                        plan.time = Some(time);
+                        self.summary.notes.push(format!("{}: {note}", source.name));
+                    }
+                }
+                self.plan = Some(Arc::new(plan));
                 self.current_file = Some(file);
             }
             let Some(plan) = self.plan.clone() else {
@@ -2484,8 +2685,8 @@ impl Pipeline<'_> {
                 ));
             }
         }
-        let delimiter = self.opts.csv.delimiter;
         for (i, p) in batch.iter().enumerate() {
+            let delimiter = p.work.plan.csv.delimiter;
             self.summary.rows_read += p.records;
             self.summary.header_lines += p.headers;
             self.summary.comment_lines += p.comments;
