@@ -2425,3 +2425,57 @@ fn a_later_input_with_dates_in_the_other_order_is_read_in_its_own() {
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("6 rows read, 4 stored, 2 rejected"), "{err}");
 }
+
+/// `parts` of (header order, rows) joined as `cat` joins files: each part under its own header.
+fn joined(parts: &[(&[usize], usize)]) -> (String, String) {
+    let names = ["time", "price", "symbol"];
+    let mut text = String::new();
+    let mut want = String::from("time,price,symbol\n");
+    let mut t = 0;
+    for (order, rows) in parts {
+        let header: Vec<&str> = order.iter().map(|&i| names[i]).collect();
+        text.push_str(&header.join(","));
+        text.push('\n');
+        for _ in 0..*rows {
+            let fields = [
+                format!("2024-01-02T{:02}:{:02}:{:02}Z", t / 3600, t / 60 % 60, t % 60),
+                format!("{}.{:02}", 100 + t % 50, t % 100),
+                format!("S{}", t % 7),
+            ];
+            let row: Vec<&str> = order.iter().map(|&i| fields[i].as_str()).collect();
+            text.push_str(&row.join(","));
+            text.push('\n');
+            want.push_str(&fields.join(","));
+            want.push('\n');
+            t += 1;
+        }
+    }
+    (text, want)
+}
+
+#[test]
+fn files_joined_with_cat_under_headers_in_other_orders_keep_each_value_in_its_column() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Small: the second header is in the sample, which must not type `price` as text.
+    let (text, want) = joined(&[(&[0, 1, 2], 3), (&[0, 2, 1], 3)]);
+    let (code, err) = import_text(d, "a", "a.csv", &text, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("price:dec(2)"), "{err}");
+    assert!(
+        err.contains(
+            "a.csv: line 5 repeats the header with the columns in another order \
+             (time,symbol,price); the rows below it were read in that order"
+        ),
+        "{err}"
+    );
+    assert_eq!(range(d, "a"), want);
+    // Large: headers inside later chunks and batches, and back to the first order.
+    let (text, want) = joined(&[(&[0, 1, 2], 9000), (&[2, 0, 1], 9000), (&[0, 1, 2], 9000)]);
+    let (code, err) = import_text(d, "a", "b.csv", &text, &["--chunk-bytes", "100"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("b.csv: line 9002 repeats the header"), "{err}");
+    assert!(err.contains("b.csv: line 18003 repeats the header"), "{err}");
+    assert!(err.contains("27000 rows read, 27000 stored"), "{err}");
+    assert_eq!(range(d, "a"), want);
+}

@@ -105,7 +105,9 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parse
             chunk: Default::default(),
             start: work.start,
             first_line: work.first_line,
+            reordered: false,
         },
+        reordered_header: None,
     };
     let mut rows = Rows {
         row_len,

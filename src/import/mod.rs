@@ -277,6 +277,9 @@ fn sample_records(
     let mut plain = memchr::memchr(b'"', &data[at.min(data.len())..])
         .is_none()
         .then(|| PlainSplitter::new(data, at, csv.delimiter));
+    // Past a header that names the columns in another order (files joined with `cat`): where
+    // each of the first header's columns is in the records.
+    let mut reordered: Option<Vec<usize>> = None;
     while at < data.len() && rows.len() < cap {
         let span = match plain.as_mut() {
             Some(splitter) => splitter.next_record(at, &mut fields),
@@ -292,7 +295,19 @@ fn sample_records(
         {
             continue;
         }
-        let pushed = if fields.iter().any(|f| f.quoted) {
+        if reorders_header(header, &fields, data, &scratch) {
+            let texts: Vec<&[u8]> = (0..fields.len())
+                .map(|i| header_field(i, fields[i].bytes(data, &scratch)))
+                .collect();
+            reordered = header
+                .iter()
+                .map(|h| texts.iter().position(|t| *t == h.as_bytes()))
+                .collect();
+            continue;
+        }
+        let pushed = if let Some(order) = &reordered {
+            rows.push(order.iter().map(|&i| fields[i].bytes(data, &scratch)))
+        } else if fields.iter().any(|f| f.quoted) {
             rows.push(fields.iter().map(|f| f.bytes(data, &scratch)))
         } else {
             // Unquoted fields lie in the record's text: one copy for the whole record.
@@ -1013,6 +1028,9 @@ struct Work {
     start: usize,
     /// Line number of the chunk's first byte (1-based, per file).
     first_line: u64,
+    /// The chunk starts at a header that names the input's columns in another order (files
+    /// joined with `cat`): its rows are read in that order (`follow_reordered_headers`).
+    reordered: bool,
 }
 
 /// How a later input's detected dialect differs from the first input's, said in a few words
@@ -1183,6 +1201,9 @@ struct Parsed {
     headers: u64,
     /// Comment records (`#…`, after leading comments), skipped (not counted in `records`).
     comments: u64,
+    /// (start, end) of a record that names the header's columns in another order: parsing
+    /// stopped there, and the rest is parsed again under it (`follow_reordered_headers`).
+    reordered_header: Option<(usize, usize)>,
 }
 
 /// What stays fixed while parsing.
@@ -1350,16 +1371,36 @@ fn repeats_header(header: &[String], fields: &[Field], data: &[u8], scratch: &[u
     // Without a header the names are empty: a record of blanks repeats nothing.
     header.iter().any(|t| !t.is_empty())
         && header.len() == fields.len()
-        && header.iter().zip(fields).enumerate().all(|(i, (text, f))| {
-            let bytes = f.bytes(data, scratch);
-            // The joined file's own byte-order mark (Excel writes one) starts its header.
-            let bytes = if i == 0 {
-                bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
-            } else {
-                bytes
-            };
-            bytes.trim_ascii() == text.as_bytes()
-        })
+        && header
+            .iter()
+            .zip(fields)
+            .enumerate()
+            .all(|(i, (text, f))| header_field(i, f.bytes(data, scratch)) == text.as_bytes())
+}
+
+/// Whether a record names the header's columns in another order (files joined with `cat`,
+/// each part with its own header). Cheap for data: a field that is no name ends it.
+fn reorders_header(header: &[String], fields: &[Field], data: &[u8], scratch: &[u8]) -> bool {
+    let text = |i: usize| header_field(i, fields[i].bytes(data, scratch));
+    let is_name = |t: &[u8]| header.iter().any(|h| h.as_bytes() == t);
+    header.len() == fields.len()
+        && header.iter().any(|t| !t.is_empty())
+        && (0..fields.len()).all(|i| is_name(text(i)))
+        && header
+            .iter()
+            .all(|h| (0..fields.len()).any(|i| text(i) == h.as_bytes()))
+        && (0..fields.len()).any(|i| text(i) != header[i].as_bytes())
+}
+
+/// A field of a record read as a header's name: trimmed, without the byte-order mark a file
+/// joined with `cat` starts with (Excel writes one).
+fn header_field(i: usize, bytes: &[u8]) -> &[u8] {
+    let bytes = if i == 0 {
+        bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+    } else {
+        bytes
+    };
+    bytes.trim_ascii()
 }
 
 fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
@@ -1388,7 +1429,9 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
             chunk: Chunk::default(),
             start: work.start,
             first_line: work.first_line,
+            reordered: work.reordered,
         },
+        reordered_header: None,
     };
     let mut fields = Vec::with_capacity(plan.targets.len());
     let mut scratch = Vec::new();
@@ -1595,6 +1638,13 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                 p.records -= 1;
                 p.headers += 1;
                 continue;
+            }
+            (Some(_), _) if reorders_header(&plan.header, &fields, data, &scratch) => {
+                p.rows.truncate(row_at);
+                p.records -= 1;
+                p.reordered_header = Some((span.start, span.next));
+                p.newlines = memchr::memchr_iter(b'\n', &data[..span.start]).count() as u64;
+                break;
             }
             (Some(_), _) if repeats_comment(comments, fields.first().map(|f| f.bytes(data, &scratch))) => {
                 p.rows.truncate(row_at);
@@ -2454,6 +2504,7 @@ pub fn run(
                 rows_read: pipeline.summary.rows_read,
             });
         }
+        pipeline.follow_reordered_headers(&ctx, &mut parsed)?;
         pipeline.number_lines(&mut parsed);
         for p in &mut parsed {
             let texts = std::mem::take(&mut p.syms);
@@ -2627,9 +2678,85 @@ impl Pipeline<'_> {
                 chunk,
                 start,
                 first_line: 0,
+                reordered: false,
             });
         }
         Ok(works)
+    }
+
+    /// Reads the rows after a header that names the input's columns in another order (files
+    /// joined with `cat`) in that order: the chunk that met it stopped there; its rest and the
+    /// input's later chunks of the batch are parsed again under a plan for the new order, which
+    /// the input's next chunks keep.
+    fn follow_reordered_headers(&mut self, ctx: &ParseCtx, parsed: &mut Vec<Parsed>) -> Result<()> {
+        while let Some(i) = parsed.iter().position(|p| p.reordered_header.is_some()) {
+            let Some((start, end)) = parsed[i].reordered_header.take() else {
+                break;
+            };
+            let old = Arc::clone(&parsed[i].work.plan);
+            let chunk = &mut parsed[i].work.chunk;
+            let mut fields = Vec::new();
+            let mut scratch = Vec::new();
+            split_record(&chunk.data, start, old.csv.delimiter, &mut fields, &mut scratch);
+            let text: Vec<String> = fields
+                .iter()
+                .enumerate()
+                .map(|(k, f)| {
+                    String::from_utf8_lossy(header_field(k, f.bytes(&chunk.data, &scratch))).into_owned()
+                })
+                .collect();
+            let (names, renamed) = dialect::column_names(&text);
+            let header = Header {
+                names,
+                text,
+                renamed,
+                note: None,
+                data_start: end - start,
+            };
+            let source = &self.sources[old.file];
+            let mut plan = plan_for(
+                old.file,
+                source,
+                &header,
+                Arc::clone(&old.csv),
+                self.config,
+                self.opts,
+            )?;
+            plan.time = old.time.clone();
+            let plan = Arc::new(plan);
+            let rest = Chunk {
+                data: chunk.data[start..].to_vec(),
+                offset: chunk.offset + start as u64,
+                oversized: chunk.oversized.take(),
+                piece: None,
+            };
+            chunk.data.truncate(start);
+            let mut works = vec![Work {
+                plan: Arc::clone(&plan),
+                chunk: rest,
+                start: end - start,
+                first_line: 0,
+                reordered: true,
+            }];
+            for p in parsed.drain(i + 1..) {
+                let mut work = p.work;
+                if Arc::ptr_eq(&work.plan, &old) {
+                    work.plan = Arc::clone(&plan);
+                }
+                works.push(work);
+            }
+            if self.plan.as_ref().is_some_and(|p| Arc::ptr_eq(p, &old)) {
+                self.plan = Some(Arc::clone(&plan));
+            }
+            let first = parsed.len();
+            parsed.extend(
+                works
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, work)| parse_chunk(ctx, work, (first + k) as u32)),
+            );
+        }
+        Ok(())
     }
 
     /// Gives each parsed chunk the line number of its first byte (lines restart per file).
@@ -2640,6 +2767,15 @@ impl Pipeline<'_> {
                 self.line = (file, 1);
             }
             p.work.first_line = self.line.1;
+            if p.work.reordered {
+                self.summary.notes.push(format!(
+                    "{}: line {} repeats the header with the columns in another order ({}); the \
+                     rows below it were read in that order",
+                    self.sources[file].name,
+                    self.line.1,
+                    p.work.plan.header.join(",")
+                ));
+            }
             self.line.1 += p.newlines;
             if let Some(o) = &p.work.chunk.oversized {
                 self.line.1 += o.newlines;
