@@ -647,12 +647,21 @@ impl Case {
                 1..=6 => self.rng.range(1, 30),
                 _ => self.rng.range(30, 400),
             };
-            let mut text = String::from("time");
-            for &c in order.iter().filter(|c| given.contains(c)) {
-                text.push(',');
-                text.push_str(&self.schema().columns()[c].name);
-            }
-            text.push('\n');
+            // The file's fields: the time (`None`) first, then the columns given.
+            let mut fields: Vec<Option<usize>> = std::iter::once(None)
+                .chain(order.iter().copied().filter(|c| given.contains(c)).map(Some))
+                .collect();
+            let names: Vec<String> = self.schema().columns().iter().map(|c| c.name.clone()).collect();
+            let header_of = |fields: &[Option<usize>]| {
+                let names: Vec<&str> = fields
+                    .iter()
+                    .map(|f| f.map_or("time", |c| names[c].as_str()))
+                    .collect();
+                names.join(",") + "\n"
+            };
+            let mut text = header_of(&fields);
+            // Files joined with `cat`: a header again, often in another order, before some rows.
+            let joined = self.rng.chance(15);
             // Times: a few distinct ones, repeated (several rows at one timestamp), in any order.
             let distinct: Vec<i64> = (0..self.rng.range(1, 12))
                 .map(|_| {
@@ -686,11 +695,24 @@ impl Case {
                 times.sort();
             }
             for t in times {
+                if joined && self.rng.chance(5) {
+                    for i in (1..fields.len()).rev() {
+                        let j = self.rng.below(i as u64 + 1) as usize;
+                        fields.swap(i, j);
+                    }
+                    text.push_str(&header_of(&fields));
+                }
                 let mut values = self.random_row();
-                let _ = write!(text, "{}", format_iso_exact(t));
-                for &c in order.iter().filter(|c| given.contains(c)) {
-                    text.push(',');
-                    text.push_str(&csv_field(&values[c]));
+                for (i, f) in fields.iter().enumerate() {
+                    if i > 0 {
+                        text.push(',');
+                    }
+                    match f {
+                        None => {
+                            let _ = write!(text, "{}", format_iso_exact(t));
+                        }
+                        Some(c) => text.push_str(&csv_field(&values[*c])),
+                    }
                 }
                 text.push('\n');
                 for (c, v) in values.iter_mut().enumerate() {
