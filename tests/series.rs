@@ -1159,3 +1159,40 @@ fn rows_held_back_for_many_series_spill_to_disk_and_come_back_whole() {
         assert!(!files(&runs[1].db()).iter().any(|(p, _)| p.contains("scratch")));
     }
 }
+
+#[test]
+fn a_row_past_the_depth_names_its_series() {
+    // Each series has its own slots: the reason says which one is full at that time.
+    let w = Work::new();
+    let file = w.file(
+        "q.csv",
+        "time,symbol,bid\n2024-01-02T00:00:00Z,AAA,1\n2024-01-02T00:00:00Z,BBB,2\n\
+         2024-01-02T00:00:00Z,BBB,3\n",
+    );
+    let mut cmd = xs();
+    cmd.arg("-d").arg(w.db()).arg("import").arg(&file).args([
+        "--layout",
+        "grid",
+        "--series-by",
+        "symbol",
+        "--unique-by",
+        "none",
+        "--granularity",
+        "1s",
+        "--depth",
+        "1",
+    ]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 4, "{err}");
+    let rejects = std::fs::read_dir(w.db())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("rejects-"))
+        .expect("a rejects file");
+    let rejects = std::fs::read_to_string(rejects).unwrap();
+    assert!(
+        rejects.contains("more rows at 2024-01-02T00:00:00Z in series `BBB` than the database depth 1"),
+        "{rejects}"
+    );
+    assert_eq!(lines(&w.ok(&["range", "2024-01-02", "2024-01-03"])).len(), 3);
+}

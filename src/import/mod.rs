@@ -1760,6 +1760,9 @@ struct Written {
     ambiguous: Vec<(u32, u32, u64, u32)>,
 }
 
+/// What a partition wrote, with its series' name (empty without a series key).
+type WrittenIn = (String, Written);
+
 /// Whether writing zeros over `[from, to)` allocates no block that would otherwise stay a hole:
 /// true when no whole block lies inside (the edge blocks are written anyway).
 fn no_whole_block(from: u64, to: u64) -> bool {
@@ -2784,10 +2787,16 @@ impl Pipeline<'_> {
     }
 
     /// Counts a written batch and writes its rejects, in input order.
-    fn account(&mut self, batch: &[Parsed], written: &[Written]) -> Result<()> {
+    fn account(&mut self, batch: &[Parsed], written: &[WrittenIn]) -> Result<()> {
         let depth = self.config.depth;
         let mut overflow: Vec<Vec<(u32, String)>> = vec![Vec::new(); batch.len()];
-        for w in written {
+        for (series, w) in written {
+            // Which series, when there are several: each has its own depth at a time.
+            let of_series = if series.is_empty() {
+                String::new()
+            } else {
+                format!(" in series `{}`", crate::db::series::text_of(series))
+            };
             self.summary.rows_stored += w.stored;
             self.summary.rows_replaced += w.replaced;
             for &(chunk, row, slot, present) in &w.overflow {
@@ -2801,7 +2810,7 @@ impl Pipeline<'_> {
                 overflow[chunk as usize].push((
                     p.rec_starts[row as usize],
                     format!(
-                        "more rows at {} than the database depth {depth}{already}; \
+                        "more rows at {}{of_series} than the database depth {depth}{already}; \
                          create the database with a larger --depth",
                         format_iso(t, self.config.granularity.fraction_digits())
                     ),
@@ -2813,7 +2822,7 @@ impl Pipeline<'_> {
                 overflow[chunk as usize].push((
                     p.rec_starts[row as usize],
                     format!(
-                        "{stored} rows are stored at {} and the database has no unique key, so \
+                        "{stored} rows are stored at {}{of_series} and the database has no unique key, so \
                          --update-columns cannot tell which to update; import whole rows instead, \
                          or keep such data in a database created with --unique-by",
                         format_iso(t, self.config.granularity.fraction_digits())
@@ -2923,7 +2932,7 @@ fn write_batch(
     batch: Vec<Parsed>,
     hooks: WriteHooks,
     update: bool,
-) -> Result<(Vec<Parsed>, Vec<Written>)> {
+) -> Result<(Vec<Parsed>, Vec<WrittenIn>)> {
     use rayon::prelude::*;
     let sync = hooks.sync;
     // Keyed by borrowed names: a chunk of many series names most of them, and a batch's
@@ -3026,11 +3035,11 @@ fn write_batch(
     let mut written = Vec::with_capacity(results.len());
     let mut failure = None;
     for (id, state, result) in results {
-        states.insert(id, state);
         match result {
-            Ok(w) => written.push(w),
+            Ok(w) => written.push((id.0.clone(), w)),
             Err(e) => failure = failure.or(Some(e)),
         }
+        states.insert(id, state);
     }
     if let Some(e) = failure {
         return Err(e);
