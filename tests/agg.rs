@@ -1168,3 +1168,46 @@ fn bad_quantile_specs_say_what_to_write() {
         common::assert_no_panic(&err);
     }
 }
+
+#[test]
+fn f64_sums_give_the_same_digits_with_any_number_of_threads() {
+    // Values whose sum depends on the order of addition (1e16 swallows a 0.1): a window cut
+    // into slices by the thread count summed them in other groupings.
+    let db = TestDb::create("1s", "v:f64", &[]);
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut csv = String::from("time,v\n");
+    for i in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let scale = [1e16, -1e16, 1.0, 0.1, -2.5e15][(x % 5) as usize];
+        let v = scale * ((x >> 11) as f64 / (1u64 << 53) as f64);
+        csv.push_str(&format!("{},{v:?}\n", iso(Y2021_S + i)));
+    }
+    let file = db.path.with_extension("csv");
+    fs::write(&file, csv).unwrap();
+    db.ok(&["import", file.to_str().unwrap()]);
+    let window = ["range", "2021-01-01", "2021-01-02"];
+    for extra in [
+        &["--agg", "sum(v),mean(v),stddev(v)"][..],
+        &["--agg", "sum(v),mean(v),stddev(v)", "--every", "10m"][..],
+    ] {
+        let outputs: Vec<String> = [1, 2, 3, 5, 8]
+            .iter()
+            .map(|threads| {
+                let out = db
+                    .xs(&window)
+                    .args(extra)
+                    .env("RAYON_NUM_THREADS", threads.to_string())
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                String::from_utf8(out.stdout).unwrap()
+            })
+            .collect();
+        assert!(
+            outputs.iter().all(|o| *o == outputs[0]),
+            "{extra:?}: {outputs:#?}"
+        );
+    }
+}

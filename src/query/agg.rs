@@ -846,6 +846,10 @@ fn consider(kind: Kind, best: &mut Option<Num>, x: Num) {
 
 /// Slices per rayon thread: enough to balance uneven data, few enough to keep scans long.
 const SLICES_PER_THREAD: i64 = 8;
+/// The thread count slices are cut for, whatever the machine's: where a slice ends decides
+/// how a bucket's f64 sum is split into partial sums, so the same query gives the same digits
+/// with any number of threads.
+const SLICE_THREADS: i128 = 4;
 /// Buckets in one slice, at most: bounds the memory of a slice's partial results.
 const MAX_SLICE_BUCKETS: i64 = 1 << 16;
 
@@ -1151,7 +1155,7 @@ fn write_buckets_of<E: From<Error>>(
     if scan_from < scan_to {
         let span = i128::from(scan_to) - i128::from(scan_from);
         let (threads, slices_per_thread) = match slicing {
-            Slicing::Parallel => (rayon::current_num_threads().max(1) as i128, SLICES_PER_THREAD),
+            Slicing::Parallel => (SLICE_THREADS, SLICES_PER_THREAD),
             Slicing::Serial => (1, 1),
         };
         let g = i128::from(db.config().granularity.ns());
@@ -1160,7 +1164,7 @@ fn write_buckets_of<E: From<Error>>(
         // Whole slots per slice.
         let slice_ns = i64::try_from(wanted.min(most).div_euclid(g).max(1) * g).unwrap_or(i64::MAX);
         let batch = match slicing {
-            Slicing::Parallel => (threads as usize) * 2,
+            Slicing::Parallel => rayon::current_num_threads().max(1) * 2,
             Slicing::Serial => 1,
         };
         let mut at = scan_from;
@@ -1176,7 +1180,13 @@ fn write_buckets_of<E: From<Error>>(
                         break;
                     }
                 }
-                let end = at.saturating_add(slice_ns).min(scan_to);
+                let mut end = at.saturating_add(slice_ns).min(scan_to);
+                // At a bucket's start when one lies in the slice: each bucket then sums its
+                // rows in one pass, in time order, however the window is sliced.
+                let bucket_start = buckets.of(end);
+                if end < scan_to && bucket_start > at {
+                    end = bucket_start;
+                }
                 slices.push((at, end));
                 at = end;
             }
