@@ -497,7 +497,18 @@ fn time_column(
     all_text: bool,
     rows: &mut Rows,
 ) {
-    let ints: Option<Vec<Option<i64>>> = (!all_text && times.is_epoch())
+    // A timestamp column says its own unit, whatever format the import reads text times in
+    // (an ISO-time CSV may come first in the command).
+    let stamp_ns: Option<i64> = match array.data_type() {
+        DataType::Timestamp(unit, _) => Some(match unit {
+            TimeUnit::Second => 1_000_000_000,
+            TimeUnit::Millisecond => 1_000_000,
+            TimeUnit::Microsecond => 1_000,
+            TimeUnit::Nanosecond => 1,
+        }),
+        _ => None,
+    };
+    let ints: Option<Vec<Option<i64>>> = (!all_text && (times.is_epoch() || stamp_ns.is_some()))
         .then(|| epoch_values(array))
         .flatten();
     // A timestamp without a time zone is wall-clock time: placed in --timezone (UTC unless
@@ -509,7 +520,13 @@ fn time_column(
         if rows.failed(r) {
             continue;
         }
-        if let Some(t) = ints.as_ref().and_then(|v| v[r]).and_then(|v| times.epoch_int(v)) {
+        let epoch = ints.as_ref().and_then(|v| v[r]).and_then(|v| match stamp_ns {
+            Some(ns) => v
+                .checked_mul(ns)
+                .filter(|&t| crate::db::time::in_storable_range(t)),
+            None => times.epoch_int(v),
+        });
+        if let Some(t) = epoch {
             if !wall_clock {
                 rows.times[r] = t;
                 continue;

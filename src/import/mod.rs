@@ -200,8 +200,16 @@ const MAX_SAMPLE_ROWS: usize = 60_000;
 /// later duplicates, wider values and a changing step are seen: the whole rest when it is short,
 /// else evenly spaced windows, each starting after its first line end. Returns whether every
 /// record of the file is now in the sample.
-fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mut Sample) -> Result<bool> {
+fn sample_across(
+    path: &Path,
+    (from, len): (u64, u64),
+    csv: &CsvOptions,
+    sample: &mut Sample,
+    mut reordered: bool,
+) -> Result<bool> {
     use std::io::{Read, Seek, SeekFrom};
+    let (head_rows, head_bytes, head_segments) =
+        (sample.rows.len(), sample.bytes, sample.segment_starts.len());
     let mut file = File::open(path).map_err(|e| Error::io("open", path, e))?;
     let rest = len.saturating_sub(from);
     // Rows the rest holds, at the head's bytes per row: read whole only if they fit the budget.
@@ -252,8 +260,17 @@ fn sample_across(path: &Path, from: u64, len: u64, csv: &CsvOptions, sample: &mu
         if mid_record {
             sample.segment_starts.push(sample.rows.len());
         }
-        let stop = sample_records(data, at, csv, (width, &sample.header_text), cap, &mut sample.rows);
+        let (stop, seen) = sample_records(data, at, csv, (width, &sample.header_text), cap, &mut sample.rows);
         sample.bytes += (stop - at) as u64;
+        reordered |= seen;
+    }
+    if reordered {
+        // A header in another order somewhere: which order a window's first rows are in is
+        // not known, so only the head, read from the start, stays in the sample.
+        sample.rows.truncate(head_rows);
+        sample.bytes = head_bytes;
+        sample.segment_starts.truncate(head_segments);
+        return Ok(false);
     }
     Ok(whole && sample.rows.len() < MAX_SAMPLE_ROWS)
 }
@@ -269,7 +286,7 @@ fn sample_records(
     (width, header): (usize, &[String]),
     cap: usize,
     rows: &mut SampleRows,
-) -> usize {
+) -> (usize, bool) {
     let mut fields = Vec::new();
     let mut scratch = Vec::new();
     let mut number = Vec::new();
@@ -280,6 +297,7 @@ fn sample_records(
     // Past a header that names the columns in another order (files joined with `cat`): where
     // each of the first header's columns is in the records.
     let mut reordered: Option<Vec<usize>> = None;
+    let mut seen = false;
     while at < data.len() && rows.len() < cap {
         let span = match plain.as_mut() {
             Some(splitter) => splitter.next_record(at, &mut fields),
@@ -290,9 +308,13 @@ fn sample_records(
         if is_blank(&fields, data, &scratch)
             || fields.last().is_some_and(|f| f.unclosed)
             || (width > 0 && fields.len() != width)
-            || repeats_header(header, &fields, data, &scratch)
             || repeats_comment(&csv.comments, fields.first().map(|f| f.bytes(data, &scratch)))
         {
+            continue;
+        }
+        if repeats_header(header, &fields, data, &scratch) {
+            // Back in the first header's order.
+            reordered = None;
             continue;
         }
         if reorders_header(header, &fields, data, &scratch) {
@@ -303,6 +325,7 @@ fn sample_records(
                 .iter()
                 .map(|h| texts.iter().position(|t| *t == h.as_bytes()))
                 .collect();
+            seen = true;
             continue;
         }
         let pushed = if let Some(order) = &reordered {
@@ -320,7 +343,7 @@ fn sample_records(
             )
         };
         if !pushed {
-            return record_start;
+            return (record_start, seen);
         }
         if csv.decimal_comma {
             // As the import reads numbers (`1.234,5` → `1234.5`), so that the types seen here
@@ -336,7 +359,7 @@ fn sample_records(
             }
         }
     }
-    at
+    (at, seen)
 }
 
 /// Preamble lines: leading records whose width differs from the rows', before a header of
@@ -419,7 +442,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             && decoding.is_none()
             && !cr_line_ends;
         let limit = if seekable { MAX_SAMPLE_ROWS } else { SAMPLE_ROWS };
-        let at = sample_records(
+        let (at, reordered) = sample_records(
             &chunk.data,
             start,
             &csv,
@@ -437,7 +460,13 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             };
         sample.head_only = !covered;
         if let (Some(path), true, false) = (&first_source.path, seekable, covered) {
-            let whole = sample_across(path, rest_from, first_source.len_bytes, &csv, &mut sample)?;
+            let whole = sample_across(
+                path,
+                (rest_from, first_source.len_bytes),
+                &csv,
+                &mut sample,
+                reordered,
+            )?;
             sample.head_only = false;
             sample.spread = !whole;
         }
@@ -524,6 +553,8 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
         if commas && !dots {
             csv.decimal_comma = true;
             notes.push("numbers with a decimal comma (detected; pass --decimal-comma to force it)".into());
+        } else if dots {
+            csv.decimal_comma = false;
         }
     }
     let (width, _) = dialect::modal_width(&head);
@@ -1395,12 +1426,17 @@ fn reorders_header(header: &[String], fields: &[Field], data: &[u8], scratch: &[
 /// A field of a record read as a header's name: trimmed, without the byte-order mark a file
 /// joined with `cat` starts with (Excel writes one).
 fn header_field(i: usize, bytes: &[u8]) -> &[u8] {
-    let bytes = if i == 0 {
-        bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
-    } else {
-        bytes
-    };
-    bytes.trim_ascii()
+    match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        // Behind the mark, a quote did not open a quoted field (PowerShell quotes every name).
+        Some(rest) if i == 0 => {
+            let rest = rest.trim_ascii();
+            match rest {
+                [b'"', name @ .., b'"'] if !name.contains(&b'"') => name,
+                _ => rest,
+            }
+        }
+        _ => bytes.trim_ascii(),
+    }
 }
 
 fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
@@ -2221,14 +2257,36 @@ fn quote(out: &mut Vec<u8>, text: &[u8]) {
 type ChunkMsg = Result<(usize, Chunk, Option<Arc<CsvOptions>>)>;
 
 /// A later input's own dialect: what `asked` leaves to detection, found in the bytes its first
-/// chunk is cut from; the rest as for the first input (`first`).
-fn later_input_csv(peeked: &[u8], asked: &CsvOptions, first: &CsvOptions) -> CsvOptions {
+/// chunk is cut from; the rest as for the first input (`first`, whose columns are
+/// `first_names`).
+fn later_input_csv(
+    peeked: &[u8],
+    asked: &CsvOptions,
+    first: &CsvOptions,
+    first_names: &[String],
+) -> CsvOptions {
     let mut csv = asked.clone();
+    if asked.sniff.decimal_comma {
+        // Numbers that do not tell (`1.500`, or none in the first records) are read as the
+        // first input's: the next part of a German export groups thousands with dots.
+        csv.decimal_comma = first.decimal_comma;
+    }
     detect_dialect(peeked, &mut csv, &mut Vec::new());
+    if asked.sniff.decimal_comma && csv.delimiter == b',' {
+        csv.decimal_comma = false;
+    }
     csv.sniff = Sniff::default();
     if csv.column_names.is_none() {
-        // The names made for a headerless first input name this input's columns too.
-        csv.column_names = first.column_names.clone();
+        csv.column_names = if first.column_names.is_some() {
+            // The names made for a headerless first input name this input's columns too.
+            first.column_names.clone()
+        } else if !csv.has_header && !first_names.is_empty() {
+            // A headerless input after one with a header: the rest of a split file, its
+            // fields in the first input's order.
+            Some(first_names.to_vec())
+        } else {
+            None
+        };
     }
     csv
 }
@@ -2239,7 +2297,7 @@ fn spawn_reader(
     first: Option<(ChunkReader, Option<Chunk>)>,
     raw_bytes: Arc<AtomicU64>,
     csv: &CsvOptions,
-    each_input: Option<Arc<CsvOptions>>,
+    (each_input, first_names): (Option<Arc<CsvOptions>>, Vec<String>),
     spare: Receiver<Vec<u8>>,
 ) -> (Receiver<ChunkMsg>, std::thread::JoinHandle<()>) {
     let (tx, rx) = sync_channel::<ChunkMsg>(BATCH_CHUNKS);
@@ -2279,7 +2337,7 @@ fn spawn_reader(
             if let (Some(asked), true) = (&each_input, i > 0) {
                 match reader.peek() {
                     Ok(peeked) => {
-                        let own = later_input_csv(peeked, asked, &first_csv);
+                        let own = later_input_csv(peeked, asked, &first_csv, &first_names);
                         reader.set_delimiter(own.delimiter);
                         dialect = Some(Arc::new(own));
                     }
@@ -2390,6 +2448,7 @@ pub fn run(
         each_input,
         ..
     } = prepared;
+    let first_names = sample.names.clone();
     drop(sample);
     let sources = prepared_sources.clone();
     let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(2 * BATCH_CHUNKS);
@@ -2398,7 +2457,7 @@ pub fn run(
         first,
         Arc::clone(&raw_bytes),
         &opts.csv,
-        each_input,
+        (each_input, first_names),
         spare_rx,
     );
     let mut pipeline = Pipeline {
@@ -2752,12 +2811,14 @@ impl Pipeline<'_> {
                 self.plan = Some(Arc::clone(&plan));
             }
             let first = parsed.len();
-            parsed.extend(
-                works
-                    .into_iter()
-                    .enumerate()
-                    .map(|(k, work)| parse_chunk(ctx, work, (first + k) as u32)),
-            );
+            parsed.extend(works.into_iter().enumerate().map(|(k, work)| {
+                let index = (first + k) as u32;
+                if work.chunk.piece.is_some() {
+                    columnar_rows::parse_batch(ctx, work, index)
+                } else {
+                    parse_chunk(ctx, work, index)
+                }
+            }));
         }
         Ok(())
     }
@@ -2772,8 +2833,8 @@ impl Pipeline<'_> {
             p.work.first_line = self.line.1;
             if p.work.reordered {
                 self.summary.notes.push(format!(
-                    "{}: line {} repeats the header with the columns in another order ({}); the \
-                     rows below it were read in that order",
+                    "{}: line {} is a header again, naming the columns in another order than the \
+                     header before it ({}); the rows below it were read in that order",
                     self.sources[file].name,
                     self.line.1,
                     p.work.plan.header.join(",")

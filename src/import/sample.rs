@@ -102,6 +102,15 @@ impl SampleRows {
         true
     }
 
+    /// Keeps the first `records` records (their text stays in the buffer, unused).
+    pub fn truncate(&mut self, records: usize) {
+        if records < self.record_ends.len() {
+            self.record_ends.truncate(records);
+            self.fields
+                .truncate(self.record_ends.last().copied().unwrap_or(0));
+        }
+    }
+
     /// The bytes of field `i` of `record`.
     pub fn field_of(&self, record: usize, i: usize) -> Option<&[u8]> {
         let (start, stop) = self.fields[self.field_index(record, i)?];
