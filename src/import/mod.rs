@@ -277,8 +277,9 @@ fn sample_across(
 
 /// Adds the records of `data` from `at` to `rows` until it holds `cap`, skipping blank records,
 /// records that repeat the `header` text, and, when `width` is not 0, records of another
-/// width; decimal commas become points. Returns where it stopped: the end of `data` or the
-/// start of the first record not taken.
+/// width; decimal commas become points; past a header in another order, fields are taken in
+/// the first header's order. Returns where it stopped (the end of `data` or the start of the
+/// first record not taken) and whether such a header was met.
 fn sample_records(
     data: &[u8],
     mut at: usize,
@@ -502,8 +503,10 @@ fn excel_sep_line(data: &[u8]) -> Option<u8> {
 }
 
 /// Fills in the delimiter, the preamble, the header and the decimal comma that `csv.sniff`
-/// asks for, from the first chunk of the first input, and says what it found.
-fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
+/// asks for, from the first chunk of an input, and says what it found. Returns whether its
+/// numbers told the decimal mark (`false`: none showed one, and a point is assumed).
+fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) -> bool {
+    let mut mark_told = false;
     let sniff = csv.sniff.clone();
     let mut at = skip_lines(data, csv.skip_lines);
     // Excel's `sep=;` first line names the delimiter and is no record. (Only without
@@ -553,9 +556,8 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
         if commas && !dots {
             csv.decimal_comma = true;
             notes.push("numbers with a decimal comma (detected; pass --decimal-comma to force it)".into());
-        } else if dots {
-            csv.decimal_comma = false;
         }
+        mark_told = commas || dots;
     }
     let (width, _) = dialect::modal_width(&head);
     let mut first = 0;
@@ -656,6 +658,7 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) {
              below hold numbers or times)"
         ));
     }
+    mark_told
 }
 
 /// An input's column names and where its data starts in its first chunk.
@@ -1071,44 +1074,37 @@ fn dialect_difference(first: &CsvOptions, own: &CsvOptions) -> Option<String> {
     if own.delimiter != first.delimiter {
         parts.push(format!("delimiter {}", dialect::delimiter_name(own.delimiter)));
     }
-    if own.decimal_comma != first.decimal_comma {
-        parts.push(
-            if own.decimal_comma {
-                "decimal commas"
-            } else {
-                "decimal points"
-            }
-            .to_string(),
-        );
-    }
-    if own.has_header != first.has_header {
-        parts.push(if own.has_header { "a header" } else { "no header" }.to_string());
+    // (the first's, this one's, words for this one's when true, when false)
+    for (theirs, ours, yes, no) in [
+        (
+            first.decimal_comma,
+            own.decimal_comma,
+            "decimal commas",
+            "decimal points",
+        ),
+        (first.has_header, own.has_header, "a header", "no header"),
+        (
+            first.unit_lines,
+            own.unit_lines,
+            "unit lines under the header",
+            "no unit lines",
+        ),
+        (
+            !first.comments.is_empty(),
+            !own.comments.is_empty(),
+            "leading comments",
+            "no leading comments",
+        ),
+    ] {
+        if theirs != ours {
+            parts.push(if ours { yes } else { no }.to_string());
+        }
     }
     if own.skip_lines != first.skip_lines || own.sep_line != first.sep_line {
         parts.push(format!(
             "{} line(s) before the header",
             own.skip_lines + usize::from(own.sep_line)
         ));
-    }
-    if own.unit_lines != first.unit_lines {
-        parts.push(
-            if own.unit_lines {
-                "unit lines under the header"
-            } else {
-                "no unit lines"
-            }
-            .to_string(),
-        );
-    }
-    if own.comments != first.comments {
-        parts.push(
-            if own.comments.is_empty() {
-                "no leading comments"
-            } else {
-                "leading comments"
-            }
-            .to_string(),
-        );
     }
     (!parts.is_empty()).then(|| {
         format!(
@@ -2266,14 +2262,11 @@ fn later_input_csv(
     first_names: &[String],
 ) -> CsvOptions {
     let mut csv = asked.clone();
-    if asked.sniff.decimal_comma {
+    let mark_told = detect_dialect(peeked, &mut csv, &mut Vec::new());
+    if asked.sniff.decimal_comma && !mark_told && csv.delimiter != b',' {
         // Numbers that do not tell (`1.500`, or none in the first records) are read as the
         // first input's: the next part of a German export groups thousands with dots.
         csv.decimal_comma = first.decimal_comma;
-    }
-    detect_dialect(peeked, &mut csv, &mut Vec::new());
-    if asked.sniff.decimal_comma && csv.delimiter == b',' {
-        csv.decimal_comma = false;
     }
     csv.sniff = Sniff::default();
     if csv.column_names.is_none() {
