@@ -1666,9 +1666,24 @@ fn epoch_numbers_of_another_magnitude_are_refused_not_read_in_1970() {
     )
     .unwrap();
     fs::write(d.join("s.csv"), "time,sym,v\n1717200000,a,1\n").unwrap();
+    // A whole file of seconds is read in its own unit (each input's times as written).
     let (code, _, err) = run(xs(d).args(["-d", "e", "import", "ms.csv", "s.csv"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("s.csv: times read as epoch numbers read as seconds"),
+        "{err}"
+    );
+    assert!(range(d, "e").contains("2024-06-01T00:00:00.000Z"));
+    // One row of seconds among milliseconds is that row's problem: refused, never 1970.
+    let mut mixed = String::from("time,sym,v\n");
+    for i in 2..11 {
+        mixed.push_str(&format!("17172000{i:02}000,b,{i}\n"));
+    }
+    mixed.push_str("1717200011,b,11\n");
+    fs::write(d.join("mixed.csv"), mixed).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "e", "import", "ms.csv", "mixed.csv"]));
     assert_eq!(code, 4, "{err}");
-    assert!(err.contains("3 rows read, 2 stored, 1 rejected"), "{err}");
+    assert!(err.contains("12 rows read, 11 stored, 1 rejected"), "{err}");
     assert!(rejects_of(d, "e").contains("another magnitude than the milliseconds"));
     assert!(!range(d, "e").contains("1970"));
     // Given, the unit is the user's word: no magnitude is checked.
@@ -2591,4 +2606,66 @@ fn a_parquet_input_after_a_csv_under_a_reordered_header_keeps_its_rows() {
         "time,price,symbol\n2024-01-02T00:00:00Z,3.5,C\n2024-01-02T00:00:01Z,4.5,D\n\
          2024-01-02T00:00:10Z,1.5,A\n2024-01-02T00:00:11Z,2.5,B\n"
     );
+}
+
+#[test]
+fn a_later_input_whose_times_are_written_otherwise_is_read_in_its_own_format() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let iso = "time,v\n2024-01-02T00:00:00Z,1\n2024-01-02T00:00:01Z,2\n";
+    let epoch_ms = "time,v\n1704153602000,3\n1704153603000,4\n";
+    let us = "time,v\n01/02/2024 00:00:04,5\n01/13/2024 00:00:00,6\n";
+    let want = "time,v\n2024-01-02T00:00:00Z,1\n2024-01-02T00:00:01Z,2\n2024-01-02T00:00:02Z,3\n\
+                2024-01-02T00:00:03Z,4\n2024-01-02T00:00:04Z,5\n2024-01-13T00:00:00Z,6\n";
+    let files = [("iso.csv", iso), ("ms.csv", epoch_ms), ("us.csv", us)];
+    let (code, err) = import_files(d, "a", &files, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("ms.csv: times read as epoch numbers"), "{err}");
+    assert!(err.contains("us.csv: times read as dates"), "{err}");
+    assert_eq!(range(d, "a"), want);
+    // The other way round, and into the existing database.
+    let (code, err) = import_files(
+        d,
+        "b",
+        &[("us.csv", us), ("ms.csv", epoch_ms), ("iso.csv", iso)],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(range(d, "b"), want);
+    let (code, err) = import_files(d, "b", &files, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(range(d, "b"), want);
+    // A few bad times in a file of the import's format are its rows' problem, not a new format.
+    let mostly = "time,v\n2024-01-03T00:00:00Z,7\n2024-01-03T00:00:01Z,8\n2024-01-03T00:00:02Z,9\n\
+                  2024-01-03T00:00:03Z,10\n2024-01-03T00:00:04Z,11\n2024-01-03T00:00:05Z,12\n\
+                  2024-01-03T00:00:06Z,13\n2024-01-03T00:00:07Z,14\n2024-01-03T00:00:08Z,15\n\
+                  yesterday,16\n";
+    let (code, err) = import_files(d, "b", &[("iso.csv", iso), ("mostly.csv", mostly)], &[]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("12 rows read, 11 stored, 1 rejected"), "{err}");
+    // A format given holds for every input: the epoch file's rows are rejected.
+    let (code, err) = import_files(
+        d,
+        "c",
+        &[("iso.csv", iso), ("ms.csv", epoch_ms)],
+        &["--time-format", "%Y-%m-%dT%H:%M:%SZ"],
+    );
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("4 rows read, 2 stored, 2 rejected"), "{err}");
+}
+
+#[test]
+fn a_csv_after_a_parquet_input_reads_its_own_text_times() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let (code, err) = import_text(d, "src", "a.csv", "time,price\n2024-01-02T00:00:10Z,1.5\n", &[]);
+    assert_eq!(code, 0, "{err}");
+    ok(xs(d).args(["-d", "src", "export", "-o", "p.parquet"]));
+    fs::write(d.join("b.csv"), "time;price\n2024-01-02 00:00:00;3,5\n").unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "new", "import", "p.parquet", "b.csv"]));
+    assert!(
+        err.contains("b.csv: read with delimiter `;`, decimal commas"),
+        "{err}"
+    );
+    assert!(range(d, "new").contains("2024-01-02T00:00:00.000Z,3.5\n"));
 }

@@ -526,7 +526,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             zone,
             dst,
             unit_by_magnitude,
-            order_detected: args.time_format.is_none(),
+            format_detected: args.time_format.is_none(),
         },
         date,
         ignore_unknown_columns: args.ignore_columns,

@@ -1129,7 +1129,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         zone: o.zone.clone(),
         dst: o.dst,
         unit_by_magnitude: false,
-        order_detected: false,
+        format_detected: false,
     };
 
     // The time: the named column(s), else a date column joined with the time-of-day column

@@ -381,6 +381,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
     if let Some(columnar) = &first_source.columnar {
         // Columns named by the schema; later CSV inputs have a header and commas unless told.
         let sample = columnar_in::sample(columnar)?;
+        let each_input = each_input(&csv, true, &sample);
         csv.has_header = true;
         csv.sniff = Sniff::default();
         return Ok(Prepared {
@@ -389,7 +390,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             raw_bytes,
             sample,
             csv,
-            each_input: None,
+            each_input,
         });
     }
     let asked = csv.clone();
@@ -472,15 +473,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             sample.spread = !whole;
         }
     }
-    let sniff = &asked.sniff;
-    let each_input = (sniff.delimiter || sniff.header || sniff.preamble || sniff.decimal_comma).then(|| {
-        let mut asked = asked.clone();
-        if asked.sniff.known_names.is_empty() && csv.has_header {
-            // A later input's first line is its header when it names the first input's columns.
-            asked.sniff.known_names = sample.names.clone();
-        }
-        Arc::new(asked)
-    });
+    let each_input = each_input(&asked, csv.has_header, &sample);
     csv.sniff = Sniff::default();
     Ok(Prepared {
         sources,
@@ -489,6 +482,20 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         sample,
         csv,
         each_input,
+    })
+}
+
+/// `Prepared::each_input`: the options as `asked`, when they leave some of the dialect to
+/// detect; the first input (`sample`) `has_header`.
+fn each_input(asked: &CsvOptions, has_header: bool, sample: &Sample) -> Option<Arc<CsvOptions>> {
+    let sniff = &asked.sniff;
+    (sniff.delimiter || sniff.header || sniff.preamble || sniff.decimal_comma).then(|| {
+        let mut asked = asked.clone();
+        if asked.sniff.known_names.is_empty() && has_header {
+            // A later input's first line is its header when it names the first input's columns.
+            asked.sniff.known_names = sample.names.clone();
+        }
+        Arc::new(asked)
     })
 }
 
@@ -860,8 +867,8 @@ struct Plan {
     header: Vec<String>,
     /// How this input's text is laid out (the first input's, or its own when detected).
     csv: Arc<CsvOptions>,
-    /// How its times are read, when not as the import's (`Options::time`): its dates in the
-    /// other order (`later_date_order`).
+    /// How its times are read, when not as the import's (`Options::time`): its own, when they
+    /// are written otherwise (`later_time_format`).
     time: Option<TimeSpec>,
 }
 
@@ -1114,64 +1121,105 @@ fn dialect_difference(first: &CsvOptions, own: &CsvOptions) -> Option<String> {
     })
 }
 
-/// Records of a later input's first chunk looked at for the order of its dates.
-const DATE_ORDER_RECORDS: usize = 1000;
+/// Records of a later input's first chunk looked at for how its times are written.
+const LATER_TIME_RECORDS: usize = 1000;
 
-/// A later input's dates in the other order than the import's, when the import's order was
-/// detected (in the first input) and `data` (the input's first records) holds dates that read
-/// only the other way and none that read only the import's: the next file may come from
-/// another program. `None` keeps the import's order; rows that do not read are rejected.
-fn later_date_order(spec: &TimeSpec, plan: &Plan, data: &[u8]) -> Option<(TimeSpec, String)> {
-    use flextime::DateOrder;
-    let (ours, other) = match spec.format {
-        _ if !spec.order_detected => return None,
-        TimeFormat::Flex(DateOrder::Dmy) => (DateOrder::Dmy, DateOrder::Mdy),
-        TimeFormat::Flex(DateOrder::Mdy) => (DateOrder::Mdy, DateOrder::Dmy),
-        _ => return None,
-    };
+/// The time values (joined when the time is several columns) of the first records of `data`.
+fn first_time_values(plan: &Plan, data: &[u8]) -> Vec<Vec<u8>> {
     let mut time_at = vec![usize::MAX; plan.time_parts];
     for (i, t) in plan.targets.iter().enumerate() {
         if let Target::Time(k) = *t {
             time_at[usize::from(k)] = i;
         }
     }
-    let (mut only_ours, mut only_other) = (0usize, 0usize);
-    let mut value = Vec::new();
-    for (_, record) in dialect::records(data, 0, plan.csv.delimiter, DATE_ORDER_RECORDS) {
-        if record.len() != plan.targets.len() {
-            continue;
-        }
-        value.clear();
-        for (k, &i) in time_at.iter().enumerate() {
-            if k > 0 {
-                value.push(b' ');
+    dialect::records(data, 0, plan.csv.delimiter, LATER_TIME_RECORDS)
+        .into_iter()
+        .filter(|(_, record)| record.len() == plan.targets.len())
+        .map(|(_, record)| {
+            let mut value = Vec::new();
+            for (k, &i) in time_at.iter().enumerate() {
+                if k > 0 {
+                    value.push(b' ');
+                }
+                value.extend_from_slice(record[i].trim_ascii());
             }
-            value.extend_from_slice(record[i].trim_ascii());
+            value
+        })
+        .collect()
+}
+
+/// How a later input's times are read when not as the import's, which were detected in the
+/// first input (`spec.format_detected`): the next file may come from another program. Its
+/// dates in the other order, when its first records hold dates that read only that way and
+/// none that read only the import's; or, when fewer than 9 in 10 of them read at all, the
+/// format they show (ISO times after a Parquet input's epoch numbers, epoch numbers after
+/// dates). `None` keeps the import's; rows that do not read are rejected.
+fn later_time_format(spec: &TimeSpec, plan: &Plan, data: &[u8]) -> Option<(TimeSpec, String)> {
+    use flextime::DateOrder;
+    if !spec.format_detected {
+        return None;
+    }
+    let values = first_time_values(plan, data);
+    let order = match spec.format {
+        TimeFormat::Flex(DateOrder::Dmy) => Some((DateOrder::Dmy, DateOrder::Mdy)),
+        TimeFormat::Flex(DateOrder::Mdy) => Some((DateOrder::Mdy, DateOrder::Dmy)),
+        _ => None,
+    };
+    if let Some((ours, other)) = order {
+        let (mut only_ours, mut only_other) = (0usize, 0usize);
+        for value in &values {
+            match (
+                flextime::parse(value, ours).is_some(),
+                flextime::parse(value, other).is_some(),
+            ) {
+                (true, false) => only_ours += 1,
+                (false, true) => only_other += 1,
+                _ => {}
+            }
         }
-        match (
-            flextime::parse(&value, ours).is_some(),
-            flextime::parse(&value, other).is_some(),
-        ) {
-            (true, false) => only_ours += 1,
-            (false, true) => only_other += 1,
-            _ => {}
+        if only_other > 0 && only_ours == 0 {
+            let note = format!(
+                "dates read as {}, not {} as in the first input: only that order reads its \
+                 first rows (pass --time-format to read every input one way)",
+                other.describe(),
+                ours.describe()
+            );
+            let format = TimeFormat::Flex(other);
+            return Some((
+                TimeSpec {
+                    format,
+                    ..spec.clone()
+                },
+                note,
+            ));
         }
     }
-    (only_other > 0 && only_ours == 0).then(|| {
+    let reading = |spec: &TimeSpec| {
+        let mut parser = timeparse::TimeParser::new(spec, plan.date_ns);
+        values.iter().filter(|v| parser.parse(v).is_ok()).count()
+    };
+    let mostly = |n: usize| n * 10 >= values.len() * 9;
+    if values.is_empty() || mostly(reading(spec)) {
+        return None;
+    }
+    let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
+    let unit = match spec.format {
+        TimeFormat::Epoch(unit) if !spec.unit_by_magnitude => Some(unit),
+        _ => None,
+    };
+    let Ok(Some((format, how))) = infer::detect_time_format(&refs, unit, None) else {
+        return None;
+    };
+    let own = TimeSpec {
+        format,
+        ..spec.clone()
+    };
+    (own.format != spec.format && mostly(reading(&own))).then(|| {
         let note = format!(
-            "dates read as {}, not {} as in the first input: only that order reads its first \
-             rows (pass --time-format to read every input one way)",
-            other.describe(),
-            ours.describe()
+            "times read as {how}, unlike the first input's: too few of its first rows read that \
+             way (pass --time-format to read every input one way)"
         );
-        let format = TimeFormat::Flex(other);
-        (
-            TimeSpec {
-                format,
-                ..spec.clone()
-            },
-            note,
-        )
+        (own, note)
     })
 }
 
@@ -2716,7 +2764,8 @@ impl Pipeline<'_> {
                 start = header.data_start;
                 let mut plan = plan_for(file, source, &header, csv, self.config, self.opts)?;
                 if file > 0 && chunk.piece.is_none() {
-                    if let Some((time, note)) = later_date_order(&self.opts.time, &plan, &chunk.data[start..])
+                    if let Some((time, note)) =
+                        later_time_format(&self.opts.time, &plan, &chunk.data[start..])
                     {
                         plan.time = Some(time);
                         self.summary.notes.push(format!("{}: {note}", source.name));

@@ -120,9 +120,9 @@ pub struct TimeSpec {
     /// magnitude (a seconds file among milliseconds ones in one command) is refused, never
     /// read 1000 times too early.
     pub unit_by_magnitude: bool,
-    /// The order of the dates (`TimeFormat::Flex`) was detected in the first input, not
-    /// given: a later input whose dates read only the other way is read that way.
-    pub order_detected: bool,
+    /// The format was detected in the first input, not given: a later input whose times are
+    /// written otherwise is read in its own (`import::later_time_format`).
+    pub format_detected: bool,
 }
 
 impl TimeSpec {
@@ -132,7 +132,7 @@ impl TimeSpec {
             zone: Zone::Utc,
             dst: Dst::Refuse,
             unit_by_magnitude: false,
-            order_detected: false,
+            format_detected: false,
         }
     }
 }
