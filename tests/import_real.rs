@@ -2669,3 +2669,20 @@ fn a_csv_after_a_parquet_input_reads_its_own_text_times() {
     );
     assert!(range(d, "new").contains("2024-01-02T00:00:00.000Z,3.5\n"));
 }
+
+#[test]
+fn a_later_input_of_times_of_day_without_a_date_for_them_is_not_stored_in_1970() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let full = "time,v\n2024-01-01T00:00:00Z,1\n2024-01-02T00:00:00Z,2\n";
+    for day in [
+        "time,v\n09:30:00,1\n09:31:00,2\n",
+        "time,v\n1,1\n2,2\n",
+        "time,v\n100001,1\n100002,2\n",
+    ] {
+        let (code, err) = import_files(d, "a", &[("a.csv", full), ("quotes_20240103.csv", day)], &[]);
+        assert_eq!(code, 4, "{err}");
+        assert!(err.contains("4 rows read, 2 stored, 2 rejected"), "{err}");
+        assert!(!range(d, "a").contains("1970"));
+    }
+}

@@ -1210,6 +1210,10 @@ fn later_time_format(spec: &TimeSpec, plan: &Plan, data: &[u8]) -> Option<(TimeS
     let Ok(Some((format, how))) = infer::detect_time_format(&refs, unit, None) else {
         return None;
     };
+    // Times of day without a date for them would be placed on 1970-01-01: left rejected.
+    if format.is_time_of_day() && plan.date_ns.is_none() {
+        return None;
+    }
     let own = TimeSpec {
         format,
         ..spec.clone()
