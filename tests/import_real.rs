@@ -2686,3 +2686,29 @@ fn a_later_input_of_times_of_day_without_a_date_for_them_is_not_stored_in_1970()
         assert!(!range(d, "a").contains("1970"));
     }
 }
+
+#[test]
+fn epoch_seconds_in_a_csv_after_a_parquet_of_milliseconds_are_not_read_as_milliseconds() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let (code, err) = import_text(
+        d,
+        "src",
+        "a.csv",
+        "time,v\n1704153610000,1\n1704153611000,2\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    ok(xs(d).args(["-d", "src", "export", "-o", "p.parquet"]));
+    fs::write(d.join("s.csv"), "time,v\n1704153612,3\n1704153613,4\n").unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "new", "import", "p.parquet", "s.csv"]));
+    assert!(
+        err.contains("s.csv: times read as epoch numbers read as seconds"),
+        "{err}"
+    );
+    let out = range(d, "new");
+    assert!(
+        out.ends_with("2024-01-02T00:00:12.000Z,3\n2024-01-02T00:00:13.000Z,4\n"),
+        "{out}"
+    );
+}

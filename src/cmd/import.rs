@@ -328,6 +328,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let mut time_columns = time_columns;
     let mut time_unit = time_unit;
     let mut column_types = column_types;
+    // Epoch numbers whose unit no one gave are read in the unit their magnitude says: a
+    // Parquet timestamp's unit is its own, not a CSV's after it.
+    let unit_by_magnitude = time_unit.is_none();
     if let Some((name, unit)) = &columnar.time {
         if time_columns.is_empty() {
             time_columns.push(name.clone());
@@ -336,8 +339,6 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             time_unit = time_unit.or(Some(*unit));
         }
     }
-    // Epoch numbers whose unit no one gave are read in the unit their magnitude says.
-    let unit_by_magnitude = time_unit.is_none();
     for (name, ty) in &columnar.types {
         if !column_types.iter().any(|(n, _)| n == name) {
             column_types.push((name.clone(), *ty));
