@@ -38,6 +38,19 @@ fn trades_db(extra: &[&str]) -> TestDb {
     TestDb::create("1s", "symbol:sym,side:sym,price:f64", &args)
 }
 
+/// `xs put` of one buy at price 1 for each (time of `DAY`, symbol).
+fn put_buys(db: &TestDb, trades: &[(&str, &str)]) {
+    for (t, sym) in trades {
+        db.ok(&[
+            "put",
+            &format!("{DAY}T{t}Z"),
+            &format!("symbol={sym}"),
+            "side=buy",
+            "price=1",
+        ]);
+    }
+}
+
 #[test]
 fn a_sym_column_takes_values_longer_than_any_seen_before() {
     let db = trades_db(&["--depth", "4"]);
@@ -344,15 +357,7 @@ fn a_damaged_entry_or_a_lost_dictionary_is_a_clear_error() {
 #[test]
 fn a_read_checks_the_entries_it_uses() {
     let db = trades_db(&[]);
-    for (t, sym) in [("00:00:00", "BTCUSDT"), ("00:00:01", "DOGEUSDT")] {
-        db.ok(&[
-            "put",
-            &format!("{DAY}T{t}Z"),
-            &format!("symbol={sym}"),
-            "side=buy",
-            "price=1",
-        ]);
-    }
+    put_buys(&db, &[("00:00:00", "BTCUSDT"), ("00:00:01", "DOGEUSDT")]);
     let dict = db.file("sym.dict");
     let mut bad = fs::read(&dict).unwrap();
     // Entries: BTCUSDT (0), buy (1), DOGEUSDT (2) at 32 + 15 + 11 = 58; flip a byte of its text.
@@ -401,19 +406,14 @@ fn a_read_checks_the_entries_it_uses() {
 #[test]
 fn a_read_of_one_series_reads_its_entries_through_the_index() {
     let db = trades_db(&["--series-by", "symbol"]);
-    for (t, sym) in [
-        ("00:00:00", "BTCUSDT"),
-        ("00:00:01", "DOGEUSDT"),
-        ("00:00:02", "ETHUSDT"),
-    ] {
-        db.ok(&[
-            "put",
-            &format!("{DAY}T{t}Z"),
-            &format!("symbol={sym}"),
-            "side=buy",
-            "price=1",
-        ]);
-    }
+    put_buys(
+        &db,
+        &[
+            ("00:00:00", "BTCUSDT"),
+            ("00:00:01", "DOGEUSDT"),
+            ("00:00:02", "ETHUSDT"),
+        ],
+    );
     // A long text too: a reader reads a small dictionary whole, index or not.
     for (t, pad) in [("00:00:03", "L"), ("00:00:04", "M")] {
         let long = pad.repeat(40_000);
