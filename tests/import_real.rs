@@ -1706,6 +1706,44 @@ fn epoch_numbers_of_another_magnitude_are_refused_not_read_in_1970() {
 }
 
 #[test]
+fn a_yyyymmdd_date_among_epoch_numbers_is_refused_not_stored_in_1970() {
+    // `20240305` among seconds of 2024 has eight digits, within the seconds' magnitude: it was
+    // stored as 1970-08-23T06:18:25Z, exit 0. Among milliseconds, as 1970-01-01T05:37:04Z.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "time,v\n1709596800,1\n1709596801,2\n20240305,3\n1709596803,4\n";
+    fs::write(d.join("s.csv"), text).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "s", "import", "s.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("4 rows read, 3 stored, 1 rejected"), "{err}");
+    assert!(
+        rejects_of(d, "s").contains("reads as a date written YYYYMMDD among epoch seconds"),
+        "{}",
+        rejects_of(d, "s")
+    );
+    assert!(!range(d, "s").contains("1970"), "{}", range(d, "s"));
+    let text = "time,v\n1709596800000,1\n1709596801000,2\n20240305,3\n";
+    fs::write(d.join("ms.csv"), text).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "m", "import", "ms.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(rejects_of(d, "m").contains("among epoch milliseconds"));
+    assert!(!range(d, "m").contains("1970"));
+    // Numbers that are no date, and small ones, stay times near 1970; `--time-unit` reads
+    // every number as it says.
+    let text = "time,v\n1709596800,1\n20241399,2\n60,3\n";
+    fs::write(d.join("nodate.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "n", "import", "nodate.csv"]));
+    assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{err}");
+    let (_, err) = ok(xs(d).args(["-d", "u", "import", "s.csv", "--time-unit", "s"]));
+    assert!(err.contains("4 rows read, 4 stored, 0 rejected"), "{err}");
+    assert!(
+        range(d, "u").contains("1970-08-23T06:18:25Z,3"),
+        "{}",
+        range(d, "u")
+    );
+}
+
+#[test]
 fn codes_with_leading_zeros_stay_text_and_tell_series_apart() {
     // Weather-station files `station,date,temp` with `0001`: typed i64, the zeros lost and no
     // series key, so the second station's file replaced the first one's rows (exit 0).

@@ -164,6 +164,11 @@ pub enum TimeError {
     Magnitude {
         unit: EpochUnit,
     },
+    /// An epoch number that reads as a plausible date written `YYYYMMDD` (`20240305`) among
+    /// numbers whose magnitude said another unit: read as epoch, it would be a time in 1970.
+    DateNumber {
+        unit: EpochUnit,
+    },
 }
 
 impl TimeError {
@@ -202,6 +207,14 @@ impl std::fmt::Display for TimeError {
                 f,
                 "an epoch number of another magnitude than the {} the others were read as: \
                  import the files of each unit in a command of their own, or give --time-unit",
+                unit_word(*unit)
+            ),
+            TimeError::DateNumber { unit } => write!(
+                f,
+                "a number that reads as a date written YYYYMMDD among epoch {} (as {} it would \
+                 be a time in 1970): import the dates in a command of their own, or give \
+                 --time-unit to read every number as an epoch time",
+                unit_word(*unit),
                 unit_word(*unit)
             ),
             TimeError::BelowNanosecond { .. } => f.write_str(
@@ -407,6 +420,9 @@ impl<'a> TimeParser<'a> {
                 {
                     return Err(TimeError::Magnitude { unit });
                 }
+                if b.len() == 8 && self.is_date_number(t / unit.ns(), t) {
+                    return Err(TimeError::DateNumber { unit });
+                }
                 return Ok((t, false));
             }
         }
@@ -431,9 +447,11 @@ impl<'a> TimeParser<'a> {
         {
             return None;
         }
-        self.epoch
+        let t = self
+            .epoch
             .and_then(|unit| v.checked_mul(unit.ns()))
-            .filter(|&t| in_storable_range(t))
+            .filter(|&t| in_storable_range(t))?;
+        (digits != 8 || !self.is_date_number(v, t)).then_some(t)
     }
 
     #[inline(never)]
@@ -471,6 +489,22 @@ impl<'a> TimeParser<'a> {
         let unit = unit_by_magnitude(v.unsigned_abs());
         v.checked_mul(unit.ns())
             .is_some_and(|t| self.plausible.contains(&t))
+    }
+
+    /// Whether the 8-digit epoch number `v` (read as the time `t`) is rather a date written
+    /// `YYYYMMDD` among numbers whose unit their magnitude chose: `20240305` among seconds of
+    /// 2024 is 5 March 2024, not a moment of August 1970. Kept when `t` itself is plausible or
+    /// the digits are no plausible date; with `--time-unit` every number is what it says.
+    #[cold]
+    fn is_date_number(&self, v: i64, t: i64) -> bool {
+        if !self.spec.unit_by_magnitude || self.plausible.contains(&t) {
+            return false;
+        }
+        let (year, month, day) = (v / 10_000, (v / 100 % 100) as u32, (v % 100) as u32);
+        chrono::NaiveDate::from_ymd_opt(year as i32, month, day)
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .and_then(|d| d.and_utc().timestamp_nanos_opt())
+            .is_some_and(|ns| self.plausible.contains(&ns))
     }
 
     /// A wall-clock time without a zone (an Arrow timestamp without a time zone, as pandas
