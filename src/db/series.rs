@@ -38,15 +38,21 @@ pub fn value_text(value: &Value) -> Option<String> {
 pub fn name_of(values: &[Value]) -> String {
     let mut name = String::new();
     for (i, value) in values.iter().enumerate() {
-        if i > 0 {
-            name.push(',');
-        }
-        match value_text(value) {
-            None => name.push_str(NULL_PART),
-            Some(text) => escape_into(&text, &mut name),
-        }
+        push_part(&mut name, i, value_text(value).as_deref());
     }
     name
+}
+
+/// Appends part `i` of a series name, the text of one key value (`None` for a null one): the
+/// parts of `name_of`, for callers that have the texts without making `Value`s.
+pub fn push_part(name: &mut String, i: usize, text: Option<&str>) {
+    if i > 0 {
+        name.push(',');
+    }
+    match text {
+        None | Some("") => name.push_str(NULL_PART),
+        Some(text) => escape_into(text, name),
+    }
 }
 
 /// Refuses a series name too long for a directory (a `sym` key value can be any length).
@@ -76,7 +82,10 @@ fn escape_into(text: &str, out: &mut String) {
         if plain {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
         }
     }
 }

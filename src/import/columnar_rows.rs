@@ -26,9 +26,7 @@ use arrow_array::{Array, ArrayRef, PrimitiveArray, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
 
 use super::columnar_in::{cell_text, column_text, ColumnText};
-use super::{
-    dialect, show, syms, timeparse, Entry, ParseCtx, Parsed, PendingReject, RowPlacer, Target, Work,
-};
+use super::{dialect, show, syms, timeparse, ParseCtx, Parsed, PendingReject, RowPlacer, Target, Work};
 use crate::db::schema::{ColumnType, Schema};
 use timeparse::{TimeError, TimeParser};
 
@@ -77,7 +75,7 @@ impl Rows {
 }
 
 /// Encodes the record batch of `work` (a `Piece`) into a parsed chunk.
-pub(super) fn parse_batch(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
+pub(super) fn parse_batch(ctx: &ParseCtx, work: Work) -> Parsed {
     let schema: &Schema = &ctx.config.schema;
     let row_len = schema.row_len();
     let plan = Arc::clone(&work.plan);
@@ -90,6 +88,8 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parse
         rows: Vec::new(),
         rec_starts: Vec::new(),
         groups: Vec::new(),
+        row_groups: Vec::new(),
+        slots: Vec::new(),
         series: Vec::new(),
         rejects: Vec::new(),
         syms: Vec::new(),
@@ -195,7 +195,6 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parse
         time_col,
         &parts,
         chunk_syms.as_ref(),
-        chunk_index,
     );
     p.work.chunk = work.chunk;
     if let Some(cs) = chunk_syms {
@@ -621,7 +620,6 @@ fn epoch_values(array: &ArrayRef) -> Option<Vec<Option<i64>>> {
 
 /// Rejects the failed rows and places the others (time on the granularity, series, partition
 /// group), row by row in input order, as `parse_chunk` does.
-#[allow(clippy::too_many_arguments)]
 fn place_rows(
     ctx: &ParseCtx,
     p: &mut Parsed,
@@ -630,7 +628,6 @@ fn place_rows(
     time_col: usize,
     parts: &[(u8, ColumnText)],
     chunk_syms: Option<&syms::ChunkSyms>,
-    chunk_index: u32,
 ) {
     let row_len = rows.row_len;
     let floor = ctx.opts.floor_time;
@@ -713,13 +710,7 @@ fn place_rows(
             }
         };
         kept += 1;
-        let row_index = p.rec_starts.len() as u32;
-        p.rec_starts.push(r as u32);
-        p.groups[group].1.push(Entry {
-            slot,
-            chunk: chunk_index,
-            row: row_index,
-        });
+        p.push_row(r as u32, group, slot);
     }
     p.rows.truncate(kept * row_len);
 }

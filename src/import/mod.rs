@@ -33,6 +33,7 @@ pub mod timeparse;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -1265,7 +1266,12 @@ struct Parsed {
     rows: Vec<u8>,
     /// Per row: where its record starts in the chunk.
     rec_starts: Vec<u32>,
-    groups: Vec<(Group, Vec<Entry>)>,
+    /// The (series, partition) groups of this chunk's rows, in the order first met.
+    groups: Vec<Group>,
+    /// Per row (as `rec_starts`): the index of its group in `groups` and its slot there. Flat
+    /// rather than a list per group: a chunk of a many-series file has a group for most rows.
+    row_groups: Vec<u32>,
+    slots: Vec<u64>,
     /// The series of this chunk's rows by directory name; one empty name without a series key.
     series: Vec<String>,
     rejects: Vec<PendingReject>,
@@ -1283,6 +1289,49 @@ struct Parsed {
     /// (start, end) of a record that names the header's columns in another order: parsing
     /// stopped there, and the rest is parsed again under it (`follow_reordered_headers`).
     reordered_header: Option<(usize, usize)>,
+}
+
+impl Parsed {
+    /// Records a placed row: its record's start in the chunk, its group and slot.
+    fn push_row(&mut self, rec_start: u32, group: usize, slot: u64) {
+        self.rec_starts.push(rec_start);
+        self.row_groups.push(group as u32);
+        self.slots.push(slot);
+    }
+
+    /// The entries of this chunk's rows (chunk `chunk` of its batch) sorted by group, rows
+    /// in chunk order within each, and each group's range of them: a counting sort.
+    fn entries_by_group(&self, chunk: u32) -> (Vec<Entry>, Vec<(Group, Range<usize>)>) {
+        let entry = |row: usize| Entry {
+            slot: self.slots[row],
+            chunk,
+            row: row as u32,
+        };
+        if self.groups.len() <= 1 {
+            let entries: Vec<Entry> = (0..self.slots.len()).map(entry).collect();
+            let ranges = self.groups.iter().map(|&g| (g, 0..entries.len())).collect();
+            return (entries, ranges);
+        }
+        let mut starts = vec![0usize; self.groups.len() + 1];
+        for &g in &self.row_groups {
+            starts[g as usize + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let ranges = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| (g, starts[i]..starts[i + 1]))
+            .collect();
+        let mut entries = vec![entry(0); self.slots.len()];
+        for (row, &g) in self.row_groups.iter().enumerate() {
+            entries[starts[g as usize]] = entry(row);
+            starts[g as usize] += 1;
+        }
+        (entries, ranges)
+    }
 }
 
 /// What stays fixed while parsing.
@@ -1407,7 +1456,7 @@ impl<'a> RowPlacer<'a> {
                     .group_index
                     .entry((series, key.start_ns()))
                     .or_insert_with(|| {
-                        p.groups.push((Group { series, key }, Vec::new()));
+                        p.groups.push(Group { series, key });
                         p.groups.len() - 1
                     });
                 self.current = Some((key.start_ns(), key.end_ns(), series, g));
@@ -1487,7 +1536,7 @@ fn header_field(i: usize, bytes: &[u8]) -> &[u8] {
     }
 }
 
-fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
+fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
     let schema: &Schema = &ctx.config.schema;
     let row_len = schema.row_len();
     let floor = ctx.opts.floor_time;
@@ -1498,6 +1547,8 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
         rows: Vec::with_capacity(data.len() / 2 + row_len),
         rec_starts: Vec::new(),
         groups: Vec::new(),
+        row_groups: Vec::new(),
+        slots: Vec::new(),
         series: Vec::new(),
         rejects: Vec::new(),
         syms: Vec::new(),
@@ -1759,13 +1810,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
                 continue;
             }
         };
-        let row_index = p.rec_starts.len() as u32;
-        p.rec_starts.push(span.start as u32);
-        p.groups[group].1.push(Entry {
-            slot,
-            chunk: chunk_index,
-            row: row_index,
-        });
+        p.push_row(span.start as u32, group, slot);
     }
     p.work.chunk = work.chunk;
     if let Some(cs) = chunk_syms {
@@ -1774,27 +1819,32 @@ fn parse_chunk(ctx: &ParseCtx, work: Work, chunk_index: u32) -> Parsed {
     p
 }
 
-/// The series name of a parsed row, whose `sym` codes may be chunk-local.
+/// The series name of a parsed row, whose `sym` codes may be chunk-local. Called for each
+/// series a chunk meets first: with many series, for most of its rows, so a `sym` key's text
+/// goes into the name without a `Value` made of it.
 fn series_name(
     schema: &Schema,
     columns: &[usize],
     row: &[u8],
     syms: Option<&syms::ChunkSyms>,
 ) -> Result<String> {
-    let values = columns
-        .iter()
-        .map(|&c| match syms {
+    let mut name = String::with_capacity(32);
+    for (i, &c) in columns.iter().enumerate() {
+        match syms {
             Some(cs)
                 if schema.columns()[c].ty == crate::db::schema::ColumnType::Sym
                     && !schema.is_null(row, c) =>
             {
                 let code = u32::from_le_bytes(crate::db::schema::le(schema.field_bytes(row, c)));
-                Ok(crate::db::schema::Value::Str(cs.text(code).to_string()))
+                crate::db::series::push_part(&mut name, i, Some(cs.text(code)));
             }
-            _ => schema.value(row, c),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(crate::db::series::name_of(&values))
+            _ => {
+                let text = crate::db::series::value_text(&schema.value(row, c)?);
+                crate::db::series::push_part(&mut name, i, text.as_deref());
+            }
+        }
+    }
+    Ok(name)
 }
 
 /// A partition of a series: the series' directory name (empty without a series key) and
@@ -2586,12 +2636,11 @@ pub fn run(
                     use rayon::prelude::*;
                     works
                         .into_par_iter()
-                        .enumerate()
-                        .map(|(i, w)| {
+                        .map(|w| {
                             if w.chunk.piece.is_some() {
-                                columnar_rows::parse_batch(&ctx, w, i as u32)
+                                columnar_rows::parse_batch(&ctx, w)
                             } else {
-                                parse_chunk(&ctx, w, i as u32)
+                                parse_chunk(&ctx, w)
                             }
                         })
                         .collect::<Vec<_>>()
@@ -2856,13 +2905,11 @@ impl Pipeline<'_> {
             if self.plan.as_ref().is_some_and(|p| Arc::ptr_eq(p, &old)) {
                 self.plan = Some(Arc::clone(&plan));
             }
-            let first = parsed.len();
-            parsed.extend(works.into_iter().enumerate().map(|(k, work)| {
-                let index = (first + k) as u32;
+            parsed.extend(works.into_iter().map(|work| {
                 if work.chunk.piece.is_some() {
-                    columnar_rows::parse_batch(ctx, work, index)
+                    columnar_rows::parse_batch(ctx, work)
                 } else {
-                    parse_chunk(ctx, work, index)
+                    parse_chunk(ctx, work)
                 }
             }));
         }
@@ -3045,10 +3092,11 @@ fn write_batch(
     // Keyed by borrowed names: a chunk of many series names most of them, and a batch's
     // chunks name them again; each partition's name is copied once below.
     let mut by_part: BTreeMap<(&str, PartitionKey), Vec<Entry>> = BTreeMap::new();
-    for p in &batch {
-        for (group, entries) in &p.groups {
+    for (chunk, p) in batch.iter().enumerate() {
+        let (entries, groups) = p.entries_by_group(chunk as u32);
+        for (group, range) in groups {
             let id = (p.series[group.series as usize].as_str(), group.key);
-            by_part.entry(id).or_default().extend_from_slice(entries);
+            by_part.entry(id).or_default().extend_from_slice(&entries[range]);
         }
     }
     let mut jobs = Vec::with_capacity(by_part.len());
