@@ -997,7 +997,10 @@ fn zones_by_name_and_days_of_the_week() {
     .unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "est", "import", "est.csv"]));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no column whose values read as times"), "{err}");
+    assert!(
+        err.contains("the zone abbreviation `EST`, which xs does not read"),
+        "{err}"
+    );
 }
 
 /// `text` in UTF-16 (little- or big-endian), with its byte-order mark.
@@ -1741,6 +1744,34 @@ fn a_yyyymmdd_date_among_epoch_numbers_is_refused_not_stored_in_1970() {
         "{}",
         range(d, "u")
     );
+}
+
+#[test]
+fn times_with_a_zone_abbreviation_are_refused_with_the_format_that_reads_them() {
+    // `EST` can be read only as text: CST is US Central or China. The message said "found no
+    // column whose values read as times … name it with --time-column", also when it was named.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "ts,v\n2024-03-05 09:30:00.25 PST,1\n2024-07-05 09:31:00.5 PDT,2\n";
+    fs::write(d.join("pst.csv"), text).unwrap();
+    for given in [&[][..], &["--time-column", "ts"][..]] {
+        let (code, _, err) = run(xs(d).args(["-d", "p", "import", "pst.csv"]).args(given));
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("holds times such as `2024-03-05 09:30:00.25 PST`"),
+            "{err}"
+        );
+        assert!(err.contains("` PST` by `-08:00`"), "{err}");
+        assert!(!err.contains("name it with --time-column"), "{err}");
+    }
+    // The advice, followed (for both abbreviations): each row stored at its instant.
+    let text = text.replace(" PST,", "-08:00,").replace(" PDT,", "-07:00,");
+    fs::write(d.join("offsets.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "p", "import", "offsets.csv"]));
+    assert!(err.contains("2 rows read, 2 stored, 0 rejected"), "{err}");
+    let out = range(d, "p");
+    assert!(out.contains("2024-03-05T17:30:00.25Z,1"), "{out}");
+    assert!(out.contains("2024-07-05T16:31:00.50Z,2"), "{out}");
 }
 
 #[test]

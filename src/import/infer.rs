@@ -1107,6 +1107,50 @@ pub fn is_repeated(distinct: usize, count: usize) -> bool {
     count >= MIN_ROWS_TO_JUDGE && distinct <= CATEGORICAL_MAX_VALUES.max(count / SYM_REPEATS)
 }
 
+/// What to do about a time that ends in a zone abbreviation (`2024-03-05 09:30:00 EST`), which
+/// xs does not read because one can name several zones; empty for any other text.
+fn zone_abbreviation_hint(value: &str) -> String {
+    let Some((time, word)) = value.trim().rsplit_once(' ') else {
+        return String::new();
+    };
+    let is_abbreviation = (2..=5).contains(&word.len())
+        && word.bytes().all(|b| b.is_ascii_uppercase())
+        && !["UTC", "GMT", "AM", "PM"].contains(&word)
+        && time.bytes().any(|b| b.is_ascii_digit());
+    if !is_abbreviation {
+        return String::new();
+    }
+    // Only the offsets of abbreviations that name one offset; `CST`, `IST`… get a placeholder.
+    let offset = match word {
+        "EST" | "CDT" => "-05:00",
+        "EDT" => "-04:00",
+        "MDT" => "-06:00",
+        "MST" | "PDT" => "-07:00",
+        "PST" => "-08:00",
+        "CET" | "WEST" => "+01:00",
+        "CEST" | "EET" => "+02:00",
+        "EEST" | "MSK" => "+03:00",
+        "JST" | "KST" => "+09:00",
+        "AEST" => "+10:00",
+        "AEDT" => "+11:00",
+        _ => "±HH:MM",
+    };
+    let (offset, sed) = if offset.starts_with('±') {
+        ("the offset it stands for (`±HH:MM`)".to_string(), String::new())
+    } else {
+        (
+            format!("`{offset}`"),
+            format!(" (`sed 's/ {word},/{offset},/'` where a comma follows it)"),
+        )
+    };
+    format!(
+        "they end with the zone abbreviation `{word}`, which xs does not read, as one \
+         abbreviation can name several zones (`CST` is US Central or China, `PST` also \
+         Philippine time). Replace each abbreviation by its UTC offset, ` {word}` by {offset}{sed}, \
+         and import the result"
+    )
+}
+
 /// Infers a database for the sample.
 pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     let names = &sample.names;
@@ -1166,6 +1210,9 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     // so before anything else; others only when no column reads as times at all.
     let mut refusal = None;
     let mut weak_refusal = None;
+    // A given or time-named column whose values read in no format: its name and one value,
+    // for the message when no column reads as times.
+    let mut unreadable = None;
     // Unnamed numbers since midnight (pass 1) only when no other column reads as times
     // (pass 0): a pandas index in the first column is not the time.
     for (pass, idx) in (0..2).flat_map(|pass| candidates.iter().map(move |idx| (pass, idx))) {
@@ -1181,7 +1228,15 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let refs: Vec<&[u8]> = values.iter().map(|v| v.as_ref()).collect();
         let (format, how) = match detect_time_format(&refs, o.time_unit, o.time_format.as_deref()) {
             Ok(Some(found)) => found,
-            Ok(None) => continue,
+            Ok(None) => {
+                let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
+                if named && unreadable.is_none() {
+                    if let Some(v) = refs.iter().find(|v| !v.is_empty()) {
+                        unreadable = Some((label.clone(), String::from_utf8_lossy(v).into_owned()));
+                    }
+                }
+                continue;
+            }
             Err(e) => {
                 if !o.time_columns.is_empty() || time_name_score(&names[idx[0]]) > 0 || idx.len() > 1 {
                     refusal.get_or_insert(format!("column `{label}`: {e}"));
@@ -1382,6 +1437,23 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         }
         return Err(match readable.first() {
             None if weak_refusal.is_some() => Error::Invalid(weak_refusal.unwrap_or_default()),
+            None if unreadable.is_some() => {
+                let (label, value) = unreadable.unwrap_or_default();
+                let named = if o.time_columns.is_empty() {
+                    ", named like a time,"
+                } else {
+                    ""
+                };
+                let advice = match zone_abbreviation_hint(&value) {
+                    hint if hint.is_empty() => "read in no format xs knows; give it as --time-format \
+                         (a strftime pattern such as '%d.%m.%Y %H:%M:%S')"
+                        .to_string(),
+                    hint => format!("xs cannot place: {hint}"),
+                };
+                Error::Invalid(format!(
+                    "column `{label}`{named} holds times such as `{value}` that {advice}"
+                ))
+            }
             None => Error::Invalid(format!(
                 "found no column whose values read as times (columns: {}); name it with \
                  --time-column, and give --time-format or --time-unit if needed",
