@@ -2340,6 +2340,68 @@ fn times_of_day_that_cross_midnight_are_refused_not_dated_a_day_early() {
     assert_eq!(range(d, "fx").lines().count(), 3);
 }
 
+#[test]
+fn a_later_input_of_times_of_day_that_crosses_midnight_keeps_no_row_a_day_early() {
+    // Only the first input's sample was checked for a crossing: in one command with another
+    // file first, a later file's rows after midnight were stored a day early, exit 0.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let day = "time,bid\n09:00:00.000,1\n09:00:01.500,2\n";
+    let crossing = "time,bid\n23:59:58.500,1\n23:59:59.900,2\n00:00:00.100,3\n00:00:01.000,4\n";
+    let files = [("fx_20240103.csv", day), ("fx_20240102.csv", crossing)];
+    let (code, err) = import_files(d, "fx", &files, &[]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("6 rows read, 4 stored, 2 rejected"), "{err}");
+    assert!(!range(d, "fx").contains("2024-01-02T00:00"), "{}", range(d, "fx"));
+    assert!(
+        rejects_of(d, "fx").contains("went back from 23:59:59.900 to 00:00:00.100"),
+        "{}",
+        rejects_of(d, "fx")
+    );
+    // In chunks of a few records, so the crossing falls inside a chunk, at a chunk's start
+    // and before later chunks and batches.
+    for bytes in ["1", "13", "30", "64"] {
+        let db = format!("fx{bytes}");
+        let (code, err) = import_files(d, &db, &files, &["--chunk-bytes", bytes]);
+        assert_eq!(code, 4, "--chunk-bytes {bytes}: {err}");
+        assert!(
+            err.contains("6 rows read, 4 stored, 2 rejected"),
+            "{bytes}: {err}"
+        );
+        assert!(!range(d, &db).contains("2024-01-02T00:00"), "{bytes}");
+    }
+    // Past the first chunk (1 MiB) and into later ones: 2.2 MB of ticks from 18:00 every
+    // 150 ms, crossing midnight at row 144,000; every row after it is rejected.
+    let mut big = String::from("time,bid\n");
+    for i in 0..150_000u64 {
+        let ms = (18 * 3_600_000 + i * 150) % 86_400_000;
+        let (h, m, s) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60);
+        big.push_str(&format!("{h:02}:{m:02}:{s:02}.{:03},{i}\n", ms % 1000));
+    }
+    let files = [("fx_20240103.csv", day), ("fx_20240104.csv", big.as_str())];
+    let (code, err) = import_files(d, "big", &files, &["--max-rejects", "10000"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("150002 rows read, 144002 stored, 6000 rejected"),
+        "{err}"
+    );
+    // The 90 KB after midnight cut into chunks of 16 KiB: the first chunks after the one
+    // with the crossing are rejected whole.
+    let args = ["--max-rejects", "10000", "--chunk-bytes", "16384"];
+    let (code, err) = import_files(d, "big", &files, &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("150002 rows read, 144002 stored, 6000 rejected"),
+        "{err}"
+    );
+    let out = range(d, "big");
+    assert!(
+        out.ends_with("2024-01-04T23:59:59.850Z,143999\n"),
+        "{}",
+        &out[out.len() - 200..]
+    );
+}
+
 /// Writes each `(name, text)` into `dir` and imports them all in one command into `db`:
 /// (exit code, stderr).
 fn import_files(dir: &Path, db: &str, files: &[(&str, &str)], extra: &[&str]) -> (i32, String) {

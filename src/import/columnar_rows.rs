@@ -106,8 +106,12 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work) -> Parsed {
             start: work.start,
             first_line: work.first_line,
             reordered: false,
+            past_midnight: None,
         },
         reordered_header: None,
+        first_time: None,
+        last_time: None,
+        midnight: None,
     };
     let mut rows = Rows {
         row_len,

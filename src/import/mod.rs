@@ -1073,6 +1073,9 @@ struct Work {
     /// The chunk starts at a header that names the input's columns in another order (files
     /// joined with `cat`): its rows are read in that order (`follow_reordered_headers`).
     reordered: bool,
+    /// Its input's times of day went back over midnight before this chunk (from, to): every
+    /// row is rejected (`reject_past_midnight`).
+    past_midnight: Option<(i64, i64)>,
 }
 
 /// How a later input's detected dialect differs from the first input's, said in a few words
@@ -1289,6 +1292,11 @@ struct Parsed {
     /// (start, end) of a record that names the header's columns in another order: parsing
     /// stopped there, and the rest is parsed again under it (`follow_reordered_headers`).
     reordered_header: Option<(usize, usize)>,
+    /// Times of day: the first and last time placed, and where they went back over midnight
+    /// within the chunk (from, to), for `reject_past_midnight`.
+    first_time: Option<i64>,
+    last_time: Option<i64>,
+    midnight: Option<(i64, i64)>,
 }
 
 impl Parsed {
@@ -1468,6 +1476,22 @@ impl<'a> RowPlacer<'a> {
     }
 }
 
+/// Why a row of times of day after a crossing of midnight is rejected.
+fn past_midnight_reason(from: i64, to: i64) -> String {
+    let clock = |t: i64| {
+        let iso = format_iso_exact(t);
+        iso.get(11..).unwrap_or(&iso).trim_end_matches('Z').to_string()
+    };
+    format!(
+        "the times of day went back from {} to {} at this row or before it: the input crosses \
+         midnight, and with one date for all its rows those after it would be stored a day \
+         early. Split the file at midnight and date each part (--date), or give each row its \
+         full time",
+        clock(from),
+        clock(to)
+    )
+}
+
 fn show(bytes: &[u8]) -> String {
     const MAX: usize = 40;
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]);
@@ -1565,8 +1589,12 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
             start: work.start,
             first_line: work.first_line,
             reordered: work.reordered,
+            past_midnight: work.past_midnight,
         },
         reordered_header: None,
+        first_time: None,
+        last_time: None,
+        midnight: None,
     };
     let mut fields = Vec::with_capacity(plan.targets.len());
     let mut scratch = Vec::new();
@@ -1584,6 +1612,15 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
     let mut joined: Vec<u8> = Vec::new();
     let mut number: Vec<u8> = Vec::new();
     let mut chunk_syms = schema.syms().map(|d| syms::ChunkSyms::new(d));
+    // Times of day take one date for the whole input: one that goes back over midnight
+    // (`reject_past_midnight`) is rejected with every row after it.
+    let times_of_day = plan
+        .time
+        .as_ref()
+        .unwrap_or(&ctx.opts.time)
+        .format
+        .is_time_of_day();
+    let mut past_midnight = work.past_midnight;
     while at < data.len() {
         let span: RecordSpan = match plain.as_mut() {
             Some(splitter) => splitter.next_record(at, &mut fields),
@@ -1799,6 +1836,22 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
             }
             (None, Some(t)) => t,
         };
+        if times_of_day {
+            if past_midnight.is_none() {
+                past_midnight = p
+                    .last_time
+                    .filter(|&last| last - t > crate::db::time::NS_PER_DAY / 2)
+                    .map(|last| (last, t));
+                p.midnight = past_midnight;
+            }
+            if let Some((from, to)) = past_midnight {
+                p.rows.truncate(row_at);
+                reject(&mut p, past_midnight_reason(from, to));
+                continue;
+            }
+            p.first_time.get_or_insert(t);
+            p.last_time = Some(t);
+        }
         let placed = placer
             .on_grid(t, &mut p)
             .and_then(|t| placer.place(&mut p, row_at, t, chunk_syms.as_ref()));
@@ -2574,6 +2627,7 @@ pub fn run(
         plan: None,
         first_csv: Arc::new(opts.csv.clone()),
         line: (usize::MAX, 1),
+        midnight: (usize::MAX, None, None),
         spill: None,
         hold_budget: opts.hold_bytes,
     };
@@ -2661,6 +2715,7 @@ pub fn run(
             });
         }
         pipeline.follow_reordered_headers(&ctx, &mut parsed)?;
+        pipeline.reject_past_midnight(&ctx, &mut parsed);
         pipeline.number_lines(&mut parsed);
         for p in &mut parsed {
             let texts = std::mem::take(&mut p.syms);
@@ -2748,6 +2803,9 @@ struct Pipeline<'a> {
     first_csv: Arc<CsvOptions>,
     /// (file, next line number) for numbering chunks in order.
     line: (usize, u64),
+    /// (file, last time placed, where it went back over midnight) of the times of day read so
+    /// far, in file order (`reject_past_midnight`).
+    midnight: (usize, Option<i64>, Option<(i64, i64)>),
     /// Where held-back bucket rows go past `hold_budget` bytes (made when first needed).
     spill: Option<spill::Spill>,
     hold_budget: u64,
@@ -2836,6 +2894,7 @@ impl Pipeline<'_> {
                 start,
                 first_line: 0,
                 reordered: false,
+                past_midnight: None,
             });
         }
         Ok(works)
@@ -2894,6 +2953,7 @@ impl Pipeline<'_> {
                 start: end - start,
                 first_line: 0,
                 reordered: true,
+                past_midnight: None,
             }];
             for p in parsed.drain(i + 1..) {
                 let mut work = p.work;
@@ -2914,6 +2974,39 @@ impl Pipeline<'_> {
             }));
         }
         Ok(())
+    }
+
+    /// Times of day are dated by one date per input, so an input whose times go back by more
+    /// than half a day crosses midnight: its rows after that would be stored a day early.
+    /// `parse_chunk` rejects them within a chunk; here, in file order, a chunk that starts
+    /// past a crossing in an earlier chunk (or at one) is parsed again with every row rejected.
+    /// (The sample finds most crossings before the import; this finds the rest, and those of
+    /// later inputs.)
+    fn reject_past_midnight(&mut self, ctx: &ParseCtx, parsed: &mut [Parsed]) {
+        for p in parsed.iter_mut() {
+            let file = p.work.plan.file;
+            if self.midnight.0 != file {
+                self.midnight = (file, None, None);
+            }
+            let (_, last, crossed) = &mut self.midnight;
+            let crossing = crossed.or_else(|| {
+                last.zip(p.first_time)
+                    .filter(|&(last, first)| last - first > crate::db::time::NS_PER_DAY / 2)
+            });
+            if crossing.is_some() && p.work.past_midnight.is_none() {
+                let work = Work {
+                    plan: Arc::clone(&p.work.plan),
+                    chunk: std::mem::take(&mut p.work.chunk),
+                    start: p.work.start,
+                    first_line: p.work.first_line,
+                    reordered: p.work.reordered,
+                    past_midnight: crossing,
+                };
+                *p = parse_chunk(ctx, work);
+            }
+            *crossed = crossing.or(p.midnight);
+            *last = p.last_time.or(*last);
+        }
     }
 
     /// Gives each parsed chunk the line number of its first byte (lines restart per file).
