@@ -2811,10 +2811,34 @@ fn a_later_input_of_times_of_day_without_a_date_for_them_is_not_stored_in_1970()
         "time,v\n1,1\n2,2\n",
         "time,v\n100001,1\n100002,2\n",
     ] {
-        let (code, err) = import_files(d, "a", &[("a.csv", full), ("quotes_20240103.csv", day)], &[]);
+        let (code, err) = import_files(d, "a", &[("a.csv", full), ("quotes.csv", day)], &[]);
         assert_eq!(code, 4, "{err}");
         assert!(err.contains("4 rows read, 2 stored, 2 rejected"), "{err}");
         assert!(!range(d, "a").contains("1970"));
+    }
+}
+
+#[test]
+fn a_later_input_of_times_of_day_is_dated_by_its_file_name() {
+    // As the same file is when imported alone: the date in its name, said in the summary.
+    // They were rejected, in a command whose first input has full dates.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let full = "time,v\n2024-01-01T00:00:00Z,1\n2024-01-02T00:00:00Z,2\n";
+    for (day, first) in [
+        ("time,v\n09:30:00,3\n09:31:00,4\n", "2024-01-03T09:30:00"),
+        ("time,v\n1,3\n2,4\n", "2024-01-03T00:00:01"),
+        ("time,v\n100001,3\n100002,4\n", "2024-01-03T10:00:01"),
+    ] {
+        let files = [("a.csv", full), ("quotes_20240103.csv", day)];
+        let (code, err) = import_files(d, "a", &files, &[]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("4 rows read, 4 stored, 0 rejected"), "{err}");
+        assert!(err.contains("on 20240103, the date in its name"), "{err}");
+        let out = range(d, "a");
+        assert!(out.contains(first), "{out}");
+        assert!(!out.contains("1970"), "{out}");
+        fs::remove_dir_all(d.join("a")).unwrap();
     }
 }
 

@@ -1157,8 +1157,14 @@ fn first_time_values(plan: &Plan, data: &[u8]) -> Vec<Vec<u8>> {
 /// dates in the other order, when its first records hold dates that read only that way and
 /// none that read only the import's; or, when fewer than 9 in 10 of them read at all, the
 /// format they show (ISO times after a Parquet input's epoch numbers, epoch numbers after
-/// dates). `None` keeps the import's; rows that do not read are rejected.
-fn later_time_format(spec: &TimeSpec, plan: &Plan, data: &[u8]) -> Option<(TimeSpec, String)> {
+/// dates). Times of day there are dated by `--date`, else by the input's file name (`name`).
+/// `None` keeps the import's; rows that do not read are rejected.
+fn later_time_format(
+    spec: &TimeSpec,
+    plan: &Plan,
+    data: &[u8],
+    name: &str,
+) -> Option<(TimeSpec, Option<i64>, String)> {
     use flextime::DateOrder;
     if !spec.format_detected {
         return None;
@@ -1194,16 +1200,17 @@ fn later_time_format(spec: &TimeSpec, plan: &Plan, data: &[u8]) -> Option<(TimeS
                     format,
                     ..spec.clone()
                 },
+                plan.date_ns,
                 note,
             ));
         }
     }
-    let reading = |spec: &TimeSpec| {
-        let mut parser = timeparse::TimeParser::new(spec, plan.date_ns);
+    let reading = |spec: &TimeSpec, date_ns: Option<i64>| {
+        let mut parser = timeparse::TimeParser::new(spec, date_ns);
         values.iter().filter(|v| parser.parse(v).is_ok()).count()
     };
     let mostly = |n: usize| n * 10 >= values.len() * 9;
-    if values.is_empty() || mostly(reading(spec)) {
+    if values.is_empty() || mostly(reading(spec, plan.date_ns)) {
         return None;
     }
     let refs: Vec<&[u8]> = values.iter().map(Vec::as_slice).collect();
@@ -1214,20 +1221,30 @@ fn later_time_format(spec: &TimeSpec, plan: &Plan, data: &[u8]) -> Option<(TimeS
     let Ok(Some((format, how))) = infer::detect_time_format(&refs, unit, None) else {
         return None;
     };
-    // Times of day without a date for them would be placed on 1970-01-01: left rejected.
-    if format.is_time_of_day() && plan.date_ns.is_none() {
-        return None;
-    }
+    // Times of day take the input's date: `--date`, else one in its name. Without one they
+    // would be placed on 1970-01-01: left rejected.
+    let (date_ns, dated) = if format.is_time_of_day() {
+        match (plan.date_ns, dialect::date_in_name(name)) {
+            (Some(ns), _) => (Some(ns), String::new()),
+            (None, Some((days, text))) => (
+                Some(days * crate::db::time::NS_PER_DAY),
+                format!(" on {text}, the date in its name"),
+            ),
+            (None, None) => return None,
+        }
+    } else {
+        (plan.date_ns, String::new())
+    };
     let own = TimeSpec {
         format,
         ..spec.clone()
     };
-    (own.format != spec.format && mostly(reading(&own))).then(|| {
+    (own.format != spec.format && mostly(reading(&own, date_ns))).then(|| {
         let note = format!(
-            "times read as {how}, unlike the first input's: too few of its first rows read that \
-             way (pass --time-format to read every input one way)"
+            "times read as {how}{dated}, unlike the first input's: too few of its first rows \
+             read that way (pass --time-format to read every input one way)"
         );
-        (own, note)
+        (own, date_ns, note)
     })
 }
 
@@ -2875,10 +2892,11 @@ impl Pipeline<'_> {
                 start = header.data_start;
                 let mut plan = plan_for(file, source, &header, csv, self.config, self.opts)?;
                 if file > 0 && chunk.piece.is_none() {
-                    if let Some((time, note)) =
-                        later_time_format(&self.opts.time, &plan, &chunk.data[start..])
+                    if let Some((time, date_ns, note)) =
+                        later_time_format(&self.opts.time, &plan, &chunk.data[start..], &source.name)
                     {
                         plan.time = Some(time);
+                        plan.date_ns = date_ns;
                         self.summary.notes.push(format!("{}: {note}", source.name));
                     }
                 }
