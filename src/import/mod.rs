@@ -1828,7 +1828,11 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
                 p.headers += 1;
                 continue;
             }
-            (Some(_), _) if reorders_header(&plan.header, &fields, data, &scratch) => {
+            // Past midnight every row is rejected, a header in another order too: parsing
+            // goes on, as `reject_past_midnight` runs after `follow_reordered_headers`.
+            (Some(_), _)
+                if work.past_midnight.is_none() && reorders_header(&plan.header, &fields, data, &scratch) =>
+            {
                 p.rows.truncate(row_at);
                 p.records -= 1;
                 p.reordered_header = Some((span.start, span.next));
@@ -3011,7 +3015,7 @@ impl Pipeline<'_> {
                 last.zip(p.first_time)
                     .filter(|&(last, first)| last - first > crate::db::time::NS_PER_DAY / 2)
             });
-            if crossing.is_some() && p.work.past_midnight.is_none() {
+            if crossing.is_some() && p.work.past_midnight.is_none() && p.work.chunk.piece.is_none() {
                 let work = Work {
                     plan: Arc::clone(&p.work.plan),
                     chunk: std::mem::take(&mut p.work.chunk),
