@@ -656,15 +656,10 @@ pub fn existing_time_format(
             .map(|(t, _)| t)
             .collect();
         if let Some((from, to)) = midnight_crossing(&tods) {
-            let clock = |t: i64| {
-                crate::io::timefmt::format_iso_exact(t)[11..]
-                    .trim_end_matches('Z')
-                    .to_string()
-            };
             return Err(Error::Invalid(crosses_midnight(
                 &column,
-                &clock(from),
-                &clock(to),
+                &clock_of_day(from),
+                &clock_of_day(to),
             )));
         }
         let note = note.map_or(how.clone(), |n| format!("{n}; {how}"));
@@ -809,11 +804,18 @@ fn midnight_crossing(times: &[i64]) -> Option<(i64, i64)> {
 /// The refusal for times of day that cross midnight: one date would put the rows after it a
 /// day early.
 fn crosses_midnight(column: &str, from: &str, to: &str) -> String {
-    format!(
-        "column `{column}` holds times of day that go back from {from} to {to}: the file crosses \
-         midnight, and with one date for every row those after it would be stored a day early. \
-         Split the file at midnight and date each part (--date), or give each row its full time"
-    )
+    format!("column `{column}` holds times of day that go back from {from} to {to}: {PAST_MIDNIGHT}")
+}
+
+/// Why times of day that go back over midnight cannot all take one date, and what to do.
+pub const PAST_MIDNIGHT: &str = "the file crosses midnight, and with one date for every row \
+     those after it would be stored a day early. Split the file at midnight and date each part \
+     (--date), or give each row its full time";
+
+/// The clock time of day of `t` (`23:59:59.900`), as the refusals of a crossing write it.
+pub fn clock_of_day(t: i64) -> String {
+    let iso = crate::io::timefmt::format_iso_exact(t);
+    iso.get(11..).unwrap_or(&iso).trim_end_matches('Z').to_string()
 }
 
 /// Why a column of dates alone is not the time when the column after it holds the hour of
@@ -1226,10 +1228,10 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             .join("`+`");
         let values = time_values(sample, idx);
         let refs: Vec<&[u8]> = values.iter().map(|v| v.as_ref()).collect();
+        let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
         let (format, how) = match detect_time_format(&refs, o.time_unit, o.time_format.as_deref()) {
             Ok(Some(found)) => found,
             Ok(None) => {
-                let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
                 if named && unreadable.is_none() {
                     if let Some(v) = refs.iter().find(|v| !v.is_empty()) {
                         unreadable = Some((label.clone(), String::from_utf8_lossy(v).into_owned()));
@@ -1244,7 +1246,6 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 continue;
             }
         };
-        let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
         // A column named like a time that holds times xs cannot place (dates that read both
         // day and month first) is the time: another column's numbers are not taken for epoch
         // seconds in its stead (Yahoo's `Date,…,Volume` with `1/2/2024`).

@@ -1495,17 +1495,11 @@ impl<'a> RowPlacer<'a> {
 
 /// Why a row of times of day after a crossing of midnight is rejected.
 fn past_midnight_reason(from: i64, to: i64) -> String {
-    let clock = |t: i64| {
-        let iso = format_iso_exact(t);
-        iso.get(11..).unwrap_or(&iso).trim_end_matches('Z').to_string()
-    };
     format!(
-        "the times of day went back from {} to {} at this row or before it: the input crosses \
-         midnight, and with one date for all its rows those after it would be stored a day \
-         early. Split the file at midnight and date each part (--date), or give each row its \
-         full time",
-        clock(from),
-        clock(to)
+        "the times of day went back from {} to {} at this row or before it: {}",
+        infer::clock_of_day(from),
+        infer::clock_of_day(to),
+        infer::PAST_MIDNIGHT
     )
 }
 
