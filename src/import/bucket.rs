@@ -510,10 +510,10 @@ fn count_replaced(
         }
         if !append(u) {
             if o > 0 {
-                replacing.insert(base + u, (o, n));
+                replacing.first_touch(base + u, o, n);
             }
-        } else if let Some(r) = replacing.get_mut(&(base + u)) {
-            r.1 += n;
+        } else {
+            replacing.wrote_more(base + u, n);
         }
     }
 }

@@ -1940,8 +1940,52 @@ struct PartState {
     replacing: Replacing,
 }
 
-/// Per slot: (rows stored before the import's first touch, rows the import wrote there).
-type Replacing = HashMap<u64, (u32, u32)>;
+/// The stored rows an import replaces and removes, counted per slot: at its first touch, a
+/// slot's rows before and the rows written there. A slot given back at least as many rows as
+/// it held is settled (those rows were replaced, and later rows only add); only the slots
+/// still short are kept, so a re-import of millions of rows holds no map of millions of slots.
+#[derive(Default)]
+pub(crate) struct Replacing {
+    /// Rows replaced at settled slots.
+    settled: u64,
+    /// Slots still short: (rows stored before the import's first touch, rows written since).
+    short: HashMap<u64, (u32, u32), FnvBuild>,
+}
+
+impl Replacing {
+    /// The import's first write to `slot`, which held `before` rows, wrote `written`.
+    fn first_touch(&mut self, slot: u64, before: u32, written: u32) {
+        if written >= before {
+            self.settled += u64::from(before);
+        } else {
+            self.short.insert(slot, (before, written));
+        }
+    }
+
+    /// A later write of the import added `more` rows at `slot`.
+    fn wrote_more(&mut self, slot: u64, more: u32) {
+        if let Some(r) = self.short.get_mut(&slot) {
+            r.1 += more;
+            if r.1 >= r.0 {
+                self.settled += u64::from(r.0);
+                self.short.remove(&slot);
+            }
+        }
+    }
+
+    /// (rows replaced, rows removed): a slot's rows before that were given back, and those
+    /// that were not.
+    fn totals(&self) -> (u64, u64) {
+        self.short
+            .values()
+            .fold((self.settled, 0), |(replaced, removed), &(before, written)| {
+                (
+                    replaced + u64::from(written),
+                    removed + u64::from(before - written),
+                )
+            })
+    }
+}
 
 /// The partition an import writes, by layout.
 enum Store {
@@ -2116,9 +2160,7 @@ fn write_partition(
                 part.write_at(&buf, offset + (present * row_len) as u64)?;
             }
             out.stored += fit as u64;
-            if let Some(r) = state.replacing.get_mut(&slot) {
-                r.1 += fit as u32;
-            }
+            state.replacing.wrote_more(slot, fit as u32);
             out.overflow.extend(
                 group[fit..]
                     .iter()
@@ -2136,7 +2178,7 @@ fn write_partition(
         };
         let fit = depth.min(group.len());
         if before > 0 {
-            state.replacing.insert(slot, (before as u32, fit as u32));
+            state.replacing.first_touch(slot, before as u32, fit as u32);
         }
         let start = part.slot_offset(slot);
         let run_end = run_from + run.len() as u64;
@@ -2751,10 +2793,9 @@ pub fn run(
         }
     }
     for state in pipeline.states.values() {
-        for &(before, written) in state.replacing.values() {
-            pipeline.summary.rows_replaced += u64::from(before.min(written));
-            pipeline.summary.rows_removed += u64::from(before.saturating_sub(written));
-        }
+        let (replaced, removed) = state.replacing.totals();
+        pipeline.summary.rows_replaced += replaced;
+        pipeline.summary.rows_removed += removed;
     }
     remove_journals(&mut pipeline.states, opts.sync)?;
     let mut series: Vec<&str> = ids.iter().map(|(s, _)| s.as_str()).collect();
@@ -3222,7 +3263,7 @@ fn write_batch(
                 pending: bucket::Pending::default(),
                 carry: bucket::Carry::default(),
                 undo: None,
-                replacing: Replacing::new(),
+                replacing: Replacing::default(),
             },
         };
         jobs.push((id, state, entries));
