@@ -2867,3 +2867,47 @@ fn epoch_seconds_in_a_csv_after_a_parquet_of_milliseconds_are_not_read_as_millis
         "{out}"
     );
 }
+
+#[test]
+fn a_table_of_other_columns_above_the_header_is_refused_not_skipped_as_a_preamble() {
+    // Two exports joined with `cat`: the first table's header and rows are narrower than the
+    // second's, so they once passed for a preamble, and its rows were skipped with exit 0.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let joined = "time,price,qty\n2024-03-05T09:30:00Z,1.5,10\n2024-03-05T09:30:01Z,1.6,11\n\
+                  time,qty,price,side\n2024-03-05T09:30:02Z,12,1.7,buy\n\
+                  2024-03-05T09:30:03Z,13,1.8,sell\n";
+    let (code, err) = import_text(d, "j", "joined.csv", joined, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "joined.csv: lines 1-3 look like a table of their own, a header (`time,price,qty`) \
+             and 2 row(s) with times"
+        ) && err.contains("split it at line 4")
+            && err.contains("--skip-lines 3"),
+        "{err}"
+    );
+    // A later input too, though a later input's notes are not printed.
+    fs::write(
+        d.join("first.csv"),
+        "time,qty,price,side\n2024-03-04T09:30:00Z,1,1.0,buy\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "k", "import", "-q", "first.csv", "joined.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("joined.csv: lines 1-3 look like a table"), "{err}");
+    // Told it is a preamble, xs skips it.
+    let (code, err) = import_text(d, "s", "joined.csv", joined, &["--skip-lines", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "s").ends_with("2024-03-05T09:30:03Z,13,1.8,sell\n"));
+    // Key/value lines with a date among them stay a preamble.
+    let meta = "Station,XYZ\nLatitude,55.3\nCreated,2024-03-05\ntime,a,b\n\
+                2024-03-05T00:00:00Z,1,2\n2024-03-05T00:00:01Z,1,3\n";
+    let (code, err) = import_text(d, "m", "meta.csv", meta, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("skipped 3 line(s) before the header"), "{err}");
+    assert_eq!(
+        range(d, "m"),
+        "time,a,b\n2024-03-05T00:00:00Z,1,2\n2024-03-05T00:00:01Z,1,3\n"
+    );
+}

@@ -426,7 +426,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
                 .notes
                 .push("lines end in a carriage return alone (classic Mac OS), read as line feeds".into());
         }
-        detect_dialect(&chunk.data, &mut csv, &mut sample.notes);
+        detect_dialect(&chunk.data, &first_source.name, &mut csv, &mut sample.notes)?;
         reader.set_delimiter(csv.delimiter);
         let header = header_names(&chunk.data, &csv)?;
         for (text, name) in &header.renamed {
@@ -513,7 +513,7 @@ fn excel_sep_line(data: &[u8]) -> Option<u8> {
 /// Fills in the delimiter, the preamble, the header and the decimal comma that `csv.sniff`
 /// asks for, from the first chunk of an input, and says what it found. Returns whether its
 /// numbers told the decimal mark (`false`: none showed one, and a point is assumed).
-fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) -> bool {
+fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec<String>) -> Result<bool> {
     let mut mark_told = false;
     let sniff = csv.sniff.clone();
     let mut at = skip_lines(data, csv.skip_lines);
@@ -605,6 +605,23 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) ->
             };
             if h > 0 && h <= MAX_PREAMBLE_RECORDS {
                 let lines = memchr::memchr_iter(b'\n', &data[at..head[h].0]).count();
+                if let Some((t, n)) = table_in_preamble(&head[comments..h], csv.decimal_comma) {
+                    let line_of = |k: usize| memchr::memchr_iter(b'\n', &data[..head[k].0]).count() + 1;
+                    let table = &head[comments + t].1;
+                    return Err(Error::Invalid(format!(
+                        "{name}: lines {}-{} look like a table of their own, a header (`{}`) and {n} \
+                         row(s) with times, {} fields each, above the header on line {} whose rows \
+                         have {width}; skipped as a preamble, those rows would be lost. If the file \
+                         joins tables with different columns, split it at line {} and import each \
+                         part; if the lines are a preamble, pass --skip-lines {lines}",
+                        line_of(comments + t),
+                        line_of(comments + t + n),
+                        String::from_utf8_lossy(&table.join(&b","[..])),
+                        table.len(),
+                        line_of(h),
+                        line_of(h),
+                    )));
+                }
                 csv.skip_lines += lines;
                 first = h;
                 let why = if comments == 0 {
@@ -666,7 +683,32 @@ fn detect_dialect(data: &[u8], csv: &mut CsvOptions, notes: &mut Vec<String>) ->
              below hold numbers or times)"
         ));
     }
-    mark_told
+    Ok(mark_told)
+}
+
+/// A header with rows of times under it among the records taken for a preamble (`pre`, with
+/// their byte offsets): a table of other columns, as where files of different columns were
+/// joined, whose rows a skip would lose: two rows or more with times in one column. Returns
+/// its header's index in `pre` and its rows' count. Key/value lines (`Station,XYZ`,
+/// `Latitude,55.3`, `Created,2024-03-05`) hold no column of times.
+fn table_in_preamble(pre: &[(usize, Vec<Vec<u8>>)], decimal_comma: bool) -> Option<(usize, usize)> {
+    let mut i = 0;
+    while i < pre.len() {
+        let width = pre[i].1.len();
+        let n = pre[i + 1..].iter().take_while(|(_, r)| r.len() == width).count();
+        if width >= 2 && n >= 2 && !is_comment(pre[i].1.first()) {
+            let rows: Vec<&[Vec<u8>]> = pre[i + 1..=i + n].iter().map(|(_, r)| r.as_slice()).collect();
+            let timed = (0..width).any(|j| {
+                rows.iter()
+                    .all(|r| dialect::kind(&r[j], decimal_comma) == dialect::Kind::Time)
+            });
+            if timed && dialect::looks_like_header(&pre[i].1, &rows, decimal_comma) {
+                return Some((i, n));
+            }
+        }
+        i += n + 1;
+    }
+    None
 }
 
 /// An input's column names and where its data starts in its first chunk.
@@ -2469,12 +2511,13 @@ type ChunkMsg = Result<(usize, Chunk, Option<Arc<CsvOptions>>)>;
 /// `first_names`).
 fn later_input_csv(
     peeked: &[u8],
+    name: &str,
     asked: &CsvOptions,
     first: &CsvOptions,
     first_names: &[String],
-) -> CsvOptions {
+) -> Result<CsvOptions> {
     let mut csv = asked.clone();
-    let mark_told = detect_dialect(peeked, &mut csv, &mut Vec::new());
+    let mark_told = detect_dialect(peeked, name, &mut csv, &mut Vec::new())?;
     if asked.sniff.decimal_comma && !mark_told && csv.delimiter != b',' {
         // Numbers that do not tell (`1.500`, or none in the first records) are read as the
         // first input's: the next part of a German export groups thousands with dots.
@@ -2493,7 +2536,7 @@ fn later_input_csv(
             None
         };
     }
-    csv
+    Ok(csv)
 }
 
 /// Reads chunks of every source in order, on its own thread; decompression happens there too.
@@ -2542,7 +2585,14 @@ fn spawn_reader(
             if let (Some(asked), true) = (&each_input, i > 0) {
                 match reader.peek() {
                     Ok(peeked) => {
-                        let own = later_input_csv(peeked, asked, &first_csv, &first_names);
+                        let own = match later_input_csv(peeked, &source.name, asked, &first_csv, &first_names)
+                        {
+                            Ok(own) => own,
+                            Err(e) => {
+                                let _ = tx.send(Err(e));
+                                return;
+                            }
+                        };
                         reader.set_delimiter(own.delimiter);
                         dialect = Some(Arc::new(own));
                     }
