@@ -1692,12 +1692,15 @@ fn epoch_numbers_of_another_magnitude_are_refused_not_read_in_1970() {
     // Given, the unit is the user's word: no magnitude is checked.
     let (code, _, err) = run(xs(d).args(["-d", "f", "import", "s.csv", "--time-unit", "ms"]));
     assert_eq!(code, 0, "{err}");
-    // A small number among nanoseconds is a time near 1970, not seconds of these decades:
-    // kept. (Times from 1678 to 2200 also overflowed the bucket choice's span: a panic.)
+    // Times from 1678 to 2200 overflowed the bucket choice's span: a panic. A 0 among them,
+    // far smaller than any time in nanoseconds of these decades, is no time of the file: it
+    // is refused, not stored as 1970 (nor read as seconds).
     let text = "time,v\n-2194689599999999999,2\n0,4\n1709251199999999999,5\n7258118400123456789,3\n";
     fs::write(d.join("ns.csv"), text).unwrap();
-    let (_, err) = ok(xs(d).args(["-d", "n", "import", "ns.csv"]));
-    assert!(err.contains("4 rows read, 4 stored, 0 rejected"), "{err}");
+    let (code, _, err) = run(xs(d).args(["-d", "n", "import", "ns.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("4 rows read, 3 stored, 1 rejected"), "{err}");
+    assert!(rejects_of(d, "n").contains("far smaller than the epoch nanoseconds"));
     // ISO times from the first storable second to the last (the midnight-crossing test
     // subtracted them: a panic in debug builds).
     let text = "time,v\n1678-01-01T00:00:00Z,1\n1970-01-01T00:00:00Z,3\n2261-12-31T23:59:59Z,4\n";
@@ -1705,7 +1708,11 @@ fn epoch_numbers_of_another_magnitude_are_refused_not_read_in_1970() {
     let (_, err) = ok(xs(d).args(["-d", "g", "import", "edges.csv"]));
     assert!(err.contains("3 rows read, 3 stored"), "{err}");
     let out = range(d, "n");
-    assert!(out.contains("1970-01-01T00:00:00.000000000Z,4"), "{out}");
+    assert!(!out.contains("1970"), "{out}");
+    assert!(
+        out.contains("1900-06-15T12:00:00.000000001Z,2\n2024-02-29T23:59:59.999999999Z,5"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -1731,11 +1738,21 @@ fn a_yyyymmdd_date_among_epoch_numbers_is_refused_not_stored_in_1970() {
     assert_eq!(code, 4, "{err}");
     assert!(rejects_of(d, "m").contains("among epoch milliseconds"));
     assert!(!range(d, "m").contains("1970"));
-    // Numbers that are no date, and small ones, stay times near 1970; `--time-unit` reads
-    // every number as it says.
+    // Numbers that are no date stay times of 1970 in the unit; small ones (a `0` or `60` for
+    // a missing time) are refused as no time of the file. `--time-unit` reads every number as
+    // it says.
     let text = "time,v\n1709596800,1\n20241399,2\n60,3\n";
     fs::write(d.join("nodate.csv"), text).unwrap();
-    let (_, err) = ok(xs(d).args(["-d", "n", "import", "nodate.csv"]));
+    let (code, _, err) = run(xs(d).args(["-d", "n", "import", "nodate.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("3 rows read, 2 stored, 1 rejected"), "{err}");
+    assert!(rejects_of(d, "n").contains("far smaller than the epoch seconds"));
+    assert!(
+        range(d, "n").contains("1970-08-23T06:36:39Z,2"),
+        "{}",
+        range(d, "n")
+    );
+    let (_, err) = ok(xs(d).args(["-d", "n60", "import", "nodate.csv", "--time-unit", "s"]));
     assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{err}");
     let (_, err) = ok(xs(d).args(["-d", "u", "import", "s.csv", "--time-unit", "s"]));
     assert!(err.contains("4 rows read, 4 stored, 0 rejected"), "{err}");
@@ -2910,4 +2927,44 @@ fn a_table_of_other_columns_above_the_header_is_refused_not_skipped_as_a_preambl
         range(d, "m"),
         "time,a,b\n2024-03-05T00:00:00Z,1,2\n2024-03-05T00:00:01Z,1,3\n"
     );
+}
+
+#[test]
+fn a_zero_for_a_missing_time_among_epoch_milliseconds_is_refused_not_stored_in_1970() {
+    // Past the sample (its rows all read alike), a `0` or `-1` written for a missing time among
+    // milliseconds of 2024 was stored at 1970-01-01T00:00:00Z, exit 0.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut text = String::from("time,v\n");
+    for i in 0..300_000u64 {
+        let time = match i {
+            250_001 => "0".to_string(),
+            280_003 => "-1".to_string(),
+            _ => (1_709_625_600_000 + i * 1000).to_string(),
+        };
+        text.push_str(&format!("{time},{i}\n"));
+    }
+    fs::write(d.join("ticks.csv"), text).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "t", "import", "-q", "ticks.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("2 row(s) rejected"), "{err}");
+    let rejects = rejects_of(d, "t");
+    assert!(
+        rejects.contains("an epoch number far smaller than the epoch milliseconds the others were read as")
+            && rejects.contains(": `0`\",\"0,250001\"")
+            && rejects.contains(": `-1`\",\"-1,280003\""),
+        "{rejects}"
+    );
+    let (out, _) = ok(xs(d).args(["-d", "t", "range", "1900-01-01", "2000-01-01"]));
+    assert_eq!(out, "time,v\n");
+    // Given the unit, a number is the time it says.
+    let (code, _, err) = run(xs(d).args(["-d", "u", "import", "-q", "ticks.csv", "--time-unit", "ms"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        rejects_of(d, "u").contains("1969-12-31T23:59:59.999Z is not a multiple of the granularity 1s"),
+        "{}",
+        rejects_of(d, "u")
+    );
+    let (out, _) = ok(xs(d).args(["-d", "u", "range", "1970-01-01", "1970-01-02"]));
+    assert_eq!(out, "time,v\n1970-01-01T00:00:00Z,250001\n");
 }

@@ -169,6 +169,12 @@ pub enum TimeError {
     DateNumber {
         unit: EpochUnit,
     },
+    /// An epoch number with fewer digits than any plausible time of the unit its magnitude
+    /// chose from the others (`0` among milliseconds of 2024): a placeholder for a missing
+    /// time, or a count, that read as epoch would be a time in 1970.
+    Small {
+        unit: EpochUnit,
+    },
 }
 
 impl TimeError {
@@ -214,6 +220,14 @@ impl std::fmt::Display for TimeError {
                 "a number that reads as a date written YYYYMMDD among epoch {} (as {} it would \
                  be a time in 1970): import the dates in a command of their own, or give \
                  --time-unit to read every number as an epoch time",
+                unit_word(*unit),
+                unit_word(*unit)
+            ),
+            TimeError::Small { unit } => write!(
+                f,
+                "an epoch number far smaller than the epoch {} the others were read as (as {} it \
+                 would be a time in 1970, such as a 0 written for a missing time): correct or \
+                 drop the row, or give --time-unit to store every number as what it says",
                 unit_word(*unit),
                 unit_word(*unit)
             ),
@@ -377,9 +391,10 @@ impl<'a> TimeParser<'a> {
                 _ => None,
             },
             epoch_digits: match spec.format {
-                // The digits of the magnitudes `unit_by_magnitude` takes for each unit.
+                // The digits of the magnitudes `unit_by_magnitude` takes for each unit; seconds
+                // with fewer than 7 (before 1970-04-27) are no time of an epoch seconds file.
                 TimeFormat::Epoch(unit) if spec.unit_by_magnitude => match unit {
-                    EpochUnit::S => (1, 11),
+                    EpochUnit::S => (7, 11),
                     EpochUnit::Ms => (12, 14),
                     EpochUnit::Us => (15, 17),
                     EpochUnit::Ns => (18, 20),
@@ -423,6 +438,9 @@ impl<'a> TimeParser<'a> {
                 if b.len() == 8 && self.is_date_number(t / unit.ns(), t) {
                     return Err(TimeError::DateNumber { unit });
                 }
+                if b.len() < self.epoch_digits.0 {
+                    return Err(TimeError::Small { unit });
+                }
                 return Ok((t, false));
             }
         }
@@ -445,6 +463,9 @@ impl<'a> TimeParser<'a> {
             && (digits < self.epoch_digits.0 || digits > self.epoch_digits.1)
             && self.other_magnitude_is_a_time(v)
         {
+            return None;
+        }
+        if digits < self.epoch_digits.0 {
             return None;
         }
         let t = self
@@ -476,14 +497,25 @@ impl<'a> TimeParser<'a> {
                 let (tod, _) = f.parse(b)?;
                 (self.date_ns + tod, true)
             }
+            TimeFormat::Epoch(unit) => {
+                let (t, naive) = self.format.parse(b)?;
+                // Not plain digits (`-1`, `0.0`): the integer part's digits, as `parse` counts.
+                let digits = epoch_magnitude(b.trim_ascii())
+                    .checked_ilog10()
+                    .map_or(1, |d| d as usize + 1);
+                if digits < self.epoch_digits.0 && !self.other_magnitude_is_a_time(t / unit.ns()) {
+                    return Err(TimeError::Small { unit: *unit });
+                }
+                (t, naive)
+            }
             f => f.parse(b)?,
         };
         self.place(t, naive)
     }
 
     /// Whether the epoch number `v`, read in the unit of its own magnitude, is a plausible
-    /// time: `1717200000` among milliseconds is seconds of 2024, refused; `0` or `60` among
-    /// them is only a time near 1970, kept.
+    /// time: `1717200000` among milliseconds is seconds of 2024 (`Magnitude`); `0` or `60`
+    /// among them is no time in any unit (`Small`).
     #[cold]
     fn other_magnitude_is_a_time(&self, v: i64) -> bool {
         let unit = unit_by_magnitude(v.unsigned_abs());
@@ -923,5 +955,44 @@ mod tests {
         );
         let d = TimeFormat::Strftime("%Y%m%d".into());
         assert_eq!(d.parse(b"20240808"), Ok((1_723_075_200_000_000_000, true)));
+    }
+
+    #[test]
+    fn a_small_number_among_epochs_by_magnitude_is_no_time() {
+        let by_magnitude = |unit| TimeSpec {
+            unit_by_magnitude: true,
+            ..TimeSpec::utc(TimeFormat::Epoch(unit))
+        };
+        let ms = by_magnitude(EpochUnit::Ms);
+        let mut p = TimeParser::new(&ms, None);
+        assert_eq!(p.parse(b"1709625600000"), Ok((1_709_625_600_000_000_000, false)));
+        for small in [&b"0"[..], b"-1", b"60", b"0.0", b"99999999999"] {
+            assert_eq!(
+                p.parse(small),
+                Err(TimeError::Small { unit: EpochUnit::Ms }),
+                "{small:?}"
+            );
+        }
+        // What else it may be is said first: seconds of 2024, a date.
+        assert_eq!(
+            p.parse(b"1709625600"),
+            Err(TimeError::Magnitude { unit: EpochUnit::Ms })
+        );
+        assert_eq!(
+            p.parse(b"20240305"),
+            Err(TimeError::DateNumber { unit: EpochUnit::Ms })
+        );
+        assert_eq!(p.epoch_int(0), None);
+        assert_eq!(p.epoch_int(1_709_625_600_000), Some(1_709_625_600_000_000_000));
+        // Seconds: before 1970-04-27 (fewer than 7 digits) no time of an epoch seconds file.
+        let s = by_magnitude(EpochUnit::S);
+        let mut p = TimeParser::new(&s, None);
+        assert_eq!(p.parse(b"999999"), Err(TimeError::Small { unit: EpochUnit::S }));
+        assert_eq!(p.parse(b"1000000"), Ok((1_000_000_000_000_000, false)));
+        // Given the unit, every number is the time it says.
+        let given = TimeSpec::utc(TimeFormat::Epoch(EpochUnit::Ms));
+        let mut p = TimeParser::new(&given, None);
+        assert_eq!(p.parse(b"0"), Ok((0, false)));
+        assert_eq!(p.epoch_int(0), Some(0));
     }
 }
