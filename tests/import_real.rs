@@ -2968,3 +2968,27 @@ fn a_zero_for_a_missing_time_among_epoch_milliseconds_is_refused_not_stored_in_1
     let (out, _) = ok(xs(d).args(["-d", "u", "range", "1970-01-01", "1970-01-02"]));
     assert_eq!(out, "time,v\n1970-01-01T00:00:00Z,250001\n");
 }
+
+#[test]
+fn a_column_of_epoch_seconds_and_milliseconds_is_refused_saying_both() {
+    // Seconds of 2024 joined to milliseconds (an exchange that changed its unit): the message
+    // was "found no column whose values read as times", though each part reads alone.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut text = String::from("unix,close\n");
+    for i in 0..3000u64 {
+        let time = 1_709_614_800 + i * 60;
+        let time = if i < 2000 { time } else { time * 1000 };
+        text.push_str(&format!("{time},{}\n", 100 + i % 7));
+    }
+    let (code, err) = import_text(d, "m", "mixed.csv", &text, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "column `unix`: holds epoch numbers of 2 magnitudes, seconds such as `1709614800` \
+             and milliseconds such as `1709734800000`: xs reads one unit per column"
+        ) && err.contains("--time-unit"),
+        "{err}"
+    );
+    assert!(!d.join("m").exists());
+}

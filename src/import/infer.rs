@@ -383,6 +383,7 @@ pub fn detect_time_format(
                 return Ok(Some((f, format!("{} since midnight ({how})", unit_word(u)))));
             }
         }
+        let given = unit.is_some();
         let (unit, how) = match unit {
             Some(u) => (u, "as given by --time-unit"),
             None => {
@@ -396,7 +397,16 @@ pub fn detect_time_format(
             }
         };
         let f = TimeFormat::Epoch(unit);
-        return Ok(mostly(&f).then(|| (f, format!("epoch numbers read as {} ({how})", unit_word(unit)))));
+        if mostly(&f) {
+            return Ok(Some((
+                f,
+                format!("epoch numbers read as {} ({how})", unit_word(unit)),
+            )));
+        }
+        if let (false, Some(mixed)) = (given, mixed_magnitudes(&values)) {
+            return Err(mixed);
+        }
+        return Ok(None);
     }
     let candidates = [
         TimeFormat::Iso,
@@ -482,6 +492,42 @@ pub fn detect_time_format(
         _ => "times of day".into(),
     };
     pick(i, how)
+}
+
+/// Why a column of epoch numbers reads in no one unit, when its numbers are times of these
+/// decades in two units or more (a file of seconds joined to one of milliseconds).
+fn mixed_magnitudes(values: &[&[u8]]) -> Option<String> {
+    let units = [EpochUnit::S, EpochUnit::Ms, EpochUnit::Us, EpochUnit::Ns];
+    let plausible = super::timeparse::plausible_times();
+    let mut examples: [Option<&[u8]>; 4] = [None; 4];
+    for v in values
+        .iter()
+        .filter(|v| is_epoch_number(v) && !v.starts_with(b"-"))
+    {
+        let magnitude = epoch_magnitude(v);
+        let unit = unit_by_magnitude(magnitude);
+        let at = units.iter().position(|&u| u == unit)?;
+        let time = i64::try_from(magnitude)
+            .ok()
+            .and_then(|m| m.checked_mul(unit.ns()));
+        if time.is_some_and(|t| plausible.contains(&t)) {
+            examples[at].get_or_insert(v);
+        }
+    }
+    let seen: Vec<String> = units
+        .iter()
+        .zip(examples)
+        .filter_map(|(&u, e)| e.map(|e| format!("{} such as `{}`", unit_word(u), String::from_utf8_lossy(e))))
+        .collect();
+    (seen.len() >= 2).then(|| {
+        format!(
+            "holds epoch numbers of {} magnitudes, {}: xs reads one unit per column. Import the \
+             rows of each unit in a command of their own, or give --time-unit (rows in another \
+             unit are then rejected)",
+            seen.len(),
+            seen.join(" and ")
+        )
+    })
 }
 
 /// The format of intervals (`START - END`, see `TimeFormat::Interval`) whose starts share a
@@ -1242,6 +1288,9 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             Err(e) => {
                 if !o.time_columns.is_empty() || time_name_score(&names[idx[0]]) > 0 || idx.len() > 1 {
                     refusal.get_or_insert(format!("column `{label}`: {e}"));
+                } else {
+                    // Said only when no column reads as times.
+                    weak_refusal.get_or_insert(format!("column `{label}`: {e}"));
                 }
                 continue;
             }
