@@ -499,12 +499,18 @@ impl<'a> TimeParser<'a> {
             }
             TimeFormat::Epoch(unit) => {
                 let (t, naive) = self.format.parse(b)?;
-                // Not plain digits (`-1`, `0.0`): the integer part's digits, as `parse` counts.
+                // Not plain digits (`-1`, `0.0`, `1709625600.5`): the integer part's digits
+                // against the unit's, as `parse` counts them.
                 let digits = epoch_magnitude(b.trim_ascii())
                     .checked_ilog10()
                     .map_or(1, |d| d as usize + 1);
-                if digits < self.epoch_digits.0 && !self.other_magnitude_is_a_time(t / unit.ns()) {
-                    return Err(TimeError::Small { unit: *unit });
+                if digits < self.epoch_digits.0 || digits > self.epoch_digits.1 {
+                    if self.other_magnitude_is_a_time(t / unit.ns()) {
+                        return Err(TimeError::Magnitude { unit: *unit });
+                    }
+                    if digits < self.epoch_digits.0 {
+                        return Err(TimeError::Small { unit: *unit });
+                    }
                 }
                 (t, naive)
             }
@@ -973,11 +979,13 @@ mod tests {
                 "{small:?}"
             );
         }
-        // What else it may be is said first: seconds of 2024, a date.
-        assert_eq!(
-            p.parse(b"1709625600"),
-            Err(TimeError::Magnitude { unit: EpochUnit::Ms })
-        );
+        // What else it may be is said first: seconds of 2024 (with a fraction too), a date.
+        for seconds in [&b"1709625600"[..], b"1709625600.5"] {
+            assert_eq!(
+                p.parse(seconds),
+                Err(TimeError::Magnitude { unit: EpochUnit::Ms })
+            );
+        }
         assert_eq!(
             p.parse(b"20240305"),
             Err(TimeError::DateNumber { unit: EpochUnit::Ms })
