@@ -2927,6 +2927,12 @@ fn a_table_of_other_columns_above_the_header_is_refused_not_skipped_as_a_preambl
         range(d, "m"),
         "time,a,b\n2024-03-05T00:00:00Z,1,2\n2024-03-05T00:00:01Z,1,3\n"
     );
+    // A logger's start and end times under its name are keys beside times, not rows.
+    let logger = "Logger,SN123\nStart,2024-03-05 00:00:00\nEnd,2024-03-06 00:00:00\ntime,a,b\n\
+                  2024-03-05T00:00:00Z,1,2\n2024-03-05T00:00:01Z,1,3\n";
+    let (code, err) = import_text(d, "l", "logger.csv", logger, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("skipped 3 line(s) before the header"), "{err}");
 }
 
 #[test]

@@ -688,9 +688,9 @@ fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec
 
 /// A header with rows of times under it among the records taken for a preamble (`pre`, with
 /// their byte offsets): a table of other columns, as where files of different columns were
-/// joined, whose rows a skip would lose: two rows or more with times in one column. Returns
-/// its header's index in `pre` and its rows' count. Key/value lines (`Station,XYZ`,
-/// `Latitude,55.3`, `Created,2024-03-05`) hold no column of times.
+/// joined, whose rows a skip would lose: two rows or more with times in one column and values
+/// in another. Returns its header's index in `pre` and its rows' count. Key/value lines
+/// (`Station,XYZ`, `Latitude,55.3`, `Created,2024-03-05`) hold no column of times.
 fn table_in_preamble(pre: &[(usize, Vec<Vec<u8>>)], decimal_comma: bool) -> Option<(usize, usize)> {
     let mut i = 0;
     while i < pre.len() {
@@ -698,9 +698,14 @@ fn table_in_preamble(pre: &[(usize, Vec<Vec<u8>>)], decimal_comma: bool) -> Opti
         let n = pre[i + 1..].iter().take_while(|(_, r)| r.len() == width).count();
         if width >= 2 && n >= 2 && !is_comment(pre[i].1.first()) {
             let rows: Vec<&[Vec<u8>]> = pre[i + 1..=i + n].iter().map(|(_, r)| r.as_slice()).collect();
+            let all = |j: usize, kind: &dyn Fn(dialect::Kind) -> bool| {
+                rows.iter().all(|r| kind(dialect::kind(&r[j], decimal_comma)))
+            };
+            // A column of times beside one of values (numbers, flags, more times): rows. Keys
+            // beside times (`Start,2024-03-05 00:00` / `End,…`) are a logger's preamble.
             let timed = (0..width).any(|j| {
-                rows.iter()
-                    .all(|r| dialect::kind(&r[j], decimal_comma) == dialect::Kind::Time)
+                all(j, &|k| k == dialect::Kind::Time)
+                    && (0..width).any(|k| k != j && all(k, &|k| k != dialect::Kind::Text))
             });
             if timed && dialect::looks_like_header(&pre[i].1, &rows, decimal_comma) {
                 return Some((i, n));
