@@ -843,7 +843,7 @@ fn infer_granularity(groups: &[Vec<i64>], precision_ns: Option<i64>) -> (i64, St
 fn midnight_crossing(times: &[i64]) -> Option<(i64, i64)> {
     times
         .windows(2)
-        .find(|w| w[0].saturating_sub(w[1]) > NS_PER_DAY / 2)
+        .find(|w| went_back_over_midnight(w[0], w[1]))
         .map(|w| (w[0], w[1]))
 }
 
@@ -851,6 +851,12 @@ fn midnight_crossing(times: &[i64]) -> Option<(i64, i64)> {
 /// day early.
 fn crosses_midnight(column: &str, from: &str, to: &str) -> String {
     format!("column `{column}` holds times of day that go back from {from} to {to}: {PAST_MIDNIGHT}")
+}
+
+/// Whether times of day that go from `last` to `next` went back over midnight: by more than
+/// half a day (times out of order within a day go back less).
+pub fn went_back_over_midnight(last: i64, next: i64) -> bool {
+    last.saturating_sub(next) > NS_PER_DAY / 2
 }
 
 /// Why times of day that go back over midnight cannot all take one date, and what to do.

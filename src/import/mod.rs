@@ -608,18 +608,18 @@ fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec
                 if let Some((t, n)) = table_in_preamble(&head[comments..h], csv.decimal_comma) {
                     let line_of = |k: usize| memchr::memchr_iter(b'\n', &data[..head[k].0]).count() + 1;
                     let table = &head[comments + t].1;
+                    let header_line = line_of(h);
                     return Err(Error::Invalid(format!(
                         "{name}: lines {}-{} look like a table of their own, a header (`{}`) and {n} \
                          row(s) with times, {} fields each, above the header on line {} whose rows \
                          have {width}; skipped as a preamble, those rows would be lost. If the file \
-                         joins tables with different columns, split it at line {} and import each \
-                         part; if the lines are a preamble, pass --skip-lines {lines}",
+                         joins tables with different columns, split it at line {header_line} and \
+                         import each part; if the lines are a preamble, pass --skip-lines {lines}",
                         line_of(comments + t),
                         line_of(comments + t + n),
                         String::from_utf8_lossy(&table.join(&b","[..])),
                         table.len(),
-                        line_of(h),
-                        line_of(h),
+                        header_line,
                     )));
                 }
                 csv.skip_lines += lines;
@@ -1902,7 +1902,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
             if past_midnight.is_none() {
                 past_midnight = p
                     .last_time
-                    .filter(|&last| last - t > crate::db::time::NS_PER_DAY / 2)
+                    .filter(|&last| infer::went_back_over_midnight(last, t))
                     .map(|last| (last, t));
                 p.midnight = past_midnight;
             }
@@ -3103,7 +3103,7 @@ impl Pipeline<'_> {
             let (_, last, crossed) = &mut self.midnight;
             let crossing = crossed.or_else(|| {
                 last.zip(p.first_time)
-                    .filter(|&(last, first)| last - first > crate::db::time::NS_PER_DAY / 2)
+                    .filter(|&(last, first)| infer::went_back_over_midnight(last, first))
             });
             if crossing.is_some() && p.work.past_midnight.is_none() && p.work.chunk.piece.is_none() {
                 let work = Work {

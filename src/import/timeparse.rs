@@ -430,16 +430,8 @@ impl<'a> TimeParser<'a> {
             }
         } else if let Some(unit) = self.epoch {
             if let Some(t) = fast_epoch(b, unit).filter(|&t| in_storable_range(t)) {
-                if (b.len() < self.epoch_digits.0 || b.len() > self.epoch_digits.1)
-                    && self.other_magnitude_is_a_time(t / unit.ns())
-                {
-                    return Err(TimeError::Magnitude { unit });
-                }
-                if b.len() == 8 && self.is_date_number(t / unit.ns(), t) {
-                    return Err(TimeError::DateNumber { unit });
-                }
-                if b.len() < self.epoch_digits.0 {
-                    return Err(TimeError::Small { unit });
+                if let Some(e) = self.refused_epoch(unit, b.len(), t / unit.ns(), Some(t)) {
+                    return Err(e);
                 }
                 return Ok((t, false));
             }
@@ -457,22 +449,29 @@ impl<'a> TimeParser<'a> {
     /// `None` leaves it to `parse` of its text, for the same result or error.
     #[inline]
     pub fn epoch_int(&self, v: i64) -> Option<i64> {
-        // One of another magnitude is left to `parse`, which says so.
+        // One that is refused is left to `parse`, which says why.
+        let unit = self.epoch?;
+        let t = v.checked_mul(unit.ns()).filter(|&t| in_storable_range(t))?;
         let digits = v.unsigned_abs().checked_ilog10().map_or(1, |d| d as usize + 1);
-        if v > 0
-            && (digits < self.epoch_digits.0 || digits > self.epoch_digits.1)
-            && self.other_magnitude_is_a_time(v)
-        {
-            return None;
+        self.refused_epoch(unit, digits, v, Some(t))
+            .is_none()
+            .then_some(t)
+    }
+
+    /// Why an epoch number of `digits` integer digits, `v` in `unit` (the time `t`, when its
+    /// digits are plain), is no time of an input whose unit its magnitude chose: a plausible
+    /// time in another unit (`Magnitude`), a date written `YYYYMMDD` (`DateNumber`), or too few
+    /// digits for any (`Small`). `None`: it is the time it says.
+    #[inline(always)]
+    fn refused_epoch(&self, unit: EpochUnit, digits: usize, v: i64, t: Option<i64>) -> Option<TimeError> {
+        let (fewest, most) = self.epoch_digits;
+        if (digits < fewest || digits > most) && self.other_magnitude_is_a_time(v) {
+            return Some(TimeError::Magnitude { unit });
         }
-        if digits < self.epoch_digits.0 {
-            return None;
+        if digits == 8 && t.is_some_and(|t| self.is_date_number(v, t)) {
+            return Some(TimeError::DateNumber { unit });
         }
-        let t = self
-            .epoch
-            .and_then(|unit| v.checked_mul(unit.ns()))
-            .filter(|&t| in_storable_range(t))?;
-        (digits != 8 || !self.is_date_number(v, t)).then_some(t)
+        (digits < fewest).then_some(TimeError::Small { unit })
     }
 
     #[inline(never)]
@@ -504,13 +503,8 @@ impl<'a> TimeParser<'a> {
                 let digits = epoch_magnitude(b.trim_ascii())
                     .checked_ilog10()
                     .map_or(1, |d| d as usize + 1);
-                if digits < self.epoch_digits.0 || digits > self.epoch_digits.1 {
-                    if self.other_magnitude_is_a_time(t / unit.ns()) {
-                        return Err(TimeError::Magnitude { unit: *unit });
-                    }
-                    if digits < self.epoch_digits.0 {
-                        return Err(TimeError::Small { unit: *unit });
-                    }
+                if let Some(e) = self.refused_epoch(*unit, digits, t / unit.ns(), None) {
+                    return Err(e);
                 }
                 (t, naive)
             }
