@@ -2419,6 +2419,94 @@ fn a_later_input_of_times_of_day_that_crosses_midnight_keeps_no_row_a_day_early(
     );
 }
 
+#[test]
+fn a_file_sorted_by_series_with_times_of_day_from_morning_to_evening_keeps_every_row() {
+    // TAQ's daily files: times of day, sorted by symbol, each from 04:00 to 20:00. At each new
+    // symbol the times go back 16 hours: the file was refused as crossing midnight (exit 2).
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut taq = String::from("Symbol,Time,Price\n");
+    for (k, sym) in ["AAPL", "MSFT", "SPY"].iter().enumerate() {
+        for time in ["04:00:00.000", "09:30:00.000", "15:59:59.999", "19:59:00.000"] {
+            taq.push_str(&format!("{sym},{time},{k}.5\n"));
+        }
+    }
+    let files = [("taq_20240103.csv", taq.as_str())];
+    let expected = "2024-01-03T04:00:00.000Z,AAPL,0.5\n";
+    // Whole, and in chunks of a few records: the fall to the next symbol's morning at a
+    // chunk's start and inside one.
+    for extra in [
+        &[][..],
+        &["--chunk-bytes", "1"],
+        &["--chunk-bytes", "30"],
+        &["--chunk-bytes", "64"],
+    ] {
+        let db = format!("taq{}", extra.len());
+        let (code, err) = import_files(d, &db, &files, extra);
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        assert!(
+            err.contains("12 rows read, 12 stored, 0 rejected"),
+            "{extra:?}: {err}"
+        );
+        let out = range(d, &db);
+        assert_eq!(out.lines().count(), 13, "{out}");
+        assert!(out.contains(expected), "{out}");
+        assert!(out.contains("2024-01-03T19:59:00.000Z,SPY,2.5\n"), "{out}");
+        fs::remove_dir_all(d.join(&db)).unwrap();
+    }
+    // As one series, the same file does cross midnight: refused.
+    let (code, err) = import_files(d, "one", &files, &["--series-by", "none"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("go back from") && err.contains("--date"), "{err}");
+    // A symbol that does run past midnight: its rows from there on are rejected, the others'
+    // stored (a later input, read past the first input's sample).
+    let late = "Symbol,Time,Price\nAAPL,04:00:00.000,1\nAAPL,19:59:00.000,2\nQQQ,04:00:00.000,3\n\
+                QQQ,23:59:59.000,4\nQQQ,00:00:01.000,5\nQQQ,00:00:02.000,6\n";
+    let files = [("taq_20240103.csv", taq.as_str()), ("late_20240104.csv", late)];
+    let (code, err) = import_files(d, "late", &files, &[]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("18 rows read, 16 stored, 2 rejected"), "{err}");
+    assert!(
+        rejects_of(d, "late").contains("went back from 23:59:59 to 00:00:01"),
+        "{}",
+        rejects_of(d, "late")
+    );
+    assert!(
+        !range(d, "late").contains("2024-01-04T00:00"),
+        "{}",
+        range(d, "late")
+    );
+}
+
+#[test]
+fn a_new_series_right_after_midnight_in_a_file_sorted_by_time_is_not_stored_a_day_early() {
+    // Sorted by time, host `c` first reports at 00:00:00, after the other hosts' 23:59:59 and
+    // before they come back: taken alone, its fall to 00:00 reads like the next series of a file
+    // sorted by series. Host `a` coming back at 00:00:01 shows it was midnight, so `c`'s row is
+    // past it too.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let day = "time,host,v\n09:00:00,a,1\n09:00:01,b,2\n";
+    let crossing = "time,host,v\n23:59:58,a,1\n23:59:58,b,2\n23:59:59,a,3\n23:59:59,b,4\n\
+                    00:00:00,c,5\n00:00:01,a,6\n00:00:01,b,7\n";
+    let files = [("m_20240103.csv", day), ("m_20240102.csv", crossing)];
+    let (code, err) = import_files(d, "m", &files, &["--series-by", "host"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("9 rows read, 6 stored, 3 rejected"), "{err}");
+    let out = range(d, "m");
+    assert!(!out.contains("2024-01-02T00:00:00"), "{out}");
+    assert!(out.contains("2024-01-02T23:59:59Z,b,4"), "{out}");
+    // As a first input, the sample shows it: refused.
+    let (code, err) = import_files(
+        d,
+        "first",
+        &[("m_20240102.csv", crossing)],
+        &["--series-by", "host"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("go back from"), "{err}");
+}
+
 /// Writes each `(name, text)` into `dir` and imports them all in one command into `db`:
 /// (exit code, stderr).
 fn import_files(dir: &Path, db: &str, files: &[(&str, &str)], extra: &[&str]) -> (i32, String) {

@@ -107,9 +107,10 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work) -> Parsed {
             first_line: work.first_line,
             reordered: false,
             past_midnight: None,
+            earlier: None,
         },
         reordered_header: None,
-        first_time: None,
+        tod: Vec::new(),
         last_time: None,
         midnight: None,
     };

@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::dialect::{self, date_in_name};
 use super::flextime::{self, DateOrder};
+use super::midnight::MidnightWatch;
 use super::timeparse::{
     epoch_magnitude, is_epoch_number, split_interval, unit_by_magnitude, unit_word, Dst, TimeError,
     TimeFormat, TimeParser, TimeSpec, Zone,
@@ -696,12 +697,11 @@ pub fn existing_time_format(
             .join("+");
         let (date, _, how) = date_for_times_of_day(sample, o, &column)?;
         // As for a new database: times of day that cross midnight cannot take one date.
-        let tods: Vec<i64> = refs
+        let tods: Vec<Option<i64>> = refs
             .iter()
-            .filter_map(|v| format.parse(v).ok())
-            .map(|(t, _)| t)
+            .map(|v| format.parse(v).ok().map(|(t, _)| t))
             .collect();
-        if let Some((from, to)) = midnight_crossing(&tods) {
+        if let Some((from, to)) = midnight_crossing(sample, o, time_idx, &tods) {
             return Err(Error::Invalid(crosses_midnight(
                 &column,
                 &clock_of_day(from),
@@ -838,13 +838,53 @@ fn infer_granularity(groups: &[Vec<i64>], precision_ns: Option<i64>) -> (i64, St
     )
 }
 
-/// Two times of day in file order that fall back by more than half a day: the input crosses
-/// midnight.
-fn midnight_crossing(times: &[i64]) -> Option<(i64, i64)> {
-    times
-        .windows(2)
-        .find(|w| went_back_over_midnight(w[0], w[1]))
-        .map(|w| (w[0], w[1]))
+/// Where the sample's times of day (one per sampled record, in file order) cross midnight,
+/// unless a series explains their fall. Followed as one series first; if that crosses, per
+/// series of each column that could be the key (the columns of --series-by, else each text
+/// column): a file sorted by series (TAQ: each symbol from 04:00 to 20:00) crosses nothing
+/// per symbol. The import follows the series of the key it takes, row by row.
+fn midnight_crossing(
+    sample: &Sample,
+    o: &Overrides,
+    time_idx: &[usize],
+    row_times: &[Option<i64>],
+) -> Option<(i64, i64)> {
+    let crossing = |key: &[usize]| {
+        let mut ids: HashMap<Vec<&[u8]>, usize> = HashMap::new();
+        let mut watch = MidnightWatch::default();
+        let found = row_times.iter().enumerate().find_map(|(r, t)| {
+            let value: Vec<&[u8]> = key
+                .iter()
+                .map(|&i| sample.rows.field_of(r, i).unwrap_or_default().trim_ascii())
+                .collect();
+            let next = ids.len();
+            let series = *ids.entry(value).or_insert(next);
+            watch.see(series, (*t)?, r)
+        });
+        found.map(|c| (c.from, c.to))
+    };
+    let whole = crossing(&[])?;
+    let keys: Vec<Vec<usize>> = match &o.series {
+        Some(given) => {
+            let key: Vec<usize> = given
+                .iter()
+                .filter_map(|name| sample.column_index(name))
+                .collect();
+            if key.is_empty() {
+                Vec::new()
+            } else {
+                vec![key]
+            }
+        }
+        None => (0..sample.names.len())
+            .filter(|i| !time_idx.contains(i) && series_text(&sample.rows.column(*i).collect::<Vec<_>>()))
+            .map(|i| vec![i])
+            .collect(),
+    };
+    if keys.iter().any(|key| crossing(key).is_none()) {
+        return None;
+    }
+    Some(whole)
 }
 
 /// The refusal for times of day that cross midnight: one date would put the rows after it a
@@ -1429,7 +1469,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         // dated by one day, the rows after it would sit a day early.
         if let Some((from, to)) = format
             .is_time_of_day()
-            .then(|| midnight_crossing(&times))
+            .then(|| midnight_crossing(sample, o, idx, &row_times))
             .flatten()
         {
             let iso = crate::io::timefmt::format_iso_exact;

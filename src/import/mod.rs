@@ -23,6 +23,7 @@ pub mod encode;
 pub mod flextime;
 pub mod infer;
 pub mod input;
+mod midnight;
 pub mod sample;
 pub mod scan;
 mod spill;
@@ -52,6 +53,7 @@ use crate::db::{files, marker, undo, Database, BLOCK_LEN};
 use crate::error::{Error, Result};
 use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
+use midnight::{Crossing, MidnightWatch};
 use sample::SampleRows;
 use scan::{is_blank, split_record, Field, PlainSplitter, RecordSpan};
 use timeparse::{TimeError, TimeFormat, TimeSpec};
@@ -1120,9 +1122,43 @@ struct Work {
     /// The chunk starts at a header that names the input's columns in another order (files
     /// joined with `cat`): its rows are read in that order (`follow_reordered_headers`).
     reordered: bool,
-    /// Its input's times of day went back over midnight before this chunk (from, to): every
-    /// row is rejected (`reject_past_midnight`).
-    past_midnight: Option<(i64, i64)>,
+    /// Its input's times of day went back over midnight before this chunk, or at `at` in it:
+    /// the rows from there on are rejected (`reject_past_midnight`).
+    past_midnight: Option<Crossing>,
+    /// The times of day of its input's chunks before it, when a series of this chunk went
+    /// back over midnight since: parsed again to find where (`reject_past_midnight`).
+    earlier: Option<Arc<EarlierTimes>>,
+}
+
+impl Work {
+    /// The same chunk (taken from `self`) to parse again, with rows past `crossing` rejected.
+    fn again(&mut self, crossing: Option<Crossing>, earlier: Option<Arc<EarlierTimes>>) -> Work {
+        Work {
+            plan: Arc::clone(&self.plan),
+            chunk: std::mem::take(&mut self.chunk),
+            start: self.start,
+            first_line: self.first_line,
+            reordered: self.reordered,
+            past_midnight: crossing,
+            earlier,
+        }
+    }
+}
+
+/// The times of day of an input's chunks so far: each series' last, and the last of all.
+#[derive(Clone, Debug, Default)]
+struct EarlierTimes {
+    last: HashMap<String, i64>,
+    prev: Option<i64>,
+}
+
+/// Whether a series of chunk `p` starts more than half a day before its last time in the
+/// input's chunks before it: a crossing of midnight somewhere in `p`.
+fn went_back_since(p: &Parsed, earlier: &EarlierTimes) -> bool {
+    p.tod.iter().zip(&p.series).any(|(tod, name)| {
+        tod.zip(earlier.last.get(name))
+            .is_some_and(|((first, _), &last)| infer::went_back_over_midnight(last, first))
+    })
 }
 
 /// How a later input's detected dialect differs from the first input's, said in a few words
@@ -1356,11 +1392,12 @@ struct Parsed {
     /// (start, end) of a record that names the header's columns in another order: parsing
     /// stopped there, and the rest is parsed again under it (`follow_reordered_headers`).
     reordered_header: Option<(usize, usize)>,
-    /// Times of day: the first and last time placed, and where they went back over midnight
-    /// within the chunk (from, to), for `reject_past_midnight`.
-    first_time: Option<i64>,
+    /// Times of day: the first and last time placed of each series (by its number in
+    /// `series`), the last of all, and where they went back over midnight, for
+    /// `reject_past_midnight`.
+    tod: Vec<Option<(i64, i64)>>,
     last_time: Option<i64>,
-    midnight: Option<(i64, i64)>,
+    midnight: Option<Crossing>,
 }
 
 impl Parsed {
@@ -1481,45 +1518,61 @@ impl<'a> RowPlacer<'a> {
         t: i64,
         chunk_syms: Option<&syms::ChunkSyms>,
     ) -> Result<(usize, u64), String> {
-        let ctx = self.ctx;
-        if !ctx.unique.is_empty() {
-            // A row without its key cannot be told from the others at its time: two such rows
-            // replaced each other, and the summary counted both stored.
-            let schema = &ctx.config.schema;
-            let row = &p.rows[row_at..row_at + schema.row_len()];
-            if let Some(&c) = ctx.unique.iter().find(|&&c| schema.is_null(row, c)) {
-                return Err(format!(
-                    "column `{}` of the unique key is empty: a row without its key cannot be told \
-                     from the other rows at its time; give it a value, or import into a database \
-                     without a unique key",
-                    schema.columns()[c].name
-                ));
-            }
+        self.check_unique_key(p, row_at)?;
+        let series = self.series_of(p, row_at, chunk_syms)?;
+        Ok(self.place_in(p, t, series))
+    }
+
+    /// A row without its unique key cannot be told from the others at its time: two such rows
+    /// replaced each other, and the summary counted both stored.
+    fn check_unique_key(&self, p: &Parsed, row_at: usize) -> Result<(), String> {
+        let schema = &self.ctx.config.schema;
+        let row = &p.rows[row_at..row_at + schema.row_len()];
+        match self.ctx.unique.iter().find(|&&c| schema.is_null(row, c)) {
+            Some(&c) => Err(format!(
+                "column `{}` of the unique key is empty: a row without its key cannot be told \
+                 from the other rows at its time; give it a value, or import into a database \
+                 without a unique key",
+                schema.columns()[c].name
+            )),
+            None => Ok(()),
         }
-        let series = if ctx.series.is_empty() {
-            0
-        } else {
-            let schema = &ctx.config.schema;
-            let row = &p.rows[row_at..row_at + schema.row_len()];
-            self.series_bytes.clear();
-            for &c in &ctx.series {
-                self.series_bytes.push(u8::from(schema.is_null(row, c)));
-                self.series_bytes.extend_from_slice(schema.field_bytes(row, c));
-            }
-            match self.series_index.get(self.series_bytes.as_slice()) {
-                Some(&s) => s,
-                None => {
-                    // Only a stored code can be lost; a parsed row's codes are this import's.
-                    let name = series_name(schema, &ctx.series, row, chunk_syms)
-                        .map_err(|e| e.to_string())
-                        .and_then(|name| crate::db::series::check_name(&name).map(|()| name))?;
-                    let s = p.series.len() as u32;
-                    p.series.push(name);
-                    self.series_index.insert(self.series_bytes.clone(), s);
-                    s
-                }
-            }
-        };
+    }
+
+    /// The chunk's number of the row's series (`p.series` names it), numbered as first met.
+    fn series_of(
+        &mut self,
+        p: &mut Parsed,
+        row_at: usize,
+        chunk_syms: Option<&syms::ChunkSyms>,
+    ) -> Result<u32, String> {
+        let ctx = self.ctx;
+        if ctx.series.is_empty() {
+            return Ok(0);
+        }
+        let schema = &ctx.config.schema;
+        let row = &p.rows[row_at..row_at + schema.row_len()];
+        self.series_bytes.clear();
+        for &c in &ctx.series {
+            self.series_bytes.push(u8::from(schema.is_null(row, c)));
+            self.series_bytes.extend_from_slice(schema.field_bytes(row, c));
+        }
+        if let Some(&s) = self.series_index.get(self.series_bytes.as_slice()) {
+            return Ok(s);
+        }
+        // Only a stored code can be lost; a parsed row's codes are this import's.
+        let name = series_name(schema, &ctx.series, row, chunk_syms)
+            .map_err(|e| e.to_string())
+            .and_then(|name| crate::db::series::check_name(&name).map(|()| name))?;
+        let s = p.series.len() as u32;
+        p.series.push(name);
+        self.series_index.insert(self.series_bytes.clone(), s);
+        Ok(s)
+    }
+
+    /// The group and slot of a row of `series` at `t` (on the grid).
+    fn place_in(&mut self, p: &mut Parsed, t: i64, series: u32) -> (usize, u64) {
+        let ctx = self.ctx;
         let (start_ns, group) = match self.current {
             Some((start, end, s, g)) if t >= start && t < end && s == series => (start, g),
             _ => {
@@ -1536,7 +1589,7 @@ impl<'a> RowPlacer<'a> {
             }
         };
         // t lies in the partition, so the difference is non-negative and below its slot count.
-        Ok((group, ((t - start_ns) / self.granularity_ns) as u64))
+        (group, ((t - start_ns) / self.granularity_ns) as u64)
     }
 }
 
@@ -1619,6 +1672,17 @@ fn header_field(i: usize, bytes: &[u8]) -> &[u8] {
 }
 
 fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
+    let (mut p, again) = parse_chunk_once(ctx, work);
+    if let Some(crossing) = again {
+        let earlier = p.work.earlier.clone();
+        p = parse_chunk_once(ctx, p.work.again(Some(crossing), earlier)).0;
+    }
+    p
+}
+
+/// Parses a chunk; with times of day that went back over midnight at rows already placed (a
+/// new series after a fall, `MidnightWatch`), stops and returns where, to be parsed again.
+fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
     let schema: &Schema = &ctx.config.schema;
     let row_len = schema.row_len();
     let floor = ctx.opts.floor_time;
@@ -1648,11 +1712,12 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
             first_line: work.first_line,
             reordered: work.reordered,
             past_midnight: work.past_midnight,
+            earlier: work.earlier.clone(),
         },
         reordered_header: None,
-        first_time: None,
+        tod: Vec::new(),
         last_time: None,
-        midnight: None,
+        midnight: work.past_midnight,
     };
     let mut fields = Vec::with_capacity(plan.targets.len());
     let mut scratch = Vec::new();
@@ -1678,7 +1743,13 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
         .unwrap_or(&ctx.opts.time)
         .format
         .is_time_of_day();
-    let mut past_midnight = work.past_midnight;
+    let past_midnight = work.past_midnight;
+    let mut crossed = None;
+    let mut watch = MidnightWatch::default();
+    let mut watched = 0; // series given their earlier time
+    if let Some(earlier) = &work.earlier {
+        watch.seed_prev(earlier.prev);
+    }
     while at < data.len() {
         let span: RecordSpan = match plain.as_mut() {
             Some(splitter) => splitter.next_record(at, &mut fields),
@@ -1872,7 +1943,8 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
             // Past midnight every row is rejected, a header in another order too: parsing
             // goes on, as `reject_past_midnight` runs after `follow_reordered_headers`.
             (Some(_), _)
-                if work.past_midnight.is_none() && reorders_header(&plan.header, &fields, data, &scratch) =>
+                if past_midnight.is_none_or(|c| span.start < c.at)
+                    && reorders_header(&plan.header, &fields, data, &scratch) =>
             {
                 p.rows.truncate(row_at);
                 p.records -= 1;
@@ -1898,25 +1970,49 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
             }
             (None, Some(t)) => t,
         };
-        if times_of_day {
-            if past_midnight.is_none() {
-                past_midnight = p
-                    .last_time
-                    .filter(|&last| infer::went_back_over_midnight(last, t))
-                    .map(|last| (last, t));
-                p.midnight = past_midnight;
-            }
-            if let Some((from, to)) = past_midnight {
+        let series = match placer.series_of(&mut p, row_at, chunk_syms.as_ref()) {
+            Ok(series) => series,
+            Err(reason) => {
                 p.rows.truncate(row_at);
-                reject(&mut p, past_midnight_reason(from, to));
+                reject(&mut p, reason);
                 continue;
             }
-            p.first_time.get_or_insert(t);
+        };
+        if times_of_day {
+            if past_midnight.is_none() && crossed.is_none() {
+                for (s, name) in p.series.iter().enumerate().skip(watched) {
+                    if let Some(&last) = work.earlier.as_ref().and_then(|e| e.last.get(name)) {
+                        watch.seed(s, last);
+                    }
+                }
+                watched = p.series.len();
+                if let Some(c) = watch.see(series as usize, t, span.start) {
+                    if c.at < span.start {
+                        // Rows placed already are past midnight: parse the chunk again.
+                        p.work.chunk = work.chunk;
+                        return (p, Some(c));
+                    }
+                    crossed = Some(c);
+                    p.midnight = Some(c);
+                }
+            }
+            if let Some(c) = past_midnight.filter(|c| span.start >= c.at).or(crossed) {
+                p.rows.truncate(row_at);
+                reject(&mut p, past_midnight_reason(c.from, c.to));
+                continue;
+            }
+            let s = series as usize;
+            if p.tod.len() <= s {
+                p.tod.resize(s + 1, None);
+            }
+            let (first, _) = *p.tod[s].get_or_insert((t, t));
+            p.tod[s] = Some((first, t));
             p.last_time = Some(t);
         }
-        let placed = placer
-            .on_grid(t, &mut p)
-            .and_then(|t| placer.place(&mut p, row_at, t, chunk_syms.as_ref()));
+        let placed = placer.on_grid(t, &mut p).and_then(|t| {
+            placer.check_unique_key(&p, row_at)?;
+            Ok(placer.place_in(&mut p, t, series))
+        });
         let (group, slot) = match placed {
             Ok(placed) => placed,
             Err(reason) => {
@@ -1931,7 +2027,7 @@ fn parse_chunk(ctx: &ParseCtx, work: Work) -> Parsed {
     if let Some(cs) = chunk_syms {
         p.syms = cs.texts;
     }
-    p
+    (p, None)
 }
 
 /// The series name of a parsed row, whose `sym` codes may be chunk-local. Called for each
@@ -2739,7 +2835,7 @@ pub fn run(
         plan: None,
         first_csv: Arc::new(opts.csv.clone()),
         line: (usize::MAX, 1),
-        midnight: (usize::MAX, None, None),
+        midnight: (usize::MAX, EarlierTimes::default(), None),
         spill: None,
         hold_budget: opts.hold_bytes,
     };
@@ -2914,9 +3010,9 @@ struct Pipeline<'a> {
     first_csv: Arc<CsvOptions>,
     /// (file, next line number) for numbering chunks in order.
     line: (usize, u64),
-    /// (file, last time placed, where it went back over midnight) of the times of day read so
-    /// far, in file order (`reject_past_midnight`).
-    midnight: (usize, Option<i64>, Option<(i64, i64)>),
+    /// (file, its times of day so far, where they went back over midnight), in file order
+    /// (`reject_past_midnight`).
+    midnight: (usize, EarlierTimes, Option<Crossing>),
     /// Where held-back bucket rows go past `hold_budget` bytes (made when first needed).
     spill: Option<spill::Spill>,
     hold_budget: u64,
@@ -3007,6 +3103,7 @@ impl Pipeline<'_> {
                 first_line: 0,
                 reordered: false,
                 past_midnight: None,
+                earlier: None,
             });
         }
         Ok(works)
@@ -3066,6 +3163,7 @@ impl Pipeline<'_> {
                 first_line: 0,
                 reordered: true,
                 past_midnight: None,
+                earlier: None,
             }];
             for p in parsed.drain(i + 1..) {
                 let mut work = p.work;
@@ -3098,26 +3196,26 @@ impl Pipeline<'_> {
         for p in parsed.iter_mut() {
             let file = p.work.plan.file;
             if self.midnight.0 != file {
-                self.midnight = (file, None, None);
+                self.midnight = (file, EarlierTimes::default(), None);
             }
-            let (_, last, crossed) = &mut self.midnight;
-            let crossing = crossed.or_else(|| {
-                last.zip(p.first_time)
-                    .filter(|&(last, first)| infer::went_back_over_midnight(last, first))
-            });
-            if crossing.is_some() && p.work.past_midnight.is_none() && p.work.chunk.piece.is_none() {
-                let work = Work {
-                    plan: Arc::clone(&p.work.plan),
-                    chunk: std::mem::take(&mut p.work.chunk),
-                    start: p.work.start,
-                    first_line: p.work.first_line,
-                    reordered: p.work.reordered,
-                    past_midnight: crossing,
-                };
-                *p = parse_chunk(ctx, work);
+            let (_, earlier, crossed) = &mut self.midnight;
+            if p.work.chunk.piece.is_none() {
+                if let Some(c) = *crossed {
+                    if p.work.past_midnight.is_none_or(|own| own.at > 0) {
+                        *p = parse_chunk(ctx, p.work.again(Some(Crossing { at: 0, ..c }), None));
+                    }
+                } else if p.work.earlier.is_none() && went_back_since(p, earlier) {
+                    let earlier = Some(Arc::new(earlier.clone()));
+                    *p = parse_chunk(ctx, p.work.again(None, earlier));
+                }
             }
-            *crossed = crossing.or(p.midnight);
-            *last = p.last_time.or(*last);
+            *crossed = crossed.or(p.midnight);
+            for (s, tod) in p.tod.iter().enumerate() {
+                if let Some((_, last)) = *tod {
+                    earlier.last.insert(p.series[s].clone(), last);
+                }
+            }
+            earlier.prev = p.last_time.or(earlier.prev);
         }
     }
 
