@@ -1525,7 +1525,11 @@ impl<'a> RowPlacer<'a> {
 
     /// A row without its unique key cannot be told from the others at its time: two such rows
     /// replaced each other, and the summary counted both stored.
+    #[inline]
     fn check_unique_key(&self, p: &Parsed, row_at: usize) -> Result<(), String> {
+        if self.ctx.unique.is_empty() {
+            return Ok(());
+        }
         let schema = &self.ctx.config.schema;
         let row = &p.rows[row_at..row_at + schema.row_len()];
         match self.ctx.unique.iter().find(|&&c| schema.is_null(row, c)) {
@@ -1540,6 +1544,7 @@ impl<'a> RowPlacer<'a> {
     }
 
     /// The chunk's number of the row's series (`p.series` names it), numbered as first met.
+    #[inline]
     fn series_of(
         &mut self,
         p: &mut Parsed,
@@ -1590,6 +1595,76 @@ impl<'a> RowPlacer<'a> {
         };
         // t lies in the partition, so the difference is non-negative and below its slot count.
         (group, ((t - start_ns) / self.granularity_ns) as u64)
+    }
+}
+
+/// What becomes of a row of times of day.
+enum TimesOfDay {
+    Keep,
+    /// Past a crossing of midnight: rejected.
+    Reject(Crossing),
+    /// It shows a crossing before rows already placed: the chunk is parsed again.
+    Again(Crossing),
+}
+
+/// A chunk's times of day, followed per series (`MidnightWatch`) from the input's earlier
+/// chunks (when given) until they cross midnight.
+struct ChunkTimesOfDay<'e> {
+    /// Given: the rows from its `at` on are past midnight.
+    past: Option<Crossing>,
+    /// Found in this chunk.
+    crossed: Option<Crossing>,
+    watch: MidnightWatch,
+    earlier: Option<&'e EarlierTimes>,
+    /// Series of the chunk (numbered as in `Parsed::series`) given their earlier time.
+    seeded: usize,
+}
+
+impl<'e> ChunkTimesOfDay<'e> {
+    fn new(past: Option<Crossing>, earlier: Option<&'e EarlierTimes>) -> Self {
+        let mut watch = MidnightWatch::default();
+        watch.seed_prev(earlier.and_then(|e| e.prev));
+        ChunkTimesOfDay {
+            past,
+            crossed: None,
+            watch,
+            earlier,
+            seeded: 0,
+        }
+    }
+
+    /// Follows a row of `series` at time of day `t`, its record at `at` in the chunk; a row
+    /// kept is counted in `p`'s times. Out of line: only imports of times of day call it.
+    #[inline(never)]
+    fn see(&mut self, p: &mut Parsed, series: u32, t: i64, at: usize) -> TimesOfDay {
+        if self.past.is_none() && self.crossed.is_none() {
+            if let Some(earlier) = self.earlier {
+                for (s, name) in p.series.iter().enumerate().skip(self.seeded) {
+                    if let Some(&last) = earlier.last.get(name) {
+                        self.watch.seed(s, last);
+                    }
+                }
+                self.seeded = p.series.len();
+            }
+            if let Some(c) = self.watch.see(series as usize, t, at) {
+                if c.at < at {
+                    return TimesOfDay::Again(c);
+                }
+                self.crossed = Some(c);
+                p.midnight = Some(c);
+            }
+        }
+        if let Some(c) = self.past.filter(|c| at >= c.at).or(self.crossed) {
+            return TimesOfDay::Reject(c);
+        }
+        let s = series as usize;
+        if p.tod.len() <= s {
+            p.tod.resize(s + 1, None);
+        }
+        let (first, _) = *p.tod[s].get_or_insert((t, t));
+        p.tod[s] = Some((first, t));
+        p.last_time = Some(t);
+        TimesOfDay::Keep
     }
 }
 
@@ -1744,12 +1819,7 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
         .format
         .is_time_of_day();
     let past_midnight = work.past_midnight;
-    let mut crossed = None;
-    let mut watch = MidnightWatch::default();
-    let mut watched = 0; // series given their earlier time
-    if let Some(earlier) = &work.earlier {
-        watch.seed_prev(earlier.prev);
-    }
+    let mut tods = ChunkTimesOfDay::new(past_midnight, work.earlier.as_deref());
     while at < data.len() {
         let span: RecordSpan = match plain.as_mut() {
             Some(splitter) => splitter.next_record(at, &mut fields),
@@ -1970,44 +2040,31 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
             }
             (None, Some(t)) => t,
         };
-        let series = match placer.series_of(&mut p, row_at, chunk_syms.as_ref()) {
-            Ok(series) => series,
-            Err(reason) => {
-                p.rows.truncate(row_at);
-                reject(&mut p, reason);
-                continue;
-            }
+        let series = match ctx.series.is_empty() {
+            true => 0,
+            false => match placer.series_of(&mut p, row_at, chunk_syms.as_ref()) {
+                Ok(series) => series,
+                Err(reason) => {
+                    p.rows.truncate(row_at);
+                    reject(&mut p, reason);
+                    continue;
+                }
+            },
         };
         if times_of_day {
-            if past_midnight.is_none() && crossed.is_none() {
-                for (s, name) in p.series.iter().enumerate().skip(watched) {
-                    if let Some(&last) = work.earlier.as_ref().and_then(|e| e.last.get(name)) {
-                        watch.seed(s, last);
-                    }
+            match tods.see(&mut p, series, t, span.start) {
+                TimesOfDay::Keep => {}
+                TimesOfDay::Reject(c) => {
+                    p.rows.truncate(row_at);
+                    reject(&mut p, past_midnight_reason(c.from, c.to));
+                    continue;
                 }
-                watched = p.series.len();
-                if let Some(c) = watch.see(series as usize, t, span.start) {
-                    if c.at < span.start {
-                        // Rows placed already are past midnight: parse the chunk again.
-                        p.work.chunk = work.chunk;
-                        return (p, Some(c));
-                    }
-                    crossed = Some(c);
-                    p.midnight = Some(c);
+                // Rows placed already are past midnight: parse the chunk again.
+                TimesOfDay::Again(c) => {
+                    p.work.chunk = work.chunk;
+                    return (p, Some(c));
                 }
             }
-            if let Some(c) = past_midnight.filter(|c| span.start >= c.at).or(crossed) {
-                p.rows.truncate(row_at);
-                reject(&mut p, past_midnight_reason(c.from, c.to));
-                continue;
-            }
-            let s = series as usize;
-            if p.tod.len() <= s {
-                p.tod.resize(s + 1, None);
-            }
-            let (first, _) = *p.tod[s].get_or_insert((t, t));
-            p.tod[s] = Some((first, t));
-            p.last_time = Some(t);
         }
         let placed = placer.on_grid(t, &mut p).and_then(|t| {
             placer.check_unique_key(&p, row_at)?;
