@@ -1640,6 +1640,34 @@ fn thousands_separators_are_not_decimal_commas() {
     assert!(out.contains("2021-01-05T00:00:00Z,12345.67,e"), "{out}");
 }
 
+/// A German export whose every amount is a thousand or more (`1.234,56`): no plain `2,5` showed
+/// the decimal comma, so the amounts stayed text and a quantity of `12.000` was stored as
+/// twelve, a thousandth of it, exit 0.
+#[test]
+fn a_number_with_both_marks_shows_the_decimal_comma_and_the_dots_group_thousands() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "Datum;Wert;Menge\n01.02.2024 10:00;1.234,56;1.000\n02.02.2024 10:00;2.345,67;2.500\n\
+                03.02.2024 10:00;3.456,78;12.000\n";
+    fs::write(d.join("de.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "g", "import", "de.csv"]));
+    assert!(err.contains("decimal comma"), "{err}");
+    let out = range(d, "g");
+    assert!(out.contains("2024-02-01T10:00:00Z,1234.56,1000\n"), "{out}");
+    assert!(out.contains("2024-02-03T10:00:00Z,3456.78,12000\n"), "{out}");
+    // The other way round (`1,234.56`, with `;` between fields): no decimal comma; `1,000`
+    // is kept as written, never read as one.
+    let text = "date;amount;qty\n2024-01-01;1,234.56;1,000\n2024-01-02;2,345.67;2,500\n";
+    fs::write(d.join("en.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "e", "import", "en.csv"]));
+    assert!(!err.contains("decimal comma"), "{err}");
+    let out = range(d, "e");
+    assert!(
+        out.contains("2024-01-01T00:00:00Z,\"1,234.56\",\"1,000\"\n"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_directory_holding_a_file_and_its_compressed_copy_is_refused() {
     // `m.csv` and `m.csv.gz` side by side: imported as one input, every row stored twice.

@@ -112,6 +112,27 @@ pub fn is_decimal_comma(v: &[u8]) -> bool {
     }
 }
 
+/// Whether `v` is a number whose whole part is grouped by `group` and whose fraction follows
+/// `decimal`: `1.234,56` (`.` groups, `,` is the decimal mark) or `-12,345,678.9`. Only such a
+/// number tells the two marks apart: `1.234` alone is a thousand or one and a quarter.
+pub fn grouped_decimal(v: &[u8], group: u8, decimal: u8) -> bool {
+    let v = v.strip_prefix(b"-").unwrap_or(v);
+    let Some(p) = v.iter().position(|&c| c == decimal) else {
+        return false;
+    };
+    let (int, frac) = (&v[..p], &v[p + 1..]);
+    let groups: Vec<&[u8]> = int.split(|&c| c == group).collect();
+    groups.len() > 1
+        && (1..=3).contains(&groups[0].len())
+        && groups[0][0] != b'0'
+        && groups[1..].iter().all(|g| g.len() == 3)
+        && !frac.is_empty()
+        && groups
+            .iter()
+            .chain([&frac])
+            .all(|g| g.iter().all(u8::is_ascii_digit))
+}
+
 /// A number written with a decimal comma, in `out` as xs reads numbers: `12,5` → `12.5`,
 /// `1.234,5` and `1.234` → `1234.5` and `1234` (dots group thousands there). False, `out`
 /// untouched, for anything else.
@@ -549,6 +570,18 @@ fn valid_date(y: u64, m: u64, d: u64) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_with_both_marks_tells_which_groups_thousands() {
+        assert!(grouped_decimal(b"1.234,56", b'.', b','));
+        assert!(grouped_decimal(b"-12.345.678,9", b'.', b','));
+        assert!(grouped_decimal(b"1,234.56", b',', b'.'));
+        assert!(!grouped_decimal(b"1,234.56", b'.', b','));
+        // One mark alone, groups of other than three digits, a leading zero: no evidence.
+        for v in ["1.234", "1234,5", "12.34,5", "0.123,4", "1.234,", "1.2a4,5"] {
+            assert!(!grouped_decimal(v.as_bytes(), b'.', b','), "{v}");
+        }
+    }
 
     #[test]
     fn decimal_comma_numbers_read_with_a_point() {

@@ -549,7 +549,7 @@ fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec
         // A comma followed by other than three digits is a decimal comma (`2,6`); three
         // (`143,301`) may group thousands, unless what comes before cannot start a group (`0,123`,
         // `1234,567`). A dot so placed (`129.41`) is a decimal point, and then the commas group
-        // thousands.
+        // thousands. A number with both (`1.234,56`, `1,234.56`) tells which is which.
         let decimal = |v: &[u8], sep: u8| {
             let v = v.trim_ascii();
             let v = v.strip_prefix(b"-").unwrap_or(v);
@@ -561,8 +561,11 @@ fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec
                     && int.iter().chain(frac).all(u8::is_ascii_digit)
             })
         };
-        let commas = values().any(|v| dialect::is_decimal_comma(v.trim_ascii()) && decimal(v, b','));
-        let dots = values().any(|v| decimal(v, b'.'));
+        let commas = values().any(|v| {
+            (dialect::is_decimal_comma(v.trim_ascii()) && decimal(v, b','))
+                || dialect::grouped_decimal(v.trim_ascii(), b'.', b',')
+        });
+        let dots = values().any(|v| decimal(v, b'.') || dialect::grouped_decimal(v.trim_ascii(), b',', b'.'));
         if commas && !dots {
             csv.decimal_comma = true;
             notes.push("numbers with a decimal comma (detected; pass --decimal-comma to force it)".into());
