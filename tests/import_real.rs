@@ -1668,6 +1668,39 @@ fn a_number_with_both_marks_shows_the_decimal_comma_and_the_dots_group_thousands
     );
 }
 
+/// Chinese futures feeds write a trading day and the time as digits with its milliseconds
+/// (`20240102,093000123`): the date alone was taken for the time, every row of a day stored
+/// at its midnight, exit 0.
+#[test]
+fn a_date_beside_clock_digits_with_milliseconds_is_joined_not_stored_at_midnight() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    for (name, clocks, times) in [
+        (
+            "ms",
+            ["093000123", "093001000", "160000000"],
+            ["09:30:00.123", "09:30:01.000", "16:00:00.000"],
+        ),
+        (
+            "s",
+            ["093000", "093001", "160000"],
+            ["09:30:00", "09:30:01", "16:00:00"],
+        ),
+    ] {
+        let mut text = String::from("date,time,sym,px\n");
+        for (k, clock) in clocks.iter().enumerate() {
+            text.push_str(&format!("20240102,{clock},AAA,1.{k}\n"));
+        }
+        fs::write(d.join("f.csv"), text).unwrap();
+        let (_, err) = ok(xs(d).args(["-d", name, "import", "f.csv"]));
+        assert!(err.contains("time column `date_time`"), "{err}");
+        let out = range(d, name);
+        for (k, time) in times.iter().enumerate() {
+            assert!(out.contains(&format!("2024-01-02T{time}Z,AAA,1.{k}\n")), "{out}");
+        }
+    }
+}
+
 #[test]
 fn a_directory_holding_a_file_and_its_compressed_copy_is_refused() {
     // `m.csv` and `m.csv.gz` side by side: imported as one input, every row stored twice.

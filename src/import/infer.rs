@@ -606,14 +606,19 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
             good * 10 >= n * 9
         }
     };
-    // `0930` and `093000` beside a date are clock times too, in a column named like a time
+    // `0930`, `093000` and `093000123` (milliseconds after the seconds, as Chinese futures
+    // feeds write them) beside a date are clock times too, in a column named like a time
     // (elsewhere four digits are as likely a count).
     let clock = |v: &[u8]| {
         let v = v.trim_ascii();
-        matches!(v.len(), 4 | 6)
-            && v.iter().all(u8::is_ascii_digit)
-            && epoch_magnitude(&v[..2]) < 24
-            && v[2..].chunks(2).all(|pair| epoch_magnitude(pair) < 60)
+        let hms = match v.len() {
+            4 | 6 => v,
+            9 => &v[..6],
+            _ => return false,
+        };
+        v.iter().all(u8::is_ascii_digit)
+            && epoch_magnitude(&hms[..2]) < 24
+            && hms[2..].chunks(2).all(|pair| epoch_magnitude(pair) < 60)
     };
     (0..sample.names.len().saturating_sub(1))
         .find(|&i| {
