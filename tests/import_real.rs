@@ -1701,6 +1701,39 @@ fn a_date_beside_clock_digits_with_milliseconds_is_joined_not_stored_at_midnight
     }
 }
 
+/// NYSE TAQ's daily trade files: `|` between fields, the time as `HHMMSS` and nine digits of
+/// nanoseconds (Eastern time, so the zone is a flag), rows sorted by symbol from 04:00 to 20:00,
+/// and an `END` line last. The clock digits were refused ("read in no format xs knows").
+#[test]
+fn taq_clock_digits_with_nanoseconds_sorted_by_symbol_are_read() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "Time|Exchange|Symbol|Sale Condition|Trade Volume|Trade Price\n\
+                040000012345678|P|AAPL|@ T|100|185.10\n\
+                093000123456789|Q|AAPL|@   |200|185.20\n\
+                195959999999999|P|AAPL|@ T|50|185.30\n\
+                040000500000000|P|MSFT|@ T|10|370.10\n\
+                193000000000000|Q|MSFT|@   |20|370.20\n\
+                END|||||\n";
+    fs::write(d.join("EQY_US_ALL_TRADE_20240102.txt"), text).unwrap();
+    let (code, _, err) = run(xs(d)
+        .args(["-d", "taq", "import", "EQY_US_ALL_TRADE_20240102.txt"])
+        .args(["--timezone", "America/New_York"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("clock times written HHMMSSfffffffff"), "{err}");
+    assert!(err.contains("6 rows read, 5 stored, 1 rejected"), "{err}");
+    assert!(rejects_of(d, "taq").contains("`END`"), "{}", rejects_of(d, "taq"));
+    let out = range(d, "taq");
+    for row in [
+        "2024-01-02T09:00:00.012345678Z,P,AAPL,@ T,100,185.10",
+        "2024-01-02T14:30:00.123456789Z,Q,AAPL,@   ,200,185.20",
+        "2024-01-03T00:59:59.999999999Z,P,AAPL,@ T,50,185.30",
+        "2024-01-02T09:00:00.500000000Z,P,MSFT,@ T,10,370.10",
+    ] {
+        assert!(out.contains(row), "{row}: {out}");
+    }
+}
+
 #[test]
 fn a_directory_holding_a_file_and_its_compressed_copy_is_refused() {
     // `m.csv` and `m.csv.gz` side by side: imported as one input, every row stored twice.

@@ -119,7 +119,8 @@ pub struct Args {
 
     /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S' (without a date it reads times of
     /// day), or `dmy`, `mdy`, `ymd`: the detected shapes with the date in that order, or
-    /// `hhmmss`, `hhmmssmmm`: times of day as clock digits (`93000` is 09:30:00) (default:
+    /// `hhmmss`, `hhmmssmmm` (or `hhmmss` and 6 or 9 `f`): times of day as clock digits (`93000`
+    /// is 09:30:00) (default:
     /// detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or
     /// month/day/year order with a time, compact YYYYMMDDHHMM…, clock digits).
     #[arg(long, value_name = "PATTERN")]

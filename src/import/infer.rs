@@ -195,13 +195,17 @@ fn readable(parsed: std::result::Result<(i64, bool), TimeError>) -> bool {
     }
 }
 
-/// The clock format a `--time-format` keyword names: `hhmmss`, `hhmmssmmm` (any case).
+/// The clock format a `--time-format` keyword names: `hhmmss`, `hhmmssmmm`, and `hhmmss`
+/// with 3, 6 or 9 `f` for a fraction of as many digits (any case).
 pub fn clock_keyword(pattern: &str) -> Option<TimeFormat> {
-    match pattern.to_ascii_lowercase().as_str() {
-        "hhmmss" => Some(TimeFormat::Clock { frac: 0 }),
-        "hhmmssmmm" | "hhmmssfff" => Some(TimeFormat::Clock { frac: 3 }),
-        _ => None,
-    }
+    let lower = pattern.to_ascii_lowercase();
+    let frac = match lower.strip_prefix("hhmmss")? {
+        "" => 0,
+        "mmm" => 3,
+        f if matches!(f.len(), 3 | 6 | 9) && f.bytes().all(|c| c == b'f') => f.len() as u8,
+        _ => return None,
+    };
+    Some(TimeFormat::Clock { frac })
 }
 
 /// Date-times written as one number, `YYYYMMDDHH[MM[SS[mmm]]]` (`202101011230`): a year from
@@ -233,8 +237,9 @@ fn compact_date_time(values: &[&[u8]], mostly: &dyn Fn(&TimeFormat) -> bool) -> 
     })
 }
 
-/// Times of day written as clock digits, `HHMMSS` or `HHMMSSmmm` without their separators
-/// (`93000` is 09:30:00): every value has minutes and seconds below 60. Where the numbers
+/// Times of day written as clock digits, `HHMMSS` without their separators (`93000` is
+/// 09:30:00), or with 3, 6 or 9 digits of fraction after them (`HHMMSSmmm`, and NYSE TAQ's
+/// `HHMMSSfffffffff`): every value has minutes and seconds below 60. Where the numbers
 /// could also be seconds (or milliseconds) since midnight, enough distinct values settle it
 /// (such counts soon pass a 60 in those places); too few is a refusal that names both flags.
 fn clock_digits(values: &[&[u8]]) -> std::result::Result<Option<(TimeFormat, String)>, String> {
@@ -245,6 +250,8 @@ fn clock_digits(values: &[&[u8]]) -> std::result::Result<Option<(TimeFormat, Str
     let frac = match (short, long) {
         (Some(5..=6), Some(5..=6)) => 0u8,
         (Some(8..=9), Some(8..=9)) => 3,
+        (Some(11..=12), Some(11..=12)) => 6,
+        (Some(14..=15), Some(14..=15)) => 9,
         _ => return Ok(None),
     };
     if !values
@@ -255,11 +262,13 @@ fn clock_digits(values: &[&[u8]]) -> std::result::Result<Option<(TimeFormat, Str
     }
     let f = TimeFormat::Clock { frac };
     let max = values.iter().map(|v| epoch_magnitude(v)).max().unwrap_or(0);
-    let (unit, since_midnight) = if frac == 0 {
-        (EpochUnit::S, max < 86_400)
-    } else {
-        (EpochUnit::Ms, max < 86_400_000)
+    let unit = match frac {
+        0 => EpochUnit::S,
+        3 => EpochUnit::Ms,
+        6 => EpochUnit::Us,
+        _ => EpochUnit::Ns,
     };
+    let since_midnight = max < (86_400 * crate::db::time::NS_PER_SEC / unit.ns()) as u64;
     let mut distinct: Vec<&[u8]> = values.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
@@ -278,13 +287,16 @@ fn clock_digits(values: &[&[u8]]) -> std::result::Result<Option<(TimeFormat, Str
         };
         return Ok(Some((f, how)));
     }
-    let keyword = if frac == 0 { "hhmmss" } else { "hhmmssmmm" };
+    let keyword = match frac {
+        3 => "hhmmssmmm".to_string(),
+        _ => format!("hhmmss{}", "f".repeat(usize::from(frac))),
+    };
     Err(format!(
         "its numbers read as {} and as {} since midnight, and the sample has too few to tell; \
          pass --time-format {keyword} or --time-unit {}",
         f.describe(),
         unit_word(unit),
-        if frac == 0 { "s" } else { "ms" }
+        unit.name()
     ))
 }
 
@@ -361,7 +373,9 @@ pub fn detect_time_format(
             if let Some(found) = compact_date_time(&values, &mostly) {
                 return Ok(Some(found));
             }
-            if let Some(found) = clock_digits(&values)? {
+            // Of the numbers only: a trailer (`END`) is rejected by the import with its reason.
+            let numbers: Vec<&[u8]> = values.iter().copied().filter(|v| is_epoch_number(v)).collect();
+            if let Some(found) = clock_digits(&numbers)? {
                 return Ok(Some(found));
             }
         }
@@ -2496,6 +2510,26 @@ fn estimate_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) ->
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn clock_keywords_name_the_digits_of_the_fraction() {
+        for (keyword, frac) in [
+            ("hhmmss", 0),
+            ("HHMMSSmmm", 3),
+            ("hhmmssfff", 3),
+            ("hhmmssffffff", 6),
+            ("hhmmssfffffffff", 9),
+        ] {
+            assert_eq!(
+                super::clock_keyword(keyword),
+                Some(super::TimeFormat::Clock { frac }),
+                "{keyword}"
+            );
+        }
+        for keyword in ["hhmmssff", "hhmmssfffffff", "hhmmssmmmm", "hhmm"] {
+            assert_eq!(super::clock_keyword(keyword), None, "{keyword}");
+        }
+    }
+
     #[test]
     fn one_unreadable_time_does_not_hide_the_format() {
         let iso: Vec<&[u8]> = vec![b"2020-01-01", b"2020-01-02", b"9999-01-01", b"2020-01-03"];

@@ -294,7 +294,10 @@ impl TimeFormat {
             TimeFormat::Flex(order) => format!("dates {}", order.describe()),
             TimeFormat::DayEpoch(unit) => format!("{} since midnight", unit_word(*unit)),
             TimeFormat::Clock { frac: 0 } => "clock times written HHMMSS".into(),
-            TimeFormat::Clock { .. } => "clock times written HHMMSSmmm".into(),
+            TimeFormat::Clock { frac: 3 } => "clock times written HHMMSSmmm".into(),
+            TimeFormat::Clock { frac } => {
+                format!("clock times written HHMMSS{}", "f".repeat(usize::from(*frac)))
+            }
             TimeFormat::Interval(inner) => {
                 format!("intervals of {}, stored at their start", inner.describe())
             }
@@ -748,7 +751,7 @@ fn pattern_has_date(pattern: &str) -> bool {
 /// The time of day of the clock digits `HHMMSS` followed by `frac` digits of the second (at
 /// most 3), in ns; the hour may lack its leading zero. `240000…` is the next midnight.
 pub fn parse_clock(b: &[u8], frac: u8) -> Result<i64, TimeError> {
-    let frac = usize::from(frac.min(3));
+    let frac = usize::from(frac.min(9));
     if b.len() < 5 + frac || b.len() > 6 + frac || !b.iter().all(u8::is_ascii_digit) {
         return Err(TimeError::Unparsable);
     }
@@ -812,6 +815,29 @@ fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clock_digits_take_a_fraction_of_up_to_nine_digits() {
+        const S: i64 = 1_000_000_000;
+        let at = |h: i64, m: i64, s: i64| ((h * 60 + m) * 60 + s) * S;
+        assert_eq!(parse_clock(b"093000", 0), Ok(at(9, 30, 0)));
+        assert_eq!(parse_clock(b"93000123", 3), Ok(at(9, 30, 0) + 123_000_000));
+        assert_eq!(parse_clock(b"093000123456", 6), Ok(at(9, 30, 0) + 123_456_000));
+        // NYSE TAQ: HHMMSS and nanoseconds.
+        assert_eq!(
+            parse_clock(b"195959999999999", 9),
+            Ok(at(19, 59, 59) + 999_999_999)
+        );
+        assert_eq!(parse_clock(b"40000012345678", 9), Ok(at(4, 0, 0) + 12_345_678));
+        for (bad, frac) in [
+            ("096000000000000", 9),
+            ("250000000000000", 9),
+            ("0930001234567", 9),
+            ("0930001", 6),
+        ] {
+            assert!(parse_clock(bad.as_bytes(), frac).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn the_epoch_fast_path_agrees_with_the_general_parser() {
