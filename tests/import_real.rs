@@ -1699,6 +1699,22 @@ fn a_date_beside_clock_digits_with_milliseconds_is_joined_not_stored_at_midnight
             assert!(out.contains(&format!("2024-01-02T{time}Z,AAA,1.{k}\n")), "{out}");
         }
     }
+    // Wind's ticks write the hour without its zero (`93000500`), which no clock beside a date
+    // reads: the date alone was the time, every row at midnight, exit 0. Refused, saying how
+    // to join them or to take the midnights knowingly.
+    let text = "date,time,sym,px\n20240102,93000500,AAA,1.5\n20240102,93001000,AAA,1.6\n\
+                20240102,145959000,AAA,1.7\n";
+    fs::write(d.join("w.csv"), text).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "w", "import", "w.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--time-column date,time"), "{err}");
+    assert!(
+        err.contains("--time-column date to store each row at its day's midnight"),
+        "{err}"
+    );
+    assert!(!d.join("w").join("xs.toml").exists());
+    let (_, err) = ok(xs(d).args(["-d", "w", "import", "w.csv", "--time-column", "date"]));
+    assert!(err.contains("3 stored"), "{err}");
 }
 
 /// NYSE TAQ's daily trade files: `|` between fields, the time as `HHMMSS` and nine digits of

@@ -661,11 +661,29 @@ fn date_for_times_of_day(
                  pass --date to choose"
             ),
         )),
-        None => Err(Error::Invalid(format!(
-            "{}: column `{column}` holds times of day without a date, and the file name holds none; \
-             pass --date YYYY-MM-DD (the day they fall on) so that they are not stored in 1970",
-            sample.source_name
-        ))),
+        None => {
+            // A column of dates that was not joined with the times (Wind and CTP ticks write
+            // `20240102` beside `93000500`, the hour without its zero): say how to join them.
+            let dates = (0..sample.names.len()).find(|&i| {
+                let mut values = sample.rows.column(i).filter(|v| !v.is_empty()).peekable();
+                values.peek().is_some() && values.all(dialect::is_date_only)
+            });
+            let join = dates.map_or(String::new(), |i| {
+                let date = &sample.names[i];
+                format!(
+                    "; or, if column `{date}` holds their dates, pass --time-column {date},{column} \
+                     (a clock written as digits is read beside a date with two digits for the \
+                     hour: `093000500`, not `93000500`), or --time-column {date} to store each \
+                     row at its day's midnight"
+                )
+            });
+            Err(Error::Invalid(format!(
+                "{}: column `{column}` holds times of day without a date, and the file name holds \
+                 none; pass --date YYYY-MM-DD (the day they fall on) so that they are not stored \
+                 in 1970{join}",
+                sample.source_name
+            )))
+        }
     }
 }
 
@@ -989,6 +1007,44 @@ fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     } else {
         format!("{start} Join them with --time-column {date_name},{name} --time-format {pattern}")
     })
+}
+
+/// Why a column of dates alone is not the time when the column after it is named like a time
+/// and holds digits that are no clock xs reads beside a date (Wind and CTP ticks' `93000500`,
+/// the hour without its zero; readable ones are joined by `date_time_pair`): every row of a
+/// day would be stored at its midnight.
+fn clock_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
+    let [date] = idx else { return None };
+    let name = sample.names.get(date + 1)?;
+    if !name.to_ascii_lowercase().contains("time") {
+        return None;
+    }
+    let present = |i: usize| {
+        sample
+            .rows
+            .column(i)
+            .map(<[u8]>::trim_ascii)
+            .filter(|v| !v.is_empty())
+    };
+    let digits = |v: &[u8]| (3..=9).contains(&v.len()) && v.iter().all(u8::is_ascii_digit);
+    let (dates, clocks): (Vec<&[u8]>, Vec<&[u8]>) = (present(*date).collect(), present(date + 1).collect());
+    if clocks.is_empty()
+        || dates.is_empty()
+        || !clocks.iter().all(|v| digits(v))
+        || !dates.iter().all(|v| dialect::is_date_only(v))
+    {
+        return None;
+    }
+    let date_name = &sample.names[*date];
+    Some(format!(
+        "column `{date_name}` holds dates alone (`{}`) and the column after it, `{name}`, digits \
+         (`{}`) that xs does not read as a time of day beside them: taken alone, the dates would \
+         put every row of a day at its midnight. Write the times with two digits for the hour \
+         (`093000500`, `09:30:00.500`) and pass --time-column {date_name},{name}, or pass \
+         --time-column {date_name} to store each row at its day's midnight",
+        String::from_utf8_lossy(dates[0]),
+        String::from_utf8_lossy(clocks[0]),
+    ))
 }
 
 /// Whether every value is `NN.NN.NN` with a day and a month first (`02.01.24`): a German
@@ -1396,7 +1452,10 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 continue;
             }
         }
-        if let (Some(hours), true) = (hour_beside(sample, idx), o.time_columns.is_empty()) {
+        if let (Some(hours), true) = (
+            hour_beside(sample, idx).or_else(|| clock_beside(sample, idx)),
+            o.time_columns.is_empty(),
+        ) {
             refusal.get_or_insert(hours);
             continue;
         }
