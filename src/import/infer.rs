@@ -890,13 +890,13 @@ fn midnight_crossing(
         let mut ids: HashMap<Vec<&[u8]>, usize> = HashMap::new();
         let mut watch = MidnightWatch::default();
         let found = row_times.iter().enumerate().find_map(|(r, t)| {
+            let t = (*t)?;
             let value: Vec<&[u8]> = key
                 .iter()
                 .map(|&i| sample.rows.field_of(r, i).unwrap_or_default().trim_ascii())
                 .collect();
             let next = ids.len();
-            let series = *ids.entry(value).or_insert(next);
-            watch.see(series, (*t)?, r)
+            watch.see(*ids.entry(value).or_insert(next), t, r)
         });
         found.map(|c| (c.from, c.to))
     };

@@ -1664,8 +1664,7 @@ impl<'e> ChunkTimesOfDay<'e> {
         if p.tod.len() <= s {
             p.tod.resize(s + 1, None);
         }
-        let (first, _) = *p.tod[s].get_or_insert((t, t));
-        p.tod[s] = Some((first, t));
+        p.tod[s].get_or_insert((t, t)).1 = t;
         p.last_time = Some(t);
         TimesOfDay::Keep
     }
