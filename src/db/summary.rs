@@ -2,7 +2,7 @@
 //! summarized, how their bounds are computed from a record's rows, and the check that tells a
 //! whole entry from a torn or rotten one. See docs/FORMAT.md, "Directory entries, version 2".
 
-use super::schema::{fnv1a64_more, le, ColumnType, FieldAt, Num, Schema, FNV1A64_START};
+use super::schema::{fnv1a64_more, le, ColumnType, FieldAt, Schema, FNV1A64_START};
 
 /// Bytes of the locator that starts every entry (the whole entry in version 1): record
 /// offset u64, record length u32, rows u32.
@@ -73,56 +73,71 @@ impl SummaryLayout {
     /// like the aggregates do; NaN for both when a value is NaN; min > max when none.
     pub fn bounds(&self, rows: &[u8], row_len: usize, out: &mut Vec<u8>) {
         for c in &self.columns {
-            let values = rows.chunks_exact(row_len).filter(|r| !c.is_null(r));
-            let (lo, hi) = match BoundKind::of(c.ty) {
-                Some(BoundKind::Signed) => {
-                    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-                    for r in values {
-                        if let Num::I(v) = c.num(r) {
-                            lo = lo.min(v);
-                            hi = hi.max(v);
-                        }
-                    }
-                    (lo.to_le_bytes(), hi.to_le_bytes())
+            // One loop per column type: this runs over every row an import writes, and a
+            // `match` on the type per value cost as much as the rest of the summary.
+            let (lo, hi) = match c.ty {
+                ColumnType::I8 => signed(rows, row_len, c, |b| i64::from(i8::from_le_bytes(le(b)))),
+                ColumnType::I16 => signed(rows, row_len, c, |b| i64::from(i16::from_le_bytes(le(b)))),
+                ColumnType::I32 => signed(rows, row_len, c, |b| i64::from(i32::from_le_bytes(le(b)))),
+                // `dec(S)` by its scaled integer: exact bounds, compared as stored.
+                ColumnType::I64 | ColumnType::Dec(_) => {
+                    signed(rows, row_len, c, |b| i64::from_le_bytes(le(b)))
                 }
-                Some(BoundKind::Unsigned) => {
-                    let (mut lo, mut hi) = (u64::MAX, 0u64);
-                    for r in values {
-                        if let Num::U(v) = c.num(r) {
-                            lo = lo.min(v);
-                            hi = hi.max(v);
-                        }
-                    }
-                    (lo.to_le_bytes(), hi.to_le_bytes())
-                }
-                _ => {
-                    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-                    let mut nan = false;
-                    for v in values.map(|r| c.f64(r)) {
-                        if v.is_nan() {
-                            nan = true;
-                            break;
-                        }
-                        // Strict comparisons keep the first of equal values (0.0 before -0.0),
-                        // as the aggregates do.
-                        if v < lo {
-                            lo = v;
-                        }
-                        if v > hi {
-                            hi = v;
-                        }
-                    }
-                    if nan {
-                        (CANONICAL_NAN.to_le_bytes(), CANONICAL_NAN.to_le_bytes())
-                    } else {
-                        (lo.to_le_bytes(), hi.to_le_bytes())
-                    }
-                }
+                ColumnType::U8 => unsigned(rows, row_len, c, |b| u64::from(b[0])),
+                ColumnType::U16 => unsigned(rows, row_len, c, |b| u64::from(u16::from_le_bytes(le(b)))),
+                ColumnType::U32 => unsigned(rows, row_len, c, |b| u64::from(u32::from_le_bytes(le(b)))),
+                ColumnType::U64 => unsigned(rows, row_len, c, |b| u64::from_le_bytes(le(b))),
+                ColumnType::F32 => float(rows, row_len, c, |b| f64::from(f32::from_le_bytes(le(b)))),
+                ColumnType::F64 => float(rows, row_len, c, |b| f64::from_le_bytes(le(b))),
+                // Not summarized (`SummaryLayout::new` leaves them out).
+                ColumnType::Bool | ColumnType::Str(_) | ColumnType::Sym => continue,
             };
             out.extend_from_slice(&lo);
             out.extend_from_slice(&hi);
         }
     }
+}
+
+/// The non-null values of column `c` over whole rows, read by `value` from the field's bytes.
+#[inline(always)]
+fn values<'r, T>(
+    rows: &'r [u8],
+    row_len: usize,
+    c: &'r FieldAt,
+    value: impl Fn(&[u8]) -> T + 'r,
+) -> impl Iterator<Item = T> + 'r {
+    rows.chunks_exact(row_len)
+        .filter(|r| !c.is_null(r))
+        .map(move |r| value(c.bytes(r)))
+}
+
+fn signed(rows: &[u8], row_len: usize, c: &FieldAt, value: impl Fn(&[u8]) -> i64) -> ([u8; 8], [u8; 8]) {
+    let (lo, hi) =
+        values(rows, row_len, c, value).fold((i64::MAX, i64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    (lo.to_le_bytes(), hi.to_le_bytes())
+}
+
+fn unsigned(rows: &[u8], row_len: usize, c: &FieldAt, value: impl Fn(&[u8]) -> u64) -> ([u8; 8], [u8; 8]) {
+    let (lo, hi) = values(rows, row_len, c, value).fold((u64::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    (lo.to_le_bytes(), hi.to_le_bytes())
+}
+
+fn float(rows: &[u8], row_len: usize, c: &FieldAt, value: impl Fn(&[u8]) -> f64) -> ([u8; 8], [u8; 8]) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values(rows, row_len, c, value) {
+        if v.is_nan() {
+            return (CANONICAL_NAN.to_le_bytes(), CANONICAL_NAN.to_le_bytes());
+        }
+        // Strict comparisons keep the first of equal values (0.0 before -0.0), as the
+        // aggregates do.
+        if v < lo {
+            lo = v;
+        }
+        if v > hi {
+            hi = v;
+        }
+    }
+    (lo.to_le_bytes(), hi.to_le_bytes())
 }
 
 /// The check of a version-2 entry: FNV-1a 64 of its locator followed by its bounds.
