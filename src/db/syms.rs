@@ -176,6 +176,11 @@ impl Snapshot {
 
     #[inline]
     pub fn code(&self, text: &str) -> Option<u32> {
+        self.code_of_bytes(text.as_bytes())
+    }
+
+    /// `code` of text not yet checked as UTF-8: a match is, since every stored text is.
+    pub fn code_of_bytes(&self, text: &[u8]) -> Option<u32> {
         self.codes.get_or_init(|| CodeTable::of(self)).find(self, text)
     }
 
@@ -310,18 +315,18 @@ impl CodeTable {
         table
     }
 
-    fn hash(text: &str) -> usize {
-        super::schema::fnv1a64_more(super::schema::FNV1A64_START, text.as_bytes()) as usize
+    fn hash(text: &[u8]) -> usize {
+        super::schema::fnv1a64_more(super::schema::FNV1A64_START, text) as usize
     }
 
     #[inline]
-    fn find(&self, snap: &Snapshot, text: &str) -> Option<u32> {
+    fn find(&self, snap: &Snapshot, text: &[u8]) -> Option<u32> {
         let mask = self.slots.len().checked_sub(1)?;
         let mut i = Self::hash(text) & mask;
         loop {
             match self.slots[i] {
                 Self::EMPTY => return None,
-                code if snap.text(code) == Some(text) => return Some(code),
+                code if snap.text(code).map(str::as_bytes) == Some(text) => return Some(code),
                 _ => i = (i + 1) & mask,
             }
         }
@@ -338,7 +343,7 @@ impl CodeTable {
 
     fn place(&mut self, snap: &Snapshot, code: u32) {
         let mask = self.slots.len() - 1;
-        let mut i = Self::hash(snap.text(code).unwrap_or_default()) & mask;
+        let mut i = Self::hash(snap.text(code).unwrap_or_default().as_bytes()) & mask;
         while self.slots[i] != Self::EMPTY {
             i = (i + 1) & mask;
         }

@@ -36,7 +36,7 @@ impl ChunkSyms {
     /// The code of a non-empty field: the dictionary's, or a chunk-local one.
     #[inline]
     pub fn code(&mut self, text: &[u8]) -> Result<u32, FieldError> {
-        if let Some(s) = std::str::from_utf8(text).ok().and_then(|s| self.snap.code(s)) {
+        if let Some(s) = self.snap.code_of_bytes(text) {
             return Ok(s);
         }
         if let Some(&i) = self.local.get(text) {
