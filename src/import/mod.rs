@@ -1470,12 +1470,17 @@ struct ParseCtx<'a> {
 struct RowPlacer<'a> {
     ctx: &'a ParseCtx<'a>,
     granularity_ns: i64,
-    /// The partition start and end, series and group of the previous row.
-    current: Option<(i64, i64, u32, usize)>,
+    /// Per series of the chunk (by its number): the partition start and end and the group of
+    /// its latest row, so that interleaved series each keep theirs (an empty range: none yet).
+    by_series: Vec<(i64, i64, usize)>,
     /// The chunk's series by their key columns' bytes (and null flags). FNV, as the `sym`
     /// dictionary: the keys are a few bytes, looked up once per row.
     series_index: HashMap<Vec<u8>, u32, FnvBuild>,
     series_bytes: Vec<u8>,
+    /// Whether the key's null flags and bytes fit in a u64 (one `sym` or integer column):
+    /// then `packed_index` finds the series without building a key of bytes.
+    key_fits: bool,
+    packed_index: HashMap<u64, u32, FnvBuild>,
     group_index: HashMap<(u32, i64), usize, FnvBuild>,
 }
 
@@ -1485,12 +1490,16 @@ impl<'a> RowPlacer<'a> {
         if ctx.series.is_empty() {
             p.series.push(String::new());
         }
+        let schema = &ctx.config.schema;
+        let key_len: usize = ctx.series.iter().map(|&c| 1 + schema.field_at(c).width).sum();
         RowPlacer {
             ctx,
             granularity_ns: ctx.config.granularity.ns(),
-            current: None,
+            by_series: Vec::new(),
             series_index: HashMap::default(),
             series_bytes: Vec::new(),
+            key_fits: key_len <= 8,
+            packed_index: HashMap::default(),
             group_index: HashMap::default(),
         }
     }
@@ -1560,13 +1569,29 @@ impl<'a> RowPlacer<'a> {
         }
         let schema = &ctx.config.schema;
         let row = &p.rows[row_at..row_at + schema.row_len()];
-        self.series_bytes.clear();
-        for &c in &ctx.series {
-            self.series_bytes.push(u8::from(schema.is_null(row, c)));
-            self.series_bytes.extend_from_slice(schema.field_bytes(row, c));
-        }
-        if let Some(&s) = self.series_index.get(self.series_bytes.as_slice()) {
-            return Ok(s);
+        let mut packed = 0u64;
+        if self.key_fits {
+            let mut shift = 0;
+            for &c in &ctx.series {
+                packed |= u64::from(schema.is_null(row, c)) << shift;
+                for &b in schema.field_bytes(row, c) {
+                    shift += 8;
+                    packed |= u64::from(b) << shift;
+                }
+                shift += 8;
+            }
+            if let Some(&s) = self.packed_index.get(&packed) {
+                return Ok(s);
+            }
+        } else {
+            self.series_bytes.clear();
+            for &c in &ctx.series {
+                self.series_bytes.push(u8::from(schema.is_null(row, c)));
+                self.series_bytes.extend_from_slice(schema.field_bytes(row, c));
+            }
+            if let Some(&s) = self.series_index.get(self.series_bytes.as_slice()) {
+                return Ok(s);
+            }
         }
         // Only a stored code can be lost; a parsed row's codes are this import's.
         let name = series_name(schema, &ctx.series, row, chunk_syms)
@@ -1574,15 +1599,20 @@ impl<'a> RowPlacer<'a> {
             .and_then(|name| crate::db::series::check_name(&name).map(|()| name))?;
         let s = p.series.len() as u32;
         p.series.push(name);
-        self.series_index.insert(self.series_bytes.clone(), s);
+        if self.key_fits {
+            self.packed_index.insert(packed, s);
+        } else {
+            self.series_index.insert(self.series_bytes.clone(), s);
+        }
         Ok(s)
     }
 
     /// The group and slot of a row of `series` at `t` (on the grid).
     fn place_in(&mut self, p: &mut Parsed, t: i64, series: u32) -> (usize, u64) {
         let ctx = self.ctx;
-        let (start_ns, group) = match self.current {
-            Some((start, end, s, g)) if t >= start && t < end && s == series => (start, g),
+        let at = series as usize;
+        let (start_ns, group) = match self.by_series.get(at) {
+            Some(&(start, end, g)) if t >= start && t < end => (start, g),
             _ => {
                 let key = PartitionKey::of(ctx.config.period, t);
                 let g = *self
@@ -1592,7 +1622,10 @@ impl<'a> RowPlacer<'a> {
                         p.groups.push(Group { series, key });
                         p.groups.len() - 1
                     });
-                self.current = Some((key.start_ns(), key.end_ns(), series, g));
+                if self.by_series.len() <= at {
+                    self.by_series.resize(at + 1, (0, 0, 0));
+                }
+                self.by_series[at] = (key.start_ns(), key.end_ns(), g);
                 (key.start_ns(), g)
             }
         };
