@@ -1481,8 +1481,18 @@ struct RowPlacer<'a> {
     /// then `packed_index` finds the series without building a key of bytes.
     key_fits: bool,
     packed_index: HashMap<u64, u32, FnvBuild>,
+    /// With a key of one `sym` column: the series of each code the chunk met, by dictionary
+    /// code and by chunk-local code (`NO_SERIES`: not met yet). Within a chunk a text has one
+    /// code, so a code is a series, found without hashing.
+    sym_key: Option<usize>,
+    series_by_code: [Vec<u32>; 2],
     group_index: HashMap<(u32, i64), usize, FnvBuild>,
 }
+
+/// An empty entry of `RowPlacer::series_by_code`.
+const NO_SERIES: u32 = u32::MAX;
+/// Codes at or past this are looked up by hashing instead: the tables are per chunk.
+const SERIES_BY_CODE_LIMIT: usize = 1 << 16;
 
 impl<'a> RowPlacer<'a> {
     /// Also gives `p` its one unnamed series when there is no series key.
@@ -1500,6 +1510,11 @@ impl<'a> RowPlacer<'a> {
             series_bytes: Vec::new(),
             key_fits: key_len <= 8,
             packed_index: HashMap::default(),
+            sym_key: match ctx.series[..] {
+                [c] if ctx.is_sym[c] => Some(c),
+                _ => None,
+            },
+            series_by_code: [Vec::new(), Vec::new()],
             group_index: HashMap::default(),
         }
     }
@@ -1567,6 +1582,41 @@ impl<'a> RowPlacer<'a> {
         if ctx.series.is_empty() {
             return Ok(0);
         }
+        let schema = &ctx.config.schema;
+        let row = &p.rows[row_at..row_at + schema.row_len()];
+        let by_code = self.sym_key.filter(|&c| !schema.is_null(row, c)).and_then(|c| {
+            let code = u32::from_le_bytes(crate::db::schema::le(schema.field_bytes(row, c)));
+            let (table, i) = (
+                usize::from(code & syms::LOCAL != 0),
+                (code & !syms::LOCAL) as usize,
+            );
+            (i < SERIES_BY_CODE_LIMIT).then_some((table, i))
+        });
+        if let Some((table, i)) = by_code {
+            match self.series_by_code[table].get(i) {
+                Some(&s) if s != NO_SERIES => return Ok(s),
+                _ => {}
+            }
+        }
+        let s = self.series_by_key(p, row_at, chunk_syms)?;
+        if let Some((table, i)) = by_code {
+            let table = &mut self.series_by_code[table];
+            if table.len() <= i {
+                table.resize(i + 1, NO_SERIES);
+            }
+            table[i] = s;
+        }
+        Ok(s)
+    }
+
+    /// `series_of` by the key's bytes.
+    fn series_by_key(
+        &mut self,
+        p: &mut Parsed,
+        row_at: usize,
+        chunk_syms: Option<&syms::ChunkSyms>,
+    ) -> Result<u32, String> {
+        let ctx = self.ctx;
         let schema = &ctx.config.schema;
         let row = &p.rows[row_at..row_at + schema.row_len()];
         let mut packed = 0u64;
