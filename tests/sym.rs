@@ -581,6 +581,46 @@ fn bad_sym_values_are_rejected_with_reasons() {
     );
 }
 
+/// The dictionary is searched by a value's bytes before any UTF-8 check: a value that is not
+/// UTF-8 is still rejected with its reason when the dictionary holds texts, and the rows around
+/// it keep their codes.
+#[test]
+fn a_sym_value_not_in_utf8_is_rejected_beside_texts_the_dictionary_holds() {
+    let db = trades_db(&[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let first = csv(
+        tmp.path(),
+        "a.csv",
+        &format!("time,symbol,side,price\n{DAY}T00:00:00Z,BTC,buy,1\n"),
+    );
+    db.ok(&["import", &first, "-q"]);
+    let second = tmp.path().join("b.csv");
+    let mut bytes =
+        format!("time,symbol,side,price\n{DAY}T00:00:01Z,BTC,sell,2\n{DAY}T00:00:02Z,B").into_bytes();
+    bytes.extend_from_slice(b"\xffC,buy,3\n");
+    bytes.extend_from_slice(format!("{DAY}T00:00:03Z,ETH,buy,4\n").as_bytes());
+    fs::write(&second, bytes).unwrap();
+    let (code, out, err) = run(db.xs(&["import", second.to_str().unwrap()]));
+    assert_eq!(code, 4, "{out}{err}");
+    assert!(format!("{out}{err}").contains("1 rejected"), "{out}{err}");
+    assert_no_panic(&err);
+    let rejects = fs::read_dir(db.file(""))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .expect("a rejects file");
+    // The record is listed as it was read, its byte included.
+    let listed = String::from_utf8_lossy(&fs::read(rejects).unwrap()).into_owned();
+    assert!(listed.contains("the text is not UTF-8"), "{listed}");
+    assert_eq!(
+        range(&db, &[]),
+        format!(
+            "time,symbol,side,price\n{DAY}T00:00:00Z,BTC,buy,1.0\n{DAY}T00:00:01Z,BTC,sell,2.0\n\
+             {DAY}T00:00:03Z,ETH,buy,4.0\n"
+        )
+    );
+}
+
 #[test]
 fn parquet_and_arrow_carry_sym_as_dictionary_strings_and_duckdb_reads_varchar() {
     let db = trades_db(&[]);
