@@ -161,7 +161,7 @@ ms\t''
 us\t''
 µs\t''
 ns\t''"
-complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\' (without a date it reads times of day), or `dmy`, `mdy`, `ymd`: the detected shapes with the date in that order, or `hhmmss`, `hhmmssmmm` (or `hhmmss` and 6 or 9 `f`): times of day as clock digits (`93000` is 09:30:00) (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time, compact YYYYMMDDHHMM…, clock digits)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l time-format -d 'strftime pattern of the times, e.g. \'%d/%m/%Y %H:%M:%S\' (without a date it reads times of day), or `dmy`, `mdy`, `ymd`: the detected shapes with the date in that order, or `hhmmss`, `hhmmssmmm` (or `hhmmss` and 6 or 9 `f`): times of day as clock digits (`93000` is 09:30:00), or `quarter` (`1990Q1`, `Q1 1990`). A pattern without the day (`%Y-%m`, `%Y`) stores each month or year at its first day (default: detected — ISO-8601, epoch numbers, dates in year-month-day, day/month/year or month/day/year order with a time, compact YYYYMMDDHHMM…, clock digits, months `YYYY-MM`, quarters, years in a `Year` column)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l encoding -d 'Text encoding of the inputs when not UTF-8: utf-16le, utf-16be, windows-1252 (latin1), iso-8859-15, shift_jis… (default: UTF-8, or UTF-16 where a byte-order mark says so)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l granularity -d 'New database only: time step between slots (default: inferred)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l depth -d 'New database only: rows one timestamp can hold (default: inferred)' -r

@@ -3196,3 +3196,158 @@ fn a_column_of_epoch_seconds_and_milliseconds_is_refused_saying_both() {
     );
     assert!(!d.join("m").exists());
 }
+
+/// Every stored row of `db` in a wide window (the years below reach back to 1880).
+fn all_rows(dir: &Path, db: &str) -> String {
+    ok(xs(dir).args(["-d", db, "range", "1700-01-01", "2200-01-01"])).0
+}
+
+/// Monthly and yearly series: `1949-01` is a month and `1880` in a `Year` column a year, each
+/// stored at its period's first day; dates before 1980 in a column named `Month` or `Period`
+/// are dates all the same (they once read as no time at all, or as seconds since midnight).
+#[test]
+fn months_and_years_are_stored_at_their_first_day() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // The classic airline-passengers file: `Month,#Passengers`, CRLF.
+    let input = fixture(d, "airline_passengers_monthly.csv");
+    let (_, err) = ok(xs(d).args(["-d", "air", "import"]).arg(&input));
+    assert!(
+        err.contains("time column `Month`") && err.contains("months written YYYY-MM"),
+        "{err}"
+    );
+    let out = all_rows(d, "air");
+    assert_eq!(out.lines().count(), 25, "{out}");
+    assert!(
+        out.starts_with("Month,passengers\n1949-01-01T00:00:00Z,112\n1949-02-01T00:00:00Z,118\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("1950-12-01T00:00:00Z,140\n"), "{out}");
+
+    // A year column, imported whole, then a later year into the same database.
+    let input = fixture(d, "annual_temperature_anomaly.csv");
+    let (_, err) = ok(xs(d).args(["-d", "temp", "import"]).arg(&input));
+    assert!(err.contains("years, each stored at its January 1st"), "{err}");
+    let next = d.join("annual_1890.csv");
+    fs::write(&next, "Year,Mean\n1890,-0.35\n").unwrap();
+    ok(xs(d).args(["-d", "temp", "import", "-q"]).arg(&next));
+    let out = all_rows(d, "temp");
+    assert_eq!(out.lines().count(), 12, "{out}");
+    assert!(
+        out.starts_with("Year,Mean\n1880-01-01T00:00:00Z,-0.16\n1881-01-01T00:00:00Z,-0.08\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("1889-01-01T00:00:00Z,-0.10\n1890-01-01T00:00:00Z,-0.35\n"),
+        "{out}"
+    );
+
+    // Full dates of 1948 in a column named `Period`.
+    let input = fixture(d, "unemployment_period_1948.csv");
+    ok(xs(d).args(["-d", "rate", "import", "-q"]).arg(&input));
+    assert_eq!(
+        all_rows(d, "rate"),
+        "Period,Rate\n1948-01-01T00:00:00Z,3.4\n1948-02-01T00:00:00Z,3.8\n\
+         1948-03-01T00:00:00Z,4.0\n1948-04-01T00:00:00Z,3.9\n"
+    );
+
+    // Months written as one number, in a column named so (`202111` is no clock time) or
+    // given by a pattern without a day.
+    let input = d.join("yyyymm.csv");
+    fs::write(&input, "month,v\n202111,1\n202112,2\n202201,3\n").unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "ym", "import"]).arg(&input));
+    assert!(err.contains("months written YYYYMM"), "{err}");
+    let months = "2021-11-01T00:00:00Z,1\n2021-12-01T00:00:00Z,2\n2022-01-01T00:00:00Z,3\n";
+    assert_eq!(all_rows(d, "ym"), format!("month,v\n{months}"));
+    let input = d.join("obs.csv");
+    fs::write(&input, "obs,v\n202111,1\n202112,2\n202201,3\n").unwrap();
+    ok(xs(d)
+        .args(["-d", "obs", "import", "-q", "--time-format", "%Y%m"])
+        .arg(&input));
+    assert_eq!(all_rows(d, "obs"), format!("obs,v\n{months}"));
+}
+
+/// A date split over `Year,Month,Day` columns is not taken for the year alone (every day of a
+/// year at its January 1st): refused with the flags that join them, which then import it.
+#[test]
+fn a_date_split_over_year_month_day_columns_names_the_flags_that_join_it() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "daily_weather_year_month_day.csv");
+    let (code, _, err) = run(xs(d).args(["-d", "w", "import"]).arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("column `Year`: it holds years, and the date goes on in `Month` and `Day`")
+            && err.contains("--time-column Year,Month,Day --time-format '%Y %m %d'"),
+        "{err}"
+    );
+    assert!(!d.join("w").exists());
+    ok(xs(d)
+        .args(["-d", "w", "import", "-q", "--time-column", "Year,Month,Day"])
+        .args(["--time-format", "%Y %m %d"])
+        .arg(&input));
+    let out = all_rows(d, "w");
+    assert_eq!(out.lines().count(), 7, "{out}");
+    assert!(
+        out.contains("1975-12-31T00:00:00Z,4.1,-1.7\n1976-01-01T00:00:00Z,4.6,-1.4\n"),
+        "{out}"
+    );
+}
+
+/// Eurostat's SDMX-CSV: quarters (`2019-Q4`) and, in annual files, years in the
+/// `TIME_PERIOD` column; each stored at its period's first day. `--time-format quarter` reads
+/// the other spellings (`Q1 2020`).
+#[test]
+fn quarters_and_years_in_a_time_period_column() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = fixture(d, "eurostat_gdp_quarterly.csv");
+    let (_, err) = ok(xs(d).args(["-d", "q", "import"]).arg(&input));
+    assert!(
+        err.contains("time column `TIME_PERIOD`") && err.contains("quarters (`1990Q1`)"),
+        "{err}"
+    );
+    let out = ok(xs(d).args([
+        "-d",
+        "q",
+        "range",
+        "2019-01-01",
+        "2021-01-01",
+        "--columns",
+        "TIME_PERIOD,geo,OBS_VALUE,OBS_FLAG",
+    ]))
+    .0;
+    assert_eq!(out.lines().count(), 13, "{out}");
+    assert!(out.contains("2019-10-01T00:00:00Z,AT,1.2,\n"), "{out}");
+    assert!(out.contains("2020-04-01T00:00:00Z,DE,-9.4,\n"), "{out}");
+    assert!(out.ends_with("2020-07-01T00:00:00Z,FR,18.6,p\n"), "{out}");
+
+    let input = fixture(d, "eurostat_population_annual.csv");
+    let (_, err) = ok(xs(d).args(["-d", "a", "import"]).arg(&input));
+    assert!(err.contains("years, each stored at its January 1st"), "{err}");
+    let out = ok(xs(d).args([
+        "-d",
+        "a",
+        "range",
+        "2019-01-01",
+        "2021-01-01",
+        "--columns",
+        "TIME_PERIOD,geo,OBS_VALUE",
+    ]))
+    .0;
+    assert_eq!(
+        out,
+        "TIME_PERIOD,geo,OBS_VALUE\n2019-01-01T00:00:00Z,AT,8858775\n2019-01-01T00:00:00Z,DE,83019213\n\
+         2020-01-01T00:00:00Z,AT,8901064\n2020-01-01T00:00:00Z,DE,83166711\n"
+    );
+
+    let input = d.join("q.csv");
+    fs::write(&input, "when,v\nQ4 2020,1\nQ1 2021,2\n").unwrap();
+    ok(xs(d)
+        .args(["-d", "w", "import", "-q", "--time-format", "quarter"])
+        .arg(&input));
+    assert_eq!(
+        all_rows(d, "w"),
+        "when,v\n2020-10-01T00:00:00Z,1\n2021-01-01T00:00:00Z,2\n"
+    );
+}

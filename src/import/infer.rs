@@ -237,6 +237,33 @@ fn compact_date_time(values: &[&[u8]], mostly: &dyn Fn(&TimeFormat) -> bool) -> 
     })
 }
 
+/// Months written `YYYY-MM` or `YYYY/MM` (ISO 8601's reduced precision, as monthly economic
+/// series and the classic airline-passengers file write them): each stored at its first day's
+/// midnight.
+fn year_month(values: &[&[u8]], mostly: &dyn Fn(&TimeFormat) -> bool) -> Option<(TimeFormat, String)> {
+    let sep = *values.first()?.get(4)?;
+    let pattern = match sep {
+        b'-' => "%Y-%m",
+        b'/' => "%Y/%m",
+        _ => return None,
+    };
+    let shaped =
+        |v: &&[u8]| v.len() == 7 && v[4] == sep && v[..4].iter().chain(&v[5..]).all(u8::is_ascii_digit);
+    if !values.iter().any(shaped) {
+        return None;
+    }
+    let f = TimeFormat::Strftime(pattern.into());
+    mostly(&f).then(|| {
+        (
+            f,
+            format!(
+                "months written YYYY{}MM, each stored at its first day (--time-format '{pattern}')",
+                sep as char
+            ),
+        )
+    })
+}
+
 /// Times of day written as clock digits, `HHMMSS` without their separators (`93000` is
 /// 09:30:00), or with 3, 6 or 9 digits of fraction after them (`HHMMSSmmm`, and NYSE TAQ's
 /// `HHMMSSfffffffff`): every value has minutes and seconds below 60. Where the numbers
@@ -344,6 +371,10 @@ pub fn detect_time_format(
         if let Some(f) = clock_keyword(p) {
             return Ok(mostly(&f).then(|| (f.clone(), format!("{} (--time-format {p})", f.describe()))));
         }
+        if p.eq_ignore_ascii_case("quarter") {
+            let f = TimeFormat::Quarter;
+            return Ok(mostly(&f).then(|| (f.clone(), format!("{} (--time-format {p})", f.describe()))));
+        }
         if let Some(order) = date_order_keyword(p) {
             let f = TimeFormat::Flex(order);
             if mostly(&f) {
@@ -357,6 +388,12 @@ pub fn detect_time_format(
             return Ok(Some((f, format!("times read with the pattern `{p}`"))));
         }
         return interval_format(&values, unit, pattern);
+    }
+    if let Some(found) = year_month(&values, &mostly) {
+        return Ok(Some(found));
+    }
+    if values.iter().any(|v| v.iter().any(|&c| c == b'Q' || c == b'q')) && mostly(&TimeFormat::Quarter) {
+        return Ok(Some((TimeFormat::Quarter, TimeFormat::Quarter.describe())));
     }
     let mut epoch_magnitudes: Vec<u64> = values
         .iter()
@@ -698,7 +735,11 @@ pub fn existing_time_format(
 ) -> Result<(TimeFormat, DateSource, Option<String>)> {
     let values = time_values(sample, time_idx);
     let refs: Vec<&[u8]> = values.iter().map(|v| v.as_ref()).collect();
-    let detected = detect_time_format(&refs, o.time_unit, pattern).map_err(Error::Invalid)?;
+    let detected = match periods(&sample.names, time_idx, &refs, o, pattern) {
+        Some(found) => found.map(Some),
+        None => detect_time_format(&refs, o.time_unit, pattern),
+    }
+    .map_err(Error::Invalid)?;
     let (format, note) = match detected {
         Some((format, how)) => {
             let note = matches!(
@@ -791,9 +832,11 @@ fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
             Some(finest)
         }
         TimeFormat::Clock { frac } => Some(NS_PER_SEC / 10i64.pow(u32::from(*frac))),
-        TimeFormat::Strftime(_) | TimeFormat::Flex(_) | TimeFormat::DayEpoch(_) | TimeFormat::Interval(_) => {
-            None
-        }
+        TimeFormat::Strftime(_)
+        | TimeFormat::Flex(_)
+        | TimeFormat::DayEpoch(_)
+        | TimeFormat::Quarter
+        | TimeFormat::Interval(_) => None,
     }
 }
 
@@ -1396,7 +1439,11 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let values = time_values(sample, idx);
         let refs: Vec<&[u8]> = values.iter().map(|v| v.as_ref()).collect();
         let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
-        let (format, how) = match detect_time_format(&refs, o.time_unit, o.time_format.as_deref()) {
+        let detected = match periods(names, idx, &refs, o, o.time_format.as_deref()) {
+            Some(found) => found.map(Some),
+            None => detect_time_format(&refs, o.time_unit, o.time_format.as_deref()),
+        };
+        let (format, how) = match detected {
             Ok(Some(found)) => found,
             Ok(None) => {
                 if named && unreadable.is_none() {
@@ -1557,8 +1604,12 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         // A column not named like a time must at least hold plausible times (after 1980, and
         // not more than ten years from now), so that ids and counters are not taken for epoch
         // seconds: Binance's headerless trade ids (4.3e9) read as seconds fall in 2106.
+        // Dates written with separators (`1949-01-01`, `1949-01`) look like no id: they need
+        // no such bound, and the years of a year column have their name.
         let plausible = crate::import::timeparse::plausible_times();
-        if !named && times.iter().any(|t| !plausible.contains(t)) {
+        let numbers = refs.iter().any(|v| is_epoch_number(v))
+            && !matches!(&format, TimeFormat::Strftime(p) if p == "%Y" || p == "%Y%m");
+        if !named && numbers && times.iter().any(|t| !plausible.contains(t)) {
             continue;
         }
         let precision = text_precision_ns(&refs, &format);
@@ -2077,6 +2128,100 @@ fn series_groups(sample: &Sample, series_idx: &[usize], row_times: &[Option<i64>
         groups[g].push(*t);
     }
     groups
+}
+
+/// Years (`Year` = `1880`), which their magnitude reads as seconds since midnight, and months
+/// written as one number (`month` = `202101`, which reads as a clock time, 20:21:01): the
+/// format that reads them as such, when the column is named so, no format or unit is given,
+/// and every value has the shape; `Err` when the columns after a year hold the rest of the
+/// date.
+fn periods(
+    names: &[String],
+    idx: &[usize],
+    refs: &[&[u8]],
+    o: &Overrides,
+    pattern: Option<&str>,
+) -> Option<std::result::Result<(TimeFormat, String), String>> {
+    let ([only], None, None) = (idx, o.time_unit, pattern) else {
+        return None;
+    };
+    let all = |shape: &dyn Fn(&[u8]) -> bool| {
+        let mut values = refs
+            .iter()
+            .filter(|v| !v.is_empty() && !dialect::is_default_null(v));
+        values.clone().next().is_some() && values.all(|v| shape(v))
+    };
+    let name = names[*only].trim().to_lowercase();
+    // Annual series also write the year where the date goes (Eurostat's `TIME_PERIOD`).
+    const YEARS: [&str; 10] = [
+        "year",
+        "yr",
+        "yyyy",
+        "jahr",
+        "annee",
+        "année",
+        "anno",
+        "date",
+        "period",
+        "time_period",
+    ];
+    const MONTHS: [&str; 6] = ["month", "yyyymm", "yearmonth", "year_month", "ym", "period"];
+    let year = |v: &[u8]| v.len() == 4 && matches!(v[0], b'1' | b'2') && v.iter().all(u8::is_ascii_digit);
+    if YEARS.contains(&name.as_str()) && all(&year) {
+        if let Some(refused) = parts_of_date_beside(names, *only) {
+            return Some(Err(refused));
+        }
+        return Some(Ok((
+            TimeFormat::Strftime("%Y".into()),
+            "years, each stored at its January 1st (--time-format '%Y')".into(),
+        )));
+    }
+    let year_month = |v: &[u8]| {
+        v.len() == 6
+            && v.iter().all(u8::is_ascii_digit)
+            && (1800..=2200).contains(&epoch_magnitude(&v[..4]))
+            && (1..=12).contains(&epoch_magnitude(&v[4..]))
+    };
+    if MONTHS.contains(&name.as_str()) && all(&year_month) {
+        return Some(Ok((
+            TimeFormat::Strftime("%Y%m".into()),
+            "months written YYYYMM, each stored at its first day (--time-format '%Y%m')".into(),
+        )));
+    }
+    None
+}
+
+/// When the columns beside a year column `year` hold the rest of its date (`Year,Month,Day`),
+/// the refusal that names the flags joining them; alone, the year is the time.
+fn parts_of_date_beside(names: &[String], year: usize) -> Option<String> {
+    let named = |i: usize, words: &[&str]| {
+        names
+            .get(i)
+            .is_some_and(|n| words.contains(&n.trim().to_lowercase().as_str()))
+    };
+    const MONTH: [&str; 4] = ["month", "mon", "mo", "mm"];
+    const DAY: [&str; 3] = ["day", "dd", "dom"];
+    const DAY_OF_YEAR: [&str; 4] = ["doy", "day_of_year", "dayofyear", "yday"];
+    let (parts, pattern) = if named(year + 1, &MONTH) && named(year + 2, &DAY) {
+        (2, "%Y %m %d")
+    } else if named(year + 1, &MONTH) {
+        (1, "%Y %m")
+    } else if named(year + 1, &DAY_OF_YEAR) {
+        (1, "%Y %j")
+    } else {
+        return None;
+    };
+    let rest = &names[year + 1..=year + parts];
+    Some(format!(
+        "it holds years, and the date goes on in {}: pass --time-column {},{} --time-format \
+         '{pattern}' to join them",
+        rest.iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(" and "),
+        names[year],
+        rest.join(",")
+    ))
 }
 
 /// Whether a column name says it counts rows or names them (`id`, `order_id`, `index`, `seq`):

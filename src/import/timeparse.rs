@@ -23,6 +23,9 @@ pub enum TimeFormat {
     /// A time of day as the digits of a clock, `HHMMSS` with `frac` more digits of the
     /// second (0 or 3: `93000`, `093000500`), the leading zero of the hour optional.
     Clock { frac: u8 },
+    /// A quarter of a year, `1990Q1`, `1990-Q1`, `1990 Q1` or `Q1 1990` (economic series):
+    /// stored at its first day, 00:00.
+    Quarter,
     /// An interval, `START - END` (ENTSO-E's `MTU` column), `START – END` or ISO 8601's
     /// `START/END`, both ends in this format: stored at its start, the end read to check it.
     Interval(Box<TimeFormat>),
@@ -268,6 +271,7 @@ impl TimeFormat {
                 return Ok((t, true));
             }
             TimeFormat::Clock { frac } => return parse_clock(b, *frac).map(|t| (t, true)),
+            TimeFormat::Quarter => (parse_quarter(b)?, true),
             TimeFormat::Interval(inner) => {
                 let (start, end) = split_interval(b).ok_or(TimeError::Unparsable)?;
                 let (t, naive) = inner.parse(start)?;
@@ -298,6 +302,7 @@ impl TimeFormat {
             TimeFormat::Clock { frac } => {
                 format!("clock times written HHMMSS{}", "f".repeat(usize::from(*frac)))
             }
+            TimeFormat::Quarter => "quarters (`1990Q1`), each stored at its first day".into(),
             TimeFormat::Interval(inner) => {
                 format!("intervals of {}, stored at their start", inner.describe())
             }
@@ -767,6 +772,56 @@ pub fn parse_clock(b: &[u8], frac: u8) -> Result<i64, TimeError> {
     Ok(ns)
 }
 
+/// The first day of the quarter `b` writes: `YYYY` and `QN` (`N` from 1 to 4, `Q` in any
+/// case) in either order, joined directly or by one `-`, `/`, `_` or space.
+pub fn parse_quarter(b: &[u8]) -> Result<i64, TimeError> {
+    let quarter = |q: &[u8]| match q {
+        [b'Q' | b'q', n @ b'1'..=b'4'] => Some(u32::from(n - b'0')),
+        _ => None,
+    };
+    let year = |y: &[u8]| {
+        (y.len() == 4 && y.iter().all(u8::is_ascii_digit))
+            .then(|| y.iter().fold(0i32, |n, &c| n * 10 + i32::from(c - b'0')))
+    };
+    let (y, q) = match b.len() {
+        6 => (
+            year(&b[..4]).zip(quarter(&b[4..])),
+            year(&b[2..]).zip(quarter(&b[..2])),
+        ),
+        7 if matches!(b[4], b'-' | b'/' | b'_' | b' ') => (year(&b[..4]).zip(quarter(&b[5..])), None),
+        7 if matches!(b[2], b'-' | b'/' | b'_' | b' ') => (None, year(&b[3..]).zip(quarter(&b[..2]))),
+        _ => (None, None),
+    };
+    let (year, q) = y.or(q).ok_or(TimeError::Unparsable)?;
+    let day = chrono::NaiveDate::from_ymd_opt(year, 3 * q - 2, 1).ok_or(TimeError::Unparsable)?;
+    day.and_time(chrono::NaiveTime::MIN)
+        .and_utc()
+        .timestamp_nanos_opt()
+        .ok_or(TimeError::OutOfRange {
+            year: Some(i64::from(year)),
+        })
+}
+
+/// The date `text` writes in `pattern`, a pattern of a date alone. A pattern without the day
+/// (`%Y-%m`, `%b %Y`) names a month, one without the month either (`%Y`) a year: monthly and
+/// yearly series are stored at the first day of each period, which chrono leaves unset.
+fn period_start(text: &str, pattern: &str) -> Option<chrono::NaiveDate> {
+    use chrono::format::{parse, Parsed, StrftimeItems};
+    let mut p = Parsed::new();
+    parse(&mut p, text, StrftimeItems::new(pattern)).ok()?;
+    let other_day = p.ordinal().is_some()
+        || p.week_from_sun().is_some()
+        || p.week_from_mon().is_some()
+        || p.isoweek().is_some();
+    if p.day().is_none() && !other_day {
+        if p.month().is_none() {
+            p.set_month(1).ok()?;
+        }
+        p.set_day(1).ok()?;
+    }
+    p.to_naive_date().ok()
+}
+
 /// Whether a strftime pattern reads a time of day (an hour at least).
 fn pattern_has_time(pattern: &str) -> bool {
     const TIME: [&str; 10] = ["%H", "%I", "%k", "%l", "%T", "%R", "%X", "%r", "%s", "%c"];
@@ -800,8 +855,8 @@ fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
                 .map_err(|_| TimeError::Unparsable)?
         }
         // A pattern of a date alone: its midnight. (One with a time is never cut to its date.)
-        Err(_) if !pattern_has_time(pattern) => chrono::NaiveDate::parse_from_str(text, pattern)
-            .map_err(|_| TimeError::Unparsable)?
+        Err(_) if !pattern_has_time(pattern) => period_start(text, pattern)
+            .ok_or(TimeError::Unparsable)?
             .and_time(chrono::NaiveTime::MIN),
         Err(_) => return Err(TimeError::Unparsable),
     };
@@ -981,6 +1036,43 @@ mod tests {
         );
         let d = TimeFormat::Strftime("%Y%m%d".into());
         assert_eq!(d.parse(b"20240808"), Ok((1_723_075_200_000_000_000, true)));
+    }
+
+    #[test]
+    fn months_quarters_and_years_are_placed_at_their_first_day() {
+        let at = |pattern: &str, text: &str| {
+            TimeFormat::Strftime(pattern.into())
+                .parse(text.as_bytes())
+                .map(|(t, _)| crate::io::timefmt::format_iso_exact(t))
+        };
+        let day = |d: &str| Ok(format!("{d}T00:00:00Z"));
+        assert_eq!(at("%Y-%m", "1949-01"), day("1949-01-01"));
+        assert_eq!(at("%Y/%m", "2021/12"), day("2021-12-01"));
+        assert_eq!(at("%Y%m", "202102"), day("2021-02-01"));
+        assert_eq!(at("%b %Y", "Mar 2020"), day("2020-03-01"));
+        assert_eq!(at("%Y", "1880"), day("1880-01-01"));
+        // A day of the year or a week names its own day; those are kept.
+        assert_eq!(at("%Y-%j", "2021-032"), day("2021-02-01"));
+        assert_eq!(at("%Y-%m-%d", "2021-02-03"), day("2021-02-03"));
+        for bad in ["1949-13", "1949-1x", "1949", "1949-01-02"] {
+            assert_eq!(at("%Y-%m", bad), Err(TimeError::Unparsable), "{bad}");
+        }
+        for (text, first_day) in [
+            ("1990Q1", "1990-01-01"),
+            ("1990-Q2", "1990-04-01"),
+            ("1990 q3", "1990-07-01"),
+            ("Q4 1990", "1990-10-01"),
+            ("Q4-2021", "2021-10-01"),
+            ("q12021", "2021-01-01"),
+        ] {
+            let t = parse_quarter(text.as_bytes()).map(crate::io::timefmt::format_iso_exact);
+            assert_eq!(t, day(first_day), "{text}");
+        }
+        for bad in ["1990Q5", "1990Q0", "1990Q", "90Q1", "1990-Q1-", "1990--Q1", "Q1"] {
+            assert_eq!(parse_quarter(bad.as_bytes()), Err(TimeError::Unparsable), "{bad}");
+        }
+        // `%Y` takes any number of digits: year 49 is outside the storable years.
+        assert_eq!(at("%Y-%m", "49-01"), Err(TimeError::OutOfRange { year: None }));
     }
 
     #[test]
