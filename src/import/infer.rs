@@ -701,10 +701,7 @@ fn date_for_times_of_day(
         None => {
             // A column of dates that was not joined with the times (Wind and CTP ticks write
             // `20240102` beside `93000500`, the hour without its zero): say how to join them.
-            let dates = (0..sample.names.len()).find(|&i| {
-                let mut values = sample.rows.column(i).filter(|v| !v.is_empty()).peekable();
-                values.peek().is_some() && values.all(dialect::is_date_only)
-            });
+            let dates = (0..sample.names.len()).find(|&i| dates_alone(sample, i).is_some());
             let join = dates.map_or(String::new(), |i| {
                 let date = &sample.names[i];
                 format!(
@@ -990,6 +987,19 @@ pub fn clock_of_day(t: i64) -> String {
     iso.get(11..).unwrap_or(&iso).trim_end_matches('Z').to_string()
 }
 
+/// The values of column `i` of the sample, trimmed, blanks left out, when there are some and
+/// every one is a date alone (`2024-01-02`): a date column that the column beside it may
+/// complete with the time of day.
+fn dates_alone(sample: &Sample, i: usize) -> Option<Vec<&[u8]>> {
+    let dates: Vec<&[u8]> = sample
+        .rows
+        .column(i)
+        .map(<[u8]>::trim_ascii)
+        .filter(|v| !v.is_empty())
+        .collect();
+    (!dates.is_empty() && dates.iter().all(|v| dialect::is_date_only(v))).then_some(dates)
+}
+
 /// Why a column of dates alone is not the time when the column after it holds the hour of
 /// each row (`Date,Hour` = `2024-01-01,5`, as load and price tables are written): every row of
 /// a day would be stored at its midnight. The message names the flags that join them.
@@ -1014,7 +1024,7 @@ fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     if !HOUR_NAMES.contains(&lower.as_str()) {
         return None;
     }
-    let dates: Vec<&[u8]> = sample.rows.column(*date).filter(|v| !v.is_empty()).collect();
+    let dates = dates_alone(sample, *date)?;
     let hours: Vec<u64> = sample
         .rows
         .column(hour)
@@ -1023,11 +1033,7 @@ fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
         .map(|v| (v.len() <= 2 && v.iter().all(u8::is_ascii_digit)).then(|| epoch_magnitude(v)))
         .collect::<Option<_>>()?;
     let varies = hours.iter().any(|&h| h != hours[0]);
-    if dates.is_empty()
-        || !dates.iter().all(|v| dialect::is_date_only(v))
-        || !varies
-        || hours.iter().any(|&h| h > 24)
-    {
+    if !varies || hours.iter().any(|&h| h > 24) {
         return None;
     }
     let example = String::from_utf8_lossy(dates[0]);
@@ -1062,22 +1068,17 @@ fn clock_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     if !name.to_ascii_lowercase().contains("time") {
         return None;
     }
-    let present = |i: usize| {
-        sample
-            .rows
-            .column(i)
-            .map(<[u8]>::trim_ascii)
-            .filter(|v| !v.is_empty())
-    };
     let digits = |v: &[u8]| (3..=9).contains(&v.len()) && v.iter().all(u8::is_ascii_digit);
-    let (dates, clocks): (Vec<&[u8]>, Vec<&[u8]>) = (present(*date).collect(), present(date + 1).collect());
-    if clocks.is_empty()
-        || dates.is_empty()
-        || !clocks.iter().all(|v| digits(v))
-        || !dates.iter().all(|v| dialect::is_date_only(v))
-    {
+    let clocks: Vec<&[u8]> = sample
+        .rows
+        .column(date + 1)
+        .map(<[u8]>::trim_ascii)
+        .filter(|v| !v.is_empty())
+        .collect();
+    if clocks.is_empty() || !clocks.iter().all(|v| digits(v)) {
         return None;
     }
+    let dates = dates_alone(sample, *date)?;
     let date_name = &sample.names[*date];
     Some(format!(
         "column `{date_name}` holds dates alone (`{}`) and the column after it, `{name}`, digits \
