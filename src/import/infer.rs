@@ -392,7 +392,9 @@ pub fn detect_time_format(
     if let Some(found) = year_month(&values, &mostly) {
         return Ok(Some(found));
     }
-    if values.iter().any(|v| v.iter().any(|&c| c == b'Q' || c == b'q')) && mostly(&TimeFormat::Quarter) {
+    // Cheap first: a quarter has 6 or 7 bytes, one a `Q`.
+    let quarter_like = |v: &&[u8]| matches!(v.len(), 6 | 7) && v.iter().any(|&c| c == b'Q' || c == b'q');
+    if values.iter().any(quarter_like) && mostly(&TimeFormat::Quarter) {
         return Ok(Some((TimeFormat::Quarter, TimeFormat::Quarter.describe())));
     }
     let mut epoch_magnitudes: Vec<u64> = values
