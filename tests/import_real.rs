@@ -3265,6 +3265,25 @@ fn months_and_years_are_stored_at_their_first_day() {
         .args(["-d", "obs", "import", "-q", "--time-format", "%Y%m"])
         .arg(&input));
     assert_eq!(all_rows(d, "obs"), format!("obs,v\n{months}"));
+
+    // ISO weeks without their day are given by a pattern: each at its Monday.
+    let input = d.join("weeks.csv");
+    fs::write(&input, "week,v\n2021-W01,1\n2021-W02,2\n").unwrap();
+    ok(xs(d)
+        .args(["-d", "wk", "import", "-q", "--time-format", "%G-W%V"])
+        .arg(&input));
+    assert_eq!(
+        all_rows(d, "wk"),
+        "week,v\n2021-01-04T00:00:00Z,1\n2021-01-11T00:00:00Z,2\n"
+    );
+
+    // Four digits that are no storable year (`1230`, a day written MMDD) are not years.
+    let input = d.join("mmdd.csv");
+    fs::write(&input, "date,time,v\n1230,0930,1\n1230,1000,2\n").unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "md", "import"]).arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pass --date"), "{err}");
+    assert!(!d.join("md").exists());
 }
 
 /// A date split over `Year,Month,Day` columns is not taken for the year alone (every day of a

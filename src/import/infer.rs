@@ -2169,7 +2169,13 @@ fn periods(
         "time_period",
     ];
     const MONTHS: [&str; 6] = ["month", "yyyymm", "yearmonth", "year_month", "ym", "period"];
-    let year = |v: &[u8]| v.len() == 4 && matches!(v[0], b'1' | b'2') && v.iter().all(u8::is_ascii_digit);
+    // Storable years only: `1230` in a `date` column beside `time` is more likely a day of
+    // the year written MMDD than the year 1230.
+    let year = |v: &[u8]| {
+        v.len() == 4
+            && v.iter().all(u8::is_ascii_digit)
+            && (crate::db::time::MIN_YEAR..=crate::db::time::MAX_YEAR).contains(&(epoch_magnitude(v) as i64))
+    };
     if YEARS.contains(&name.as_str()) && all(&year) {
         if let Some(refused) = parts_of_date_beside(names, *only) {
             return Some(Err(refused));

@@ -803,17 +803,19 @@ pub fn parse_quarter(b: &[u8]) -> Result<i64, TimeError> {
 }
 
 /// The date `text` writes in `pattern`, a pattern of a date alone. A pattern without the day
-/// (`%Y-%m`, `%b %Y`) names a month, one without the month either (`%Y`) a year: monthly and
-/// yearly series are stored at the first day of each period, which chrono leaves unset.
+/// (`%Y-%m`, `%b %Y`) names a month, one without the month either (`%Y`) a year, and a week
+/// without its day (`%G-W%V`) that week: monthly, yearly and weekly series are stored at the
+/// first day of each period (a week's Monday), which chrono leaves unset.
 fn period_start(text: &str, pattern: &str) -> Option<chrono::NaiveDate> {
     use chrono::format::{parse, Parsed, StrftimeItems};
     let mut p = Parsed::new();
     parse(&mut p, text, StrftimeItems::new(pattern)).ok()?;
-    let other_day = p.ordinal().is_some()
-        || p.week_from_sun().is_some()
-        || p.week_from_mon().is_some()
-        || p.isoweek().is_some();
-    if p.day().is_none() && !other_day {
+    let week = p.week_from_sun().is_some() || p.week_from_mon().is_some() || p.isoweek().is_some();
+    if week && p.weekday().is_none() {
+        // A week without its day (`2021-W05`, `%G-W%V`): its Monday, as ISO 8601 counts.
+        p.set_weekday(chrono::Weekday::Mon).ok()?;
+    }
+    if p.day().is_none() && p.ordinal().is_none() && !week {
         if p.month().is_none() {
             p.set_month(1).ok()?;
         }
@@ -1051,8 +1053,10 @@ mod tests {
         assert_eq!(at("%Y%m", "202102"), day("2021-02-01"));
         assert_eq!(at("%b %Y", "Mar 2020"), day("2020-03-01"));
         assert_eq!(at("%Y", "1880"), day("1880-01-01"));
-        // A day of the year or a week names its own day; those are kept.
+        // A day of the year names its own day; a week alone its Monday.
         assert_eq!(at("%Y-%j", "2021-032"), day("2021-02-01"));
+        assert_eq!(at("%G-W%V", "2021-W05"), day("2021-02-01"));
+        assert_eq!(at("%G-W%V-%u", "2021-W05-3"), day("2021-02-03"));
         assert_eq!(at("%Y-%m-%d", "2021-02-03"), day("2021-02-03"));
         for bad in ["1949-13", "1949-1x", "1949", "1949-01-02"] {
             assert_eq!(at("%Y-%m", bad), Err(TimeError::Unparsable), "{bad}");
