@@ -1590,8 +1590,32 @@ fn ids_and_serial_dates_are_not_times_of_day() {
     let (code, _, err) = run(xs(d).args(["-d", "e", "import"]).arg(&input));
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("column `Date` holds numbers such as 44197") && err.contains("serial dates"),
+        err.contains("column `Date` holds numbers such as 44197")
+            && err.contains("serial dates")
+            && err.contains("--time-format excel"),
         "{err}"
+    );
+    // As the refusal says: serial days, with a time of day in their fraction too.
+    ok(xs(d)
+        .args(["-d", "e", "import", "-q", "--time-format", "excel"])
+        .arg(&input));
+    assert_eq!(
+        range(d, "e"),
+        "Date,Close\n2021-01-01T00:00:00Z,100.50\n2021-01-02T00:00:00Z,101.00\n\
+         2021-01-03T00:00:00Z,99.25\n"
+    );
+    let input = d.join("serial_times.csv");
+    fs::write(
+        &input,
+        "when,v\n44197.0416666667,1\n44197.0833333333,2\n44197.125,3\n",
+    )
+    .unwrap();
+    ok(xs(d)
+        .args(["-d", "s", "import", "-q", "--time-format", "excel"])
+        .arg(&input));
+    assert_eq!(
+        range(d, "s"),
+        "when,v\n2021-01-01T01:00:00Z,1\n2021-01-01T02:00:00Z,2\n2021-01-01T03:00:00Z,3\n"
     );
 }
 

@@ -371,8 +371,12 @@ pub fn detect_time_format(
         if let Some(f) = clock_keyword(p) {
             return Ok(mostly(&f).then(|| (f.clone(), format!("{} (--time-format {p})", f.describe()))));
         }
-        if p.eq_ignore_ascii_case("quarter") {
-            let f = TimeFormat::Quarter;
+        let keyword = match p.to_ascii_lowercase().as_str() {
+            "quarter" => Some(TimeFormat::Quarter),
+            "excel" => Some(TimeFormat::SerialDays),
+            _ => None,
+        };
+        if let Some(f) = keyword {
             return Ok(mostly(&f).then(|| (f.clone(), format!("{} (--time-format {p})", f.describe()))));
         }
         if let Some(order) = date_order_keyword(p) {
@@ -835,6 +839,7 @@ fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
         | TimeFormat::Flex(_)
         | TimeFormat::DayEpoch(_)
         | TimeFormat::Quarter
+        | TimeFormat::SerialDays
         | TimeFormat::Interval(_) => None,
     }
 }
@@ -1483,8 +1488,9 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             if is_id_name(&name) || text.as_deref().is_some_and(is_id_name) {
                 continue;
             }
-            // A date column holds no time of day: small numbers there are Excel's serial days
-            // (44197 is 2021-01-01), which xs does not read.
+            // A date column holds no time of day: small numbers there are likely a spreadsheet's
+            // serial days (44197 is 2021-01-01), read only when asked: Stata and SAS count days
+            // from 1960, others from 1970.
             if name.contains("date") && !name.contains("time") && o.time_unit.is_none() {
                 let example = refs
                     .iter()
@@ -1493,7 +1499,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 refusal.get_or_insert(format!(
                     "column `{}` holds numbers such as {} where dates belong: read as seconds since \
                      midnight they would all fall on one day. If they are spreadsheet serial dates \
-                     (days since 1899-12-30), export the column as dates; if they are times of day, \
+                     (days since 1899-12-30), pass --time-format excel; if they are times of day, \
                      pass --time-column {} --time-unit s (or ms) with --date",
                     names[*only],
                     example.unwrap_or_default(),

@@ -26,6 +26,9 @@ pub enum TimeFormat {
     /// A quarter of a year, `1990Q1`, `1990-Q1`, `1990 Q1` or `Q1 1990` (economic series):
     /// stored at its first day, 00:00.
     Quarter,
+    /// A spreadsheet's serial date-time: days since 1899-12-30 (the 1900 date system of Excel,
+    /// LibreOffice and Google Sheets), the fraction the time of day, to the millisecond.
+    SerialDays,
     /// An interval, `START - END` (ENTSO-E's `MTU` column), `START – END` or ISO 8601's
     /// `START/END`, both ends in this format: stored at its start, the end read to check it.
     Interval(Box<TimeFormat>),
@@ -272,6 +275,7 @@ impl TimeFormat {
             }
             TimeFormat::Clock { frac } => return parse_clock(b, *frac).map(|t| (t, true)),
             TimeFormat::Quarter => (parse_quarter(b)?, true),
+            TimeFormat::SerialDays => (parse_serial_days(b)?, true),
             TimeFormat::Interval(inner) => {
                 let (start, end) = split_interval(b).ok_or(TimeError::Unparsable)?;
                 let (t, naive) = inner.parse(start)?;
@@ -303,6 +307,7 @@ impl TimeFormat {
                 format!("clock times written HHMMSS{}", "f".repeat(usize::from(*frac)))
             }
             TimeFormat::Quarter => "quarters (`1990Q1`), each stored at its first day".into(),
+            TimeFormat::SerialDays => "spreadsheet serial days (since 1899-12-30)".into(),
             TimeFormat::Interval(inner) => {
                 format!("intervals of {}, stored at their start", inner.describe())
             }
@@ -802,6 +807,33 @@ pub fn parse_quarter(b: &[u8]) -> Result<i64, TimeError> {
         })
 }
 
+/// The time a spreadsheet's serial number `b` writes (`44197.75` is 2021-01-01 18:00): days
+/// since 1899-12-30, the fraction of a day rounded to the millisecond (spreadsheets keep times
+/// as binary fractions, `0.0416666666666667` for 01:00, and show milliseconds at most). Days
+/// before 61 are refused: Excel counts a 29 February 1900 that never was.
+pub fn parse_serial_days(b: &[u8]) -> Result<i64, TimeError> {
+    const DAY_MS: i128 = 86_400_000;
+    let (int, frac) = match b.iter().position(|&c| c == b'.') {
+        Some(p) => (&b[..p], &b[p + 1..]),
+        None => (b, &b[b.len()..]),
+    };
+    let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+    if int.is_empty() || int.len() > 7 || frac.len() > 18 || !digits(int) || !digits(frac) {
+        return Err(TimeError::Unparsable);
+    }
+    let days = int.iter().fold(0i128, |n, &c| n * 10 + i128::from(c - b'0'));
+    if days < 61 {
+        return Err(TimeError::Unparsable);
+    }
+    let scale = 10i128.pow(frac.len() as u32);
+    let part = frac.iter().fold(0i128, |n, &c| n * 10 + i128::from(c - b'0'));
+    // Rounded half up to the millisecond.
+    let ms = (part * DAY_MS * 2 + scale) / (2 * scale);
+    // 1899-12-30 is 25,569 days before 1970-01-01.
+    let since_epoch_ms = (days - 25_569) * DAY_MS + ms;
+    i64::try_from(since_epoch_ms * 1_000_000).map_err(|_| TimeError::OutOfRange { year: None })
+}
+
 /// The date `text` writes in `pattern`, a pattern of a date alone. A pattern without the day
 /// (`%Y-%m`, `%b %Y`) names a month, one without the month either (`%Y`) a year, and a week
 /// without its day (`%G-W%V`) that week: monthly, yearly and weekly series are stored at the
@@ -1074,6 +1106,22 @@ mod tests {
         }
         for bad in ["1990Q5", "1990Q0", "1990Q", "90Q1", "1990-Q1-", "1990--Q1", "Q1"] {
             assert_eq!(parse_quarter(bad.as_bytes()), Err(TimeError::Unparsable), "{bad}");
+        }
+        let serial =
+            |text: &str| parse_serial_days(text.as_bytes()).map(crate::io::timefmt::format_iso_exact);
+        assert_eq!(serial("44197"), day("2021-01-01"));
+        assert_eq!(serial("44197.0"), day("2021-01-01"));
+        assert_eq!(serial("44197.0416666667"), Ok("2021-01-01T01:00:00Z".into()));
+        assert_eq!(serial("44197.75"), Ok("2021-01-01T18:00:00Z".into()));
+        assert_eq!(serial("44197.500011574"), Ok("2021-01-01T12:00:01Z".into()));
+        assert_eq!(serial("61"), day("1900-03-01"));
+        for bad in ["60", "-1", "4.4e4", "44197.", "", "1e5", "44197,5"] {
+            let expected = if bad == "44197." {
+                day("2021-01-01")
+            } else {
+                Err(TimeError::Unparsable)
+            };
+            assert_eq!(serial(bad), expected, "{bad}");
         }
         // `%Y` takes any number of digits: year 49 is outside the storable years.
         assert_eq!(at("%Y-%m", "49-01"), Err(TimeError::OutOfRange { year: None }));
