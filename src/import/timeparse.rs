@@ -928,6 +928,46 @@ mod tests {
         }
     }
 
+    /// Random instants on the millisecond, written as a spreadsheet writes them (days, then 10
+    /// decimals of the day: 15 significant digits), and random quarters in every spelling,
+    /// read back against chrono's calendar.
+    #[test]
+    fn serial_days_and_quarters_read_back_what_was_written() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        const DAY_MS: i64 = 86_400_000;
+        let (from, to) = (-25_508 * DAY_MS, 84_000 * DAY_MS); // 1900-03-01 to 2199
+        for _ in 0..100_000 {
+            let t_ms = from + (next() % (to - from) as u64) as i64;
+            let days = t_ms.div_euclid(DAY_MS) + 25_569;
+            let fraction = t_ms.rem_euclid(DAY_MS) as f64 / DAY_MS as f64;
+            let text = format!("{days}{}", &format!("{fraction:.10}")[1..]);
+            assert_eq!(parse_serial_days(text.as_bytes()), Ok(t_ms * 1_000_000), "{text}");
+        }
+        for _ in 0..20_000 {
+            let year = 1678 + (next() % (2262 - 1678)) as i32;
+            let q = 1 + (next() % 4) as u32;
+            let letter = if next() % 2 == 0 { 'Q' } else { 'q' };
+            let sep = ["", "-", "/", "_", " "][(next() % 5) as usize];
+            let text = if next() % 2 == 0 {
+                format!("{year}{sep}{letter}{q}")
+            } else {
+                format!("{letter}{q}{sep}{year}")
+            };
+            let first = chrono::NaiveDate::from_ymd_opt(year, 3 * q - 2, 1).unwrap();
+            let expected = first
+                .and_time(chrono::NaiveTime::MIN)
+                .and_utc()
+                .timestamp_nanos_opt();
+            assert_eq!(parse_quarter(text.as_bytes()).ok(), expected, "{text}");
+        }
+    }
+
     #[test]
     fn the_epoch_fast_path_agrees_with_the_general_parser() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
