@@ -2364,6 +2364,29 @@ fn mysql_nulls_hours_beside_dates_and_zone_names_in_patterns() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(range(d, "l").contains("2024-01-01T02:00:00Z,85\n"));
+    // Hour-ending tables (1 to 24): the same flags; hour 24 is the next midnight.
+    let ending = "Date,HE,Load_MW\n2024-01-01,1,100\n2024-01-01,2,90\n2024-01-01,24,85\n\
+                  2024-01-02,1,101\n2024-01-02,24,99\n";
+    let (code, err) = import_text(d, "he", "he.csv", ending, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--time-column Date,HE --time-format '%Y-%m-%d %H'")
+            && err.contains("24 is the next midnight"),
+        "{err}"
+    );
+    let (code, err) = import_text(
+        d,
+        "he",
+        "he.csv",
+        ending,
+        &["--time-column", "Date,HE", "--time-format", "%Y-%m-%d %H"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        range(d, "he"),
+        "Date_HE,Load_MW\n2024-01-01T01:00:00Z,100\n2024-01-01T02:00:00Z,90\n\
+         2024-01-02T00:00:00Z,85\n2024-01-02T01:00:00Z,101\n2024-01-03T00:00:00Z,99\n"
+    );
     // %Z reads a zone's name and would drop it.
     let (code, err) = import_text(
         d,

@@ -1054,14 +1054,15 @@ fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
         "column `{date_name}` holds dates alone (`{example}`) and the column after it, `{name}`, the \
          hour of each row: taken alone, the dates would put every row of a day at its midnight."
     );
+    let join = format!("Join them with --time-column {date_name},{name} --time-format {pattern}");
     Some(if hours.contains(&24) {
-        // Hour-ending tables (1 to 24): %H reads no 24.
+        // Hour-ending tables (1 to 24).
         format!(
-            "{start} Its hours run to 24 (each hour's end), which xs cannot join: write the \
-             time of each row in one column (`{example} 01:00` … `24:00`, the next midnight)"
+            "{start} {join}: its hours run to 24, each hour's end, and each row is stored at the \
+             end of its hour as written (24 is the next midnight)"
         )
     } else {
-        format!("{start} Join them with --time-column {date_name},{name} --time-format {pattern}")
+        format!("{start} {join}")
     })
 }
 

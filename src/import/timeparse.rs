@@ -881,24 +881,47 @@ fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
             .ok_or(TimeError::OutOfRange { year: None })?;
         return Ok((ns, false));
     }
-    let naive = match chrono::NaiveDateTime::parse_from_str(text, pattern) {
-        Ok(t) => t,
-        // chrono makes no time of an hour alone (`%Y%m%d%H`): its minute is 0.
-        Err(_) if pattern_has_time(pattern) && !pattern.contains("%M") => {
-            chrono::NaiveDateTime::parse_from_str(&format!("{text}\u{1}00"), &format!("{pattern}\u{1}%M"))
-                .map_err(|_| TimeError::Unparsable)?
-        }
-        // A pattern of a date alone: its midnight. (One with a time is never cut to its date.)
-        Err(_) if !pattern_has_time(pattern) => period_start(text, pattern)
-            .ok_or(TimeError::Unparsable)?
-            .and_time(chrono::NaiveTime::MIN),
-        Err(_) => return Err(TimeError::Unparsable),
-    };
+    let naive = naive_date_time(text, pattern)
+        .or_else(|| hour_24(text, pattern))
+        .ok_or(TimeError::Unparsable)?;
     let ns = naive
         .and_utc()
         .timestamp_nanos_opt()
         .ok_or(TimeError::OutOfRange { year: None })?;
     Ok((ns, true))
+}
+
+/// The date and time `text` writes in `pattern`, a pattern with a date and no zone.
+fn naive_date_time(text: &str, pattern: &str) -> Option<chrono::NaiveDateTime> {
+    match chrono::NaiveDateTime::parse_from_str(text, pattern) {
+        Ok(t) => Some(t),
+        // chrono makes no time of an hour alone (`%Y%m%d%H`): its minute is 0.
+        Err(_) if pattern_has_time(pattern) && !pattern.contains("%M") => {
+            chrono::NaiveDateTime::parse_from_str(&format!("{text}\u{1}00"), &format!("{pattern}\u{1}%M"))
+                .ok()
+        }
+        // A pattern of a date alone: its midnight. (One with a time is never cut to its date.)
+        Err(_) if !pattern_has_time(pattern) => {
+            period_start(text, pattern).map(|d| d.and_time(chrono::NaiveTime::MIN))
+        }
+        Err(_) => None,
+    }
+}
+
+/// The hour 24 that hour-ending tables write for a day's last hour (`2024-01-01 24`, or
+/// `24:00` under `%H:%M`), which chrono refuses: the next midnight. Each `24` of `text` is
+/// tried as the hour, from the right; it is the hour when `text` with `00` there reads as a
+/// midnight that `pattern` writes back exactly so (a `24` in the day or the year does not).
+fn hour_24(text: &str, pattern: &str) -> Option<chrono::NaiveDateTime> {
+    if !pattern.contains("%H") {
+        return None;
+    }
+    text.rmatch_indices("24").find_map(|(at, _)| {
+        let midnight = format!("{}00{}", &text[..at], &text[at + 2..]);
+        let t = naive_date_time(&midnight, pattern)?;
+        let exact = t.time() == chrono::NaiveTime::MIN && t.format(pattern).to_string() == midnight;
+        exact.then(|| t + chrono::TimeDelta::days(1))
+    })
 }
 
 #[cfg(test)]
@@ -926,6 +949,29 @@ mod tests {
         ] {
             assert!(parse_clock(bad.as_bytes(), frac).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn hour_24_is_the_next_midnight() {
+        let at = |pattern: &str, text: &str| {
+            TimeFormat::Strftime(pattern.into())
+                .parse(text.as_bytes())
+                .map(|(t, _)| crate::io::timefmt::format_iso_exact(t))
+        };
+        let t = |s: &str| Ok(s.to_string());
+        assert_eq!(at("%Y-%m-%d %H", "2024-01-24 24"), t("2024-01-25T00:00:00Z"));
+        assert_eq!(at("%Y-%m-%d %H", "2024-12-31 24"), t("2025-01-01T00:00:00Z"));
+        assert_eq!(
+            at("%Y-%m-%d %H:%M", "2024-02-28 24:00"),
+            t("2024-02-29T00:00:00Z")
+        );
+        assert_eq!(at("%m/%d/%Y %H", "01/24/2024 24"), t("2024-01-25T00:00:00Z"));
+        assert_eq!(at("%Y-%m-%d %H", "2024-01-24 23"), t("2024-01-24T23:00:00Z"));
+        // Only a whole midnight: 24:30 is no time, and a 24 elsewhere is no hour.
+        for bad in ["2024-01-24 24:30", "2024-01-32 24:00", "2024-01-24 25:00"] {
+            assert_eq!(at("%Y-%m-%d %H:%M", bad), Err(TimeError::Unparsable), "{bad}");
+        }
+        assert_eq!(at("%Y-%m-%d", "2024-01-24"), t("2024-01-24T00:00:00Z"));
     }
 
     /// Random instants on the millisecond, written as a spreadsheet writes them (days, then 10
