@@ -928,6 +928,16 @@ fn hour_24(text: &str, pattern: &str) -> Option<chrono::NaiveDateTime> {
 mod tests {
     use super::*;
 
+    /// A xorshift generator: the same numbers from a seed on every run.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     #[test]
     fn clock_digits_take_a_fraction_of_up_to_nine_digits() {
         const S: i64 = 1_000_000_000;
@@ -979,13 +989,7 @@ mod tests {
     /// read back against chrono's calendar.
     #[test]
     fn serial_days_and_quarters_read_back_what_was_written() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
         const DAY_MS: i64 = 86_400_000;
         let (from, to) = (-25_508 * DAY_MS, 84_000 * DAY_MS); // 1900-03-01 to 2199
         for _ in 0..100_000 {
@@ -998,9 +1002,9 @@ mod tests {
         for _ in 0..20_000 {
             let year = 1678 + (next() % (2262 - 1678)) as i32;
             let q = 1 + (next() % 4) as u32;
-            let letter = if next() % 2 == 0 { 'Q' } else { 'q' };
+            let letter = if next().is_multiple_of(2) { 'Q' } else { 'q' };
             let sep = ["", "-", "/", "_", " "][(next() % 5) as usize];
-            let text = if next() % 2 == 0 {
+            let text = if next().is_multiple_of(2) {
                 format!("{year}{sep}{letter}{q}")
             } else {
                 format!("{letter}{q}{sep}{year}")
@@ -1016,13 +1020,7 @@ mod tests {
 
     #[test]
     fn the_epoch_fast_path_agrees_with_the_general_parser() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
         let alphabet = b"0123456789000999-+. x";
         for round in 0..200_000 {
             let len = (next() % 22) as usize;
