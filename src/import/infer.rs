@@ -1617,9 +1617,11 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         // Dates written with separators (`1949-01-01`, `1949-01`) look like no id: they need
         // no such bound, and the years of a year column have their name.
         let plausible = crate::import::timeparse::plausible_times();
-        let numbers = refs.iter().any(|v| is_epoch_number(v))
-            && !matches!(&format, TimeFormat::Strftime(p) if p == "%Y" || p == "%Y%m");
-        if !named && numbers && times.iter().any(|t| !plausible.contains(t)) {
+        let numbers = || {
+            !matches!(&format, TimeFormat::Strftime(p) if p == "%Y" || p == "%Y%m")
+                && refs.iter().any(|v| is_epoch_number(v))
+        };
+        if !named && numbers() && times.iter().any(|t| !plausible.contains(t)) {
             continue;
         }
         let precision = text_precision_ns(&refs, &format);
