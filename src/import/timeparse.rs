@@ -920,7 +920,9 @@ fn hour_24(text: &str, pattern: &str) -> Option<chrono::NaiveDateTime> {
         let midnight = format!("{}00{}", &text[..at], &text[at + 2..]);
         let t = naive_date_time(&midnight, pattern)?;
         let exact = t.time() == chrono::NaiveTime::MIN && t.format(pattern).to_string() == midnight;
-        exact.then(|| t + chrono::TimeDelta::days(1))
+        exact
+            .then(|| t.checked_add_signed(chrono::TimeDelta::days(1)))
+            .flatten()
     })
 }
 
@@ -982,6 +984,8 @@ mod tests {
             assert_eq!(at("%Y-%m-%d %H:%M", bad), Err(TimeError::Unparsable), "{bad}");
         }
         assert_eq!(at("%Y-%m-%d", "2024-01-24"), t("2024-01-24T00:00:00Z"));
+        // The last day chrono can write has no next midnight: no time, not a panic.
+        assert_eq!(at("%Y-%m-%d %H", "+262142-12-31 24"), Err(TimeError::Unparsable));
     }
 
     /// Random instants on the millisecond, written as a spreadsheet writes them (days, then 10
