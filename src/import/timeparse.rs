@@ -913,13 +913,18 @@ fn naive_date_time(text: &str, pattern: &str) -> Option<chrono::NaiveDateTime> {
 /// tried as the hour, from the right; it is the hour when `text` with `00` there reads as a
 /// midnight that `pattern` writes back exactly so (a `24` in the day or the year does not).
 fn hour_24(text: &str, pattern: &str) -> Option<chrono::NaiveDateTime> {
+    use std::fmt::Write;
     if !pattern.contains("%H") {
         return None;
     }
     text.rmatch_indices("24").find_map(|(at, _)| {
         let midnight = format!("{}00{}", &text[..at], &text[at + 2..]);
         let t = naive_date_time(&midnight, pattern)?;
-        let exact = t.time() == chrono::NaiveTime::MIN && t.format(pattern).to_string() == midnight;
+        // With `write!`: `to_string` panics where the pattern writes what a naive time lacks.
+        let mut written = String::new();
+        let exact = t.time() == chrono::NaiveTime::MIN
+            && write!(written, "{}", t.format(pattern)).is_ok()
+            && written == midnight;
         exact
             .then(|| t.checked_add_signed(chrono::TimeDelta::days(1)))
             .flatten()
