@@ -3417,3 +3417,51 @@ fn quarters_and_years_in_a_time_period_column() {
         "when,v\n2020-10-01T00:00:00Z,1\n2021-01-01T00:00:00Z,2\n"
     );
 }
+
+/// Months with their name (`Jan 2021`, `September 2021`, `2021-Jan`), ISO weeks (`2021-W05`,
+/// at their Monday) and days of the year (`2021-032`) read with no flag; so do months whose
+/// first value has one digit (`1949-1`, which a first version of the name shapes refused).
+#[test]
+fn month_names_iso_weeks_and_days_of_the_year_are_read() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    for (db, text, how, rows) in [
+        (
+            "names",
+            "Month,v\nJan 2021,1\nSeptember 2021,2\n",
+            "months written with their name",
+            "2021-01-01T00:00:00Z,1\n2021-09-01T00:00:00Z,2\n",
+        ),
+        (
+            "year_first",
+            "Month,v\n2021-Jan,1\n2021-Feb,2\n",
+            "months written with their name",
+            "2021-01-01T00:00:00Z,1\n2021-02-01T00:00:00Z,2\n",
+        ),
+        (
+            "weeks",
+            "week,v\n2021-W05,1\n2021-W06,2\n",
+            "ISO weeks written YYYY-Www, each stored at its Monday",
+            "2021-02-01T00:00:00Z,1\n2021-02-08T00:00:00Z,2\n",
+        ),
+        (
+            "ordinal",
+            "day,v\n2021-032,1\n2021-365,2\n",
+            "days of the year written YYYY-DDD",
+            "2021-02-01T00:00:00Z,1\n2021-12-31T00:00:00Z,2\n",
+        ),
+        (
+            "unpadded",
+            "Month,v\n1949-1,1\n1949-2,2\n1949-10,3\n",
+            "months written YYYY-MM",
+            "1949-01-01T00:00:00Z,1\n1949-02-01T00:00:00Z,2\n1949-10-01T00:00:00Z,3\n",
+        ),
+    ] {
+        let input = d.join(format!("{db}.csv"));
+        fs::write(&input, text).unwrap();
+        let (_, err) = ok(xs(d).args(["-d", db, "import"]).arg(&input));
+        assert!(err.contains(how), "{db}: {err}");
+        let header = text.lines().next().unwrap();
+        assert_eq!(all_rows(d, db), format!("{header}\n{rows}"), "{db}");
+    }
+}

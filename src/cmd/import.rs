@@ -124,8 +124,8 @@ pub struct Args {
     /// (`44197.75` is 2021-01-01 18:00, to the millisecond). A pattern without the day (`%Y-%m`,
     /// `%Y`) stores each month or year at its first day (default: detected — ISO-8601, epoch
     /// numbers, dates in year-month-day, day/month/year or month/day/year order with a time,
-    /// compact YYYYMMDDHHMM…, clock digits, months `YYYY-MM`, quarters, years in a `Year`
-    /// column).
+    /// compact YYYYMMDDHHMM…, clock digits, months `YYYY-MM` or `Jan 2021`, ISO weeks,
+    /// quarters, years in a `Year` column).
     #[arg(long, value_name = "PATTERN")]
     pub time_format: Option<String>,
 

@@ -238,29 +238,38 @@ fn compact_date_time(values: &[&[u8]], mostly: &dyn Fn(&TimeFormat) -> bool) -> 
 }
 
 /// Months written `YYYY-MM` or `YYYY/MM` (ISO 8601's reduced precision, as monthly economic
-/// series and the classic airline-passengers file write them): each stored at its first day's
-/// midnight.
+/// series and the classic airline-passengers file write them) or with their name (`Jan 2021`,
+/// as statistics offices write them), ISO weeks (`2021-W05`) and days of the year
+/// (`2021-032`): the first value picks the shape, most of the sample has to read in it. A
+/// month is stored at its first day's midnight, a week at its Monday's.
 fn year_month(values: &[&[u8]], mostly: &dyn Fn(&TimeFormat) -> bool) -> Option<(TimeFormat, String)> {
-    let sep = *values.first()?.get(4)?;
-    let pattern = match sep {
-        b'-' => "%Y-%m",
-        b'/' => "%Y/%m",
+    let first = *values.first()?;
+    let (pattern, what) = match (first.len(), first.get(4), first.get(5)) {
+        (6 | 7, Some(b'-'), _) => ("%Y-%m", "months written YYYY-MM"),
+        (6 | 7, Some(b'/'), _) => ("%Y/%m", "months written YYYY/MM"),
+        // ISO 8601's week and ordinal dates.
+        (8, Some(b'-'), Some(b'W')) => ("%G-W%V", "ISO weeks written YYYY-Www"),
+        (8, Some(b'-'), Some(c)) if c.is_ascii_digit() => ("%Y-%j", "days of the year written YYYY-DDD"),
+        // A month's name and the year (`Jan 2021`, `January 2021`, `Jan-2021`, `2021-Jan`).
+        (8..=14, _, _) if first.iter().any(u8::is_ascii_alphabetic) => {
+            // The first value picks the pattern; the sample then has to agree. chrono's `%B`
+            // reads a month's full name and its abbreviation.
+            let f = ["%B %Y", "%B-%Y", "%Y-%B", "%Y %B"]
+                .into_iter()
+                .find(|p| TimeFormat::Strftime((*p).into()).parse(first).is_ok())?;
+            (f, "months written with their name and the year")
+        }
         _ => return None,
     };
-    let shaped =
-        |v: &&[u8]| v.len() == 7 && v[4] == sep && v[..4].iter().chain(&v[5..]).all(u8::is_ascii_digit);
-    if !values.iter().any(shaped) {
-        return None;
-    }
     let f = TimeFormat::Strftime(pattern.into());
     mostly(&f).then(|| {
-        (
-            f,
-            format!(
-                "months written YYYY{}MM, each stored at its first day (--time-format '{pattern}')",
-                sep as char
-            ),
-        )
+        let stored = match pattern {
+            "%G-W%V" => ", each stored at its Monday",
+            "%Y-%j" => "",
+            _ => ", each stored at its first day",
+        };
+        let how = format!("{what}{stored} (--time-format '{pattern}')");
+        (f, how)
     })
 }
 
