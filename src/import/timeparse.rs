@@ -935,6 +935,13 @@ fn hour_24(text: &str, pattern: &str) -> Option<chrono::NaiveDateTime> {
 mod tests {
     use super::*;
 
+    /// The time `text` reads as under the strftime `pattern`, written in ISO.
+    fn read_with(pattern: &str, text: &str) -> Result<String, TimeError> {
+        TimeFormat::Strftime(pattern.into())
+            .parse(text.as_bytes())
+            .map(|(t, _)| crate::io::timefmt::format_iso_exact(t))
+    }
+
     /// A xorshift generator: the same numbers from a seed on every run.
     fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
         move || {
@@ -970,11 +977,7 @@ mod tests {
 
     #[test]
     fn hour_24_is_the_next_midnight() {
-        let at = |pattern: &str, text: &str| {
-            TimeFormat::Strftime(pattern.into())
-                .parse(text.as_bytes())
-                .map(|(t, _)| crate::io::timefmt::format_iso_exact(t))
-        };
+        let at = read_with;
         let t = |s: &str| Ok(s.to_string());
         assert_eq!(at("%Y-%m-%d %H", "2024-01-24 24"), t("2024-01-25T00:00:00Z"));
         assert_eq!(at("%Y-%m-%d %H", "2024-12-31 24"), t("2025-01-01T00:00:00Z"));
@@ -1167,11 +1170,7 @@ mod tests {
 
     #[test]
     fn months_quarters_and_years_are_placed_at_their_first_day() {
-        let at = |pattern: &str, text: &str| {
-            TimeFormat::Strftime(pattern.into())
-                .parse(text.as_bytes())
-                .map(|(t, _)| crate::io::timefmt::format_iso_exact(t))
-        };
+        let at = read_with;
         let day = |d: &str| Ok(format!("{d}T00:00:00Z"));
         assert_eq!(at("%Y-%m", "1949-01"), day("1949-01-01"));
         assert_eq!(at("%Y/%m", "2021/12"), day("2021-12-01"));
