@@ -1715,6 +1715,28 @@ impl Case {
                     want.map(format_iso_exact)
                 ));
             }
+            // With the rows (the bucket layout reads them from the record it searched).
+            let mut slab = Vec::new();
+            let found = asof
+                .latest_rows(at, not_before, &mut slab)
+                .unwrap_or_else(|e| self.fail(&format!("as-of rows failed: {e}")));
+            let row_len = db.schema().row_len();
+            let got_rows = found.map(|(t, count)| {
+                let rows: Vec<Vec<u8>> = slab[..count * row_len]
+                    .chunks_exact(row_len)
+                    .map(<[u8]>::to_vec)
+                    .collect();
+                (t, rows)
+            });
+            let want_rows = want.map(|t| (t, model.rows[&t].clone()));
+            if got_rows != want_rows {
+                self.fail(&format!(
+                    "as-of rows {} within {within:?} series `{series}`: {:?}, want {:?}",
+                    format_iso_exact(at),
+                    got_rows.as_ref().map(|(t, r)| (format_iso_exact(*t), r.len())),
+                    want_rows.as_ref().map(|(t, r)| (format_iso_exact(*t), r.len()))
+                ));
+            }
         }
         self.check_asof_join(db, model, series);
     }

@@ -160,22 +160,26 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     // Appends the rows of the wanted times in one store (a series, `k` in series order, or
     // the one store without a series key) to `rows`, and (time, k, row index) to `found`.
     let find = |k: usize, store: &xs::Database, found: &mut Found| -> CliResult {
-        let mut at: Vec<i64> = if args.asof {
-            asof_times(store, &wanted, args.within, filter.as_ref())?
-        } else {
-            wanted.clone()
-        };
-        // Sorting groups the reads by partition and walks each file forward.
-        at.sort_unstable();
-        at.dedup();
-        for t in at {
-            store.check_time(t)?;
-            for row in store.get(t)? {
-                if passes(t, &row)? {
+        let mut slab = Vec::new();
+        let mut keep = |t: i64, rows: &[u8]| -> CliResult<bool> {
+            let mut kept = false;
+            for row in rows.chunks_exact(row_len) {
+                if passes(t, row)? {
                     found.at.push((t, k, found.rows.len() / row_len));
-                    found.rows.extend_from_slice(&row);
+                    found.rows.extend_from_slice(row);
+                    kept = true;
                 }
             }
+            Ok(kept)
+        };
+        if args.asof {
+            return asof_rows(store, &wanted, args.within, &mut slab, |t, rows| keep(t, rows));
+        }
+        // `wanted` is sorted: the reads are grouped by partition and walk each file forward.
+        for &t in &wanted {
+            store.check_time(t)?;
+            let count = store.get_into(t, &mut slab)?;
+            keep(t, &slab[..count * row_len])?;
         }
         Ok(())
     };
@@ -242,31 +246,26 @@ struct Found {
     rows: Vec<u8>,
 }
 
-/// The latest stored timestamp at or before each time (within `within_ns`) that holds a row
-/// that passes `filter`, where there is one.
-fn asof_times(
+/// For each time of `times` (sorted), the rows of the latest stored timestamp at or before it
+/// (within `within_ns`) handed to `keep`, which keeps those that pass the filter and says
+/// whether it kept any: when none, the search goes on before that timestamp. Each timestamp's
+/// rows are handed over once, however many times find it (the hits follow the times' order).
+fn asof_rows(
     db: &xs::Database,
     times: &[i64],
     within_ns: Option<i64>,
-    filter: Option<&Filter>,
-) -> CliResult<Vec<i64>> {
-    let mut found = Vec::with_capacity(times.len());
+    slab: &mut Vec<u8>,
+    mut keep: impl FnMut(i64, &[u8]) -> CliResult<bool>,
+) -> CliResult {
+    let row_len = db.schema().row_len();
     let asof = xs::query::asof::AsOf::new(db)?;
+    let mut last_hit = None;
     for &t in times {
         let not_before = within_ns.map_or(i64::MIN, |w| t.saturating_sub(w));
         let mut at = t;
-        // A timestamp whose rows all fail the filter: look on before it.
-        while let Some(hit) = asof.latest(at, not_before)? {
-            let passes = |f: &Filter| -> CliResult<bool> {
-                for row in db.get(hit)? {
-                    if f.matches(hit, &row)? {
-                        return Ok(true);
-                    }
-                }
-                Ok(false)
-            };
-            if filter.map_or(Ok(true), passes)? {
-                found.push(hit);
+        while let Some((hit, count)) = asof.latest_rows(at, not_before, slab)? {
+            if last_hit == Some(hit) || keep(hit, &slab[..count * row_len])? {
+                last_hit = Some(hit);
                 break;
             }
             match hit.checked_sub(1) {
@@ -275,7 +274,7 @@ fn asof_times(
             }
         }
     }
-    Ok(found)
+    Ok(())
 }
 
 fn parse_times(texts: &[String]) -> CliResult<Vec<i64>> {

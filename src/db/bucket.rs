@@ -1560,6 +1560,29 @@ impl BucketPartition {
     /// `None` when there is none. Walks the directory backwards over doubling windows, reading
     /// only its allocated blocks, then reads the records of the last non-empty buckets.
     pub fn latest_at_or_before(&self, lo_ns: i64, hi_ns: i64) -> Result<Option<i64>> {
+        Ok(self.latest_in(lo_ns, hi_ns, None)?.map(|(t, _)| t))
+    }
+
+    /// `latest_at_or_before`, with the rows stored at that time copied into `out` (cleared
+    /// first): the time and the number of rows. Each record searched is read once; of a
+    /// columnar one, the time offsets are decoded (one page, where paged) and then only the
+    /// rows at the time found, as a point read decodes them.
+    pub fn latest_rows_at_or_before(
+        &self,
+        lo_ns: i64,
+        hi_ns: i64,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<(i64, usize)>> {
+        out.clear();
+        self.latest_in(lo_ns, hi_ns, Some(out))
+    }
+
+    fn latest_in(
+        &self,
+        lo_ns: i64,
+        hi_ns: i64,
+        mut out: Option<&mut Vec<u8>>,
+    ) -> Result<Option<(i64, usize)>> {
         if lo_ns > hi_ns {
             return Ok(None);
         }
@@ -1567,7 +1590,7 @@ impl BucketPartition {
         let (b_hi, _) = self.locate(hi_ns);
         let mut end = b_hi + 1;
         let mut window = 256u64;
-        let (mut buf, mut rows) = (Vec::new(), Rows::default());
+        let (mut buf, mut units, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
         while end > b_lo {
             let from = end.saturating_sub(window).max(b_lo);
             let mut entries = Vec::new();
@@ -1576,16 +1599,60 @@ impl BucketPartition {
                 Ok(true)
             })?;
             for &(b, e) in entries.iter().rev() {
-                self.read_rows(b, e, &mut buf, &mut rows)?;
                 let start = self.bucket_start_ns(b);
-                let found = rows
-                    .units
-                    .iter()
-                    .rev()
-                    .map(|&u| start + u as i64 * self.granularity_ns)
-                    .find(|&t| t <= hi_ns);
+                // The last time offset this bucket may answer with.
+                let bound = (((hi_ns - start) / self.granularity_ns) as u64).min(self.units_per_bucket - 1);
+                self.check_entry(b, e)?;
+                buf.resize(e.len as usize, 0);
+                self.read_data(&mut buf, e.offset)?;
+                let found = match (&self.columnar, buf.first()) {
+                    (Some(layout), Some(&COLUMNAR_TAG)) => {
+                        let record = self.checked_record(b, e, &buf)?;
+                        let n = e.rows as usize;
+                        let corrupt = |err: codec::Corrupt| self.columnar_corrupt(b, e, err.0);
+                        match codec::last_unit_at_or_before(record, n, bound).map_err(corrupt)? {
+                            None => None,
+                            Some(unit) => {
+                                let t = start + unit as i64 * self.granularity_ns;
+                                let mut count = 0;
+                                if let Some(out) = out.as_deref_mut().filter(|_| t >= lo_ns) {
+                                    let picked = codec::decode_selected(
+                                        layout,
+                                        record,
+                                        n,
+                                        &mut units,
+                                        out,
+                                        None,
+                                        Select::At(unit),
+                                    )
+                                    .map_err(corrupt)?;
+                                    self.check_units(b, e, &units)?;
+                                    count = picked.len();
+                                }
+                                Some((t, count))
+                            }
+                        }
+                    }
+                    _ => {
+                        let rows = self
+                            .decode_record(b, e, &buf, &mut units, &mut scratch, None)?
+                            .unwrap_or(&scratch);
+                        let to = units.partition_point(|&u| u <= bound);
+                        match to.checked_sub(1).map(|i| units[i]) {
+                            None => None,
+                            Some(unit) => {
+                                let t = start + unit as i64 * self.granularity_ns;
+                                let from = units.partition_point(|&u| u < unit);
+                                if let Some(out) = out.as_deref_mut() {
+                                    out.extend_from_slice(&rows[from * self.row_len..to * self.row_len]);
+                                }
+                                Some((t, to - from))
+                            }
+                        }
+                    }
+                };
                 match found {
-                    Some(t) if t >= lo_ns => return Ok(Some(t)),
+                    Some((t, count)) if t >= lo_ns => return Ok(Some((t, count))),
                     Some(_) => return Ok(None),
                     None => {}
                 }

@@ -730,6 +730,21 @@ struct Streams<'a> {
 }
 
 impl<'a> Streams<'a> {
+    /// The streams of a columnar record of `n` rows, its tag and row count checked.
+    fn of_record(body: &'a [u8], n: usize) -> Result<Streams<'a>, Corrupt> {
+        if body.first() != Some(&COLUMNAR_TAG) {
+            return Err(Corrupt("not a columnar record".into()));
+        }
+        let count = body
+            .get(1..5)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+            .ok_or_else(|| Corrupt("the record ends before its row count".into()))?;
+        if count != n {
+            return Err(Corrupt(format!("it holds {count} rows, its entry says {n}")));
+        }
+        Ok(Streams { body, at: 5 })
+    }
+
     fn next(&mut self, what: &str) -> Result<(Codec, &'a [u8]), Corrupt> {
         let head = self
             .body
@@ -912,22 +927,12 @@ fn decode_parts(
     mut put: impl FnMut(usize, usize, &[u8]),
 ) -> Result<Range<usize>, Corrupt> {
     units.clear();
-    if body.first() != Some(&COLUMNAR_TAG) {
-        return Err(Corrupt("not a columnar record".into()));
-    }
-    let count = body
-        .get(1..5)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-        .ok_or_else(|| Corrupt("the record ends before its row count".into()))?;
-    if count != n {
-        return Err(Corrupt(format!("it holds {count} rows, its entry says {n}")));
-    }
+    let mut streams = Streams::of_record(body, n)?;
     if decoded_len(layout, n).is_none() {
         return Err(Corrupt(format!(
             "its {n} rows would decode past the {MAX_DECODED_BYTES}-byte bound of a columnar record"
         )));
     }
-    let mut streams = Streams { body, at: 5 };
     let mut column = Vec::new();
     let picked = decode_units(streams.next("time offsets")?, n, select, units, &mut column)
         .map_err(|e| Corrupt(format!("its time offsets: {e}")))?;
@@ -962,6 +967,77 @@ fn decode_parts(
         )));
     }
     Ok(picked)
+}
+
+/// The greatest time offset at or before `unit` in the columnar record `body` of `n` rows,
+/// if any: an as-of lookup, which then reads the rows at that offset with `Select::At`. A
+/// paged stream decodes only the last page starting at or before `unit` (the offset sought is
+/// in it); a progression is computed; any other stream is decoded whole. What is decoded
+/// must be in order, so a damaged stream is an error rather than a wrong answer.
+pub fn last_unit_at_or_before(body: &[u8], n: usize, unit: u64) -> Result<Option<u64>, Corrupt> {
+    let mut streams = Streams::of_record(body, n)?;
+    let (codec, payload) = streams.next("time offsets")?;
+    let corrupt = |e: String| Corrupt(format!("its time offsets: {e}"));
+    let mut units = Vec::new();
+    let push = |units: &mut Vec<u64>, bytes: &[u8]| {
+        units.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        )
+    };
+    match codec {
+        Codec::PcoPages => {
+            let pages = Pages::parse(payload, n, true).map_err(corrupt)?;
+            let count = pages.firsts.len() / 8;
+            let (mut lo, mut hi) = (0, count);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if pages.first(mid) <= unit {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            let Some(page) = lo.checked_sub(1) else {
+                return Ok(None);
+            };
+            let values = pages.values_of(&(page..page + 1));
+            with_pco_values(Number::U64, PcoSource::Paged(&pages), n, values, |bytes| {
+                push(&mut units, bytes)
+            })
+            .map_err(corrupt)?;
+            if units.first() != Some(&pages.first(page)) {
+                return Err(corrupt(format!(
+                    "page {page} starts at {:?}, its table says {}",
+                    units.first(),
+                    pages.first(page)
+                )));
+            }
+        }
+        Codec::Linear if payload.len() == 16 => {
+            let (first, step) = (uint_of(&payload[..8]), uint_of(&payload[8..]));
+            let Some(d) = unit.checked_sub(first) else {
+                return Ok(None);
+            };
+            let last = n.saturating_sub(1) as u64;
+            let i = d.checked_div(step).map_or(0, |i| i.min(last));
+            // `i × step <= unit - first`: no overflow.
+            return Ok(Some(first + i * step));
+        }
+        _ => {
+            let mut column = Vec::new();
+            with_stream((codec, payload), Number::U64, n, 8, 0..n, &mut column, |bytes| {
+                push(&mut units, bytes)
+            })
+            .map_err(corrupt)?;
+        }
+    }
+    if !units.windows(2).all(|w| w[0] <= w[1]) {
+        return Err(corrupt("out of order".into()));
+    }
+    let at = units.partition_point(|&u| u <= unit);
+    Ok(at.checked_sub(1).map(|i| units[i]))
 }
 
 /// Decodes the time offsets `select` needs into `units` and returns the rows it picks: a
@@ -1297,6 +1373,14 @@ mod tests {
                 assert_eq!(at(picked), at(want.clone()), "unit {unit} of {} rows", u.len());
                 let row_len = layout.row_len;
                 assert_eq!(rows, &all_rows[want.start * row_len..want.end * row_len]);
+                // The as-of lookup's offset: the last stored at or before `unit`.
+                let last = u.partition_point(|&x| x <= unit).checked_sub(1).map(|i| u[i]);
+                assert_eq!(
+                    last_unit_at_or_before(&body, u.len(), unit).unwrap(),
+                    last,
+                    "unit {unit} of {} rows",
+                    u.len()
+                );
             }
         }
         assert!(paged_records > 20, "only {paged_records} records were paged");
@@ -1348,6 +1432,7 @@ mod tests {
             bad[at] ^= 1 << rng.below(8);
             let _ = decode(layout, &bad, n, &mut units, &mut rows);
             let _ = decode_selected(layout, &bad, n, &mut units, &mut rows, None, Select::At(unit));
+            let _ = last_unit_at_or_before(&bad, n, unit);
         }
     }
 
@@ -1374,6 +1459,7 @@ mod tests {
             let unit = u[u.len() / 2];
             for cut in (0..body.len()).step_by(5) {
                 assert!(decode(&layout, &body[..cut], u.len(), &mut units, &mut rows).is_err());
+                let _ = last_unit_at_or_before(&body[..cut], u.len(), unit);
                 assert!(decode_selected(
                     &layout,
                     &body[..cut],

@@ -35,11 +35,28 @@ impl<'a> AsOf<'a> {
 
     /// See `latest_at_or_before`.
     pub fn latest(&self, at_ns: i64, not_before_ns: i64) -> Result<Option<i64>> {
-        latest_in(self.db, &self.keys, at_ns, not_before_ns)
+        Ok(latest_in(self.db, &self.keys, at_ns, not_before_ns, None)?.map(|(t, _)| t))
+    }
+
+    /// `latest`, with the rows stored at that time: the time and how many rows, which are the
+    /// first rows of `rows` (the bucket layout reads the record it searched once).
+    pub fn latest_rows(
+        &self,
+        at_ns: i64,
+        not_before_ns: i64,
+        rows: &mut Vec<u8>,
+    ) -> Result<Option<(i64, usize)>> {
+        latest_in(self.db, &self.keys, at_ns, not_before_ns, Some(rows))
     }
 }
 
-fn latest_in(db: &Database, keys: &[PartitionKey], at_ns: i64, not_before_ns: i64) -> Result<Option<i64>> {
+fn latest_in(
+    db: &Database,
+    keys: &[PartitionKey],
+    at_ns: i64,
+    not_before_ns: i64,
+    mut rows: Option<&mut Vec<u8>>,
+) -> Result<Option<(i64, usize)>> {
     let g = db.config().granularity.ns();
     let at_ns = at_ns.min(END_TIME_NS - 1);
     let not_before_ns = not_before_ns.max(MIN_TIME_NS);
@@ -61,8 +78,12 @@ fn latest_in(db: &Database, keys: &[PartitionKey], at_ns: i64, not_before_ns: i6
             };
             let hi_ns = last_ns.min(key.end_ns() - 1);
             let lo_ns = not_before_ns.max(key.start_ns());
-            if let Some(t) = part.latest_at_or_before(lo_ns, hi_ns)? {
-                return Ok(Some(t));
+            let found = match rows.as_deref_mut() {
+                Some(rows) => part.latest_rows_at_or_before(lo_ns, hi_ns, rows)?,
+                None => part.latest_at_or_before(lo_ns, hi_ns)?.map(|t| (t, 0)),
+            };
+            if found.is_some() {
+                return Ok(found);
             }
             continue;
         }
@@ -74,7 +95,12 @@ fn latest_in(db: &Database, keys: &[PartitionKey], at_ns: i64, not_before_ns: i6
         let lo_ns = not_before_ns.max(key.start_ns());
         let lo_slot = ((lo_ns - key.start_ns()) as u64).div_ceil(g as u64);
         if let Some(slot) = last_present_slot(&partition, lo_slot, hi_slot)? {
-            return Ok(Some(db.time_of(key, slot)));
+            let t = db.time_of(key, slot);
+            let count = match rows {
+                Some(rows) => db.get_into(t, rows)?,
+                None => 0,
+            };
+            return Ok(Some((t, count)));
         }
     }
     Ok(None)

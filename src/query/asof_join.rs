@@ -98,16 +98,18 @@ pub fn asof_join(
     if !scan {
         // Probes in order: a probe whose match is the previous one's reuses it.
         let mut prev: Option<(i64, u32)> = None;
+        let (row_len, mut rows) = (db.schema().row_len(), Vec::new());
         for (p, &t) in probes.iter().enumerate() {
-            let Some(hit) = asof.latest(t, not_before(t, within_ns))? else {
+            let Some((hit, count)) = asof.latest_rows(t, not_before(t, within_ns), &mut rows)? else {
                 continue;
             };
             let k = match prev {
                 Some((pt, k)) if pt == hit => k,
                 _ => {
-                    let rows = db.get(hit)?;
-                    let Some(row) = rows.last() else { continue };
-                    matches.push(hit, row)?
+                    let Some(last) = count.checked_sub(1) else {
+                        continue;
+                    };
+                    matches.push(hit, &rows[last * row_len..count * row_len])?
                 }
             };
             prev = Some((hit, k));
