@@ -574,3 +574,53 @@ fn a_read_of_one_series_does_not_open_the_others() {
         common::ok_in(&db, &["get", "--asof", "2024-01-01T00:00:05Z", "--series", "A"]);
     }
 }
+
+/// `--series` with a long list of values (here 100) read as one name first, to see whether
+/// a series is named with its commas: that name is longer than any series' and the file
+/// system refused to look it up, so the read failed with `File name too long`. A name past
+/// the bound is no series: the values are read one by one, the missing ones named.
+#[test]
+fn a_long_list_of_series_values_is_read_value_by_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in.csv");
+    std::fs::write(
+        &input,
+        "time,host,v\n2024-01-01T00:00:00Z,host_1,1\n2024-01-01T00:00:00Z,host_2,2\n",
+    )
+    .unwrap();
+    let db = tmp.path().join("db");
+    let mut cmd = common::xs();
+    cmd.arg("-d")
+        .arg(&db)
+        .arg("import")
+        .arg(&input)
+        .args(["--series-by", "host", "-q"]);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    let list: Vec<String> = (0..100).map(|i| format!("host_{i}")).collect();
+    let list = list.join(",");
+    assert!(list.len() > 255, "longer than a file name may be");
+    let (code, out, err) = common::xs_in(
+        &db,
+        &[
+            "get",
+            "2024-01-01T00:00:00Z",
+            "--series",
+            &list,
+            "--columns",
+            "host,v",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "host,v\nhost_1,1\nhost_2,2\n");
+    assert!(!err.contains("too long"), "{err}");
+    assert!(err.contains("holds no series `host_0`"), "{err}");
+    // Put: a value that makes too long a name is refused with the bound, not an OS error.
+    let long = "x".repeat(300);
+    let (code, _, err) = common::xs_in(
+        &db,
+        &["put", "2024-01-01T00:00:01Z", &format!("host={long}"), "v=3"],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("past the 240 bytes a name may have"), "{err}");
+}

@@ -59,7 +59,8 @@ pub fn push_part(name: &mut String, i: usize, text: Option<&str>) {
 pub fn check_name(name: &str) -> Result<(), String> {
     if name.len() > MAX_NAME_BYTES {
         return Err(format!(
-            "the series key's values make a directory name of {} bytes, past the {MAX_NAME_BYTES}              a name may have (each byte other than letters, digits, `_`, `-`, `.` takes 3)",
+            "the series key's values make a directory name of {} bytes, past the \
+             {MAX_NAME_BYTES} bytes a name may have (each byte other than letters, digits, `_`, `-`, `.` takes 3)",
             name.len()
         ));
     }

@@ -52,6 +52,14 @@ impl Database {
         if let Some(db) = cache.get(name) {
             return Ok(Some(Arc::clone(db)));
         }
+        // No series has a longer name (`check_name` refuses it when one is created), and the
+        // file system may refuse to look it up (ENAMETOOLONG): a name past it is no series.
+        if name.len() > series::MAX_NAME_BYTES {
+            if create && self.writable {
+                series::check_name(name).map_err(Error::Invalid)?;
+            }
+            return Ok(None);
+        }
         let top = self.dir.join(SERIES_DIR);
         let dir = top.join(name);
         let present = super::files::is_dir(&dir)?;
