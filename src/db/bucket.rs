@@ -102,6 +102,9 @@ const DIR_GENERATION_AT: u64 = COMMITTED_AT + 8;
 /// data file with the next generation, so a directory and a data file that do not belong
 /// together (a crash between the two renames) are recognised.
 const DATA_GENERATION_AT: u64 = HEADER_FIELDS_LEN as u64;
+// `BucketPartition::open` takes both generations from the header block it reads.
+const _: () = assert!(DIR_GENERATION_AT + 8 <= HEADER_ENCODED_LEN as u64);
+const _: () = assert!(DATA_GENERATION_AT + 8 <= HEADER_ENCODED_LEN as u64);
 /// Name suffixes of the files a bucket defrag writes before renaming them into place.
 pub const DEFRAG_DATA_SUFFIX: &str = ".xs.data.defrag";
 pub const DEFRAG_DIR_SUFFIX: &str = ".xs.dir.defrag";
@@ -354,7 +357,8 @@ impl BucketPartition {
         let dir_path = dir.join(key.file_name());
         let data_path = dir.join(data_file_name(key));
         // Either version is read; anything else is compared with the newest and refused.
-        let open_file = |path: &Path| -> Result<(File, u32)> {
+        // Each file with its version and its header block, which holds its generation.
+        let open_file = |path: &Path| -> Result<(File, u32, [u8; HEADER_ENCODED_LEN])> {
             let mode = if writable { Mode::ReadWrite } else { Mode::Read };
             let file = files::open(path, mode, "open")?;
             let mut block = [0u8; HEADER_ENCODED_LEN];
@@ -373,9 +377,9 @@ impl BucketPartition {
                     reason,
                 });
             }
-            Ok((file, version))
+            Ok((file, version, block))
         };
-        let open = |path: &Path| -> Result<(File, u32)> {
+        let open = |path: &Path| -> Result<(File, u32, [u8; HEADER_ENCODED_LEN])> {
             match open_file(path) {
                 // An alter committed its config and was cut before its new file replaced this
                 // one: the new file, beside it, is the partition's (docs/FORMAT.md, "Alter").
@@ -386,15 +390,14 @@ impl BucketPartition {
                 other => other,
             }
         };
-        let (mut dir_file, mut version) = open(&dir_path)?;
-        let (data_file, data_version) = open(&data_path)?;
-        let generation = |file: &File, at: u64, path: &Path| -> Result<u64> {
-            let mut b = [0u8; 8];
-            read_full_at(file, &mut b, at).map_err(|e| Error::io("read", path, e))?;
-            Ok(u64::from_le_bytes(b))
+        let (mut dir_file, mut version, mut dir_block) = open(&dir_path)?;
+        let (data_file, data_version, data_block) = open(&data_path)?;
+        let generation = |block: &[u8; HEADER_ENCODED_LEN], at: u64| {
+            let at = at as usize;
+            u64::from_le_bytes(block[at..at + 8].try_into().expect("8 bytes"))
         };
-        let data_gen = generation(&data_file, DATA_GENERATION_AT, &data_path)?;
-        if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
+        let data_gen = generation(&data_block, DATA_GENERATION_AT);
+        if generation(&dir_block, DIR_GENERATION_AT) != data_gen {
             // A defrag renamed its new data file into place and stopped before its new
             // directory followed: finish it (writers only), or refuse to misread.
             let pending = dir.join(defrag_names(key).1);
@@ -426,8 +429,8 @@ impl BucketPartition {
             }
             vfs::rename(&pending, &dir_path).map_err(|e| Error::io("rename", &pending, e))?;
             sync_dir(dir)?;
-            (dir_file, version) = open(&dir_path)?;
-            if generation(&dir_file, DIR_GENERATION_AT, &dir_path)? != data_gen {
+            (dir_file, version, dir_block) = open(&dir_path)?;
+            if generation(&dir_block, DIR_GENERATION_AT) != data_gen {
                 return Err(Error::Damaged {
                     path: dir_path,
                     reason: format!(
