@@ -378,9 +378,10 @@ pub struct Plan {
 
 impl Plan {
     /// The value columns the aggregates read (by schema index), for `db::with_columns`;
-    /// `None` (every column) with a filter or per-series groups, which read others.
+    /// `None` (every column) with a filter, which may read any. Per-series groups read no
+    /// column: their values come from the series' name.
     fn columns_read(&self, columns: usize) -> Option<Vec<bool>> {
-        if self.filter.is_some() || self.group_len > 0 {
+        if self.filter.is_some() {
             return None;
         }
         let mut wanted = vec![false; columns];
