@@ -243,6 +243,8 @@ pub struct Schema {
     /// alter`) changes only `xs.toml`, so the partitions keep the hash of the names they were
     /// written with (`schema_hash` in the config).
     partition_hash: Option<u64>,
+    /// `spec_hash`, computed once: every partition opened compares its header with it.
+    spec_hash: u64,
     /// The database's symbol dictionary, when a column is `sym`.
     syms: Syms,
 }
@@ -294,14 +296,17 @@ impl Schema {
                 .any(|c| c.ty == ColumnType::Sym)
                 .then(|| Arc::new(SymDict::in_memory())),
         );
-        Ok(Schema {
+        let mut schema = Schema {
             columns,
             offsets,
             header_len,
             row_len: at,
             partition_hash: None,
+            spec_hash: 0,
             syms,
-        })
+        };
+        schema.spec_hash = fnv1a64(schema.spec().as_bytes());
+        Ok(schema)
     }
 
     /// Makes `dict` the dictionary of this schema's `sym` columns.
@@ -398,7 +403,7 @@ impl Schema {
 
     /// 64-bit FNV-1a of the spec.
     pub fn spec_hash(&self) -> u64 {
-        fnv1a64(self.spec().as_bytes())
+        self.spec_hash
     }
 
     /// The hash partitions carry when it differs from the spec's (after a rename).
