@@ -594,29 +594,68 @@ impl<'a> Pages<'a> {
         }
         let mut at: usize = (0..pages.start).map(|i| self.len_of(i)).sum();
         let mut k = 0;
-        for i in pages {
-            let len = self.len_of(i);
-            let count = self.page.min(self.n - i * self.page);
-            let src = &self.data[at..at + len];
-            let values = dst
-                .get_mut(k..k + count)
-                .ok_or("pages past the values asked for")?;
-            let mut page = chunk.page_decompressor(src, count).map_err(pco_error)?;
-            let progress = page.read(values).map_err(pco_error)?;
-            if progress.n_processed != count || !progress.finished {
-                return Err(format!(
-                    "pco page {i} holds {} values, not {count}",
-                    progress.n_processed
-                ));
+        PADDED_PAGE.with_borrow_mut(|padded| {
+            for i in pages {
+                let len = self.len_of(i);
+                let count = self.page.min(self.n - i * self.page);
+                let values = dst
+                    .get_mut(k..k + count)
+                    .ok_or("pages past the values asked for")?;
+                let src = padded.holding(&self.data[at..at + len]);
+                let mut page = chunk.page_decompressor(src, count).map_err(pco_error)?;
+                let progress = page.read(values).map_err(pco_error)?;
+                if progress.n_processed != count || !progress.finished {
+                    return Err(format!(
+                        "pco page {i} holds {} values, not {count}",
+                        progress.n_processed
+                    ));
+                }
+                // Exactly the page is read: no byte of it is left, none of the zeros after it taken.
+                if page.into_src().len() != PCO_READ_AHEAD {
+                    return Err(format!("pco page {i} does not end where its table says"));
+                }
+                at += len;
+                k += count;
             }
-            if !page.into_src().is_empty() {
-                return Err(format!("pco page {i} has bytes past its values"));
-            }
-            at += len;
-            k += count;
-        }
-        Ok(())
+            Ok(())
+        })
     }
+}
+
+/// Zeros after each page handed to pco: it reads a batch's bits from a buffer that holds at
+/// least `MAX_BATCH_LATENT_VAR_SIZE` (4,617) bytes more, and given less (a page alone), it
+/// allocates and zeroes twice that for each page: a sixth of the instructions of a day's
+/// 1-minute mean over trades. Pages are copied into a reused buffer with this many zeros
+/// after them instead (pco falls back to its own buffer, correctly, should it want more).
+const PCO_READ_AHEAD: usize = 8192;
+
+/// The buffer `Pages::decode` copies each page into: the page, then `PCO_READ_AHEAD` zeros.
+#[derive(Default)]
+struct PaddedPage {
+    bytes: Vec<u8>,
+    /// The length of the page it holds: zeros follow it.
+    page_len: usize,
+}
+
+impl PaddedPage {
+    /// `page` followed by `PCO_READ_AHEAD` zeros.
+    fn holding(&mut self, page: &[u8]) -> &[u8] {
+        let want = page.len() + PCO_READ_AHEAD;
+        if self.bytes.len() < want {
+            self.bytes.resize(want, 0);
+        }
+        // Only what the last, longer page left past this one is zeroed again.
+        if self.page_len > page.len() {
+            self.bytes[page.len()..self.page_len].fill(0);
+        }
+        self.bytes[..page.len()].copy_from_slice(page);
+        self.page_len = page.len();
+        &self.bytes[..want]
+    }
+}
+
+thread_local! {
+    static PADDED_PAGE: std::cell::RefCell<PaddedPage> = std::cell::RefCell::new(PaddedPage::default());
 }
 
 /// Decoded pco values, reused by each thread: a get decodes a few thousand values per
