@@ -915,11 +915,18 @@ pub fn decode_selected(
     columns: Option<&[bool]>,
     select: Select,
 ) -> Result<Range<usize>, Corrupt> {
-    rows.clear();
     let row_len = layout.row_len;
-    decode_parts(layout, body, n, units, columns, select, |i, picked, values| {
-        if rows.is_empty() {
+    // The parts tile a row: when every column is decoded, every byte is written, and only
+    // new room (never read before it is written) need be zeroed, not the whole buffer.
+    let every_byte = columns.is_none_or(|wanted| wanted.iter().all(|&w| w));
+    if !every_byte {
+        rows.clear();
+    }
+    let mut sized = false;
+    let picked = decode_parts(layout, body, n, units, columns, select, |i, picked, values| {
+        if !sized {
             rows.resize(picked * row_len, 0);
+            sized = true;
         }
         scatter(
             values,
@@ -928,7 +935,11 @@ pub fn decode_selected(
             layout.parts[i].offset,
             layout.parts[i].width,
         );
-    })
+    });
+    if !sized {
+        rows.clear();
+    }
+    picked
 }
 
 /// Like `decode_selected`, but leaves the values as columns: part `i` of `layout` (0: the row
