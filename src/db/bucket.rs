@@ -1018,10 +1018,15 @@ impl BucketPartition {
 
     /// Reads and decodes the record of `entry` (bucket `b`) into `out`.
     pub fn read_rows(&self, b: u64, entry: Entry, buf: &mut Vec<u8>, out: &mut Rows) -> Result<()> {
+        self.read_record(b, entry, buf)?;
+        self.decode_into(b, entry, buf, out)
+    }
+
+    /// Reads bucket `b`'s record, its entry checked first, into `buf` (exactly its bytes).
+    fn read_record(&self, b: u64, entry: Entry, buf: &mut Vec<u8>) -> Result<()> {
         self.check_entry(b, entry)?;
         buf.resize(entry.len as usize, 0);
-        self.read_data(buf, entry.offset)?;
-        self.decode_into(b, entry, buf, out)
+        self.read_data(buf, entry.offset)
     }
 
     /// Decodes one record (`bytes` = exactly its `entry.len` bytes) into `out` (cleared first).
@@ -1195,9 +1200,7 @@ impl BucketPartition {
         if entry.is_empty() {
             return Ok(0);
         }
-        self.check_entry(b, entry)?;
-        buf.resize(entry.len as usize, 0);
-        self.read_data(buf, entry.offset)?;
+        self.read_record(b, entry, buf)?;
         let record = self.checked_record(b, entry, buf)?;
         if let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, record.first()) {
             // Only the rows at `unit` are put together, from the pages that hold them (or
@@ -1605,9 +1608,7 @@ impl BucketPartition {
                 let start = self.bucket_start_ns(b);
                 // The last time offset this bucket may answer with.
                 let bound = (((hi_ns - start) / self.granularity_ns) as u64).min(self.units_per_bucket - 1);
-                self.check_entry(b, e)?;
-                buf.resize(e.len as usize, 0);
-                self.read_data(&mut buf, e.offset)?;
+                self.read_record(b, e, &mut buf)?;
                 let found = match (&self.columnar, buf.first()) {
                     (Some(layout), Some(&COLUMNAR_TAG)) => {
                         let record = self.checked_record(b, e, &buf)?;

@@ -1029,32 +1029,16 @@ pub fn last_unit_at_or_before(body: &[u8], n: usize, unit: u64) -> Result<Option
     let (codec, payload) = streams.next("time offsets")?;
     let corrupt = |e: String| Corrupt(format!("its time offsets: {e}"));
     let mut units = Vec::new();
-    let push = |units: &mut Vec<u64>, bytes: &[u8]| {
-        units.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
-        )
-    };
     match codec {
         Codec::PcoPages => {
             let pages = Pages::parse(payload, n, true).map_err(corrupt)?;
-            let count = pages.firsts.len() / 8;
-            let (mut lo, mut hi) = (0, count);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if pages.first(mid) <= unit {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            let Some(page) = lo.checked_sub(1) else {
+            // The last page starting at or before `unit` holds the offset sought.
+            let Some(page) = pages.pages_of_unit(unit).end.checked_sub(1) else {
                 return Ok(None);
             };
             let values = pages.values_of(&(page..page + 1));
             with_pco_values(Number::U64, PcoSource::Paged(&pages), n, values, |bytes| {
-                push(&mut units, bytes)
+                extend_units(&mut units, bytes)
             })
             .map_err(corrupt)?;
             if units.first() != Some(&pages.first(page)) {
@@ -1078,7 +1062,7 @@ pub fn last_unit_at_or_before(body: &[u8], n: usize, unit: u64) -> Result<Option
         _ => {
             let mut column = Vec::new();
             with_stream((codec, payload), Number::U64, n, 8, 0..n, &mut column, |bytes| {
-                push(&mut units, bytes)
+                extend_units(&mut units, bytes)
             })
             .map_err(corrupt)?;
         }
@@ -1101,13 +1085,6 @@ fn decode_units(
     units: &mut Vec<u64>,
     column: &mut Vec<u8>,
 ) -> Result<Range<usize>, String> {
-    let push = |units: &mut Vec<u64>, bytes: &[u8]| {
-        units.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
-        )
-    };
     let decoded = match (codec, select) {
         (Codec::PcoPages, _) => {
             let pages = Pages::parse(payload, n, true)?;
@@ -1126,7 +1103,7 @@ fn decode_units(
                 PcoSource::Paged(&pages),
                 n,
                 decoded.clone(),
-                |bytes| push(units, bytes),
+                |bytes| extend_units(units, bytes),
             )?;
             // The table's first values led the search: each decoded page must start with its own.
             for at in (decoded.start..decoded.end).step_by(pages.page) {
@@ -1159,13 +1136,13 @@ fn decode_units(
                 8,
                 decoded.clone(),
                 column,
-                |bytes| push(units, bytes),
+                |bytes| extend_units(units, bytes),
             )?;
             decoded
         }
         _ => {
             with_stream((codec, payload), Number::U64, n, 8, 0..n, column, |bytes| {
-                push(units, bytes)
+                extend_units(units, bytes)
             })?;
             0..n
         }
@@ -1178,6 +1155,15 @@ fn decode_units(
             decoded.start + from..decoded.start + to.max(from)
         }
     })
+}
+
+/// Appends the little-endian u64 time offsets of `bytes` to `units`.
+fn extend_units(units: &mut Vec<u64>, bytes: &[u8]) {
+    units.extend(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))),
+    )
 }
 
 /// Writes each `width`-byte value of `values` at `offset` of the next row of `rows`: one
