@@ -480,6 +480,99 @@ fn a_read_of_one_series_reads_its_entries_through_the_index() {
     assert!(err.contains("sym.idx") && err.contains("symbol code 3"), "{err}");
 }
 
+/// An aggregate of one series prints its name from the code its rows store, checked through
+/// `sym.idx`: finding the code of the name instead read the whole dictionary (half a
+/// megabyte at 30,000 hosts), so damage to another series' entry stopped it.
+#[test]
+fn an_aggregate_of_one_series_takes_its_code_from_its_rows() {
+    let db = trades_db(&["--series-by", "symbol"]);
+    put_buys(
+        &db,
+        &[
+            ("00:00:00", "BTCUSDT"),
+            ("00:00:01", "DOGEUSDT"),
+            ("00:00:02", "ETHUSDT"),
+        ],
+    );
+    db.ok(&[
+        "put",
+        &format!("{DAY}T00:00:05Z"),
+        "symbol=BTCUSDT",
+        "side=sell",
+        "price=3",
+    ]);
+    // Long texts, so the dictionary is too large to be read whole by a reader.
+    for (t, pad) in [("00:00:06", "L"), ("00:00:07", "M")] {
+        db.ok(&[
+            "put",
+            &format!("{DAY}T{t}Z"),
+            "symbol=PAD",
+            &format!("side={}", pad.repeat(40_000)),
+        ]);
+    }
+    let dict = db.file("sym.dict");
+    let good = fs::read(&dict).unwrap();
+    assert_eq!(&good[58 + 8..58 + 16], b"DOGEUSDT");
+    let mut bad = good.clone();
+    bad[58] = 200; // DOGEUSDT's length: the entries after it cannot be found by walking
+    fs::write(&dict, &bad).unwrap();
+    let agg = |series: &str| {
+        range(
+            &db,
+            &["--series", series, "--every", "1d", "--agg", "count,max(price)"],
+        )
+    };
+    assert_eq!(
+        agg("BTCUSDT"),
+        format!("time,symbol,count,max_price\n{DAY}T00:00:00Z,BTCUSDT,2,3.0\n")
+    );
+    assert_eq!(
+        agg("ETHUSDT"),
+        format!("time,symbol,count,max_price\n{DAY}T00:00:00Z,ETHUSDT,1,1.0\n")
+    );
+    // Series with no rows in the window print nothing, and need no code.
+    let (code, out, err) = run(db.xs(&[
+        "range",
+        "2024-08-09",
+        "2024-08-10",
+        "--series",
+        "BTCUSDT,ETHUSDT",
+        "--every",
+        "1h",
+        "--agg",
+        "count",
+    ]));
+    assert_eq!((code, out.as_str()), (0, "time,symbol,count\n"), "{err}");
+    // The damaged entry's own series still stops with the damage (exit 3), never a wrong name.
+    let (code, out, err) = run(db.xs(&[
+        "range",
+        "2024-08-01",
+        "2024-09-01",
+        "--series",
+        "DOGEUSDT",
+        "--every",
+        "1d",
+        "--agg",
+        "count",
+    ]));
+    assert_eq!(code, 3, "{out}{err}");
+    assert!(!out.contains("DOGEUSDT"), "{out}");
+    assert!(err.contains("sym.dict"), "{err}");
+    assert_no_panic(&err);
+    // Undamaged, every series at once (the dictionary read once) says the same; an empty
+    // series directory (left by hand) is a series without rows, not an unknown value.
+    fs::write(&dict, &good).unwrap();
+    fs::create_dir(db.file("series/ZZZ")).unwrap();
+    let all = range(&db, &["--every", "1d", "--agg", "count"]);
+    assert_eq!(
+        all,
+        format!(
+            "time,symbol,count\n{DAY}T00:00:00Z,BTCUSDT,2\n{DAY}T00:00:00Z,DOGEUSDT,1\n\
+             {DAY}T00:00:00Z,ETHUSDT,1\n{DAY}T00:00:00Z,PAD,2\n"
+        )
+    );
+}
+
 /// A dictionary put back from an older copy lacks the codes of later rows: every read path
 /// (text, Parquet, Arrow, `get`, `--where` by code and by text order, aggregates) stops with the
 /// damage (exit 3), naming sym.dict, the code, the column and the row's time; it never panics,

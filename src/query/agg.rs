@@ -22,6 +22,7 @@
 use crate::db::config::{Config, Layout};
 use crate::db::schema::{split_top_level, ColumnType, FieldAt, Num, Schema};
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
+use crate::db::syms::Texts;
 use crate::db::time::{
     civil_from_days, days_from_civil, format_duration, Granularity, END_TIME_NS, MIN_TIME_NS,
 };
@@ -965,7 +966,7 @@ pub fn write_buckets<E: From<Error> + Send>(
     write_buckets_of(
         db,
         plan,
-        &[],
+        &Group::default(),
         from_ns,
         to_ns,
         fill,
@@ -1003,6 +1004,14 @@ fn write_series_buckets<E: From<Error> + Send>(
 ) -> Result<u64, E> {
     use rayon::prelude::*;
     let columns = db.config().series_columns();
+    let selected = db.selected_series()?;
+    // A few series find their `sym` values' codes in their own rows; many read the
+    // dictionary once (see `group_template`).
+    let texts = db
+        .schema()
+        .syms()
+        .filter(|_| selected.len() <= CODES_FROM_ROWS)
+        .map(|dict| dict.texts_or_empty());
     // One series' buckets, in one slice: a series read again below must add a float
     // aggregate's parts in the order its held run did.
     let aggregate = |name: &str,
@@ -1011,7 +1020,11 @@ fn write_series_buckets<E: From<Error> + Send>(
                      sink: &mut dyn FnMut(&[u8]) -> Result<(), E>|
      -> Result<u64, E> {
         let values = crate::db::series::values_of(db.schema(), &columns, name).unwrap_or_default();
-        let group: Vec<Option<String>> = values.iter().map(crate::db::series::value_text).collect();
+        let group = Group {
+            values: values.iter().map(crate::db::series::value_text).collect(),
+            columns: &columns,
+            texts: texts.as_ref(),
+        };
         let rows = write_buckets_of(
             series,
             plan,
@@ -1028,7 +1041,7 @@ fn write_series_buckets<E: From<Error> + Send>(
         series.forget_partitions();
         rows
     };
-    let mut handles = db.selected_series()?.into_iter();
+    let mut handles = selected.into_iter();
     let mut left = limit;
     let block_len = 4 * rayon::current_num_threads().max(1);
     while left > 0 {
@@ -1066,6 +1079,77 @@ fn write_series_buckets<E: From<Error> + Send>(
     Ok(limit - left)
 }
 
+/// Up to this many selected series, each per-series aggregate takes its `sym` values' codes
+/// from the series' own rows (a point read each); past it the dictionary is read once.
+const CODES_FROM_ROWS: usize = 32;
+
+/// The series a run of `write_buckets_of` aggregates: its key values as text (`None` for
+/// null; none outside a series database) and, for a few series, the dictionary's texts by
+/// code (`group_template`).
+#[derive(Default)]
+struct Group<'a> {
+    values: Vec<Option<String>>,
+    /// The key columns' indexes in the schema.
+    columns: &'a [usize],
+    texts: Option<&'a Texts>,
+}
+
+/// The start of every output row of `group`: its key values. A `sym` value's code is the one
+/// the series' rows store, when `group.texts` says it is that text: finding a text's code
+/// otherwise reads the whole dictionary (half a megabyte at 30,000 hosts, for one host's few
+/// output rows). `window`: where the series' rows are; without rows there and without
+/// `fill`, no row is written and the codes are not looked for.
+fn group_template(
+    db: &Database,
+    plan: &Plan,
+    group: &Group,
+    window: (i64, i64),
+    fill: bool,
+) -> Result<Vec<u8>> {
+    let out = &plan.out.schema;
+    let mut template = out.new_row();
+    let mut stored: Option<Option<Vec<u8>>> = None;
+    for (i, value) in group.values.iter().enumerate() {
+        let Some(text) = value else {
+            out.set_null(&mut template, i);
+            continue;
+        };
+        let sym = out.columns()[i].ty == ColumnType::Sym;
+        if let (Some(texts), Some(&col), true) = (group.texts, group.columns.get(i), sym) {
+            let row = stored.get_or_insert(first_row(db, window)?);
+            match row {
+                Some(row) => {
+                    let bytes = db.schema().field_bytes(row, col);
+                    let code = u32::from_le_bytes(crate::db::schema::le(bytes));
+                    if !db.schema().is_null(row, col) && texts.text(code) == Some(text.as_str()) {
+                        out.set_field_bytes(&mut template, i, bytes);
+                        continue;
+                    }
+                }
+                None if !fill => continue,
+                None => {}
+            }
+        }
+        if let Some(dict) = out.syms().filter(|_| sym) {
+            // The whole dictionary: damage to it is said as such (exit 3), not as a missing value.
+            dict.snapshot()?;
+        }
+        out.set_field(&mut template, i, text)
+            .map_err(|e| Error::Invalid(format!("series value `{text}`: {e}")))?;
+    }
+    Ok(template)
+}
+
+/// The first row stored in `[from, to)` of `db`, if any.
+fn first_row(db: &Database, (from, to): (i64, i64)) -> Result<Option<Vec<u8>>> {
+    let mut first = None;
+    db.scan_batches(from, to, |batch| -> Result<bool> {
+        first = db.batch_rows(batch).next().map(|(_, row)| row.to_vec());
+        Ok(first.is_none())
+    })?;
+    Ok(first)
+}
+
 /// How `write_buckets_of` cuts its window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Slicing {
@@ -1083,7 +1167,7 @@ enum Slicing {
 fn write_buckets_of<E: From<Error>>(
     db: &Database,
     plan: &Plan,
-    group: &[Option<String>],
+    group: &Group,
     from_ns: i64,
     to_ns: i64,
     fill: bool,
@@ -1092,11 +1176,11 @@ fn write_buckets_of<E: From<Error>>(
     slicing: Slicing,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<u64, E> {
-    if group.len() != plan.group_len {
+    if group.values.len() != plan.group_len {
         return Err(Error::Invalid(format!(
             "aggregates per series need {} key value(s), got {}",
             plan.group_len,
-            group.len()
+            group.values.len()
         ))
         .into());
     }
@@ -1125,24 +1209,14 @@ fn write_buckets_of<E: From<Error>>(
     } else {
         scan_to = scan_from;
     }
-    let mut template = plan.out.schema.new_row();
-    for (i, value) in group.iter().enumerate() {
-        match value {
-            Some(text) => plan
-                .out
-                .schema
-                .set_field(&mut template, i, text)
-                .map_err(|e| Error::Invalid(format!("series value `{text}`: {e}")))?,
-            None => plan.out.schema.set_null(&mut template, i),
-        }
-    }
+    let template = group_template(db, plan, group, (scan_from, scan_to), fill)?;
     let mut writer = Writer {
         plan,
         formatter,
         buckets,
         // A whole-window aggregate answers even for an empty window (count 0, as SQL's
         // aggregate without GROUP BY does); per series, only the series with rows answer.
-        fill: fill || (buckets.whole_window && group.is_empty()),
+        fill: fill || (buckets.whole_window && group.values.is_empty()),
         row: template.clone(),
         template,
         empty: plan.aggs.iter().map(Agg::empty).collect(),
