@@ -3465,3 +3465,124 @@ fn month_names_iso_weeks_and_days_of_the_year_are_read() {
         assert_eq!(all_rows(d, db), format!("{header}\n{rows}"), "{db}");
     }
 }
+
+/// Found by a sweep of vendor-shaped files: times stored wrong with exit 0, or refused in
+/// words that did not help. Each is now read right or refused before anything is created.
+#[test]
+fn periods_beside_dates_months_in_a_date_column_and_times_around_zero() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let exists = |db: &str| d.join(db).exists();
+    // `date` = 201901 in a file whose name holds a date: months, not clock times of that day.
+    let mut monthly = String::from("date,Value\n");
+    for m in 1..=12 {
+        monthly.push_str(&format!("2019{m:02},{m}.50\n"));
+    }
+    let (code, err) = import_text(d, "ms", "monthly_sales_20211231.csv", &monthly, &[]);
+    assert_eq!(code, 0, "{err}");
+    let out = all_rows(d, "ms");
+    assert!(
+        out.starts_with("date,Value\n2019-01-01T00:00:00Z,1.50\n2019-02-01T00:00:00Z,2.50\n"),
+        "{out}"
+    );
+    // Digits that read only as clock times in a date column: refused, the patterns named.
+    let (code, err) = import_text(
+        d,
+        "cl",
+        "clock_20211231.csv",
+        "date,v\n093000,1\n093001,2\n093002,3\n093003,4\n",
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("'%Y%m%d'") && err.contains("--date"), "{err}");
+    assert!(!exists("cl"));
+    // A date and the number of its half hour (Elexon): no period number reads as a time.
+    let mut elexon = String::from("SETTLEMENT_DATE,SETTLEMENT_PERIOD,PRICE\n");
+    for p in 1..=48 {
+        elexon.push_str(&format!("2021-01-01,{p},{p}.5\n"));
+    }
+    let (code, err) = import_text(d, "el", "elexon.csv", &elexon, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("numbers the periods of each day (1 to 48)")
+            && err.contains("--time-column SETTLEMENT_DATE"),
+        "{err}"
+    );
+    assert!(!exists("el"));
+    // An hour column named `OPR_HR` (CAISO) is an hour like `Hour`; its flags work.
+    let caiso = "OPR_DT,OPR_HR,LMP\n2021-01-01,1,30.1\n2021-01-01,2,30.2\n2021-01-01,24,30.3\n";
+    let (code, err) = import_text(d, "ca", "caiso.csv", caiso, &[]);
+    assert_eq!(code, 2, "{err}");
+    let join = ["--time-column", "OPR_DT,OPR_HR", "--time-format", "%Y-%m-%d %H"];
+    assert!(err.contains(&join[..2].join(" ")), "{err}");
+    let (code, err) = import_text(d, "ca", "caiso.csv", caiso, &join);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        all_rows(d, "ca"),
+        "OPR_DT_OPR_HR,LMP\n2021-01-01T01:00:00Z,30.1\n2021-01-01T02:00:00Z,30.2\n\
+         2021-01-02T00:00:00Z,30.3\n"
+    );
+    // Years with their weeks join as ISO weeks; years with quarters are refused.
+    let weeks = "Year,Week,sales\n2020,1,3\n2020,2,6\n2021,1,9\n";
+    let (code, err) = import_text(d, "yw", "yw.csv", weeks, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--time-column Year,Week --time-format '%G %V'"),
+        "{err}"
+    );
+    let flags = ["--time-column", "Year,Week", "--time-format", "%G %V"];
+    let (code, err) = import_text(d, "yw", "yw.csv", weeks, &flags);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        all_rows(d, "yw"),
+        "Year_Week,sales\n2019-12-30T00:00:00Z,3\n2020-01-06T00:00:00Z,6\n2021-01-04T00:00:00Z,9\n"
+    );
+    let (code, err) = import_text(d, "yq", "yq.csv", "Year,Quarter,gdp\n2020,1,5\n2020,2,6\n", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`Quarter` numbers the parts of each year"), "{err}");
+    // Seconds from an oscilloscope's trigger, some negative: refused before creating anything.
+    let mut scope = String::from("Time (s),Voltage (V)\n");
+    for i in 0..50 {
+        scope.push_str(&format!("{:.4},{}\n", -0.005 + f64::from(i) * 0.0002, i));
+    }
+    let (code, err) = import_text(d, "os", "scope.csv", &scope, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("around zero") && err.contains("1970-01-01"), "{err}");
+    assert!(!exists("os"));
+    // A time column named for a zone the old list lacked (IST, ET): read as UTC, with a warning.
+    for (header, zone) in [("Time (IST)", "IST"), ("Time (ET)", "ET")] {
+        let db = format!("z{zone}");
+        let text = format!("\"{header}\",v\n2021-06-01 00:00:00,1\n2021-06-01 00:30:00,2\n");
+        let (code, err) = import_text(d, &db, "zone.csv", &text, &[]);
+        assert_eq!(code, 0, "{err}");
+        assert!(
+            err.contains(&format!("says {zone}: if they are local times")),
+            "{err}"
+        );
+    }
+    let (code, err) = import_text(d, "fr", "fr.csv", "Date et heure,v\n2021-06-01 00:00:00,1\n", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    // Impossible dates among good ones: the message shows one, and a given format reads the
+    // rest (the bad rows rejected with their reason).
+    let mut feb = String::from("time,v\n");
+    for day in 1..=20 {
+        feb.push_str(&format!("2021-02-{day:02}T00:00:00Z,{day}\n"));
+    }
+    for day in 29..=31 {
+        feb.push_str(&format!("2021-02-{day}T00:00:00Z,{day}\n"));
+    }
+    let (code, err) = import_text(d, "fb", "feb.csv", &feb, &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`2021-02-29T00:00:00Z`") && err.contains("20 of the sample's 23"),
+        "{err}"
+    );
+    let flags = ["--time-format", "%Y-%m-%dT%H:%M:%SZ", "--max-rejects", "3"];
+    let (code, err) = import_text(d, "fb", "feb.csv", &feb, &flags);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("20 stored, 3 rejected"), "{err}");
+    let (code, err) = import_text(d, "fc", "feb.csv", &feb, &["--time-format", "%Y-%m-%d"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("do not read with --time-format '%Y-%m-%d'"), "{err}");
+}

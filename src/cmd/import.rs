@@ -616,16 +616,28 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
 /// `local_time`), as its words in capitals (`CET/CEST`, `local time`): such times are likely
 /// local, so reading them as UTC needs a word to the user.
 fn zone_in_name(name: &str) -> Option<String> {
-    const ZONES: [&str; 24] = [
+    const ZONES: [&str; 47] = [
         "cet", "cest", "eet", "eest", "wet", "west", "bst", "msk", "est", "edt", "cst", "cdt", "mst", "mdt",
-        "pst", "pdt", "jst", "kst", "aest", "aedt", "mez", "mesz", "hkt", "sgt",
+        "pst", "pdt", "jst", "kst", "aest", "aedt", "mez", "mesz", "hkt", "sgt", "ist", "nzst", "nzdt",
+        "wib", "wita", "brt", "art", "hst", "akst", "akdt", "sast", "pkt", "ict", "awst", "acst", "acdt",
+        "cat", "eat", "wat", "eastern", "pacific", "mountain", "central",
     ];
+    // US tables write the zone without its season (`Time (ET)`, named `time_et`): taken only
+    // as the last word after a time word, as `et` is also a word (`Date et heure`).
+    const SEASONLESS: [&str; 4] = ["et", "ct", "mt", "pt"];
+    const TIME_WORDS: [&str; 5] = ["time", "date", "datetime", "timestamp", "ts"];
     let words: Vec<String> = name
         .split(|c: char| !c.is_ascii_alphanumeric())
         .map(str::to_ascii_lowercase)
         .collect();
-    if words.iter().any(|w| w == "local") {
+    if words.iter().any(|w| w == "local") || words.windows(2).any(|w| w[0] == "new" && w[1] == "york") {
         return Some("local time".into());
+    }
+    let said: Vec<&String> = words.iter().filter(|w| !w.is_empty()).collect();
+    if let [.., before, last] = said.as_slice() {
+        if SEASONLESS.contains(&last.as_str()) && TIME_WORDS.contains(&before.as_str()) {
+            return Some(last.to_ascii_uppercase());
+        }
     }
     // An offset the import did not take (two of them, or beside a bare UTC): `UTC+01:00`.
     if words.windows(2).any(|w| {

@@ -361,7 +361,12 @@ pub fn detect_time_format(
         .copied()
         .filter(|v| !v.is_empty() && !dialect::is_default_null(v))
         .collect();
-    let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
+    // A format the user gives needs to read only half of them: the rest are rejected with
+    // their reason (a `2021-02-30` is no date in any format).
+    let allowed_bad = match pattern {
+        Some(_) => values.len() / 2,
+        None => (values.len() / 10).max(usize::from(values.len() >= 3)),
+    };
     let enough = |good: usize| good > 0 && values.len() - good <= allowed_bad;
     let good = |f: &TimeFormat| {
         if *f == TimeFormat::Iso {
@@ -449,6 +454,22 @@ pub fn detect_time_format(
             if mostly(&f) {
                 return Ok(Some((f, format!("{} since midnight ({how})", unit_word(u)))));
             }
+        }
+        // Around zero, some below it (an oscilloscope's seconds from its trigger): as epoch
+        // seconds all would fall within a day of 1970, and no date places them.
+        if unit.is_none() && negative && max < day_in(EpochUnit::S) {
+            let shown: Vec<String> = [values.first(), values.last()]
+                .into_iter()
+                .flatten()
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .collect();
+            return Err(format!(
+                "it holds numbers around zero, some below it ({}): read as epoch seconds they \
+                 would all fall within a day of 1970-01-01, so they are likely times elapsed from \
+                 a start (a trigger, a run), which xs cannot place. Add the start's time to each \
+                 and import the result, or pass --time-unit if they are epoch times",
+                shown.join(" … ")
+            ));
         }
         let given = unit.is_some();
         let (unit, how) = match unit {
@@ -622,7 +643,12 @@ fn interval_format(
     };
     let f = TimeFormat::Interval(Box::new(inner));
     let good = values.iter().filter(|v| readable(f.parse(v))).count();
-    let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
+    // A format the user gives needs to read only half of them: the rest are rejected with
+    // their reason (a `2021-02-30` is no date in any format).
+    let allowed_bad = match pattern {
+        Some(_) => values.len() / 2,
+        None => (values.len() / 10).max(usize::from(values.len() >= 3)),
+    };
     Ok((good > 0 && values.len() - good <= allowed_bad).then(|| {
         (
             f,
@@ -1017,10 +1043,11 @@ fn dates_alone(sample: &Sample, i: usize) -> Option<Vec<&[u8]>> {
 }
 
 /// Why a column of dates alone is not the time when the column after it holds the hour of
-/// each row (`Date,Hour` = `2024-01-01,5`, as load and price tables are written): every row of
-/// a day would be stored at its midnight. The message names the flags that join them.
+/// each row (`Date,Hour` = `2024-01-01,5`, `OPR_DT,OPR_HR`, as load and price tables are
+/// written): every row of a day would be stored at its midnight. The message names the flags
+/// that join them.
 fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
-    const HOUR_NAMES: [&str; 11] = [
+    const HOUR_WORDS: [&str; 12] = [
         "hour",
         "hr",
         "he",
@@ -1032,24 +1059,18 @@ fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
         "heure",
         "hora",
         "uur",
+        "hours",
     ];
     let [date] = idx else { return None };
     let hour = date + 1;
     let name = sample.names.get(hour)?;
     let lower = name.to_ascii_lowercase();
-    if !HOUR_NAMES.contains(&lower.as_str()) {
+    if !HOUR_WORDS.contains(&lower.as_str()) && !name_words(&lower).any(|w| HOUR_WORDS.contains(&w)) {
         return None;
     }
     let dates = dates_alone(sample, *date)?;
-    let hours: Vec<u64> = sample
-        .rows
-        .column(hour)
-        .map(<[u8]>::trim_ascii)
-        .filter(|v| !v.is_empty())
-        .map(|v| (v.len() <= 2 && v.iter().all(u8::is_ascii_digit)).then(|| epoch_magnitude(v)))
-        .collect::<Option<_>>()?;
-    let varies = hours.iter().any(|&h| h != hours[0]);
-    if !varies || hours.iter().any(|&h| h > 24) {
+    let hours = day_numbers(sample, hour)?;
+    if hours.iter().any(|&h| h > 24) {
         return None;
     }
     let example = String::from_utf8_lossy(dates[0]);
@@ -1073,6 +1094,59 @@ fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     } else {
         format!("{start} {join}")
     })
+}
+
+/// The lowercase words of a column name (`OPR_HR` → `opr`, `hr`).
+fn name_words(lower: &str) -> impl Iterator<Item = &str> {
+    lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// The numbers of column `i` when every value is a whole number of at most three digits and
+/// they are not all the same: what numbers the hours or periods of a day.
+fn day_numbers(sample: &Sample, i: usize) -> Option<Vec<u64>> {
+    let numbers: Vec<u64> = sample
+        .rows
+        .column(i)
+        .map(<[u8]>::trim_ascii)
+        .filter(|v| !v.is_empty())
+        .map(|v| (v.len() <= 3 && v.iter().all(u8::is_ascii_digit)).then(|| epoch_magnitude(v)))
+        .collect::<Option<_>>()?;
+    let first = *numbers.first()?;
+    numbers.iter().any(|&n| n != first).then_some(numbers)
+}
+
+/// Why a column of dates alone is not the time when the column after it numbers the periods of
+/// each day (`SETTLEMENT_DATE,SETTLEMENT_PERIOD` = `2021-01-01,17`: half hours 1 to 48; `Date,
+/// Interval`): every row of a day would be stored at its midnight, and no time format reads a
+/// period's number.
+fn period_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
+    const PERIOD_WORDS: [&str; 5] = ["period", "interval", "slot", "sp", "settlementperiod"];
+    let [date] = idx else { return None };
+    let name = sample.names.get(date + 1)?;
+    let lower = name.to_ascii_lowercase();
+    if !name_words(&lower).any(|w| PERIOD_WORDS.contains(&w)) {
+        return None;
+    }
+    let dates = dates_alone(sample, *date)?;
+    let numbers = day_numbers(sample, date + 1)?;
+    // A day has at most 288 five-minute periods; several rows share a date.
+    let most = *numbers.iter().max()?;
+    let shared = dates.len() > dates.iter().collect::<std::collections::HashSet<_>>().len();
+    if most > 288 || !shared {
+        return None;
+    }
+    let least = numbers.iter().min()?;
+    let date_name = &sample.names[*date];
+    Some(format!(
+        "column `{date_name}` holds dates alone (`{}`) and the column after it, `{name}`, numbers \
+         the periods of each day ({least} to {most}): taken alone, the dates would put every row of a \
+         day at its midnight, and xs reads no period numbers as times. Write each row's time (its \
+         date and the start of its period) into a column and import that, or pass --time-column \
+         {date_name} to store the rows of a day at its midnight",
+        String::from_utf8_lossy(dates[0]),
+    ))
 }
 
 /// Why a column of dates alone is not the time when the column after it is named like a time
@@ -1465,8 +1539,21 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             Ok(Some(found)) => found,
             Ok(None) => {
                 if named && unreadable.is_none() {
-                    if let Some(v) = refs.iter().find(|v| !v.is_empty()) {
-                        unreadable = Some((label.clone(), String::from_utf8_lossy(v).into_owned()));
+                    // A value that does not read (as ISO, or with the pattern given) is the one
+                    // to show; how many of them do read tells a few bad rows from a bad format.
+                    let given = o
+                        .time_format
+                        .as_deref()
+                        .map(|p| TimeFormat::Strftime(p.to_string()));
+                    let reads = |v: &[u8]| match &given {
+                        Some(f) => self::readable(f.parse(v)),
+                        None => self::readable(TimeFormat::Iso.parse(v)),
+                    };
+                    let present: Vec<&&[u8]> = refs.iter().filter(|v| !v.is_empty()).collect();
+                    let good = present.iter().filter(|v| reads(v)).count();
+                    if let Some(v) = present.iter().find(|v| !reads(v)).or(present.first()) {
+                        let value = String::from_utf8_lossy(v).into_owned();
+                        unreadable = Some((label.clone(), value, good, present.len()));
                     }
                 }
                 continue;
@@ -1518,8 +1605,31 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 continue;
             }
         }
+        // Digits that read only as clock times (`HHMMSS`) in a column named for dates are no
+        // time of day either (a file name's date would otherwise date them).
+        if let (TimeFormat::Clock { .. }, [only], true) = (&format, &idx[..], o.time_columns.is_empty()) {
+            let name = names[*only].to_ascii_lowercase();
+            if name.contains("date") && !name.contains("time") {
+                let example = refs
+                    .iter()
+                    .find(|v| !v.is_empty())
+                    .map(|v| String::from_utf8_lossy(v));
+                refusal.get_or_insert(format!(
+                    "column `{}` holds numbers such as {} where dates belong, which read only as \
+                     clock times (HHMMSS); give their pattern as --time-format ('%Y%m%d' for \
+                     dates written YYYYMMDD, '%Y%m' for months written YYYYMM), or pass \
+                     --time-column {} with --date if they are times of day",
+                    names[*only],
+                    example.unwrap_or_default(),
+                    names[*only]
+                ));
+                continue;
+            }
+        }
         if let (Some(hours), true) = (
-            hour_beside(sample, idx).or_else(|| clock_beside(sample, idx)),
+            hour_beside(sample, idx)
+                .or_else(|| period_beside(sample, idx))
+                .or_else(|| clock_beside(sample, idx)),
             o.time_columns.is_empty(),
         ) {
             refusal.get_or_insert(hours);
@@ -1684,17 +1794,26 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         return Err(match readable.first() {
             None if weak_refusal.is_some() => Error::Invalid(weak_refusal.unwrap_or_default()),
             None if unreadable.is_some() => {
-                let (label, value) = unreadable.unwrap_or_default();
+                let (label, value, good, all) = unreadable.unwrap_or_default();
                 let named = if o.time_columns.is_empty() {
                     ", named like a time,"
                 } else {
                     ""
                 };
-                let advice = match zone_abbreviation_hint(&value) {
-                    hint if hint.is_empty() => "read in no format xs knows; give it as --time-format \
+                let advice = match (zone_abbreviation_hint(&value), o.time_format.as_deref()) {
+                    (hint, _) if !hint.is_empty() => format!("xs cannot place: {hint}"),
+                    (_, Some(p)) => format!(
+                        "do not read with --time-format '{p}': only {good} of the sample's {all} \
+                         values do (half are needed); check the pattern against the values"
+                    ),
+                    (_, None) if good > 0 => format!(
+                        "are no valid ISO-8601 times, though {good} of the sample's {all} values \
+                         are: too many to reject as bad rows. If the others are times, give their \
+                         format as --time-format; the rows it does not read are rejected"
+                    ),
+                    (_, None) => "read in no format xs knows; give it as --time-format \
                          (a strftime pattern such as '%d.%m.%Y %H:%M:%S')"
                         .to_string(),
-                    hint => format!("xs cannot place: {hint}"),
                 };
                 Error::Invalid(format!(
                     "column `{label}`{named} holds times such as `{value}` that {advice}"
@@ -2186,7 +2305,17 @@ fn periods(
         "period",
         "time_period",
     ];
-    const MONTHS: [&str; 6] = ["month", "yyyymm", "yearmonth", "year_month", "ym", "period"];
+    // `date` too: `201901` where a date belongs is a month, not the clock time 20:19:01.
+    const MONTHS: [&str; 8] = [
+        "month",
+        "yyyymm",
+        "yearmonth",
+        "year_month",
+        "ym",
+        "period",
+        "date",
+        "time_period",
+    ];
     // Storable years only: `1230` in a `date` column beside `time` is more likely a day of
     // the year written MMDD than the year 1230.
     let year = |v: &[u8]| {
@@ -2229,7 +2358,31 @@ fn parts_of_date_beside(names: &[String], year: usize) -> Option<String> {
     const MONTH: [&str; 4] = ["month", "mon", "mo", "mm"];
     const DAY: [&str; 3] = ["day", "dd", "dom"];
     const DAY_OF_YEAR: [&str; 4] = ["doy", "day_of_year", "dayofyear", "yday"];
-    let (parts, pattern) = if named(year + 1, &MONTH) && named(year + 2, &DAY) {
+    const WEEK: [&str; 8] = [
+        "week",
+        "wk",
+        "week_no",
+        "weekno",
+        "week_number",
+        "weeknumber",
+        "kw",
+        "woche",
+    ];
+    const PARTS_OF_YEAR: [&str; 6] = ["quarter", "qtr", "q", "half", "semester", "half_year"];
+    if named(year + 1, &PARTS_OF_YEAR) {
+        // No pattern reads `2021 3` as a quarter: said, not stored at January 1st.
+        let part = &names[year + 1];
+        return Some(format!(
+            "it holds years, and `{part}` numbers the parts of each year: taken alone, the years \
+             would put every row of a year at its January 1st. Write each row's period as a date \
+             (or as `2021Q3` for quarters, which --time-format quarter reads) and import that, or \
+             pass --time-column {} to store the rows of a year at its January 1st",
+            names[year]
+        ));
+    }
+    let (parts, pattern) = if named(year + 1, &WEEK) {
+        (1, "%G %V")
+    } else if named(year + 1, &MONTH) && named(year + 2, &DAY) {
         (2, "%Y %m %d")
     } else if named(year + 1, &MONTH) {
         (1, "%Y %m")
