@@ -3586,3 +3586,53 @@ fn periods_beside_dates_months_in_a_date_column_and_times_around_zero() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("do not read with --time-format '%Y-%m-%d'"), "{err}");
 }
+
+/// A logger pads its preamble to the rows' width (`Serial:,10234567,,`): skipped, not read as
+/// rows under a missing header. UTF-16 without a byte-order mark is read as UTF-16, and an
+/// empty input is named in its refusal.
+#[test]
+fn a_padded_preamble_utf16_without_a_mark_and_an_empty_file() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut hobo = String::from(
+        "Logger:,HOBO U12,,\r\nSerial:,10234567,,\r\nLocation:,Greenhouse 3,,\r\n,,,\r\n\
+         Date Time,Temp C,RH %,Battery V\r\n",
+    );
+    for h in 0..24 {
+        hobo.push_str(&format!("2021-05-01 {h:02}:00:00,2{}.5,50,3.200\r\n", h % 10));
+    }
+    let (code, err) = import_text(d, "hobo", "hobo.csv", &hobo, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("skipped 4 line(s) before the header"), "{err}");
+    let out = all_rows(d, "hobo");
+    assert!(
+        out.starts_with("date_time,temp_c,rh,battery_v\n2021-05-01T00:00:00Z,20.5,50,3.200\n"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 25, "{out}");
+    // A sparse first row of a file without a header is a row, not a preamble.
+    let sparse = "2021-05-01 00:00:00,,,\n2021-05-01 01:00:00,1,2,3\n2021-05-01 02:00:00,4,5,6\n";
+    let (code, err) = import_text(d, "sp", "sparse.csv", sparse, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(all_rows(d, "sp").lines().count(), 4);
+
+    let text = "time,sensor,temp\n2021-01-01T00:00:00Z,s1,20.5\n2021-01-01T00:00:01Z,s1,20.6\n";
+    for (name, bytes) in [
+        (
+            "le.csv",
+            text.encode_utf16()
+                .flat_map(u16::to_le_bytes)
+                .collect::<Vec<u8>>(),
+        ),
+        ("be.csv", text.encode_utf16().flat_map(u16::to_be_bytes).collect()),
+    ] {
+        fs::write(d.join(name), bytes).unwrap();
+        let db = format!("u{name}");
+        ok(xs(d).args(["-d", &db, "import", "-q", name]));
+        assert_eq!(all_rows(d, &db), text, "{name}");
+    }
+
+    let (code, err) = import_text(d, "e", "empty.csv", "", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("empty.csv: no column names and no rows"), "{err}");
+}

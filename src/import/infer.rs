@@ -1459,11 +1459,11 @@ fn zone_abbreviation_hint(value: &str) -> String {
 pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     let names = &sample.names;
     if names.is_empty() {
-        return Err(Error::Invalid(
-            "cannot infer a database without column names: give a header, or --columns with \
-             --no-header"
-                .into(),
-        ));
+        return Err(Error::Invalid(format!(
+            "{}: no column names and no rows (an empty input?) to infer a database from: give a \
+             header, or --columns with --no-header",
+            sample.source_name
+        )));
     }
     if sample.rows.is_empty() {
         return Err(Error::Invalid(format!(

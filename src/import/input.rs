@@ -270,9 +270,31 @@ pub struct Opened {
     pub cr_line_ends: bool,
 }
 
+/// Bytes looked at for UTF-16 written without a byte-order mark.
+const UTF16_SNIFF_BYTES: usize = 256;
+
+/// UTF-16 without a byte-order mark, told by its head (at least 16 bytes): ASCII text with a
+/// zero byte after each character (little-endian) or before it (big-endian). UTF-8 text holds
+/// no zero bytes, so such a head is no UTF-8.
+fn utf16_without_bom(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    let pairs = head.len() / 2;
+    if pairs < 8 {
+        return None;
+    }
+    let pairs = head[..pairs * 2].chunks_exact(2);
+    let ascii = |b: u8| b != 0 && b.is_ascii();
+    if pairs.clone().all(|p| ascii(p[0]) && p[1] == 0) {
+        Some(encoding_rs::UTF_16LE)
+    } else if pairs.clone().all(|p| p[0] == 0 && ascii(p[1])) {
+        Some(encoding_rs::UTF_16BE)
+    } else {
+        None
+    }
+}
+
 /// Opens `source` as a stream of uncompressed UTF-8 text: decompressed when its first bytes
 /// say gzip or zstd, and decoded from `encoding` (`--encoding`), else from UTF-16 when it
-/// starts with a UTF-16 byte-order mark. `raw_bytes` counts bytes taken from the file or pipe
+/// starts with a UTF-16 byte-order mark or its head is ASCII written as UTF-16. `raw_bytes` counts bytes taken from the file or pipe
 /// itself.
 pub fn open(
     source: &Source,
@@ -308,7 +330,7 @@ pub fn open(
                 .map_err(|e| Error::io("start zstd decoding of", source_path(source), e))?,
         ),
     };
-    let (head, stream) = peek(stream, 2).map_err(read_error)?;
+    let (head, stream) = peek(stream, UTF16_SNIFF_BYTES).map_err(read_error)?;
     let decoding = match encoding {
         Some(encoding) => Some(Decoding {
             encoding,
@@ -322,6 +344,12 @@ pub fn open(
         .map(|encoding| Decoding {
             encoding,
             from_bom: true,
+        })
+        .or_else(|| {
+            utf16_without_bom(&head).map(|encoding| Decoding {
+                encoding,
+                from_bom: false,
+            })
         }),
     };
     let stream: Box<dyn Read + Send> = match decoding {

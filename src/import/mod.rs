@@ -583,8 +583,15 @@ fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec
             .iter()
             .filter_map(|(_, r)| r.first().cloned())
             .collect();
+        // A logger pads its preamble to the rows' width (`Serial:,10234567,,`): records at
+        // least half empty are passed over too, when a header follows them.
+        let padded = |r: &[Vec<u8>]| r.iter().filter(|f| f.trim_ascii().is_empty()).count() * 2 >= r.len();
         let header_at = |comments: usize| {
-            let h = head.iter().skip(comments).position(|(_, r)| r.len() == width)? + comments;
+            let h = head
+                .iter()
+                .skip(comments)
+                .position(|(_, r)| r.len() == width && !padded(r))?
+                + comments;
             // After leading comments, later ones (and repeated headers) are not rows either.
             let below: Vec<&[Vec<u8>]> = head[h + 1..]
                 .iter()
@@ -630,7 +637,7 @@ fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec
                 csv.skip_lines += lines;
                 first = h;
                 let why = if comments == 0 {
-                    "their field count differs from the rows'"
+                    "mostly empty, or their field count differs from the rows'"
                 } else if comments == h {
                     "comments (`#`)"
                 } else {
