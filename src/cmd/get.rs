@@ -96,8 +96,11 @@ fn parse_unit(text: &str) -> Result<xs::io::timefmt::EpochUnit, String> {
 }
 
 fn parse_within(text: &str) -> Result<i64, String> {
-    xs::db::time::parse_duration(text)
-        .ok_or_else(|| format!("bad duration `{text}`: use a number and a unit, e.g. 500ms, 1m, 1h, 7d"))
+    xs::db::time::parse_duration(text).ok_or_else(|| {
+        xs::db::time::duration_refusal(text).unwrap_or_else(|| {
+            format!("bad duration `{text}`: use a number and a unit, e.g. 500ms, 1m, 1h, 7d")
+        })
+    })
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {

@@ -163,7 +163,11 @@ fn parse_bucket(text: &str) -> Result<Every, String> {
 fn parse_every(text: &str) -> Result<i64, String> {
     xs::db::time::parse_duration(text)
         .filter(|&ns| ns > 0)
-        .ok_or_else(|| format!("bad duration `{text}`: use a number and a unit, e.g. 1s, 1m, 5m, 1h, 1d"))
+        .ok_or_else(|| {
+            xs::db::time::duration_refusal(text).unwrap_or_else(|| {
+                format!("bad duration `{text}`: use a number and a unit, e.g. 1s, 1m, 5m, 1h, 1d")
+            })
+        })
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {

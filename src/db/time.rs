@@ -306,6 +306,23 @@ pub fn parse_duration(text: &str) -> Option<i64> {
     count.checked_mul(unit_ns).filter(|&ns| ns > 0)
 }
 
+/// Why `parse_duration` refused `text`, when it is a number and a unit all the same: too
+/// long for 64 bits of nanoseconds, or zero. `None` for text of no duration's shape.
+pub fn duration_refusal(text: &str) -> Option<String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, unit) = text.split_at(split);
+    if digits.is_empty() || parse_duration(&format!("1{unit}")).is_none() {
+        return None;
+    }
+    Some(match digits.trim_start_matches('0').is_empty() {
+        true => format!("duration `{text}` is zero: give a positive one"),
+        false => {
+            format!("duration `{text}` is too long: at most 106751d (2^63 nanoseconds, about 292 years)")
+        }
+    })
+}
+
 /// How naive times (without a zone in the text) are placed.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Zone {
@@ -365,6 +382,17 @@ impl Zone {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duration_refused_for_its_size_says_so() {
+        assert_eq!(parse_duration("106751d"), Some(106_751 * NS_PER_DAY));
+        assert_eq!(parse_duration("106752d"), None);
+        let too_long = duration_refusal("1000000d").unwrap();
+        assert!(too_long.contains("too long: at most 106751d"), "{too_long}");
+        assert!(duration_refusal("0s").unwrap().contains("is zero"));
+        assert_eq!(duration_refusal("5 parsecs"), None);
+        assert_eq!(duration_refusal("h"), None);
+    }
 
     #[test]
     fn civil_round_trips_over_the_storable_range() {

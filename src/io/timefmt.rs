@@ -76,10 +76,19 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
     parse_iso(text.as_bytes()).ok_or_else(|| {
         // A time that reads in another year (2000, a leap year) is one xs cannot represent:
         // say so, rather than that it cannot be read.
-        let other_year = text.is_char_boundary(4)
-            && text[..4].bytes().all(|b| b.is_ascii_digit())
-            && parse_iso(format!("2000{}", &text[4..]).as_bytes()).is_some();
+        let year = text
+            .get(..4)
+            .filter(|y| y.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|y| y.parse::<i64>().ok());
+        let other_year = year.is_some() && parse_iso(format!("2000{}", &text[4..]).as_bytes()).is_some();
+        let storable =
+            year.is_some_and(|y| (crate::db::time::MIN_YEAR..=crate::db::time::MAX_YEAR).contains(&y));
         match other_year {
+            // `2023-02-29`: a day its year does not have.
+            true if storable => format!(
+                "time `{text}` names a day that {} does not have; check the date",
+                year.unwrap_or_default()
+            ),
             true => format!(
                 "time `{text}` is outside what xs can represent, 1677-09-21 to 2262-04-11 \
                  (nanoseconds since 1970 in 64 bits); stored times are of the years 1678 to {}",
@@ -358,6 +367,12 @@ mod tests {
             let err = parse_time_arg(text).unwrap_err();
             assert!(err.starts_with("cannot read time"), "{text}: {err}");
         }
+        // A day its year lacks is said as such, not as a year xs cannot store.
+        let err = parse_time_arg("2023-02-29").unwrap_err();
+        assert_eq!(
+            err,
+            "time `2023-02-29` names a day that 2023 does not have; check the date"
+        );
     }
 
     #[test]
