@@ -783,6 +783,41 @@ fn weekly_buckets_start_on_monday() {
     );
 }
 
+/// Bucket starts print at the bucket's precision: `2d`, `7d` and `1w` (which do not divide a
+/// day) at whole seconds like `1d`, not at the millisecond granularity of the database.
+#[test]
+fn buckets_of_several_days_print_at_their_precision() {
+    let db = TestDb::create("1ms", "v:i64", &[]);
+    db.ok(&["put", "2024-03-04T00:00:00.001Z", "1"]);
+    for every in ["1d", "2d", "7d", "1w"] {
+        let out = db.ok(&[
+            "range",
+            "2024-03-04",
+            "2024-03-05",
+            "--every",
+            every,
+            "--agg",
+            "count",
+        ]);
+        let time = out
+            .lines()
+            .nth(1)
+            .and_then(|l| l.split(',').next())
+            .unwrap_or_default();
+        assert!(time.ends_with("T00:00:00Z") && time.len() == 20, "{every}: {out}");
+    }
+    let out = db.ok(&[
+        "range",
+        "2024-03-04",
+        "2024-03-05",
+        "--every",
+        "90ms",
+        "--agg",
+        "count",
+    ]);
+    assert!(out.contains("\n2024-03-04T00:00:00.00Z,1\n"), "{out}");
+}
+
 /// Issue 18: `--every 1M` buckets are calendar months (and 3M quarters, 12M years), whatever
 /// their length; with an open window `--fill` stops at the last partition.
 #[test]

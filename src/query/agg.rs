@@ -24,7 +24,7 @@ use crate::db::schema::{split_top_level, ColumnType, FieldAt, Num, Schema};
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
 use crate::db::syms::Texts;
 use crate::db::time::{
-    civil_from_days, days_from_civil, format_duration, Granularity, END_TIME_NS, MIN_TIME_NS,
+    civil_from_days, days_from_civil, format_duration, Granularity, END_TIME_NS, MIN_TIME_NS, NS_PER_DAY,
 };
 use crate::db::{Batch, BucketSummary, Database, Scanned};
 use crate::error::{Error, Result};
@@ -431,9 +431,16 @@ impl Plan {
                 config.time_column
             ));
         }
-        // Bucket starts are multiples of the bucket width: print them at its precision.
+        // Bucket starts are multiples of the bucket width (from an origin of whole days): print
+        // them at its precision, that of its largest divisor that divides a day (`7d`: a day).
+        let gcd = |mut a: i64, mut b: i64| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
         let granularity = every_ns
-            .and_then(Granularity::from_ns)
+            .and_then(|every| Granularity::from_ns(gcd(every, NS_PER_DAY)))
             .unwrap_or(config.granularity);
         let out = Config {
             layout: config.layout,
