@@ -19,6 +19,8 @@ pub struct Finding {
 /// What the walk found in one partition.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartitionCheck {
+    /// The series' directory name, in a series database.
+    pub series: Option<String>,
     pub key: PartitionKey,
     /// Partition header version: 1 and 2 carry no checks on rows (only what decodes is
     /// verified there).
@@ -32,6 +34,14 @@ pub struct PartitionCheck {
 }
 
 impl PartitionCheck {
+    /// The partition's name as `xs stat` prints it: `SERIES/PARTITION` in a series database.
+    pub fn name(&self) -> String {
+        match &self.series {
+            Some(series) => format!("{series}/{}", self.key),
+            None => self.key.to_string(),
+        }
+    }
+
     pub fn has_checks(&self) -> bool {
         self.version >= crate::db::partition::CHECKSUM_VERSION
     }
@@ -80,6 +90,7 @@ pub fn check_partition(db: &Database, key: PartitionKey) -> Result<PartitionChec
         }
     }
     Ok(PartitionCheck {
+        series: None,
         key,
         version,
         rows,
@@ -128,8 +139,16 @@ pub fn check(db: &Database, on_partition: &mut dyn FnMut(&PartitionCheck)) -> Re
     if db.is_series_root() {
         // Each series is checked as the database of partitions it is.
         let mut all = Vec::new();
-        for (_, series) in db.selected_series()? {
-            all.extend(check(&series, on_partition)?);
+        for (name, series) in db.selected_series()? {
+            let named = |p: &PartitionCheck| PartitionCheck {
+                series: Some(name.clone()),
+                ..p.clone()
+            };
+            all.extend(
+                check(&series, &mut |p| on_partition(&named(p)))?
+                    .iter()
+                    .map(named),
+            );
         }
         return Ok(all);
     }

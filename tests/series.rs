@@ -901,6 +901,27 @@ fn delete_put_export_and_stat_know_series() {
     assert!(stat.contains("B/2024") && stat.contains("C/2024"), "{stat}");
     let json = w.ok(&["stat", "--json", "--series", "C"]);
     assert!(json.contains("\"series\": 1"), "{json}");
+    // Partitions named as stat names them, by stat, defrag and check.
+    let one = w.ok(&["stat", "C/2024"]);
+    assert!(one.contains("C/2024") && !one.contains("B/2024"), "{one}");
+    let both = w.ok(&["stat", "B/2024", "C/2024"]);
+    assert!(both.contains("B/2024") && both.contains("C/2024"), "{both}");
+    let defrag = w.ok(&["defrag", "--dry-run", "C/2024"]);
+    assert!(
+        defrag.contains("C/2024") && !defrag.contains("B/2024"),
+        "{defrag}"
+    );
+    let (code, _, err) = w.xs(&["stat", "B/2024", "C/2023"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("name the same partitions of each series"), "{err}");
+    let (code, _, err) = w.xs(&["stat", "Z/2024"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("holds no series `Z`"), "{err}");
+    let check = w.ok(&["check"]);
+    assert!(
+        check.contains("B/2024: 1 rows verified, ok\nC/2024: 1 rows verified"),
+        "{check}"
+    );
 }
 
 #[test]

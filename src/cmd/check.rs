@@ -94,7 +94,7 @@ fn write_text(buf: &mut Vec<u8>, checked: &[PartitionCheck], damaged_units: u64,
         } else {
             "ok (version 1/2: rows carry no checksums, only their structure was verified)"
         };
-        let _ = writeln!(text, "{}: {} rows verified, {state}", p.key, p.rows);
+        let _ = writeln!(text, "{}: {} rows verified, {state}", p.name(), p.rows);
         for f in &p.findings {
             let d = &f.damage;
             let _ = writeln!(
@@ -150,7 +150,7 @@ fn to_json(checked: &[PartitionCheck], damaged_units: u64) -> Value {
                 })
                 .collect();
             json!({
-                "partition": p.key.to_string(),
+                "partition": p.name(),
                 "version": p.version,
                 "checksums": p.has_checks(),
                 "rows_verified": p.rows,

@@ -34,7 +34,8 @@ pub struct Args {
     #[command(flatten)]
     pub wait: super::WaitArg,
 
-    /// Partitions to consider, as named by `xs stat` (2024, 2024-03 or 2024.xs); default: all.
+    /// Partitions to consider, as named by `xs stat` (2024, 2024-03 or 2024.xs; AAPL/2024 in
+    /// a series database); default: all.
     #[arg(value_name = "PARTITION")]
     pub partitions: Vec<String>,
 
@@ -89,7 +90,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             db.set_codec(codec)?;
         }
     }
-    let keys = stat::select_partitions(&db, &args.partitions)?;
+    let partitions = stat::select_series_partitions(&mut db, &args.partitions)?;
+    let keys = stat::select_partitions(&db, &partitions)?;
     let series_root = db.is_series_root();
     let options = DefragOptions {
         min_fragmented_extents: args.min_extents,

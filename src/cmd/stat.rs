@@ -31,7 +31,8 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Partitions to show, as named in the table (2024, 2024-03 or 2024.xs); default: all.
+    /// Partitions to show, as named in the table (2024, 2024-03 or 2024.xs; AAPL/2024 in a
+    /// series database); default: all.
     /// Or database directories (holding xs.toml) to audit together: a line each, and totals.
     #[arg(value_name = "PARTITION|DB")]
     pub partitions: Vec<String>,
@@ -108,7 +109,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     }
     let mut db = ctx.open_read()?;
     args.series.apply(&mut db)?;
-    let keys = stat::select_partitions(&db, &args.partitions)?;
+    let partitions = stat::select_series_partitions(&mut db, &args.partitions)?;
+    let keys = stat::select_partitions(&db, &partitions)?;
     let report = stat::stat(
         &db,
         &keys,

@@ -162,6 +162,30 @@ impl Database {
         Ok(missing)
     }
 
+    /// Restricts reads to the series named `names` (their directory names, as `xs stat`
+    /// prints them); a name that is no stored series is an error that says so.
+    pub fn select_series_names(&mut self, names: &[String]) -> Result<()> {
+        let mut chosen: Vec<String> = Vec::new();
+        for name in names {
+            if self.series_db(name, false)?.is_none() {
+                return Err(Error::Invalid(format!(
+                    "{} holds no series `{name}`; `xs stat` lists the series' partitions as SERIES/PARTITION",
+                    self.dir.display()
+                )));
+            }
+            if !chosen.contains(name) {
+                chosen.push(name.clone());
+            }
+        }
+        let columns = self.config.series_columns();
+        chosen.sort_by(|a, b| {
+            let values = |n: &String| series::values_of(&self.config.schema, &columns, n).unwrap_or_default();
+            series::compare_values(&values(a), &values(b))
+        });
+        self.selected = Some(chosen);
+        Ok(())
+    }
+
     /// The series reads cover, in series order: the selected ones that exist, else all. Past
     /// `CACHED_SERIES` of them the handles are not cached: a caller that walks them one by
     /// one and drops each closes its files as it goes.

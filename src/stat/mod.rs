@@ -158,6 +158,45 @@ pub struct StatOptions {
     pub count_rows: bool,
 }
 
+/// Partition names as `xs stat` prints them in a series database (`AAPL/2024`): the series
+/// they name are selected in `db` and the partition names returned without them. The names
+/// must be every pair of their series and partitions (one series, one partition, or each
+/// with each), so that selecting both reads exactly what was named. Other names pass as
+/// they are.
+pub fn select_series_partitions(db: &mut Database, names: &[String]) -> Result<Vec<String>> {
+    if !db.is_series_root() || !names.iter().any(|n| n.contains('/')) {
+        return Ok(names.to_vec());
+    }
+    let mut pairs = Vec::with_capacity(names.len());
+    for name in names {
+        let Some((series, partition)) = name.rsplit_once('/') else {
+            return Err(Error::Invalid(format!(
+                "partition `{name}`: in a series database name partitions as SERIES/PARTITION, as \
+                 `xs stat` prints them"
+            )));
+        };
+        pairs.push((series.to_string(), partition.to_string()));
+    }
+    let mut series: Vec<String> = pairs.iter().map(|(s, _)| s.clone()).collect();
+    let mut partitions: Vec<String> = pairs.iter().map(|(_, p)| p.clone()).collect();
+    series.sort();
+    series.dedup();
+    partitions.sort();
+    partitions.dedup();
+    let every_pair = series
+        .iter()
+        .all(|s| partitions.iter().all(|p| pairs.contains(&(s.clone(), p.clone()))));
+    if !every_pair {
+        return Err(Error::Invalid(
+            "name the same partitions of each series (AAPL/2023 AAPL/2024 MSFT/2023 MSFT/2024), or \
+             one series' partitions at a time"
+                .into(),
+        ));
+    }
+    db.select_series_names(&series)?;
+    Ok(partitions)
+}
+
 /// Resolves partition names (`2021` or `2021.xs`) to keys; empty `names` means every partition.
 /// An unknown name is an error that lists what exists.
 pub fn select_partitions(db: &Database, names: &[String]) -> Result<Vec<PartitionKey>> {
