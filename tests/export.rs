@@ -6,7 +6,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::{create, layout, ok, partition_files, s, xs};
+use support::{create, layout, ok, partition_files, s, xs, xs_std};
 use tempfile::TempDir;
 
 const CREATE: &[&str] = &[
@@ -147,6 +147,31 @@ fn export_to_a_file_equals_range_output() {
         .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+/// Regression: `export -o /dev/stdout -f csv > out.csv` said "exported … rows" and left out.csv
+/// empty: the rows went to a temporary file renamed over the /dev/stdout link.
+#[test]
+fn export_to_dev_stdout_on_a_file_writes_the_rows_into_that_file() {
+    let (tmp, db) = every_type();
+    let expected = all_rows(&db);
+    let captured = tmp.path().join("out.csv");
+    let out = xs_std()
+        .args(["-d", s(&db), "export", "-o", "/dev/stdout", "-f", "csv"])
+        .stdout(std::fs::File::create(&captured).expect("create out.csv"))
+        .output()
+        .expect("xs runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("exported 6 rows to /dev/stdout"), "{err}");
+    assert_eq!(std::fs::read_to_string(&captured).expect("read"), expected);
+    assert!(
+        std::fs::symlink_metadata("/dev/stdout")
+            .expect("/dev/stdout")
+            .file_type()
+            .is_symlink(),
+        "/dev/stdout is still a link"
+    );
 }
 
 #[test]

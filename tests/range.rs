@@ -480,3 +480,57 @@ fn output_to_a_fifo_writes_into_it_and_leaves_it_a_fifo() {
         .collect();
     assert_eq!(left.len(), 2, "no temporary file is left: {left:?}");
 }
+
+/// Regression: `-o LINK` wrote a temporary file beside the link and renamed it over the link,
+/// which turned the link into a regular file. The link's target is the file replaced.
+#[test]
+fn output_to_a_link_replaces_its_target_and_leaves_it_a_link() {
+    let (tmp, db) = small();
+    let target = tmp.path().join("target.csv");
+    std::fs::write(&target, "old\n").unwrap();
+    let dir = tmp.path().join("links");
+    std::fs::create_dir(&dir).unwrap();
+    let link = dir.join("out.csv");
+    std::os::unix::fs::symlink("../target.csv", &link).unwrap();
+    ok(&["-d", s(&db), "range", "2021-01-01", "2021-01-02", "-o", s(&link)]);
+    assert!(
+        std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(),
+        "still a link"
+    );
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(text.starts_with("time,price,qty,side,n\n"), "{text}");
+    assert_eq!(text.lines().count(), 4, "{text}");
+    let left = |d: &std::path::Path| std::fs::read_dir(d).unwrap().count();
+    assert_eq!(left(&dir), 1, "no temporary file beside the link");
+    // target.csv, links/ and the database.
+    assert_eq!(left(tmp.path()), 3, "no temporary file beside the target");
+}
+
+/// Regression: `-o /dev/stdout` (a link to `/proc/self/fd/1`) with stdout redirected to a file
+/// wrote a temporary file renamed over the link: the rows never reached the file, and the
+/// link became a file. A link of the test's own stands in for /dev/stdout.
+#[test]
+fn output_to_a_link_to_stdout_writes_into_the_file_stdout_is_on() {
+    let (tmp, db) = small();
+    let link = tmp.path().join("stdout.csv");
+    std::os::unix::fs::symlink("/proc/self/fd/1", &link).unwrap();
+    let captured = tmp.path().join("captured.txt");
+    let out = xs_std()
+        .args(["-d", s(&db), "range", "2021-01-01", "2021-01-02", "-o", s(&link)])
+        .stdout(std::fs::File::create(&captured).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&captured).unwrap();
+    assert!(text.starts_with("time,price,qty,side,n\n"), "{text:?}");
+    assert_eq!(text.lines().count(), 4, "{text}");
+    assert!(
+        std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(),
+        "still a link"
+    );
+}

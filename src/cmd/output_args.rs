@@ -406,8 +406,9 @@ impl Writer {
 }
 
 /// A file written under a temporary name (created exclusively) in its directory, fsynced and
-/// renamed into place by `commit`; dropped uncommitted, the temporary file is removed. A device
-/// or a pipe is written in place.
+/// renamed into place by `commit`; dropped uncommitted, the temporary file is removed. A device,
+/// a pipe or an open descriptor is written in place; a symbolic link stays a link: its target is
+/// the file replaced.
 pub struct AtomicFile {
     out: BufWriter<File>,
     tmp: PathBuf,
@@ -417,27 +418,85 @@ pub struct AtomicFile {
     in_place: bool,
 }
 
+/// Where `-o PATH` goes, once its symbolic links are followed.
+enum Target {
+    /// A device, a pipe, a socket, or an open descriptor (`/dev/stdout`, `/proc/self/fd/N`,
+    /// whatever it refers to): written through, never replaced.
+    Through,
+    /// A regular file, or none yet, at this path (the last link's target): replaced atomically.
+    Replace(PathBuf),
+}
+
+/// Linux's MAXSYMLINKS: more links than this is a loop.
+const MAX_LINKS: usize = 40;
+
+/// Follows the links of `path` one at a time (a rename would replace a link with a regular
+/// file: `-o /dev/stdout` with stdout on a file lost the rows and replaced the link).
+fn target_of(path: &Path) -> CliResult<Target> {
+    let mut at = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        // /proc's links are descriptors, not names: the file they lead to may be one the
+        // shell opened for us (`> out.csv`), and replacing it would lose the rows. Its
+        // directory is resolved too: `/dev/fd/1` is `/proc/self/fd/1`.
+        if fs::canonicalize(parent_of(&at)).is_ok_and(|dir| dir.starts_with("/proc")) {
+            return Ok(Target::Through);
+        }
+        match fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = fs::read_link(&at).map_err(|e| Error::io("read the link", &at, e))?;
+                // A relative link is relative to its own directory; an absolute one replaces it.
+                at = parent_of(&at).join(link);
+            }
+            Ok(meta) if !meta.is_file() && !meta.is_dir() => return Ok(Target::Through),
+            _ => return Ok(Target::Replace(at)),
+        }
+    }
+    Err(Failure::usage(format!(
+        "-o {}: more than {MAX_LINKS} symbolic links, probably a loop; give the file itself",
+        path.display()
+    )))
+}
+
+/// Opens `path` (a device, a pipe or a descriptor) to write through it. When it is our own
+/// stdout (`-o /dev/stdout`), stdout itself is written: at the shell's offset, so `>> log`
+/// appends and a `{ …; xs …; } > f` group keeps its order.
+fn open_through(path: &Path) -> CliResult<File> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io("open", path, e))?;
+    let same = |a: &fs::Metadata, b: &fs::Metadata| a.dev() == b.dev() && a.ino() == b.ino();
+    if let (Ok(ours), Ok(stdout)) = (file.metadata(), io::stdout().as_fd().try_clone_to_owned()) {
+        let stdout = File::from(stdout);
+        if ours.is_file() && stdout.metadata().is_ok_and(|m| same(&m, &ours)) {
+            return Ok(stdout);
+        }
+    }
+    Ok(file)
+}
+
 impl AtomicFile {
     pub fn create(path: &Path) -> CliResult<AtomicFile> {
         let file_name = path
             .file_name()
             .ok_or_else(|| Failure::usage(format!("-o {}: give a file name", path.display())))?;
-        // A device or a pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written in place:
-        // a rename would replace it with a regular file (it replaced this machine's /dev/null).
-        if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-            let file = OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(|e| Error::io("open", path, e))?;
-            return Ok(AtomicFile {
-                out: BufWriter::with_capacity(1 << 20, file),
-                tmp: path.to_path_buf(),
-                path: path.to_path_buf(),
-                committed: false,
-                in_place: true,
-            });
-        }
-        let parent = parent_of(path);
+        let target = match target_of(path)? {
+            // A device or a pipe (`-o /dev/null`, a FIFO) is written in place too: a rename
+            // would replace it with a regular file (it replaced this machine's /dev/null).
+            Target::Through => {
+                return Ok(AtomicFile {
+                    out: BufWriter::with_capacity(1 << 20, open_through(path)?),
+                    tmp: path.to_path_buf(),
+                    path: path.to_path_buf(),
+                    committed: false,
+                    in_place: true,
+                });
+            }
+            Target::Replace(target) => target,
+        };
+        let parent = parent_of(&target);
         if !parent.is_dir() {
             return Err(Failure::usage(format!(
                 "cannot write {}: directory {} does not exist; create it or choose another -o",
@@ -445,9 +504,10 @@ impl AtomicFile {
                 parent.display()
             )));
         }
-        let tmp = path.with_file_name(format!(
+        let target_name = target.file_name().unwrap_or(file_name);
+        let tmp = target.with_file_name(format!(
             ".{}.{}.tmp",
-            file_name.to_string_lossy(),
+            target_name.to_string_lossy(),
             std::process::id()
         ));
         // Exclusive: never write through a file (or a link) someone else put there.
@@ -459,7 +519,7 @@ impl AtomicFile {
         Ok(AtomicFile {
             out: BufWriter::with_capacity(1 << 20, file),
             tmp,
-            path: path.to_path_buf(),
+            path: target,
             committed: false,
             in_place: false,
         })
