@@ -1246,3 +1246,55 @@ fn f64_sums_give_the_same_digits_with_any_number_of_threads() {
         );
     }
 }
+
+/// Regression: with an `--every` so wide that the first epoch-aligned bucket starts before
+/// 1678 (clamped to the earliest time), `--fill` stepped from the clamped start: buckets off the
+/// epoch grid, one overlapping the next, or the data's bucket left out. Filled buckets are the
+/// buckets without `--fill`, each once, in order.
+#[test]
+fn fill_with_a_bucket_wider_than_the_years_before_1678_keeps_the_epoch_grid() {
+    let db = TestDb::create("1s", "temp:f64", &[]);
+    let mut csv = String::from("time,temp\n");
+    for k in 0..7200 {
+        csv.push_str(&format!("{},{}\n", iso(1_735_689_600 + k), k % 50));
+    }
+    let file = db.path.with_extension("csv");
+    fs::write(&file, csv).unwrap();
+    db.ok(&["import", file.to_str().unwrap()]);
+    let range = |every: &str, to: &str, fill: bool| {
+        let mut args = vec!["range", "--every", every, "--agg", "count", "1678-01-01", to];
+        if fill {
+            args.push("--fill");
+        }
+        db.ok(&args)
+    };
+    // 50000 d: 1833-02-08 and 1696-03-17 are the buckets before 1970; the one before them
+    // starts before 1678 and prints at the earliest time.
+    assert_eq!(
+        range("50000d", "2026-01-01", true),
+        "time,count\n\
+         1677-09-21T00:12:43Z,0\n\
+         1696-03-17T00:00:00Z,0\n\
+         1833-02-08T00:00:00Z,0\n\
+         1970-01-01T00:00:00Z,7200\n"
+    );
+    assert_eq!(
+        range("50000d", "2026-01-01", false),
+        "time,count\n1970-01-01T00:00:00Z,7200\n"
+    );
+    // 100000 d: the bucket of 1970 was missing; it starts in the window, so it is filled.
+    assert_eq!(
+        range("100000d", "2024-03-01", true),
+        "time,count\n\
+         1677-09-21T00:12:43Z,0\n\
+         1696-03-17T00:00:00Z,0\n\
+         1970-01-01T00:00:00Z,0\n"
+    );
+    assert_eq!(
+        range("100000d", "2026-01-01", true),
+        "time,count\n\
+         1677-09-21T00:12:43Z,0\n\
+         1696-03-17T00:00:00Z,0\n\
+         1970-01-01T00:00:00Z,7200\n"
+    );
+}

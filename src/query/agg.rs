@@ -1336,11 +1336,9 @@ impl Writer<'_> {
     }
 
     fn emit(&mut self, bucket_ns: i64, accs: &mut [Acc]) -> Result<()> {
-        self.next_fill = if self.buckets.months > 0 {
-            self.buckets.end_of(bucket_ns)
-        } else {
-            bucket_ns.saturating_add(self.buckets.every_ns)
-        };
+        // The next bucket's true start: a first bucket clamped to i64's range (a very wide
+        // --every near 1678) plus its width would land off the epoch-aligned grid.
+        self.next_fill = self.buckets.end_of(bucket_ns);
         if self.left == 0 {
             return Ok(());
         }
