@@ -579,21 +579,23 @@ fn a_delete_that_stops_halfway_leaves_a_marker_with_the_command_that_completes_i
     db.ok(&["delete", "2024-06-01T00:00:00Z"]);
     assert!(!db.file(".delete-unfinished").exists());
     db.ok(&["put", "2024-06-01T00:00:00Z", "2"]);
-    // Make the 2025 partition fail to open for writing: the delete stops after 2024, as a
-    // kill there would stop it.
-    let saved = db.path.with_file_name("2025.xs.saved");
-    fs::rename(db.file("2025.xs"), &saved).unwrap();
-    fs::create_dir(db.file("2025.xs")).unwrap();
-    let (code, _, stderr) = run(db.xs(&["delete", "2024-01-01", "2026-01-01"]));
-    assert_eq!(code, 3, "{stderr}");
+    // Damage the 2025 record that the delete rewrites (its bucket straddles the window's
+    // end): the delete stops after 2024, as a kill there would stop it. (A partition that
+    // cannot be opened is refused before anything changes.)
+    let data = db.file("2025.xs.data");
+    let saved = fs::read(&data).unwrap();
+    let mut damaged = saved.clone();
+    *damaged.last_mut().unwrap() ^= 0xff;
+    fs::write(&data, damaged).unwrap();
+    let (code, _, stderr) = run(db.xs(&["delete", "2024-01-01", "2025-01-01T00:00:30Z"]));
+    assert_eq!(code, 6, "{stderr}");
     let marker = fs::read_to_string(db.file(".delete-unfinished")).unwrap();
     let rerun = marker.lines().next().unwrap().to_string();
     assert!(
-        rerun.ends_with(" delete 2024-01-01T00:00:00Z 2026-01-01T00:00:00Z"),
+        rerun.ends_with(" delete 2024-01-01T00:00:00Z 2025-01-01T00:00:30Z"),
         "{marker}"
     );
-    fs::remove_dir(db.file("2025.xs")).unwrap();
-    fs::rename(&saved, db.file("2025.xs")).unwrap();
+    fs::write(&data, saved).unwrap();
     // Every command says so, with the command to run.
     let (code, stdout, stderr) = run(db.xs(&["range", "2024-01-01", "2026-01-01", "--no-header"]));
     assert_eq!(code, 0, "{stderr}");
@@ -613,6 +615,40 @@ fn a_delete_that_stops_halfway_leaves_a_marker_with_the_command_that_completes_i
     db.ok(&["delete", words[n - 2], words[n - 1]]);
     assert!(!db.file(".delete-unfinished").exists());
     assert_eq!(db.ok(&["range", "2024-01-01", "2026-01-01", "--no-header"]), "");
+}
+
+/// Regression: a delete refused at a partition file it cannot open (a link, here) left
+/// `.delete-unfinished` behind, though it had changed nothing, and every later command warned
+/// that a delete did not finish. The partitions are opened before the marker is written.
+#[test]
+fn a_refused_delete_leaves_no_marker() {
+    for db in [grid_db(), bucket_db()] {
+        db.ok(&["put", "2025-01-01T00:00:00Z", "2"]);
+        db.ok(&["put", "2026-01-01T00:00:00Z", "3"]);
+        // The middle partition: the database opens (it checks the first) and the delete
+        // reaches the link only when it opens 2025.
+        let moved = db.path.with_file_name("2025.xs.moved");
+        fs::rename(db.file("2025.xs"), &moved).unwrap();
+        symlink(&moved, db.file("2025.xs")).unwrap();
+        for window in [&["2025-01-01T00:00:00Z"][..], &["2024-01-01", "2027-01-01"]] {
+            let mut args = vec!["delete"];
+            args.extend_from_slice(window);
+            assert_refuses_link(&db, &args, "2025.xs");
+            assert!(
+                !db.file(".delete-unfinished").exists(),
+                "xs {args:?} left a marker"
+            );
+        }
+        fs::remove_file(db.file("2025.xs")).unwrap();
+        fs::rename(&moved, db.file("2025.xs")).unwrap();
+        let (code, stdout, stderr) = run(db.xs(&["range", "2024-01-01", "2027-01-01", "--no-header"]));
+        assert_eq!(code, 0, "{stderr}");
+        assert!(!stderr.contains("did not finish"), "{stderr}");
+        assert_eq!(
+            stdout, "2024-01-01T00:00:00Z,1\n2025-01-01T00:00:00Z,2\n2026-01-01T00:00:00Z,3\n",
+            "nothing was deleted"
+        );
+    }
 }
 
 #[test]

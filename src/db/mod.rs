@@ -1372,6 +1372,9 @@ impl Database {
             let texts: Vec<String> = names.iter().map(|n| series::text_of(n)).collect();
             rerun.push_str(&format!(" --series {}", marker::shell_quote(&texts.join(","))));
         }
+        // A file the delete would refuse (a link, a foreign header) is refused before the
+        // marker: a refusal that changed nothing must not report an unfinished delete.
+        self.open_partitions_in(from_ns, to_ns)?;
         marker::mark_delete_started(&self.dir, &rerun)?;
         let deleted = if self.is_series_root() {
             self.series_delete(from_ns, to_ns)?
@@ -1381,6 +1384,28 @@ impl Database {
         sync_dir(&self.dir)?;
         marker::clear_delete(&self.dir, &rerun)?;
         Ok(deleted)
+    }
+
+    /// Opens (and caches, for the delete that follows) every partition that `[from, to)`
+    /// touches, in every selected series of a series database.
+    fn open_partitions_in(&self, from_ns: i64, to_ns: i64) -> Result<()> {
+        if self.is_series_root() {
+            for (_, db) in self.selected_series()? {
+                db.open_partitions_in(from_ns, to_ns)?;
+            }
+            return Ok(());
+        }
+        for key in self.partition_keys()? {
+            if key.end_ns() <= from_ns || key.start_ns() >= to_ns {
+                continue;
+            }
+            if self.config.layout == Layout::Bucket {
+                self.bucket_partition(key, false)?;
+            } else {
+                self.partition(key, false)?;
+            }
+        }
+        Ok(())
     }
 
     /// `delete` without its marker (a series database marks once, at its top).
