@@ -624,3 +624,25 @@ fn a_long_list_of_series_values_is_read_value_by_value() {
     assert_ne!(code, 0);
     assert!(err.contains("past the 240 bytes a name may have"), "{err}");
 }
+
+/// `delete FROM TO` with FROM after TO said "deleted 0 rows" and exited 0, where `range` and
+/// `export` refuse swapped bounds: it is a usage error too, and deletes nothing.
+#[test]
+fn a_delete_with_from_after_to_is_a_usage_error() {
+    let db = TestDb::create("1s", "v:i64", &[]);
+    db.ok(&["put", "2025-01-01T00:00:00Z", "1"]);
+    let (code, stdout, stderr) = run(db.xs(&["delete", "2025-01-02", "2025-01-01"]));
+    assert_eq!(code, 2, "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        stderr.contains(
+            "FROM (2025-01-02T00:00:00Z) is after TO (2025-01-01T00:00:00Z); give the window as FROM TO"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("deleted"), "{stderr}");
+    assert!(!db.file(".delete-unfinished").exists());
+    assert_eq!(
+        db.ok(&["range", "2025-01-01", "2025-01-02", "--no-header"]),
+        "2025-01-01T00:00:00Z,1\n"
+    );
+}

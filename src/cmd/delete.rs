@@ -1,8 +1,10 @@
 //! `xs delete`: remove rows and give their blocks back to the file system.
 
+use xs::io::timefmt::format_iso_exact;
+
 use super::series_args::SeriesArgs;
 use super::{parse_time, Context};
-use crate::exit::CliResult;
+use crate::exit::{CliResult, Failure};
 
 const EXAMPLES: &str = "Examples:
   xs delete 2024-08-08T23:54:15.342Z                   # the rows at one timestamp
@@ -32,6 +34,14 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
+    // Refused as `range` refuses it: swapped bounds would delete nothing, silently.
+    if let Some(to) = args.to.filter(|&to| args.from > to) {
+        return Err(Failure::usage(format!(
+            "FROM ({}) is after TO ({}); give the window as FROM TO",
+            format_iso_exact(args.from),
+            format_iso_exact(to)
+        )));
+    }
     let mut db = ctx.open_write()?;
     args.series.apply(&mut db)?;
     let to = match args.to {
