@@ -426,6 +426,29 @@ fn a_whole_window_aggregate_of_no_rows_is_count_zero() {
     );
 }
 
+/// Regression: an empty window (FROM == TO) aggregated to only the header, where any other
+/// window without rows answers count 0. `range` takes FROM == TO as a window without rows, so a
+/// whole-window aggregate answers it too; `--every` buckets, of which it has none, print none.
+#[test]
+fn a_whole_window_aggregate_of_an_empty_window_is_count_zero() {
+    let (_tmp, db) = small();
+    let d = s(&db);
+    let at = "2021-01-01T00:00:00.001Z";
+    assert_eq!(
+        ok(&["-d", d, "range", at, at, "--agg", "count,sum(n)"]),
+        "time,count,sum_n\n2021-01-01T00:00:00.001Z,0,\n"
+    );
+    assert_eq!(
+        ok(&["-d", d, "range", at, at]),
+        "time,price,qty,side,n\n",
+        "no rows in it"
+    );
+    assert_eq!(
+        ok(&["-d", d, "range", at, at, "--every", "1s", "--agg", "count", "--fill"]),
+        "time,count\n"
+    );
+}
+
 /// Regression: `-o /dev/null` (any device or pipe) was written as a temporary file renamed over
 /// it, which replaced the device with a regular file. A FIFO stands in for the device here.
 #[test]

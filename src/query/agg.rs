@@ -1193,7 +1193,10 @@ fn write_buckets_of<E: From<Error>>(
     }
     let from_ns = from_ns.max(MIN_TIME_NS);
     let to_ns = to_ns.min(END_TIME_NS);
-    if from_ns >= to_ns || limit == 0 {
+    // An empty window (FROM == TO) has no `--every` bucket, but a whole-window aggregate still
+    // answers for it, as for any window without rows (below).
+    let whole_window = plan.every_ns.is_none();
+    if from_ns > to_ns || (from_ns == to_ns && !whole_window) || limit == 0 {
         return Ok(0);
     }
     let buckets = Buckets {
@@ -1204,7 +1207,7 @@ fn write_buckets_of<E: From<Error>>(
         every_ns: plan
             .every_ns
             .unwrap_or_else(|| to_ns.saturating_sub(from_ns).max(1)),
-        whole_window: plan.every_ns.is_none(),
+        whole_window,
         months: plan.months,
     };
     let (mut scan_from, mut scan_to) = (from_ns, to_ns);
@@ -1304,7 +1307,7 @@ fn write_buckets_of<E: From<Error>>(
     if let Some((b, mut acc)) = pending.take() {
         writer.bucket(b, &mut acc)?;
     }
-    writer.fill_until(to_ns)?;
+    writer.finish(to_ns)?;
     written += writer.drain(sink)?;
     Ok(written)
 }
@@ -1353,20 +1356,23 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// After the last bucket: with --fill, the empty buckets up to (not including) `to_ns`;
+    /// for a whole-window aggregate, its one row when no bucket came, even for an empty window
+    /// (after one, `next_fill` has moved past the origin).
+    fn finish(&mut self, to_ns: i64) -> Result<()> {
+        let origin = self.buckets.origin_ns;
+        if self.fill && self.buckets.whole_window && self.next_fill == origin {
+            let mut empty = std::mem::take(&mut self.empty);
+            self.emit(origin, &mut empty)?;
+            self.empty = empty;
+        }
+        self.fill_until(to_ns)
+    }
+
     /// With --fill, prints the empty buckets from `next_fill` up to (not including) `until_ns`.
     fn fill_until(&mut self, until_ns: i64) -> Result<()> {
-        if !self.fill {
-            return Ok(());
-        }
-        if self.buckets.whole_window {
-            // Its one row: the empty one only when no bucket came (after one, `next_fill`
-            // has moved past the origin; a width that saturates must not make a second).
-            let origin = self.buckets.origin_ns;
-            if self.next_fill == origin && until_ns > origin {
-                let mut empty = std::mem::take(&mut self.empty);
-                self.emit(origin, &mut empty)?;
-                self.empty = empty;
-            }
+        // A whole-window aggregate has one bucket: its empty row is `finish`'s to print.
+        if !self.fill || self.buckets.whole_window {
             return Ok(());
         }
         let mut empty = std::mem::take(&mut self.empty);
