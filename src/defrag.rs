@@ -726,6 +726,7 @@ mod tests {
             keys: Default::default(),
             codec: Default::default(),
             timezone: Default::default(),
+            date_order: None,
         };
         drop(Database::create(&dir, &config).unwrap());
         let db = Database::open(&dir, Access::Write(crate::db::lock::LockWait::No), &mut |_| {}).unwrap();

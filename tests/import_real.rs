@@ -3636,3 +3636,56 @@ fn a_padded_preamble_utf16_without_a_mark_and_an_empty_file() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("empty.csv: no column names and no rows"), "{err}");
 }
+
+/// A cron job loading a UK vendor's daily files (`05/03/2021 09:30:00`): the day and month
+/// order the first import took is recorded, so the file of the 1st to the 12th of a month,
+/// whose dates read both ways, is read like the others instead of refused (exit 2) on 12 days
+/// of every month.
+#[test]
+fn daily_day_first_files_read_in_the_order_the_database_records() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let day = |dd: u32, mm: u32| {
+        format!("time,v\n{dd:02}/{mm:02}/2021 09:30:00,{dd}\n{dd:02}/{mm:02}/2021 16:00:00,{mm}\n")
+    };
+    // The 13th tells the order; the config records it (format 6).
+    let (code, err) = import_text(d, "uk", "d13.csv", &day(13, 3), &[]);
+    assert_eq!(code, 0, "{err}");
+    let toml = fs::read_to_string(d.join("uk/xs.toml")).unwrap();
+    assert!(
+        toml.contains("format = 6\n") && toml.contains("date_order = \"dmy\"\n"),
+        "{toml}"
+    );
+    // The 5th of April reads both ways: the recorded order reads it.
+    let (code, err) = import_text(d, "uk", "d05.csv", &day(5, 4), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("dates read as day/month/year, as this database records"),
+        "{err}"
+    );
+    assert_eq!(
+        all_rows(d, "uk"),
+        "time,v\n2021-03-13T09:30:00Z,13\n2021-03-13T16:00:00Z,3\n\
+         2021-04-05T09:30:00Z,5\n2021-04-05T16:00:00Z,4\n"
+    );
+    // Without a recorded order such a file is refused, naming the flags; the flag at creation
+    // is recorded too.
+    let (code, err) = import_text(d, "n", "d05.csv", &day(5, 4), &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--time-format dmy"), "{err}");
+    let (code, err) = import_text(d, "m", "d05.csv", &day(5, 4), &["--time-format", "mdy"]);
+    assert_eq!(code, 0, "{err}");
+    let toml = fs::read_to_string(d.join("m/xs.toml")).unwrap();
+    assert!(toml.contains("date_order = \"mdy\"\n"), "{toml}");
+    let (code, err) = import_text(d, "m", "d06.csv", &day(6, 4), &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(all_rows(d, "m").contains("2021-06-04T09:30:00Z,6\n"));
+    // ISO times record no order, and need no format 6.
+    let (code, err) = import_text(d, "iso", "iso.csv", "time,v\n2021-04-05T09:30:00Z,1\n", &[]);
+    assert_eq!(code, 0, "{err}");
+    let toml = fs::read_to_string(d.join("iso/xs.toml")).unwrap();
+    assert!(
+        !toml.contains("date_order") && !toml.contains("format = 6"),
+        "{toml}"
+    );
+}

@@ -217,6 +217,7 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
             Some(text) => parse_zone(text)?,
             None => Zone::Utc,
         },
+        date_order: None,
     };
     config.check_keys().map_err(Failure::usage)?;
     let slab_len = config.slab_len();

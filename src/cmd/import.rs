@@ -773,8 +773,13 @@ fn existing_time_plan(
         &config.time_column,
     )
     .unwrap_or_default();
-    let (format, date, note) =
-        infer::existing_time_format(&sample, &idx, overrides, args.time_format.as_deref())?;
+    let (format, date, note) = infer::existing_time_format(
+        &sample,
+        &idx,
+        overrides,
+        args.time_format.as_deref(),
+        config.date_order,
+    )?;
     check_dated(prepared.sources(), &date)?;
     let stated = zone_in_header(&sample, &idx).filter(|_| args.timezone.is_none());
     if !args.quiet {

@@ -2133,6 +2133,7 @@ mod tests {
             keys: Default::default(),
             codec,
             timezone: Default::default(),
+            date_order: None,
         };
         drop(crate::Database::create(dir, &config).unwrap());
         open_writer(dir)
@@ -2297,6 +2298,7 @@ mod tests {
             keys: Default::default(),
             codec: Default::default(),
             timezone: Default::default(),
+            date_order: None,
         };
         let key = PartitionKey::of(Period::Year, 1_704_067_200_000_000_000);
         assert_eq!(newest_version(&config, key), PARTITION_VERSION);

@@ -24,8 +24,11 @@ pub const COLUMNAR_FORMAT_VERSION: u32 = 4;
 /// The format of a database that records the zone of its imports' naive times (`timezone`):
 /// an older build would read such times as UTC, so it refuses the database by its version.
 pub const TIMEZONE_FORMAT_VERSION: u32 = 5;
+/// The format of a database that records the order of day and month in its imports' dates
+/// (`date_order`): an older build would refuse the next file whose days are all 12 or less.
+pub const DATE_ORDER_FORMAT_VERSION: u32 = 6;
 /// The newest format this build reads.
-pub const NEWEST_FORMAT_VERSION: u32 = TIMEZONE_FORMAT_VERSION;
+pub const NEWEST_FORMAT_VERSION: u32 = DATE_ORDER_FORMAT_VERSION;
 pub const CONFIG_FILE: &str = "xs.toml";
 /// The temporary name `xs.toml` is written under before its rename.
 pub const CONFIG_TEMP_FILE: &str = ".xs.toml.tmp";
@@ -120,6 +123,37 @@ pub struct Config {
     /// from local times, so that the next day's file lands where the first one did. UTC
     /// (the default) is not written; any other zone makes the format 5.
     pub timezone: Zone,
+    /// Whether the day or the month comes first in the dates imports read (`01/02/2024`),
+    /// recorded when the first import decided it (from the sample, or `--time-format dmy`):
+    /// a later file whose days are all 12 or less reads as the first did. Format 6.
+    pub date_order: Option<DayMonth>,
+}
+
+/// The order of day and month in dates written with both as numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DayMonth {
+    /// `31/07/2024`: `dmy`.
+    DayFirst,
+    /// `07/31/2024`: `mdy`.
+    MonthFirst,
+}
+
+impl DayMonth {
+    /// As `--time-format` and `xs.toml` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DayMonth::DayFirst => "dmy",
+            DayMonth::MonthFirst => "mdy",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<DayMonth> {
+        match text {
+            "dmy" => Some(DayMonth::DayFirst),
+            "mdy" => Some(DayMonth::MonthFirst),
+            _ => None,
+        }
+    }
 }
 
 /// The columns that identify a row besides its time (docs/FORMAT.md, "Series and unique keys").
@@ -173,6 +207,9 @@ struct RawConfig {
     /// The zone of imported naive times (format 5), as `--timezone` spells it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     timezone: Option<String>,
+    /// `dmy` or `mdy` (format 6): the order of day and month in imported dates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    date_order: Option<String>,
     columns: Vec<RawColumn>,
 }
 
@@ -320,6 +357,19 @@ impl Config {
                 raw.format
             ));
         }
+        let date_order = match &raw.date_order {
+            None => None,
+            Some(text) => Some(
+                DayMonth::parse(text)
+                    .ok_or_else(|| format!("bad date_order `{text}` (expected dmy or mdy)"))?,
+            ),
+        };
+        if date_order.is_some() && raw.format < DATE_ORDER_FORMAT_VERSION {
+            return Err(format!(
+                "date_order needs `format = {DATE_ORDER_FORMAT_VERSION}`; the config says {}",
+                raw.format
+            ));
+        }
         let config = Config {
             layout,
             bucket_ns,
@@ -331,6 +381,7 @@ impl Config {
             keys,
             codec,
             timezone,
+            date_order,
         };
         if config.schema.has_sym() && raw.format < SYM_FORMAT_VERSION {
             return Err(format!(
@@ -465,7 +516,9 @@ impl Config {
 
     /// The format `xs.toml` is written with: the oldest that holds this database.
     pub fn format_version(&self) -> u32 {
-        if self.timezone != Zone::Utc {
+        if self.date_order.is_some() {
+            DATE_ORDER_FORMAT_VERSION
+        } else if self.timezone != Zone::Utc {
             TIMEZONE_FORMAT_VERSION
         } else if self.codec == RecordCodec::Columnar {
             COLUMNAR_FORMAT_VERSION
@@ -493,6 +546,7 @@ impl Config {
             unique_by: self.keys.unique.clone(),
             schema_hash: self.schema.partition_hash().map(|h| format!("{h:016x}")),
             timezone: (self.timezone != Zone::Utc).then(|| self.timezone.spelling()),
+            date_order: self.date_order.map(|o| o.name().to_string()),
             columns: self
                 .schema
                 .columns()
@@ -655,7 +709,26 @@ mod tests {
             keys: Default::default(),
             codec: Default::default(),
             timezone: Default::default(),
+            date_order: None,
         }
+    }
+
+    #[test]
+    fn a_date_order_is_format_6_and_round_trips() {
+        let mut config = config();
+        config.date_order = Some(DayMonth::DayFirst);
+        let toml = config.to_toml();
+        assert!(
+            toml.contains("format = 6\n") && toml.contains("date_order = \"dmy\"\n"),
+            "{toml}"
+        );
+        assert_eq!(Config::parse(&toml).unwrap(), config);
+        let old = toml.replace("format = 6", "format = 5");
+        assert!(Config::parse(&old)
+            .unwrap_err()
+            .contains("date_order needs `format = 6`"));
+        let bad = toml.replace("\"dmy\"", "\"ymd\"");
+        assert!(Config::parse(&bad).unwrap_err().contains("bad date_order `ymd`"));
     }
 
     #[test]

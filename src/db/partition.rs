@@ -789,6 +789,7 @@ mod tests {
                 keys: Default::default(),
                 codec: Default::default(),
                 timezone: Default::default(),
+                date_order: None,
             };
             let key = PartitionKey::of(Period::Day, 86_400_000_000_000 * i64::from(depth));
             let p = Partition::create(tmp.path(), &config, key).unwrap();
@@ -845,6 +846,7 @@ mod tests {
             keys: Default::default(),
             codec: Default::default(),
             timezone: Default::default(),
+            date_order: None,
         };
         let key = PartitionKey::of(Period::Day, 0);
         let p = Partition::create(tmp.path(), &config, key).unwrap();

@@ -15,7 +15,7 @@ use super::timeparse::{
 };
 use super::{DateSource, Sample};
 use crate::db::config::{
-    choose_period, human_bytes, Config, Layout, RecordCodec, MAX_DEPTH, MAX_PARTITION_BYTES,
+    choose_period, human_bytes, Config, DayMonth, Layout, RecordCodec, MAX_DEPTH, MAX_PARTITION_BYTES,
 };
 use crate::db::partition::HEADER_LEN;
 use crate::db::schema::{Column, ColumnType, Schema, MAX_STR_LEN};
@@ -762,20 +762,53 @@ fn date_for_times_of_day(
     }
 }
 
+/// The order of day and month `format` reads dates in, when it is one of the two.
+fn day_month_of(format: &TimeFormat) -> Option<DayMonth> {
+    match format {
+        TimeFormat::Flex(DateOrder::Dmy) => Some(DayMonth::DayFirst),
+        TimeFormat::Flex(DateOrder::Mdy) => Some(DayMonth::MonthFirst),
+        TimeFormat::Interval(inner) => day_month_of(inner),
+        _ => None,
+    }
+}
+
 /// The time format for importing `sample` into an existing database whose time column is
 /// `time_idx` of the input: as given, else detected. Returns it with where times of day get
 /// their date, and a note to print when the guess matters.
+///
+/// `recorded`: the order of day and month the database's first import read its dates in.
+/// Dates that read both ways (every day 12 or less: a daily file of the 1st to the 12th) read
+/// in it, as the first file's did, rather than being refused.
 pub fn existing_time_format(
     sample: &Sample,
     time_idx: &[usize],
     o: &Overrides,
     pattern: Option<&str>,
+    recorded: Option<DayMonth>,
 ) -> Result<(TimeFormat, DateSource, Option<String>)> {
     let values = time_values(sample, time_idx);
     let refs: Vec<&[u8]> = values.iter().map(|v| v.as_ref()).collect();
     let detected = match periods(&sample.names, time_idx, &refs, o, pattern) {
         Some(found) => found.map(Some),
         None => detect_time_format(&refs, o.time_unit, pattern),
+    };
+    let detected = match (detected, recorded, pattern) {
+        (Err(refused), Some(order), None) => match detect_time_format(&refs, o.time_unit, Some(order.name()))
+        {
+            Ok(Some((format, _))) => Ok(Some((
+                format,
+                format!(
+                    "dates read as {}, as this database records (every day in the sample is 12 or \
+                     less; pass --time-format for another order)",
+                    match order {
+                        DayMonth::DayFirst => "day/month/year",
+                        DayMonth::MonthFirst => "month/day/year",
+                    }
+                ),
+            ))),
+            _ => Err(refused),
+        },
+        (detected, _, _) => detected,
     }
     .map_err(Error::Invalid)?;
     let (format, note) = match detected {
@@ -2009,6 +2042,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         keys: Default::default(),
         codec: RecordCodec::Raw,
         timezone: o.zone.clone(),
+        date_order: day_month_of(&format),
     };
     grid.keys.series = series_idx.iter().map(|&i| names[i].clone()).collect();
     let (unique, unique_note) = choose_unique(sample, o, &grid, &time_idx, &series_idx, &row_times)?;

@@ -950,6 +950,7 @@ mod tests {
             keys: Default::default(),
             codec: Default::default(),
             timezone: Default::default(),
+            date_order: None,
         }
     }
 

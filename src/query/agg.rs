@@ -453,6 +453,7 @@ impl Plan {
             keys: Default::default(),
             codec: Default::default(),
             timezone: Default::default(),
+            date_order: None,
         };
         let layout = SummaryLayout::new(&config.schema);
         let summary_slots = (config.layout == Layout::Bucket && filter.is_none())

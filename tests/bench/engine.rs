@@ -47,6 +47,7 @@ fn config() -> Config {
         keys: Default::default(),
         codec: Default::default(),
         timezone: Default::default(),
+        date_order: None,
     }
 }
 

@@ -123,6 +123,7 @@ fn build(csv: &str, db: &str, spec: &str, granularity_ns: i64, days: Option<i64>
         keys: Default::default(),
         codec: Default::default(),
         timezone: Default::default(),
+        date_order: None,
     };
     let database = Database::create(Path::new(db), &config)?;
     drop(database);
