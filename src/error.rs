@@ -231,9 +231,23 @@ impl std::fmt::Display for Error {
 /// An I/O error as a person reads it: the system's text without its "(os error N)" suffix.
 pub fn describe_io(e: &io::Error) -> String {
     let text = e.to_string();
-    match text.find(" (os error ") {
+    let text = match text.find(" (os error ") {
         Some(at) if text.ends_with(')') => text[..at].to_string(),
         _ => text,
+    };
+    // The decoders' own words (flate2, zstd) say what broke, not what it means for the file.
+    const COMPRESSED: [&str; 4] = [
+        "deflate stream",
+        "gzip stream",
+        "incomplete frame",
+        "Data corruption",
+    ];
+    match COMPRESSED.iter().any(|w| text.contains(w)) {
+        true => format!(
+            "{text}: the compressed data is cut short or damaged (an interrupted download or \
+             copy?); `gzip -t FILE` or `zstd -t FILE` tests it, and a whole copy imports"
+        ),
+        false => text,
     }
 }
 
@@ -243,5 +257,24 @@ impl std::error::Error for Error {
             Error::Io { source, .. } => Some(source),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_compressed_input_is_said_as_such() {
+        let cut = io::Error::new(io::ErrorKind::UnexpectedEof, "incomplete deflate stream");
+        let text = describe_io(&cut);
+        assert!(
+            text.starts_with("incomplete deflate stream: the compressed data is cut short"),
+            "{text}"
+        );
+        assert_eq!(
+            describe_io(&io::Error::from_raw_os_error(2)),
+            "No such file or directory"
+        );
     }
 }
