@@ -726,3 +726,33 @@ fn a_damaged_partition_header_is_damage_that_check_reports() {
         );
     }
 }
+
+/// A bucket data file cut inside its header block is damage (a truncated copy), said as
+/// such by reads and listed by `check` (exit 6), not taken for another database's file.
+#[test]
+fn a_data_file_cut_inside_its_header_is_damage() {
+    for layout in ["bucket", "columnar"] {
+        let (_tmp, dir) = create(layout);
+        import(&dir, "rows.csv", &some_rows());
+        let data = row_file(&dir, layout);
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&data)
+            .unwrap()
+            .set_len(2000)
+            .unwrap();
+        let (code, _, err) = range_all(&dir);
+        assert_eq!(code, 3, "{layout}: {err}");
+        assert!(
+            err.contains("shorter than its 4096-byte header: the file was cut short"),
+            "{layout}: {err}"
+        );
+        assert!(!err.contains("does not belong"), "{layout}: {err}");
+        let (code, out, err) = xs_in(&dir, &["check"]);
+        assert_eq!(code, 6, "{layout}: {out}{err}");
+        assert!(
+            out.contains("2024-01-01: 0 rows verified, DAMAGED") && out.contains("cut short"),
+            "{out}"
+        );
+    }
+}

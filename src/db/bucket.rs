@@ -471,9 +471,13 @@ impl BucketPartition {
             });
         }
         if data_len < HEADER_LEN {
-            return Err(Error::ForeignPartition {
+            // Its header block read and matched: the file was cut short, not brought in.
+            return Err(Error::Damaged {
                 path: data_path,
-                reason: format!("its size is {data_len} bytes, shorter than its header"),
+                reason: format!(
+                    "its size is {data_len} bytes, shorter than its {HEADER_LEN}-byte header: the \
+                     file was cut short (truncated); restore this partition from a backup"
+                ),
             });
         }
         if writable {
