@@ -1124,8 +1124,11 @@ fn group_template(
         };
         let sym = out.columns()[i].ty == ColumnType::Sym;
         if let (Some(texts), Some(&col), true) = (group.texts, group.columns.get(i), sym) {
-            let row = stored.get_or_insert(first_row(db, window)?);
-            match row {
+            // Read once for all the key's columns.
+            if stored.is_none() {
+                stored = Some(first_row(db, window)?);
+            }
+            match stored.as_ref().and_then(Option::as_ref) {
                 Some(row) => {
                     let bytes = db.schema().field_bytes(row, col);
                     let code = u32::from_le_bytes(crate::db::schema::le(bytes));
