@@ -935,6 +935,10 @@ impl Case {
         if a > b {
             std::mem::swap(&mut a, &mut b);
         }
+        // The empty window FROM == TO (a whole-window aggregate answers it with count 0).
+        if self.rng.chance(4) {
+            b = a;
+        }
         if self.rng.chance(10) {
             (i64::MIN, i64::MAX)
         } else {
@@ -1952,8 +1956,10 @@ impl Case {
                 }
             }
             // A whole-window aggregate answers even without rows: count 0, the rest null (over
-            // all series; per series, only the series with rows answer).
-            if !per_series && every.is_none() && from_c < to_c && buckets.is_empty() {
+            // all series; per series, only the series with rows answer), also for the empty
+            // window FROM == TO, unless the storable range is what empties the window.
+            let answers = from_c < to_c || (from == to && from_c == from && from < END_TIME_NS);
+            if !per_series && every.is_none() && answers && buckets.is_empty() {
                 buckets.insert(from_c, Vec::new());
             }
             // A series' key value as `range` prints it ("" for null).

@@ -1195,12 +1195,14 @@ fn write_buckets_of<E: From<Error>>(
         ))
         .into());
     }
+    // An empty window (FROM == TO) has no `--every` bucket, but a whole-window aggregate still
+    // answers for it, as for any window without rows (below). One that only the storable
+    // range empties (past 2262-01-01) answers nothing: its FROM would print as another time.
+    let whole_window = plan.every_ns.is_none();
+    let asked_empty = from_ns == to_ns && (MIN_TIME_NS..END_TIME_NS).contains(&from_ns);
     let from_ns = from_ns.max(MIN_TIME_NS);
     let to_ns = to_ns.min(END_TIME_NS);
-    // An empty window (FROM == TO) has no `--every` bucket, but a whole-window aggregate still
-    // answers for it, as for any window without rows (below).
-    let whole_window = plan.every_ns.is_none();
-    if from_ns > to_ns || (from_ns == to_ns && !whole_window) || limit == 0 {
+    if from_ns > to_ns || (from_ns == to_ns && !(whole_window && asked_empty)) || limit == 0 {
         return Ok(0);
     }
     let buckets = Buckets {
