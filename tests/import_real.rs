@@ -3522,6 +3522,10 @@ fn periods_beside_dates_months_in_a_date_column_and_times_around_zero() {
         "OPR_DT_OPR_HR,LMP\n2021-01-01T01:00:00Z,30.1\n2021-01-01T02:00:00Z,30.2\n\
          2021-01-02T00:00:00Z,30.3\n"
     );
+    // Hours worked beside a date are a quantity, not the hour of the row: imported.
+    let sheet = "Date,Hours,Employee\n2021-01-04,8,ann\n2021-01-04,7,bob\n2021-01-05,9,ann\n";
+    let (code, err) = import_text(d, "ts", "timesheet.csv", sheet, &[]);
+    assert_eq!(code, 0, "{err}");
     // Years with their weeks join as ISO weeks; years with quarters are refused.
     let weeks = "Year,Week,sales\n2020,1,3\n2020,2,6\n2021,1,9\n";
     let (code, err) = import_text(d, "yw", "yw.csv", weeks, &[]);

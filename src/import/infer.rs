@@ -1080,7 +1080,8 @@ fn dates_alone(sample: &Sample, i: usize) -> Option<Vec<&[u8]>> {
 /// written): every row of a day would be stored at its midnight. The message names the flags
 /// that join them.
 fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
-    const HOUR_WORDS: [&str; 12] = [
+    // Not `hours`: hours worked beside a date are a quantity, not the hour of the row.
+    const HOUR_WORDS: [&str; 11] = [
         "hour",
         "hr",
         "he",
@@ -1092,7 +1093,6 @@ fn hour_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
         "heure",
         "hora",
         "uur",
-        "hours",
     ];
     let [date] = idx else { return None };
     let hour = date + 1;
