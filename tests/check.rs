@@ -756,3 +756,41 @@ fn a_data_file_cut_inside_its_header_is_damage() {
         );
     }
 }
+
+/// `check` lists a bucket partition whose data file is gone as damage with the others (exit 6),
+/// in a plain database and in a series database, where it stopped at it (exit 3); reads
+/// still refuse it, naming the file.
+#[test]
+fn a_missing_data_file_is_listed_by_check() {
+    let (_tmp, dir) = create("columnar");
+    import(&dir, "rows.csv", &some_rows());
+    fs::remove_file(row_file(&dir, "columnar")).unwrap();
+    let (code, out, err) = xs_in(&dir, &["check"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(
+        out.contains("2024-01-01: 0 rows verified, DAMAGED") && out.contains(".xs.data is missing"),
+        "{out}"
+    );
+    let (code, _, err) = range_all(&dir);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("2024-01-01.xs.data is missing"), "{err}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("s");
+    let csv = tmp.path().join("s.csv");
+    fs::write(
+        &csv,
+        "time,sym,v\n2024-01-01T00:00:00Z,A,1\n2024-01-01T00:00:00Z,B,2\n",
+    )
+    .unwrap();
+    xs().args(["import", s(&csv), "-d", s(&db), "--series-by", "sym", "-q"])
+        .assert()
+        .success();
+    fs::remove_file(db.join("series/A/2024.xs.data")).unwrap();
+    let (code, out, err) = xs_in(&db, &["check"]);
+    assert_eq!(code, 6, "{out}{err}");
+    assert!(
+        out.contains("A/2024: 0 rows verified, DAMAGED") && out.contains("B/2024: 1 rows verified, ok"),
+        "{out}"
+    );
+}

@@ -90,6 +90,9 @@ pub struct Database {
     listed: Mutex<Option<Vec<PartitionKey>>>,
     /// Read-only series root: the series listed once (an aggregate asks for them per slice).
     series_listed: Mutex<Option<Vec<String>>>,
+    /// Opened for `xs check`: a partition missing one of its files is left for the check to
+    /// list with the others (its series too), not refused at open.
+    checking: bool,
     /// Series root: the bytes a read over several series gathers per window, about.
     merge_window_bytes: std::sync::atomic::AtomicUsize,
 }
@@ -365,7 +368,8 @@ impl Database {
     /// Opens a database for `xs check`, read-only: like `open`, but a damaged or foreign
     /// header of the first partition is left for the check to report with the others.
     pub fn open_to_check(dir: &Path) -> Result<Database> {
-        let db = Database::new(dir, Config::load(dir)?, None)?;
+        let mut db = Database::new(dir, Config::load(dir)?, None)?;
+        db.checking = true;
         db.check_partition_files(false)?;
         Ok(db)
     }
@@ -429,7 +433,7 @@ impl Database {
         }
         dirs.sort();
         datas.sort();
-        if self.config.layout == Layout::Bucket {
+        if self.config.layout == Layout::Bucket && !self.checking {
             for key in &dirs {
                 if datas.binary_search(key).is_err() {
                     let missing = self.dir.join(bucket::data_file_name(*key));
@@ -548,6 +552,7 @@ impl Database {
             selected: None,
             listed: Mutex::new(None),
             series_listed: Mutex::new(None),
+            checking: false,
             merge_window_bytes: series_root::MERGE_WINDOW_BYTES.into(),
         }
     }

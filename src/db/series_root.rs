@@ -73,7 +73,8 @@ impl Database {
             super::files::create_dir(&dir)?;
         }
         let role = Role::Series(name.to_string());
-        let db = Database::with_role(dir, self.config.clone(), None, self.writable, role);
+        let mut db = Database::with_role(dir, self.config.clone(), None, self.writable, role);
+        db.checking = self.checking;
         if present {
             db.check_partition_files(false)?;
         }
