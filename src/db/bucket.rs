@@ -1005,6 +1005,17 @@ impl BucketPartition {
     /// Refuses an entry that points outside the data file or at an empty record (a corrupt
     /// directory), before anything is allocated for it.
     fn check_entry(&self, b: u64, entry: Entry) -> Result<()> {
+        if entry.len != 0 && entry.offset >= HEADER_LEN && entry.end() > self.data_len() && !self.writable {
+            // A reader beside an import: the writer appended this record (fsynced before its
+            // entry) after this handle measured the file. Measured again, it may hold it.
+            let now = self
+                .data_file
+                .metadata()
+                .map_err(|e| Error::io("stat", &self.data_path, e))?
+                .len();
+            let mut end = self.data_end_lock();
+            *end = (*end).max(now);
+        }
         if entry.len == 0 || entry.offset < HEADER_LEN || entry.end() > self.data_len() {
             return Err(Error::Damaged {
                 path: self.dir_path.clone(),
@@ -2158,6 +2169,36 @@ mod tests {
         let mut r = db.schema().new_row();
         db.schema().set_field(&mut r, 0, &v.to_string()).unwrap();
         r
+    }
+
+    /// A reader's partition handle measured the data file when it opened it; a writer
+    /// beside it then appends a record and its entry. The reader meets that entry: it reads
+    /// the record (the file is measured again), never calls the database corrupt.
+    #[test]
+    fn a_reader_reads_a_record_appended_after_it_opened_the_partition() {
+        use crate::PutMode;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("db");
+        let db = bucket_db(&dir);
+        let row = |v: i64| v_row(&db, v);
+        let t0 = 1_704_067_200_000_000_000i64; // 2024-01-01
+        let s = 1_000_000_000i64;
+        db.put(t0, &row(1), PutMode::Replace).unwrap();
+        db.sync().unwrap();
+        let reader = crate::Database::open(&dir, crate::Access::Read, &mut |_| {}).unwrap();
+        assert_eq!(reader.get(t0).unwrap(), vec![row(1)]);
+        // Another bucket, appended past the end the reader measured.
+        db.put(t0 + 5 * s, &row(2), PutMode::Replace).unwrap();
+        db.sync().unwrap();
+        assert_eq!(reader.get(t0 + 5 * s).unwrap(), vec![row(2)]);
+        let mut seen = Vec::new();
+        reader
+            .scan(t0, t0 + 10 * s, |t, _| -> Result<bool> {
+                seen.push((t - t0) / s);
+                Ok(true)
+            })
+            .unwrap();
+        assert_eq!(seen, [0, 5]);
     }
 
     #[test]
