@@ -79,7 +79,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --limit 'Stop after N rows'
             cand --within 'With --asof: look back at most DUR before each TIME (default: to the first partition)'
             cand --where 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes'
-            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file''s extension, else csv'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file''s extension, else csv'
             cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
@@ -102,7 +102,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --agg 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty), median(c), quantile(c,q) (0 ≤ q ≤ 1, interpolated; these two read every row)'
             cand --ohlcv 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count'
             cand --where 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (''a b''); COL= matches nulls, which no comparison does'
-            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file''s extension, else csv'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file''s extension, else csv'
             cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
@@ -120,7 +120,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --version 'Print version'
         }
         &'xs;delete'= {
-            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
@@ -138,7 +138,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --level 'Compression level: zstd 1 fast … 19 small (default 3; negative levels are faster still), gzip 0 … 9 (default 6)'
             cand --split 'One file per year (or month, day), named after it: 2024.csv, 2024.csv.zst…, written in parallel into the --output directory. Periods without rows get no file'
             cand --where 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold'
-            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
             cand -f 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file''s extension, else csv'
             cand --format 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file''s extension, else csv'
             cand --columns 'Columns to print, in this order, e.g. time,price (name the time column to keep it)'
@@ -215,7 +215,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --version 'Print version'
         }
         &'xs;stat'= {
-            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
+            cand --series 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order'
             cand -d 'Database directory; default: the current directory, if it is a database'
             cand --db 'Database directory; default: the current directory, if it is a database'
             cand -r 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'

@@ -72,7 +72,7 @@ complete -c xs -n "__fish_xs_using_subcommand get" -l prefix -d 'With --join: th
 complete -c xs -n "__fish_xs_using_subcommand get" -l limit -d 'Stop after N rows' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l within -d 'With --asof: look back at most DUR before each TIME (default: to the first partition)' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold. With --asof, the latest timestamp that holds a row that passes' -r
-complete -c xs -n "__fish_xs_using_subcommand get" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
+complete -c xs -n "__fish_xs_using_subcommand get" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand get" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r -f -a "csv\t''
 tsv\t''
 ndjson\t''
@@ -96,7 +96,7 @@ complete -c xs -n "__fish_xs_using_subcommand range" -l every -d 'Aggregate into
 complete -c xs -n "__fish_xs_using_subcommand range" -l agg -d 'Aggregates per bucket (without --every: one row for the whole window, timed FROM): count, first(c), last(c), min(c), max(c), sum(c), mean(c), stddev(c), vwap(price,qty), median(c), quantile(c,q) (0 ≤ q ≤ 1, interpolated; these two read every row)' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l ohlcv -d 'Bars per bucket from a price and a quantity column: open,high,low,close,volume,count' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -l where -d 'Only rows that meet CONDITION: COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat --where or join with `and` for several, all of which must hold. Quote text with spaces or commas (\'a b\'); COL= matches nulls, which no comparison does' -r
-complete -c xs -n "__fish_xs_using_subcommand range" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
+complete -c xs -n "__fish_xs_using_subcommand range" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand range" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r -f -a "csv\t''
 tsv\t''
 ndjson\t''
@@ -115,7 +115,7 @@ complete -c xs -n "__fish_xs_using_subcommand range" -l all-series -d 'With --ag
 complete -c xs -n "__fish_xs_using_subcommand range" -l no-header -d 'Leave out the header line (csv, tsv)'
 complete -c xs -n "__fish_xs_using_subcommand range" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand range" -s V -l version -d 'Print version'
-complete -c xs -n "__fish_xs_using_subcommand delete" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
+complete -c xs -n "__fish_xs_using_subcommand delete" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand delete" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand delete" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -131,7 +131,7 @@ complete -c xs -n "__fish_xs_using_subcommand export" -l split -d 'One file per 
 month\t''
 day\t''"
 complete -c xs -n "__fish_xs_using_subcommand export" -l where -d 'Only rows that meet CONDITION (as `xs range --where`): COL OP VALUE with OP one of = != < <= > >=, or COL in (A,B); repeat or join with `and`, all must hold' -r
-complete -c xs -n "__fish_xs_using_subcommand export" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -s f -l format -d 'Output format: csv, tsv, ndjson (one JSON object a line; NaN and inf print as null), parquet, or arrow (an Arrow IPC stream on a pipe, the IPC file format in a .arrow file). Default: from the -o file\'s extension, else csv' -r -f -a "csv\t''
 tsv\t''
 ndjson\t''
@@ -203,7 +203,7 @@ complete -c xs -n "__fish_xs_using_subcommand alter" -s d -l db -d 'Database dir
 complete -c xs -n "__fish_xs_using_subcommand alter" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand alter" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand alter" -s V -l version -d 'Print version'
-complete -c xs -n "__fish_xs_using_subcommand stat" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
+complete -c xs -n "__fish_xs_using_subcommand stat" -l series -d 'Only these series (values of the series key; a key of several columns joins them with `:`, and a value that holds `:` is read the one way that names a stored series). Repeatable, or comma-separated; a value that holds a comma is taken whole when a series of that value is stored. Default: every series, merged in time order' -r
 complete -c xs -n "__fish_xs_using_subcommand stat" -s d -l db -d 'Database directory; default: the current directory, if it is a database' -r -F
 complete -c xs -n "__fish_xs_using_subcommand stat" -s r -l recursive -d 'Audit every database found under the directories given (default: the current one): a line each, and totals. Symbolic links are not followed'
 complete -c xs -n "__fish_xs_using_subcommand stat" -l json -d 'Print JSON (schema in docs/STAT.md) instead of a table'

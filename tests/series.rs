@@ -1217,3 +1217,51 @@ fn a_row_past_the_depth_names_its_series() {
     );
     assert_eq!(lines(&w.ok(&["range", "2024-01-02", "2024-01-03"])).len(), 3);
 }
+
+/// Under a two-column key, `--series` takes `A:B,C:D` as two series (it was refused: the
+/// whole text was first read as one series of three values), a value holding a comma
+/// (`ok,x:e`) whole when it is stored, and a value holding a colon (`f:x:y`) by the one way
+/// of joining its parts that names a stored series; `get --asof` and `delete` alike.
+#[test]
+fn two_column_series_values_with_commas_and_colons_are_named() {
+    let w = Work::new();
+    let f = w.file(
+        "two.csv",
+        "time,ex,sym,v\n2024-01-01T00:00:00Z,a,b,1\n2024-01-01T00:00:00Z,c,d,2\n\
+         2024-01-01T00:00:00Z,\"ok,x\",e,3\n2024-01-01T00:00:00Z,f,x:y,4\n",
+    );
+    w.import(&f, &["--series-by", "ex,sym"]);
+    let range = |series: &str| w.ok(&["range", "2024-01-01", "2024-01-02", "--series", series]);
+    assert_eq!(
+        range("a:b,c:d"),
+        "time,ex,sym,v\n2024-01-01T00:00:00Z,a,b,1\n2024-01-01T00:00:00Z,c,d,2\n"
+    );
+    assert_eq!(
+        range("ok,x:e"),
+        "time,ex,sym,v\n2024-01-01T00:00:00Z,\"ok,x\",e,3\n"
+    );
+    assert_eq!(range("f:x:y"), "time,ex,sym,v\n2024-01-01T00:00:00Z,f,x:y,4\n");
+    let asof = w.ok(&["get", "--asof", "2024-01-02", "--series", "f:x:y"]);
+    assert_eq!(asof, "time,ex,sym,v\n2024-01-01T00:00:00Z,f,x:y,4\n");
+    let (code, _, err) = w.xs(&["range", "2024-01-01", "2024-01-02", "--series", "a:b:c"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("give their values joined by `:`"), "{err}");
+    let (code, _, err) = w.xs(&["delete", "2024-01-01", "2024-01-02", "--series", "a:b,f:x:y"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("deleted 2 rows"), "{err}");
+    let left = w.ok(&[
+        "range",
+        "2024-01-01",
+        "2024-01-02",
+        "--series",
+        "a:b,c:d",
+        "--series",
+        "ok,x:e",
+        "--series",
+        "f:x:y",
+    ]);
+    assert_eq!(
+        left,
+        "time,ex,sym,v\n2024-01-01T00:00:00Z,c,d,2\n2024-01-01T00:00:00Z,\"ok,x\",e,3\n"
+    );
+}

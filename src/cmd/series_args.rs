@@ -7,8 +7,9 @@ use crate::exit::CliResult;
 #[derive(clap::Args, Debug, Default)]
 pub struct SeriesArgs {
     /// Only these series (values of the series key; a key of several columns joins them with
-    /// `:`). Repeatable, or comma-separated; a value that holds a comma is taken whole when a
-    /// series of that value is stored. Default: every series, merged in time order.
+    /// `:`, and a value that holds `:` is read the one way that names a stored series).
+    /// Repeatable, or comma-separated; a value that holds a comma is taken whole when a series
+    /// of that value is stored. Default: every series, merged in time order.
     #[arg(long, value_name = "VALUE[,VALUE…]")]
     pub series: Vec<String>,
 }
@@ -44,10 +45,13 @@ fn split_values(db: &mut Database, text: &str) -> CliResult<Vec<String>> {
         return Ok(vec![text.to_string()]);
     }
     let parts: Vec<String> = text.split(',').map(str::to_string).collect();
-    if !db.select_series(&[text.to_string()])?.is_empty() {
+    // Whether `texts` are all stored series; text that names no series of this key (`a:b,c:d`
+    // taken whole under a two-column key) is not one.
+    let mut stored = |texts: &[String]| db.select_series(texts).is_ok_and(|missing| missing.is_empty());
+    if !stored(&[text.to_string()]) {
         return Ok(parts);
     }
-    if db.select_series(&parts)?.is_empty() {
+    if stored(&parts) {
         return Err(crate::exit::Failure::usage(format!(
             "--series {text}: {} holds a series `{text}` and the series {}: give each series in \
              its own --series (--series {}) to read those; the series `{text}` alone cannot be \

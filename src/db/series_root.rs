@@ -125,6 +125,53 @@ impl Database {
         Ok(named.into_iter().map(|(_, name)| name).collect())
     }
 
+    /// The series name of `--series` text: with several key columns, their values joined by
+    /// `:`. A value that holds `:` itself splits into too many parts; then the one way of
+    /// joining them back that names a stored series is taken (`f:x:y` for `f` and `x:y`), and
+    /// two such ways are refused as ambiguous.
+    fn name_of_text(&self, columns: &[usize], text: &str) -> Result<String> {
+        let schema = &self.config.schema;
+        let parts: Vec<&str> = text.split(':').collect();
+        if columns.len() < 2 || parts.len() <= columns.len() {
+            return series::name_from_text(schema, columns, text).map_err(Error::Invalid);
+        }
+        // Where each value ends: `columns.len() - 1` cuts among the `parts.len() - 1` colons.
+        let mut found: Vec<String> = Vec::new();
+        let mut cuts: Vec<usize> = (1..columns.len()).collect();
+        let last = parts.len();
+        for _ in 0..1024 {
+            let mut values = Vec::with_capacity(columns.len());
+            let mut from = 0;
+            for &cut in cuts.iter().chain(std::iter::once(&last)) {
+                values.push(parts[from..cut].join(":"));
+                from = cut;
+            }
+            let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+            if let Ok(name) = series::name_from_parts(schema, columns, &refs) {
+                if self.series_db(&name, false)?.is_some() && !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+            // The next set of cuts, in order; none left ends the walk.
+            let Some(i) = (0..cuts.len()).rev().find(|&i| cuts[i] < last - (cuts.len() - i)) else {
+                break;
+            };
+            cuts[i] += 1;
+            for j in i + 1..cuts.len() {
+                cuts[j] = cuts[j - 1] + 1;
+            }
+        }
+        match found.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => series::name_from_text(schema, columns, text).map_err(Error::Invalid),
+            _ => Err(Error::Invalid(format!(
+                "--series `{text}`: its `:` split it into values of {} stored series; name one \
+                 with --series in a database whose values hold no `:`, or read them all",
+                found.len()
+            ))),
+        }
+    }
+
     /// Restricts reads to the series whose key values are `texts` (as `--series` takes them);
     /// returns the ones that are not stored.
     pub fn select_series(&mut self, texts: &[String]) -> Result<Vec<String>> {
@@ -139,7 +186,7 @@ impl Database {
         let mut names = Vec::new();
         let mut missing = Vec::new();
         for text in texts {
-            let name = series::name_from_text(&self.config.schema, &columns, text).map_err(Error::Invalid)?;
+            let name = self.name_of_text(&columns, text)?;
             if names.contains(&name) {
                 continue;
             }
