@@ -663,7 +663,8 @@ impl Database {
     pub fn check_time(&self, t_ns: i64) -> Result<()> {
         if !in_storable_range(t_ns) {
             return Err(Error::Invalid(format!(
-                "timestamp {t_ns} ns is outside the storable range (1678-01-01 to 2261-12-31 UTC)"
+                "timestamp {} is outside the storable range (1678-01-01 to 2261-12-31 UTC)",
+                crate::io::timefmt::format_iso_exact(t_ns)
             )));
         }
         let g = self.config.granularity;

@@ -178,7 +178,8 @@ impl fmt::Display for FieldError {
             FieldError::TooManyDecimals { scale, decimals } => write!(
                 f,
                 "{decimals} decimals, more than dec({scale}) holds (it is never rounded); widen the \
-                 scale, e.g. --columns NAME:dec({decimals}) for a new database, or store it as f64"
+                 scale: `xs alter --widen 'NAME:dec({decimals})'` for this database, --columns \
+                 NAME:dec({decimals}) for a new one, or store it as f64"
             ),
             FieldError::TooLong { len_bytes, max_bytes } => {
                 write!(
