@@ -2,7 +2,6 @@
 //! the damaged ones, changing nothing. `defrag` runs the same walk over a partition before it
 //! rewrites it, and refuses when anything is damaged.
 
-use crate::db::bucket::DATA_SUFFIX;
 use crate::db::config::Layout;
 use crate::db::time::PartitionKey;
 use crate::db::Database;
@@ -77,17 +76,6 @@ pub fn check_partition(db: &Database, key: PartitionKey) -> Result<PartitionChec
         Ok(done) => done,
         Err(Error::Checksum(damage)) => {
             add(&mut findings, *damage);
-            (0, 0)
-        }
-        // A bucket partition's missing data file is its damage (the directory names it).
-        Err(Error::Io { source, path, .. })
-            if source.kind() == std::io::ErrorKind::NotFound
-                && path.to_string_lossy().ends_with(DATA_SUFFIX) =>
-        {
-            problems.push(format!(
-                "{} is missing: the partition's rows cannot be read without it; restore it from a backup",
-                path.display()
-            ));
             (0, 0)
         }
         Err(e @ (Error::Io { .. } | Error::Symlink { .. })) => return Err(e),

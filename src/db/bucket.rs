@@ -288,6 +288,18 @@ pub struct BucketPartition {
     columnar: Option<RecordLayout>,
 }
 
+/// The error for partition `key` of `dir` whose directory file is there and data file is not.
+pub fn missing_data_file(dir: &Path, key: PartitionKey) -> Error {
+    Error::MissingFile {
+        path: dir.join(data_file_name(key)),
+        reason: format!(
+            "the data file of partition {key}, whose directory {} is here, is missing or \
+             unreadable; restore it from a backup (its rows cannot be read without it)",
+            dir.join(key.file_name()).display()
+        ),
+    }
+}
+
 /// The data file's name for a partition key.
 pub fn data_file_name(key: PartitionKey) -> String {
     format!("{}{DATA_SUFFIX}", key.file_name())
@@ -391,7 +403,12 @@ impl BucketPartition {
             }
         };
         let (mut dir_file, mut version, mut dir_block) = open(&dir_path)?;
-        let (data_file, data_version, data_block) = open(&data_path)?;
+        let (data_file, data_version, data_block) = open(&data_path).map_err(|e| match e {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                missing_data_file(dir, key)
+            }
+            other => other,
+        })?;
         let generation = |block: &[u8; HEADER_ENCODED_LEN], at: u64| {
             let at = at as usize;
             u64::from_le_bytes(block[at..at + 8].try_into().expect("8 bytes"))

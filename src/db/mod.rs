@@ -436,15 +436,7 @@ impl Database {
         if self.config.layout == Layout::Bucket && !self.checking {
             for key in &dirs {
                 if datas.binary_search(key).is_err() {
-                    let missing = self.dir.join(bucket::data_file_name(*key));
-                    return Err(Error::MissingFile {
-                        path: missing,
-                        reason: format!(
-                            "the data file of partition {key}, whose directory {} is here, is missing \
-                             or unreadable; restore it from a backup (its rows cannot be read without it)",
-                            self.dir.join(key.file_name()).display()
-                        ),
-                    });
+                    return Err(bucket::missing_data_file(&self.dir, *key));
                 }
             }
             for key in &datas {
