@@ -195,7 +195,14 @@ impl Database {
             }
             names.push(name);
         }
-        // Reads go in series order whatever order they were asked in.
+        self.selected = Some(self.in_series_order(names));
+        Ok(missing)
+    }
+
+    /// `names` in series order (by key value): reads go in that order whatever order the
+    /// series were asked in.
+    fn in_series_order(&self, names: Vec<String>) -> Vec<String> {
+        let columns = self.config.series_columns();
         let mut keyed: Vec<(Vec<super::schema::Value>, String)> = names
             .into_iter()
             .map(|n| {
@@ -206,8 +213,7 @@ impl Database {
             })
             .collect();
         keyed.sort_by(|a, b| series::compare_values(&a.0, &b.0));
-        self.selected = Some(keyed.into_iter().map(|(_, n)| n).collect());
-        Ok(missing)
+        keyed.into_iter().map(|(_, n)| n).collect()
     }
 
     /// Restricts reads to the series named `names` (their directory names, as `xs stat`
@@ -225,12 +231,7 @@ impl Database {
                 chosen.push(name.clone());
             }
         }
-        let columns = self.config.series_columns();
-        chosen.sort_by(|a, b| {
-            let values = |n: &String| series::values_of(&self.config.schema, &columns, n).unwrap_or_default();
-            series::compare_values(&values(a), &values(b))
-        });
-        self.selected = Some(chosen);
+        self.selected = Some(self.in_series_order(chosen));
         Ok(())
     }
 
