@@ -212,7 +212,13 @@ pub fn to_string(value: i128, scale: u8) -> String {
 /// rounds once; larger values round twice, within an ulp).
 #[inline]
 pub fn to_f64(value: i64, scale: u8) -> f64 {
-    value as f64 / pow10(scale) as f64
+    value as f64 / f64_divisor(scale)
+}
+
+/// What `to_f64` divides by: loops over many values work it out once.
+#[inline]
+pub fn f64_divisor(scale: u8) -> f64 {
+    pow10(scale) as f64
 }
 
 /// `sum` / `n` at the same scale, rounded half away from zero (`n` > 0).

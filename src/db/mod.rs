@@ -234,6 +234,15 @@ impl<'a> Columns<'a> {
         self.part(col + 1)
     }
 
+    /// Rows `at..at + n` of these (the caller keeps them inside `times`).
+    pub fn slice(&self, at: usize, n: usize) -> Columns<'a> {
+        Columns {
+            times: &self.times[at..at + n],
+            first: self.first + at,
+            ..*self
+        }
+    }
+
     fn part(&self, i: usize) -> &'a [u8] {
         let width = self.layout.parts.get(i).map_or(0, |p| p.width);
         let (from, to) = (self.first * width, (self.first + self.times.len()) * width);

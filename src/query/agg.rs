@@ -26,7 +26,7 @@ use crate::db::syms::Texts;
 use crate::db::time::{
     civil_from_days, days_from_civil, format_duration, Granularity, END_TIME_NS, MIN_TIME_NS, NS_PER_DAY,
 };
-use crate::db::{Batch, BucketSummary, Database, Scanned};
+use crate::db::{Batch, BucketSummary, Columns, Database, Scanned};
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
 use crate::io::timefmt::format_iso_exact;
@@ -1414,30 +1414,14 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         out: Vec::new(),
         accs: plan.aggs.iter().map(Agg::empty).collect(),
         current: None,
+        spare: Vec::new(),
     };
     let fold = |slice: &mut Slice, batch: Batch| -> Result<()> {
         match batch {
-            Batch::Rows { times, rows } => {
-                let mut i = 0;
-                while i < times.len() {
-                    let start = buckets.of(times[i]);
-                    let end = buckets.end_of(times[i]);
-                    // Rows come in time order, but a run only takes rows that truly fall in
-                    // the bucket; at least one row, so a clamped bucket start cannot stall.
-                    let n = times[i..]
-                        .iter()
-                        .position(|&t| t < start || t >= end)
-                        .unwrap_or(times.len() - i)
-                        .max(1);
-                    slice.run(
-                        start,
-                        RowTimes::Each(&times[i..i + n]),
-                        &rows[i * row_len..(i + n) * row_len],
-                    )?;
-                    i += n;
-                }
-                Ok(())
-            }
+            Batch::Rows { times, rows } => fold_timed(slice, buckets, times, |i, n| Run::Rows {
+                rows: &rows[i * row_len..(i + n) * row_len],
+                row_len,
+            }),
             Batch::Slots { start_ns, bytes } => {
                 for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
                     let present = slab
@@ -1446,7 +1430,8 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
                         .count();
                     if present > 0 {
                         let t = start_ns + i as i64 * granularity_ns;
-                        slice.run(buckets.of(t), RowTimes::All(t), &slab[..present * row_len])?;
+                        let rows = &slab[..present * row_len];
+                        slice.run(buckets.of(t), RowTimes::All(t), Run::Rows { rows, row_len })?;
                     }
                 }
                 Ok(())
@@ -1468,24 +1453,37 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
             Some(slots) => {
                 // A storage bucket is summarized only when all of it falls in one output bucket.
                 let same = |start_ns: i64, end_ns: i64| buckets.of(start_ns) == buckets.of(end_ns - 1);
-                let mut rows = Vec::new();
                 db.scan_summarized(from_ns, to_ns, &same, None, |piece| -> Result<bool> {
                     match piece {
                         Scanned::Batch(batch) => fold(&mut slice, batch)?,
                         Scanned::Summary(s) => slice.summary(buckets.of(s.start_ns), &s, slots),
-                        // `scan_summarized` hands out rows, but columns fold as their rows too.
                         Scanned::Columns(c) => {
-                            c.rows_into(&mut rows);
-                            let times = c.times;
-                            fold(&mut slice, crate::db::Batch::Rows { times, rows: &rows })?
+                            fold_timed(&mut slice, buckets, c.times, |i, n| Run::Columns(c.slice(i, n)))?
                         }
                     }
                     Ok(true)
                 })?
             }
             // A filter on a summarized column passes over the storage buckets it rules out.
-            None => db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool> {
-                fold(&mut slice, batch)?;
+            None if prune.is_some() => {
+                db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool> {
+                    fold(&mut slice, batch)?;
+                    Ok(true)
+                })?
+            }
+            // Columnar records fold as the columns they decode to: no rows are built.
+            None => db.scan_columns(from_ns, to_ns, |piece| -> Result<bool> {
+                match piece {
+                    Scanned::Batch(batch) => fold(&mut slice, batch)?,
+                    Scanned::Columns(c) => {
+                        fold_timed(&mut slice, buckets, c.times, |i, n| Run::Columns(c.slice(i, n)))?
+                    }
+                    Scanned::Summary(_) => {
+                        return Err(Error::Invalid(
+                            "a scan of columns handed out a bucket summary".into(),
+                        ))
+                    }
+                }
                 Ok(true)
             })?,
         }
@@ -1495,6 +1493,31 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         slice.out.push((done, slice.accs));
     }
     Ok(slice.out)
+}
+
+/// Folds rows (or a record's columns) with a time each, in runs of one bucket: `run_of(i,
+/// n)` gives rows `i..i + n`.
+fn fold_timed<'a>(
+    slice: &mut Slice,
+    buckets: Buckets,
+    times: &[i64],
+    run_of: impl Fn(usize, usize) -> Run<'a>,
+) -> Result<()> {
+    let mut i = 0;
+    while i < times.len() {
+        let start = buckets.of(times[i]);
+        let end = buckets.end_of(times[i]);
+        // Rows come in time order, but a run only takes rows that truly fall in the bucket;
+        // at least one row, so a clamped bucket start cannot stall.
+        let n = times[i..]
+            .iter()
+            .position(|&t| t < start || t >= end)
+            .unwrap_or(times.len() - i)
+            .max(1);
+        slice.run(start, RowTimes::Each(&times[i..i + n]), run_of(i, n))?;
+        i += n;
+    }
+    Ok(())
 }
 
 /// The times of a run of rows: one each, or one for all (a grid slot).
@@ -1524,6 +1547,8 @@ struct Slice<'a> {
     accs: Vec<Acc>,
     /// The bucket `accs` belong to.
     current: Option<i64>,
+    /// Rows built from a columnar record, kept for the next.
+    spare: Vec<u8>,
 }
 
 impl Slice<'_> {
@@ -1571,63 +1596,175 @@ impl Slice<'_> {
         }
     }
 
-    /// Folds `rows` (whole rows, all in the bucket at `bucket`) into the bucket's states.
-    /// Fails only on damage met by the filter (a `sym` code the dictionary lost).
-    fn run(&mut self, bucket: i64, times: RowTimes, rows: &[u8]) -> Result<()> {
+    /// Folds `run` (all in the bucket at `bucket`) into the bucket's states. Fails only on
+    /// damage met by the filter (a `sym` code the dictionary lost).
+    fn run(&mut self, bucket: i64, times: RowTimes, run: Run) -> Result<()> {
         let row_len = self.row_len;
         let plan = self.plan;
-        if let Some(filter) = &plan.filter {
-            // A bucket none of whose rows pass is empty, as if it held no rows: whether its
-            // storage buckets were skipped by their summaries or read must not show.
-            for (k, r) in rows.chunks_exact(row_len).enumerate() {
-                if filter.matches(times.at(k), r)? {
-                    self.enter(bucket);
-                    for (acc, agg) in self.accs.iter_mut().zip(&plan.aggs) {
-                        acc.add(agg, r);
+        // Rows built from columns, for the filter and the states without a loop over columns.
+        let mut spare = std::mem::take(&mut self.spare);
+        let result = (|| {
+            if let Some(filter) = &plan.filter {
+                let rows = rows_of(run, &mut spare);
+                // A bucket none of whose rows pass is empty, as if it held no rows: whether its
+                // storage buckets were skipped by their summaries or read must not show.
+                for (k, r) in rows.chunks_exact(row_len).enumerate() {
+                    if filter.matches(times.at(k), r)? {
+                        self.enter(bucket);
+                        for (acc, agg) in self.accs.iter_mut().zip(&plan.aggs) {
+                            acc.add(agg, r);
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            self.enter(bucket);
+            let mut unfolded = Vec::new();
+            for (i, (acc, agg)) in self.accs.iter_mut().zip(&plan.aggs).enumerate() {
+                if !acc.add_run(agg, run) {
+                    unfolded.push(i);
+                }
+            }
+            if !unfolded.is_empty() {
+                let rows = rows_of(run, &mut spare);
+                for i in unfolded {
+                    for r in rows.chunks_exact(row_len) {
+                        self.accs[i].add(&plan.aggs[i], r);
                     }
                 }
             }
-            return Ok(());
-        }
-        self.enter(bucket);
-        for (acc, agg) in self.accs.iter_mut().zip(&self.plan.aggs) {
-            acc.add_run(agg, rows, row_len);
-        }
-        Ok(())
+            Ok(())
+        })();
+        self.spare = spare;
+        result
     }
 }
 
-/// The f64 at `offset` of `row` (the caller checked the column is `f64`).
+/// The rows of `run`: as they are, or built from its columns in `buf`.
+fn rows_of<'r>(run: Run<'r>, buf: &'r mut Vec<u8>) -> &'r [u8] {
+    match run {
+        Run::Rows { rows, .. } => rows,
+        Run::Columns(c) => {
+            c.rows_into(buf);
+            buf
+        }
+    }
+}
+
+/// A column of a run of rows: row `k`'s bytes start at `k * stride + offset` of `bytes`.
+#[derive(Clone, Copy)]
+struct Strided<'a> {
+    bytes: &'a [u8],
+    stride: usize,
+    offset: usize,
+}
+
+impl<'a> Strided<'a> {
+    #[inline(always)]
+    fn at(self, k: usize) -> &'a [u8] {
+        &self.bytes[k * self.stride + self.offset..]
+    }
+
+    /// The first `len` rows' bytes, in order: each slice starts at the row's value.
+    #[inline(always)]
+    fn iter(self, len: usize) -> impl Iterator<Item = &'a [u8]> + Clone {
+        let offset = self.offset;
+        let whole = self.bytes.get(..len * self.stride).unwrap_or(&[]);
+        whole.chunks_exact(self.stride).map(move |row| &row[offset..])
+    }
+}
+
 #[inline(always)]
-fn f64_at(row: &[u8], offset: usize) -> f64 {
-    let bytes: [u8; 8] = row[offset..offset + 8]
-        .try_into()
-        .expect("an f64 field is 8 bytes");
-    f64::from_le_bytes(bytes)
+fn i64_of(bytes: &[u8]) -> i64 {
+    i64::from_le_bytes(crate::db::schema::le(bytes))
+}
+
+#[inline(always)]
+fn f64_of(bytes: &[u8]) -> f64 {
+    f64::from_le_bytes(crate::db::schema::le(bytes))
+}
+
+/// Consecutive rows of one bucket as a scan hands them out: whole rows back to back, or a
+/// columnar record's decoded columns, which fold without the rows being built.
+#[derive(Clone, Copy)]
+enum Run<'a> {
+    Rows { rows: &'a [u8], row_len: usize },
+    Columns(Columns<'a>),
+}
+
+impl<'a> Run<'a> {
+    fn len(self) -> usize {
+        match self {
+            Run::Rows { rows, row_len } => rows.len() / row_len,
+            Run::Columns(c) => c.times.len(),
+        }
+    }
+
+    /// The rows' headers (present and null bits), which `FieldAt::is_null` reads.
+    fn headers(self) -> Strided<'a> {
+        match self {
+            Run::Rows { rows, row_len } => Strided {
+                bytes: rows,
+                stride: row_len,
+                offset: 0,
+            },
+            Run::Columns(c) => Strided {
+                bytes: c.headers(),
+                stride: c.header_len(),
+                offset: 0,
+            },
+        }
+    }
+
+    /// Column `f` of the rows; `None` where the scan did not decode it.
+    fn field(self, f: &FieldAt) -> Option<Strided<'a>> {
+        match self {
+            Run::Rows { rows, row_len } => Some(Strided {
+                bytes: rows,
+                stride: row_len,
+                offset: f.offset,
+            }),
+            Run::Columns(c) => {
+                let values = c.values(f.col);
+                (values.len() == c.times.len() * f.width).then_some(Strided {
+                    bytes: values,
+                    stride: f.width,
+                    offset: 0,
+                })
+            }
+        }
+    }
 }
 
 impl Acc {
-    /// Folds consecutive rows (`row_len` bytes each) in order, exactly as `add` row by row
-    /// would (same order of floating-point operations), with a tight loop for `f64` columns.
-    fn add_run(&mut self, agg: &Agg, rows: &[u8], row_len: usize) {
-        let all = rows.chunks_exact(row_len);
+    /// Folds a run of consecutive rows in order, exactly as `add` row by row would (same
+    /// order of floating-point operations), with a tight loop per column type. Returns false,
+    /// with nothing folded, for the states and types without one: the caller adds the rows.
+    fn add_run(&mut self, agg: &Agg, run: Run) -> bool {
+        let len = run.len();
         if let Acc::Count(n) = self {
-            *n += all.len() as u64;
-            return;
+            *n += len as u64;
+            return true;
         }
-        let Some(f) = agg.field else { return };
-        let present = move |r: &&[u8]| !f.is_null(r);
+        let Some(f) = agg.field else { return true };
+        let Some(x) = run.field(&f) else { return false };
+        let heads = run.headers();
+        // Each row's header and value, in order: loops skip the rows where it is null (a
+        // `filter` here costs a call per row).
+        let rows = move || heads.iter(len).zip(x.iter(len));
+        let values = move || rows().filter(move |(h, _)| !f.is_null(h)).map(|(_, v)| v);
         match self {
             Acc::Pick(v) => {
+                let present = |k: &usize| !f.is_null(heads.at(*k));
                 let pick = if agg.kind == Kind::Last {
-                    all.rev().find(present)
+                    (0..len).rev().find(present)
                 } else if v.is_none() {
-                    all.clone().find(present)
+                    (0..len).find(present)
                 } else {
                     None
                 };
-                if let Some(r) = pick {
-                    let bytes = f.bytes(r);
+                if let Some(k) = pick {
+                    let bytes = &x.at(k)[..f.width];
                     match v {
                         Some(old) => old.copy_from_slice(bytes),
                         None => *v = Some(bytes.to_vec()),
@@ -1636,9 +1773,12 @@ impl Acc {
             }
             Acc::SumFloat { n, sum } | Acc::Mean { n, sum } if f.ty == ColumnType::F64 => {
                 let (mut count, mut total) = (*n, *sum);
-                for r in all.filter(present) {
+                for (h, v) in rows() {
+                    if f.is_null(h) {
+                        continue;
+                    }
                     count += 1;
-                    total += f64_at(r, f.offset);
+                    total += f64_of(v);
                 }
                 (*n, *sum) = (count, total);
             }
@@ -1647,21 +1787,47 @@ impl Acc {
                 if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) =>
             {
                 let (mut count, mut total) = (*n, *sum);
-                for r in all.filter(present) {
+                for (h, v) in rows() {
+                    if f.is_null(h) {
+                        continue;
+                    }
                     count += 1;
-                    total += i128::from(i64::from_le_bytes(crate::db::schema::le(&r[f.offset..])));
+                    total += i128::from(i64_of(v));
                 }
                 (*n, *sum) = (count, total);
             }
-            Acc::Vwap { pq, q }
-                if f.ty == ColumnType::F64 && agg.qty.is_some_and(|g| g.ty == ColumnType::F64) =>
-            {
-                let Some(g) = agg.qty else { return };
+            Acc::Vwap { pq, q } => {
+                let Some(g) = agg.qty else { return true };
+                let Some(y) = run.field(&g) else { return false };
+                let rows = heads.iter(len).zip(x.iter(len).zip(y.iter(len)));
                 let (mut pq_sum, mut q_sum) = (*pq, *q);
-                for r in all.filter(|r| !f.is_null(r) && !g.is_null(r)) {
-                    let (p, v) = (f64_at(r, f.offset), f64_at(r, g.offset));
-                    pq_sum += p * v;
-                    q_sum += v;
+                match (f.ty, g.ty) {
+                    (ColumnType::F64, ColumnType::F64) => {
+                        for (h, (p, v)) in rows {
+                            if f.is_null(h) || g.is_null(h) {
+                                continue;
+                            }
+                            let (p, v) = (f64_of(p), f64_of(v));
+                            pq_sum += p * v;
+                            q_sum += v;
+                        }
+                    }
+                    // Decimal price and quantity: each value as `f64()` reads it, in order.
+                    (ColumnType::Dec(sp), ColumnType::Dec(sq)) => {
+                        // `decimal::to_f64`, its divisors worked out once.
+                        use crate::db::decimal::f64_divisor;
+                        let (dp, dq) = (f64_divisor(sp), f64_divisor(sq));
+                        for (h, (p, v)) in rows {
+                            if f.is_null(h) || g.is_null(h) {
+                                continue;
+                            }
+                            let p = i64_of(p) as f64 / dp;
+                            let v = i64_of(v) as f64 / dq;
+                            pq_sum += p * v;
+                            q_sum += v;
+                        }
+                    }
+                    _ => return false,
                 }
                 (*pq, *q) = (pq_sum, q_sum);
             }
@@ -1671,12 +1837,15 @@ impl Acc {
                     _ => None,
                 };
                 let max = agg.kind == Kind::Max;
-                for r in all.filter(present) {
+                for (h, v) in rows() {
+                    if f.is_null(h) {
+                        continue;
+                    }
                     // NaN wins and stays, as in `consider`.
                     if b.is_some_and(f64::is_nan) {
                         break;
                     }
-                    let v = f64_at(r, f.offset);
+                    let v = f64_of(v);
                     let better = match b {
                         None => true,
                         Some(_) if v.is_nan() => true,
@@ -1688,25 +1857,6 @@ impl Acc {
                 }
                 *best = b.map(Num::F);
             }
-            // Decimal price and quantity: each value as `f64()` reads it, in the same order.
-            Acc::Vwap { pq, q }
-                if matches!(f.ty, ColumnType::Dec(_))
-                    && agg.qty.is_some_and(|g| matches!(g.ty, ColumnType::Dec(_))) =>
-            {
-                let Some(g) = agg.qty else { return };
-                let (ColumnType::Dec(sp), ColumnType::Dec(sq)) = (f.ty, g.ty) else {
-                    return;
-                };
-                let raw = |r: &[u8], at: usize| i64::from_le_bytes(crate::db::schema::le(&r[at..]));
-                let (mut pq_sum, mut q_sum) = (*pq, *q);
-                for r in all.filter(|r| !f.is_null(r) && !g.is_null(r)) {
-                    let p = crate::db::decimal::to_f64(raw(r, f.offset), sp);
-                    let v = crate::db::decimal::to_f64(raw(r, g.offset), sq);
-                    pq_sum += p * v;
-                    q_sum += v;
-                }
-                (*pq, *q) = (pq_sum, q_sum);
-            }
             // 8-byte integers and decimals: the same comparisons as `consider`, without NaN.
             Acc::Extreme(best) if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) => {
                 let mut b = match *best {
@@ -1714,8 +1864,11 @@ impl Acc {
                     _ => None,
                 };
                 let max = agg.kind == Kind::Max;
-                for r in all.filter(present) {
-                    let v = i64::from_le_bytes(crate::db::schema::le(&r[f.offset..]));
+                for (h, v) in rows() {
+                    if f.is_null(h) {
+                        continue;
+                    }
+                    let v = i64_of(v);
                     b = Some(match b {
                         Some(x) if (max && v <= x) || (!max && v >= x) => x,
                         _ => v,
@@ -1723,19 +1876,15 @@ impl Acc {
                 }
                 *best = b.map(Num::I);
             }
-            Acc::Values(values) if f.ty == ColumnType::F64 => {
-                values.extend(all.filter(present).map(|r| f64_at(r, f.offset)));
-            }
-            Acc::DecValues(values) => {
-                values.extend(
-                    all.filter(present)
-                        .map(|r| i64::from_le_bytes(crate::db::schema::le(&r[f.offset..]))),
-                );
-            }
+            Acc::Values(out) if f.ty == ColumnType::F64 => out.extend(values().map(f64_of)),
+            Acc::DecValues(out) => out.extend(values().map(i64_of)),
             Acc::Moments { n, mean, m2 } if f.ty == ColumnType::F64 => {
                 let (mut count, mut mu, mut sq) = (*n, *mean, *m2);
-                for r in all.filter(present) {
-                    let x = f64_at(r, f.offset);
+                for (h, v) in rows() {
+                    if f.is_null(h) {
+                        continue;
+                    }
+                    let x = f64_of(v);
                     count += 1;
                     let delta = x - mu;
                     mu += delta / count as f64;
@@ -1743,12 +1892,9 @@ impl Acc {
                 }
                 (*n, *mean, *m2) = (count, mu, sq);
             }
-            _ => {
-                for r in all {
-                    self.add(agg, r);
-                }
-            }
+            _ => return false,
         }
+        true
     }
 }
 
