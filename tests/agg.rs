@@ -1299,12 +1299,9 @@ fn fill_with_a_bucket_wider_than_the_years_before_1678_keeps_the_epoch_grid() {
     );
 }
 
-/// Columnar records fold as the columns they decode to, without rows being built: every
-/// aggregate, with and without a filter, answers byte for byte as over the same rows stored
-/// as raw records. Decimal and f64 columns (each with its own loop), nulls, NaN, several rows
-/// at one time and storage buckets wider than the output buckets.
-#[test]
-fn columnar_records_aggregate_byte_for_byte_as_raw_records() {
+/// 3,000 rows from 2020-12-31T23:30Z, a few seconds apart, some sharing a second: two decimal
+/// and two f64 columns, about one value in nine null, one NaN, and a text column.
+fn mixed_csv() -> String {
     let mut rng = common::Rng(0x5EED_F01D);
     let mut csv = String::from("time,p,q,f,g,s\n");
     let mut t = Y2021_S - 1800;
@@ -1327,7 +1324,42 @@ fn columnar_records_aggregate_byte_for_byte_as_raw_records() {
         ",sell\n2021-01-01T00:20:00Z,1.00,1.000,NaN,2,sell\n",
         1,
     );
-    let columns = "p:dec(2),q:dec(3),f:f64,g:f64,s:str(4)";
+    csv
+}
+
+/// A database of each `stores` (create arguments) holding `mixed_csv()`.
+fn mixed_databases(stores: &[(&str, Vec<&str>)]) -> Vec<TestDb> {
+    let csv = mixed_csv();
+    stores
+        .iter()
+        .map(|(_, extra)| {
+            let db = TestDb::create("1s", "p:dec(2),q:dec(3),f:f64,g:f64,s:str(4)", extra);
+            let file = db.path.with_extension("csv");
+            fs::write(&file, &csv).unwrap();
+            db.ok(&["import", "-q", file.to_str().unwrap()]);
+            db
+        })
+        .collect()
+}
+
+/// Every aggregate over each column of `mixed_csv()`, as one spec.
+fn mixed_spec() -> String {
+    let mut aggs = vec!["count".to_string(), "vwap(p,q)".into(), "vwap(f,g)".into()];
+    for c in ["p", "q", "f", "g"] {
+        for kind in ["first", "last", "min", "max", "sum", "mean", "stddev", "median"] {
+            aggs.push(format!("{kind}({c})"));
+        }
+        aggs.push(format!("quantile({c},0.3)"));
+    }
+    aggs.join(",")
+}
+
+/// Columnar records fold as the columns they decode to, without rows being built: every
+/// aggregate, with and without a filter, answers byte for byte as over the same rows stored
+/// as raw records. Decimal and f64 columns (each with its own loop), nulls, NaN, several rows
+/// at one time and storage buckets wider than the output buckets.
+#[test]
+fn columnar_records_aggregate_byte_for_byte_as_raw_records() {
     let stores = [
         (
             "raw",
@@ -1338,24 +1370,8 @@ fn columnar_records_aggregate_byte_for_byte_as_raw_records() {
             vec!["--layout", "bucket", "--bucket", "5m", "--codec", "columnar"],
         ),
     ];
-    let dbs: Vec<TestDb> = stores
-        .iter()
-        .map(|(_, extra)| {
-            let db = TestDb::create("1s", columns, extra);
-            let file = db.path.with_extension("csv");
-            fs::write(&file, &csv).unwrap();
-            db.ok(&["import", "-q", file.to_str().unwrap()]);
-            db
-        })
-        .collect();
-    let mut aggs = vec!["count".to_string(), "vwap(p,q)".into(), "vwap(f,g)".into()];
-    for c in ["p", "q", "f", "g"] {
-        for kind in ["first", "last", "min", "max", "sum", "mean", "stddev", "median"] {
-            aggs.push(format!("{kind}({c})"));
-        }
-        aggs.push(format!("quantile({c},0.3)"));
-    }
-    let spec = aggs.join(",");
+    let dbs = mixed_databases(&stores);
+    let spec = mixed_spec();
     let (from, to) = (iso(Y2021_S - 3600), iso(Y2021_S + 7200));
     for every in ["1m", "7m", "1h", "1d"] {
         for filter in [None, Some("s=buy"), Some("p>120")] {
@@ -1383,4 +1399,40 @@ fn columnar_records_aggregate_byte_for_byte_as_raw_records() {
         .map(|db| db.ok(&["range", &from, &to, "--agg", &spec]))
         .collect();
     assert!(whole.iter().all(|w| w == &whole[0]), "{whole:?}");
+}
+
+/// Regression: over the same window, f64 aggregates printed other last digits on the grid
+/// than on bucket records (`mean(g)` of the bucket of 23:27, its rows from 23:30:
+/// 171.24019607843132 against 171.24019607843138). Time slices began where each layout found
+/// data, so the bucket was summed in other parts; slice edges now lie on the window's grid.
+#[test]
+fn f64_aggregates_print_the_same_digits_on_every_layout() {
+    let stores = [
+        ("grid", vec!["--layout", "grid", "--depth", "4"]),
+        (
+            "raw",
+            vec!["--layout", "bucket", "--bucket", "5m", "--codec", "raw"],
+        ),
+        (
+            "columnar",
+            vec!["--layout", "bucket", "--bucket", "5m", "--codec", "columnar"],
+        ),
+    ];
+    let dbs = mixed_databases(&stores);
+    let spec = "sum(f),mean(g),stddev(f),vwap(f,g),mean(p)";
+    let to = iso(Y2021_S + 7200);
+    // Windows that start before the data, at a bucket's start and inside a bucket.
+    for from in [Y2021_S - 3600, Y2021_S - 1980, Y2021_S - 1700] {
+        for every in ["7m", "13m", "1h"] {
+            let from = iso(from);
+            let args = ["range", &from, &to, "--every", every, "--agg", spec];
+            let outputs: Vec<String> = dbs.iter().map(|db| db.ok(&args)).collect();
+            for ((name, _), out) in stores.iter().zip(&outputs).skip(1) {
+                assert_eq!(
+                    out, &outputs[0],
+                    "{name} against the grid, from {from}, --every {every}"
+                );
+            }
+        }
+    }
 }

@@ -1258,6 +1258,23 @@ fn write_buckets_of<E: From<Error>>(
             Slicing::Parallel => rayon::current_num_threads().max(1) * 2,
             Slicing::Serial => 1,
         };
+        // Slices end on a grid the window fixes (`scan_from + k × slice_ns`), never where
+        // data was found, which depends on the layout: the pieces a bucket's f64 sums are
+        // split into, and so their last digits, are the same on every layout.
+        let grid = |k: i128| {
+            let point = i128::from(scan_from) + k * i128::from(slice_ns);
+            i64::try_from(point).unwrap_or(i64::MAX).min(scan_to)
+        };
+        // Grid point k, moved back to the start of the bucket it cuts when that lies past the
+        // point before: each bucket then sums its rows in one pass, in time order.
+        let boundary = |k: i128| {
+            let (point, start) = (grid(k), buckets.of(grid(k)));
+            if point < scan_to && start > grid(k - 1) {
+                start
+            } else {
+                point
+            }
+        };
         let mut at = scan_from;
         while at < scan_to && writer.left > 0 {
             let mut slices = Vec::with_capacity(batch);
@@ -1271,13 +1288,11 @@ fn write_buckets_of<E: From<Error>>(
                         break;
                     }
                 }
-                let mut end = at.saturating_add(slice_ns).min(scan_to);
-                // At a bucket's start when one lies in the slice: each bucket then sums its
-                // rows in one pass, in time order, however the window is sliced.
-                let bucket_start = buckets.of(end);
-                if end < scan_to && bucket_start > at {
-                    end = bucket_start;
-                }
+                // The first boundary past `at`: grid point k's, or else the next one's.
+                let k = (i128::from(at) - i128::from(scan_from)).div_euclid(i128::from(slice_ns)) + 1;
+                let end = Some(boundary(k))
+                    .filter(|&end| end > at)
+                    .unwrap_or_else(|| boundary(k + 1));
                 slices.push((at, end));
                 at = end;
             }
