@@ -139,10 +139,18 @@ fn an_all_zero_row_is_a_row_not_a_hole() {
 #[test]
 fn bad_values_are_refused_with_the_column_and_reason() {
     let db = all_types_db();
-    let cases: [(&[&str], &str); 6] = [
+    let long = format!("s={}", "x".repeat(5000));
+    let cases: [(&[&str], &str); 7] = [
         (
             &["s=123456789"],
-            "column `s`: `123456789`: string too long: 9 bytes, the column holds 8",
+            "column `s`: `123456789`: string too long: 9 bytes, the column holds 8 (it is never \
+             cut); widen it: `xs alter --widen 'NAME:str(9)'` for this database",
+        ),
+        // Past any str(N): no widening to offer, and the value shown by its start.
+        (
+            &[&long],
+            "`xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…`: string too long: 5000 bytes, the column \
+             holds 8 and no str(N) more than 4096; leave the column out",
         ),
         (&["s=ééééé"], "string too long: 10 bytes"),
         (&["a=128"], "column `a`: `128`: value out of range for i8"),

@@ -67,9 +67,14 @@ fn encode_values(schema: &Schema, values: &[String]) -> CliResult<Vec<u8>> {
         .count();
     let set = |row: &mut Vec<u8>, col: usize, text: &str| {
         let name = &schema.columns()[col].name;
-        schema
-            .set_field(row, col, text)
-            .map_err(|e| Failure::usage(format!("column `{name}`: `{text}`: {e}")))
+        schema.set_field(row, col, text).map_err(|e| {
+            // A long value is shown by its start, as import's rejects show it.
+            let mut shown: String = text.chars().take(40).collect();
+            if shown.len() < text.len() {
+                shown.push('…');
+            }
+            Failure::usage(format!("column `{name}`: `{shown}`: {e}"))
+        })
     };
     if named == values.len() {
         for pair in values {

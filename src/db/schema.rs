@@ -181,12 +181,17 @@ impl fmt::Display for FieldError {
                  scale: `xs alter --widen 'NAME:dec({decimals})'` for this database, --columns \
                  NAME:dec({decimals}) for a new one, or store it as f64"
             ),
-            FieldError::TooLong { len_bytes, max_bytes } => {
-                write!(
-                    f,
-                    "string too long: {len_bytes} bytes, the column holds {max_bytes}"
-                )
-            }
+            FieldError::TooLong { len_bytes, max_bytes } if *len_bytes <= usize::from(MAX_STR_LEN) => write!(
+                f,
+                "string too long: {len_bytes} bytes, the column holds {max_bytes} (it is never \
+                 cut); widen it: `xs alter --widen 'NAME:str({len_bytes})'` for this database, \
+                 --columns 'NAME:str({len_bytes})' for a new one"
+            ),
+            FieldError::TooLong { len_bytes, max_bytes } => write!(
+                f,
+                "string too long: {len_bytes} bytes, the column holds {max_bytes} and no str(N) \
+                 more than {MAX_STR_LEN}; leave the column out of the input or shorten the text"
+            ),
             FieldError::NotUtf8 { ty } => write!(
                 f,
                 "not a valid {ty}: the text is not UTF-8; if the file is in another encoding, \
