@@ -207,6 +207,12 @@ fn a_duckdb_shaped_parquet_file_imports_with_its_types_and_values() {
     let db = tmp.path().join("d");
     let said = import_new(s(&file), &db, &[]);
     assert!(said.contains("duck.parquet: Parquet of 1000 row(s)"), "{said}");
+    // The time column and its unit come from the schema: not "as given" by flags never passed.
+    assert!(
+        said.contains("time column `ts` (the file's schema has it)"),
+        "{said}"
+    );
+    assert!(!said.contains("as given"), "{said}");
     let schema = ok_in(&db, &["schema"]);
     for (name, ty) in [
         ("px", "dec(2)"),

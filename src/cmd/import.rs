@@ -335,12 +335,15 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     // Epoch numbers whose unit no one gave are read in the unit their magnitude says: a
     // Parquet timestamp's unit is its own, not a CSV's after it.
     let unit_by_magnitude = time_unit.is_none();
+    let (mut time_column_from_schema, mut time_unit_from_schema) = (false, false);
     if let Some((name, unit)) = &columnar.time {
         if time_columns.is_empty() {
             time_columns.push(name.clone());
+            time_column_from_schema = true;
         }
-        if time_columns.first() == Some(name) {
-            time_unit = time_unit.or(Some(*unit));
+        if time_columns.first() == Some(name) && time_unit.is_none() {
+            time_unit = Some(*unit);
+            time_unit_from_schema = true;
         }
     }
     for (name, ty) in &columnar.types {
@@ -397,6 +400,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             .unique_by
             .as_deref()
             .map(|s| super::create::key_list(Some(s))),
+        time_column_from_schema,
+        time_unit_from_schema,
         ..Overrides::default()
     };
     // Whether naive times are read in the zone the database records (said in the summary).

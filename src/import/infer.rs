@@ -56,6 +56,10 @@ pub struct Overrides {
     pub series: Option<Vec<String>>,
     /// `--unique-by`: the unique key (empty: none); `None`: inferred.
     pub unique: Option<Vec<String>>,
+    /// `time_columns`, and `time_unit`, were read from a Parquet or Arrow input's schema, not
+    /// given by the user: the notes say where they come from.
+    pub time_column_from_schema: bool,
+    pub time_unit_from_schema: bool,
 }
 
 /// The estimated disk use of the chosen settings.
@@ -1890,10 +1894,17 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     } else {
         dialect::unique_name(names, &time_columns.join("_"))
     };
-    let guessed = if !o.time_columns.is_empty() {
+    let guessed = if o.time_column_from_schema {
+        "the file's schema has it"
+    } else if !o.time_columns.is_empty() {
         "as given"
     } else {
         "guessed; pass --time-column to choose"
+    };
+    // The unit a schema gives reaches the formats as if given by --time-unit.
+    let how = match o.time_unit_from_schema {
+        true => how.replace("as given by --time-unit", "the unit the file's schema gives"),
+        false => how,
     };
     notes.extend(joined_note);
     notes.push(format!("time column `{time_name}` ({guessed}): {how}"));
