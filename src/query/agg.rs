@@ -1689,6 +1689,20 @@ impl<'a> Strided<'a> {
     }
 }
 
+/// Whether any of the first `len` rows has a null in one of `fields`. A plain loop: `any`
+/// over these adapters compiles to a call per row.
+#[inline(always)]
+fn has_null(heads: Strided, len: usize, fields: &[FieldAt]) -> bool {
+    for h in heads.iter(len) {
+        for f in fields {
+            if f.is_null(h) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 #[inline(always)]
 fn i64_of(bytes: &[u8]) -> i64 {
     i64::from_le_bytes(crate::db::schema::le(bytes))
@@ -1767,6 +1781,8 @@ impl Acc {
         // Each row's header and value, in order: loops skip the rows where it is null (a
         // `filter` here costs a call per row).
         let rows = move || heads.iter(len).zip(x.iter(len));
+        // Most runs hold no null: their loops then read the values alone.
+        let no_nulls = move || !has_null(heads, len, &[f]);
         let values = move || rows().filter(move |(h, _)| !f.is_null(h)).map(|(_, v)| v);
         match self {
             Acc::Pick(v) => {
@@ -1788,12 +1804,19 @@ impl Acc {
             }
             Acc::SumFloat { n, sum } | Acc::Mean { n, sum } if f.ty == ColumnType::F64 => {
                 let (mut count, mut total) = (*n, *sum);
-                for (h, v) in rows() {
-                    if f.is_null(h) {
-                        continue;
+                if no_nulls() {
+                    count += len as u64;
+                    for v in x.iter(len) {
+                        total += f64_of(v);
                     }
-                    count += 1;
-                    total += f64_of(v);
+                } else {
+                    for (h, v) in rows() {
+                        if f.is_null(h) {
+                            continue;
+                        }
+                        count += 1;
+                        total += f64_of(v);
+                    }
                 }
                 (*n, *sum) = (count, total);
             }
@@ -1802,12 +1825,17 @@ impl Acc {
                 if matches!(f.ty, ColumnType::I64 | ColumnType::Dec(_)) =>
             {
                 let (mut count, mut total) = (*n, *sum);
-                for (h, v) in rows() {
-                    if f.is_null(h) {
-                        continue;
+                if no_nulls() {
+                    count += len as u64;
+                    total += x.iter(len).map(|v| i128::from(i64_of(v))).sum::<i128>();
+                } else {
+                    for (h, v) in rows() {
+                        if f.is_null(h) {
+                            continue;
+                        }
+                        count += 1;
+                        total += i128::from(i64_of(v));
                     }
-                    count += 1;
-                    total += i128::from(i64_of(v));
                 }
                 (*n, *sum) = (count, total);
             }
@@ -1832,14 +1860,22 @@ impl Acc {
                         // `decimal::to_f64`, its divisors worked out once.
                         use crate::db::decimal::f64_divisor;
                         let (dp, dq) = (f64_divisor(sp), f64_divisor(sq));
-                        for (h, (p, v)) in rows {
-                            if f.is_null(h) || g.is_null(h) {
-                                continue;
-                            }
+                        let mut add = |p: &[u8], v: &[u8]| {
                             let p = i64_of(p) as f64 / dp;
                             let v = i64_of(v) as f64 / dq;
                             pq_sum += p * v;
                             q_sum += v;
+                        };
+                        if !has_null(heads, len, &[f, g]) {
+                            for (p, v) in x.iter(len).zip(y.iter(len)) {
+                                add(p, v);
+                            }
+                        } else {
+                            for (h, (p, v)) in rows {
+                                if !f.is_null(h) && !g.is_null(h) {
+                                    add(p, v);
+                                }
+                            }
                         }
                     }
                     _ => return false,
