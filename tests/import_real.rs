@@ -1692,6 +1692,42 @@ fn a_number_with_both_marks_shows_the_decimal_comma_and_the_dots_group_thousands
     );
 }
 
+/// A `;` file whose numbers are only `1.736`, `736`, `12.500`: nothing tells whether the point
+/// groups thousands (a German export of whole quantities) or is a decimal point. Read as
+/// decimals, as before, but said with a warning that names --decimal-comma, also under -q when
+/// the import creates the database (a later -q import into it is not told again).
+#[test]
+fn numbers_that_may_group_thousands_with_a_point_are_warned_of() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "Datum;Menge;Preis\n2021-01-01 00:00:00;1.736;12\n2021-01-01 00:00:01;736;13\n\
+                2021-01-01 00:00:02;12.500;14\n";
+    fs::write(d.join("de.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "g", "import", "-q", "de.csv"]));
+    assert!(
+        err.contains("xs: warning: de.csv: numbers such as `1.736`, `12.500` are read as decimals (1.736)")
+            && err.contains("groups thousands instead (1736)")
+            && err.contains("pass --decimal-comma"),
+        "{err}"
+    );
+    assert!(range(d, "g").contains("2021-01-01T00:00:00Z,1.736,12\n"));
+    let (_, err) = ok(xs(d).args(["-d", "g", "import", "-q", "de.csv"]));
+    assert!(err.is_empty(), "{err}");
+    // The flag settles it: the points group thousands.
+    let (_, err) = ok(xs(d).args(["-d", "k", "import", "-q", "--decimal-comma", "de.csv"]));
+    assert!(err.is_empty(), "{err}");
+    let out = range(d, "k");
+    assert!(
+        out.contains("2021-01-01T00:00:00Z,1736,12\n") && out.contains("12500,14"),
+        "{out}"
+    );
+    // A number that tells the mark (`0.5`, `2.25`) leaves no doubt: no warning.
+    let text = "Datum;Menge\n2021-01-01 00:00:00;1.736\n2021-01-01 00:00:01;2.25\n";
+    fs::write(d.join("told.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "p", "import", "-q", "told.csv"]));
+    assert!(err.is_empty(), "{err}");
+}
+
 /// Chinese futures feeds write a trading day and the time as digits with its milliseconds
 /// (`20240102,093000123`): the date alone was taken for the time, every row of a day stored
 /// at its midnight, exit 0.

@@ -792,6 +792,10 @@ fn existing_time_plan(
         for n in sample.notes.iter().chain(note.iter()).chain(zone_note) {
             eprintln!("xs: {n}");
         }
+        // Said always when the database was created; a nightly -q import is not told again.
+        for warning in &sample.warnings {
+            eprintln!("xs: warning: {warning}");
+        }
     }
     let from_db = args.timezone.is_none() && stated.is_none() && *zone != Zone::Utc;
     if let Some((stated, _)) = stated {
@@ -843,6 +847,9 @@ fn warn_unfinished(dir: &Path) {
 
 /// Prints what was inferred (unless `quiet`) and any warning that calls for action (always).
 fn report_inference(dir: &Path, sample: &xs::import::Sample, inference: &infer::Inference, quiet: bool) {
+    for warning in &sample.warnings {
+        eprintln!("xs: warning: {warning}");
+    }
     if quiet {
         if let Some(f) = inference
             .footprint

@@ -137,6 +137,8 @@ pub struct Sample {
     pub source_name: String,
     /// What was detected about the text (delimiter, header, preamble, names), to print.
     pub notes: Vec<String>,
+    /// What the text leaves in doubt and the user may have to settle: printed even with -q.
+    pub warnings: Vec<String>,
     /// Only the head of the input was sampled (a stream, or a compressed file).
     pub head_only: bool,
     /// Besides the head, records from across the rest of the file were sampled.
@@ -428,7 +430,13 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
                 .notes
                 .push("lines end in a carriage return alone (classic Mac OS), read as line feeds".into());
         }
-        detect_dialect(&chunk.data, &first_source.name, &mut csv, &mut sample.notes)?;
+        detect_dialect(
+            &chunk.data,
+            &first_source.name,
+            &mut csv,
+            &mut sample.notes,
+            &mut sample.warnings,
+        )?;
         reader.set_delimiter(csv.delimiter);
         let header = header_names(&chunk.data, &csv)?;
         for (text, name) in &header.renamed {
@@ -515,7 +523,13 @@ fn excel_sep_line(data: &[u8]) -> Option<u8> {
 /// Fills in the delimiter, the preamble, the header and the decimal comma that `csv.sniff`
 /// asks for, from the first chunk of an input, and says what it found. Returns whether its
 /// numbers told the decimal mark (`false`: none showed one, and a point is assumed).
-fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec<String>) -> Result<bool> {
+fn detect_dialect(
+    data: &[u8],
+    name: &str,
+    csv: &mut CsvOptions,
+    notes: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Result<bool> {
     let mut mark_told = false;
     let sniff = csv.sniff.clone();
     let mut at = skip_lines(data, csv.skip_lines);
@@ -571,6 +585,34 @@ fn detect_dialect(data: &[u8], name: &str, csv: &mut CsvOptions, notes: &mut Vec
             notes.push("numbers with a decimal comma (detected; pass --decimal-comma to force it)".into());
         }
         mark_told = commas || dots;
+        // `1.736` beside `736` and no number that tells the mark: a point grouping thousands,
+        // as software writing `;` and decimal commas does, reads the same as a decimal point.
+        let dot_grouped = |v: &&Vec<u8>| {
+            let v = v.trim_ascii();
+            let v = v.strip_prefix(b"-").unwrap_or(v);
+            let groups: Vec<&[u8]> = v.split(|&c| c == b'.').collect();
+            groups.len() > 1
+                && (1..=3).contains(&groups[0].len())
+                && groups[0][0] != b'0'
+                && groups[1..].iter().all(|g| g.len() == 3)
+                && groups.iter().all(|g| g.iter().all(u8::is_ascii_digit))
+        };
+        let shown: Vec<String> = values()
+            .filter(dot_grouped)
+            .take(3)
+            .map(|v| String::from_utf8_lossy(v.trim_ascii()).into_owned())
+            .collect();
+        if let (false, Some(first)) = (mark_told, shown.first()) {
+            warnings.push(format!(
+                "{name}: numbers such as `{}` are read as decimals ({first}), but nothing in the \
+                 first {} records tells whether the point groups thousands instead ({}), as \
+                 software that writes {} often does; if it does, pass --decimal-comma",
+                shown.join("`, `"),
+                head.len().saturating_sub(1),
+                first.replace('.', ""),
+                dialect::delimiter_name(csv.delimiter)
+            ));
+        }
     }
     let (width, _) = dialect::modal_width(&head);
     let mut first = 0;
@@ -2767,7 +2809,7 @@ fn later_input_csv(
     first_names: &[String],
 ) -> Result<CsvOptions> {
     let mut csv = asked.clone();
-    let mark_told = detect_dialect(peeked, name, &mut csv, &mut Vec::new())?;
+    let mark_told = detect_dialect(peeked, name, &mut csv, &mut Vec::new(), &mut Vec::new())?;
     if asked.sniff.decimal_comma && !mark_told && csv.delimiter != b',' {
         // Numbers that do not tell (`1.500`, or none in the first records) are read as the
         // first input's: the next part of a German export groups thousands with dots.
