@@ -1745,7 +1745,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Column `f` of the rows; `None` where the scan did not decode it.
+    /// Column `f` of the rows; `None` if the scan did not decode it, which a plan's own
+    /// scan always does (`Plan::columns_read` names every column an aggregate reads).
     fn field(self, f: &FieldAt) -> Option<Strided<'a>> {
         match self {
             Run::Rows { rows, row_len } => Some(Strided {
