@@ -121,16 +121,18 @@ pub fn grouped_decimal(v: &[u8], group: u8, decimal: u8) -> bool {
         return false;
     };
     let (int, frac) = (&v[..p], &v[p + 1..]);
+    is_grouped(int, group) && !frac.is_empty() && frac.iter().all(u8::is_ascii_digit)
+}
+
+/// Whether `int` is digits grouped in thousands by `group` (`1.234`, `12,345,678`). `0.845`
+/// is not: a number written with a point.
+pub fn is_grouped(int: &[u8], group: u8) -> bool {
     let groups: Vec<&[u8]> = int.split(|&c| c == group).collect();
     groups.len() > 1
         && (1..=3).contains(&groups[0].len())
         && groups[0][0] != b'0'
         && groups[1..].iter().all(|g| g.len() == 3)
-        && !frac.is_empty()
-        && groups
-            .iter()
-            .chain([&frac])
-            .all(|g| g.iter().all(u8::is_ascii_digit))
+        && groups.iter().all(|g| g.iter().all(u8::is_ascii_digit))
 }
 
 /// A number written with a decimal comma, in `out` as xs reads numbers: `12,5` → `12.5`,
@@ -145,14 +147,8 @@ pub fn from_decimal_comma(v: &[u8], out: &mut Vec<u8>) -> bool {
         Some(p) => (&body[..p], Some(&body[p + 1..])),
         None => (body, None),
     };
-    let groups: Vec<&[u8]> = int.split(|&c| c == b'.').collect();
-    let grouped = groups.len() > 1
-        && (1..=3).contains(&groups[0].len())
-        // `0.845` is no thousands grouping: a number written with a point.
-        && groups[0][0] != b'0'
-        && groups[1..].iter().all(|g| g.len() == 3)
-        && groups.iter().all(|g| g.iter().all(u8::is_ascii_digit));
-    let plain = groups.len() == 1 && !int.is_empty() && int.iter().all(u8::is_ascii_digit);
+    let grouped = is_grouped(int, b'.');
+    let plain = !int.is_empty() && int.iter().all(u8::is_ascii_digit);
     // An exponent after the decimals, as spreadsheets write small and large numbers under a
     // decimal comma (`1,5E-03`); not after digits grouped by dots.
     let (frac, exp) = match frac.and_then(|f| f.iter().position(|&c| c == b'e' || c == b'E')) {
@@ -173,7 +169,7 @@ pub fn from_decimal_comma(v: &[u8], out: &mut Vec<u8>) -> bool {
     }
     out.clear();
     out.extend_from_slice(sign);
-    out.extend(groups.iter().flat_map(|g| g.iter().copied()));
+    out.extend(int.iter().copied().filter(|&c| c != b'.'));
     if let Some(f) = frac {
         out.push(b'.');
         out.extend_from_slice(f);

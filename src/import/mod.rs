@@ -137,7 +137,8 @@ pub struct Sample {
     pub source_name: String,
     /// What was detected about the text (delimiter, header, preamble, names), to print.
     pub notes: Vec<String>,
-    /// What the text leaves in doubt and the user may have to settle: printed even with -q.
+    /// What the text leaves in doubt and the user may have to settle: printed even with -q
+    /// when the import creates the database.
     pub warnings: Vec<String>,
     /// Only the head of the input was sampled (a stream, or a compressed file).
     pub head_only: bool,
@@ -589,13 +590,7 @@ fn detect_dialect(
         // as software writing `;` and decimal commas does, reads the same as a decimal point.
         let dot_grouped = |v: &&Vec<u8>| {
             let v = v.trim_ascii();
-            let v = v.strip_prefix(b"-").unwrap_or(v);
-            let groups: Vec<&[u8]> = v.split(|&c| c == b'.').collect();
-            groups.len() > 1
-                && (1..=3).contains(&groups[0].len())
-                && groups[0][0] != b'0'
-                && groups[1..].iter().all(|g| g.len() == 3)
-                && groups.iter().all(|g| g.iter().all(u8::is_ascii_digit))
+            dialect::is_grouped(v.strip_prefix(b"-").unwrap_or(v), b'.')
         };
         let shown: Vec<String> = values()
             .filter(dot_grouped)
