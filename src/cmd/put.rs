@@ -69,10 +69,7 @@ fn encode_values(schema: &Schema, values: &[String]) -> CliResult<Vec<u8>> {
         let name = &schema.columns()[col].name;
         schema.set_field(row, col, text).map_err(|e| {
             // A long value is shown by its start, as import's rejects show it.
-            let mut shown: String = text.chars().take(40).collect();
-            if shown.len() < text.len() {
-                shown.push('…');
-            }
+            let shown = xs::import::show(text.as_bytes());
             Failure::usage(format!("column `{name}`: `{shown}`: {e}"))
         })
     };

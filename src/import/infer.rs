@@ -27,6 +27,9 @@ use crate::db::BLOCK_LEN;
 use crate::error::{Error, Result};
 use crate::io::timefmt::EpochUnit;
 
+/// How the notes say a time unit came from `--time-unit` (or, said otherwise, a file's schema).
+const UNIT_GIVEN: &str = "as given by --time-unit";
+
 /// What the user fixed; everything else is guessed.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
@@ -445,7 +448,7 @@ pub fn detect_time_format(
         let day_in = |u: EpochUnit| (NS_PER_DAY / u.ns()) as u64;
         // Below one day: a time of day, not a time in 1970.
         let time_of_day_unit = match unit {
-            Some(u) if !negative && max <= day_in(u) => Some((u, "as given by --time-unit")),
+            Some(u) if !negative && max <= day_in(u) => Some((u, UNIT_GIVEN)),
             None if !negative && max < day_in(EpochUnit::Ms) => Some(if max >= day_in(EpochUnit::S) {
                 (EpochUnit::Ms, "by their magnitude; pass --time-unit to choose")
             } else {
@@ -477,7 +480,7 @@ pub fn detect_time_format(
         }
         let given = unit.is_some();
         let (unit, how) = match unit {
-            Some(u) => (u, "as given by --time-unit"),
+            Some(u) => (u, UNIT_GIVEN),
             None => {
                 // The median, so that one outlier cannot change the unit of every row.
                 epoch_magnitudes.sort_unstable();
@@ -1903,7 +1906,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     };
     // The unit a schema gives reaches the formats as if given by --time-unit.
     let how = match o.time_unit_from_schema {
-        true => how.replace("as given by --time-unit", "the unit the file's schema gives"),
+        true => how.replace(UNIT_GIVEN, "the unit the file's schema gives"),
         false => how,
     };
     notes.extend(joined_note);

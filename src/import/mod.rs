@@ -1807,7 +1807,8 @@ fn past_midnight_reason(from: i64, to: i64) -> String {
     )
 }
 
-fn show(bytes: &[u8]) -> String {
+/// A field as messages show it: its first 40 bytes, then `…` when there is more.
+pub fn show(bytes: &[u8]) -> String {
     const MAX: usize = 40;
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]);
     if bytes.len() > MAX {
