@@ -1616,23 +1616,22 @@ impl Slice<'_> {
     fn run(&mut self, bucket: i64, times: RowTimes, run: Run) -> Result<()> {
         let row_len = self.row_len;
         let plan = self.plan;
-        // Rows built from columns, for the filter and the states without a loop over columns.
+        // Rows built from columns, for the filter and the states without a loop over columns
+        // (a buffer kept for the next run; a failed fold ends the query, and drops it).
         let mut spare = std::mem::take(&mut self.spare);
-        let result = (|| {
-            if let Some(filter) = &plan.filter {
-                let rows = rows_of(run, &mut spare);
-                // A bucket none of whose rows pass is empty, as if it held no rows: whether its
-                // storage buckets were skipped by their summaries or read must not show.
-                for (k, r) in rows.chunks_exact(row_len).enumerate() {
-                    if filter.matches(times.at(k), r)? {
-                        self.enter(bucket);
-                        for (acc, agg) in self.accs.iter_mut().zip(&plan.aggs) {
-                            acc.add(agg, r);
-                        }
+        if let Some(filter) = &plan.filter {
+            let rows = rows_of(run, &mut spare);
+            // A bucket none of whose rows pass is empty, as if it held no rows: whether its
+            // storage buckets were skipped by their summaries or read must not show.
+            for (k, r) in rows.chunks_exact(row_len).enumerate() {
+                if filter.matches(times.at(k), r)? {
+                    self.enter(bucket);
+                    for (acc, agg) in self.accs.iter_mut().zip(&plan.aggs) {
+                        acc.add(agg, r);
                     }
                 }
-                return Ok(());
             }
+        } else {
             self.enter(bucket);
             let mut unfolded = Vec::new();
             for (i, (acc, agg)) in self.accs.iter_mut().zip(&plan.aggs).enumerate() {
@@ -1648,10 +1647,9 @@ impl Slice<'_> {
                     }
                 }
             }
-            Ok(())
-        })();
+        }
         self.spare = spare;
-        result
+        Ok(())
     }
 }
 
