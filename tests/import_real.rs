@@ -729,11 +729,9 @@ fn every_input_must_date_its_times_of_day_before_anything_is_written() {
         d.join("days/a_20140501.csv"),
     )
     .unwrap();
-    fs::copy(
-        Path::new(REAL).join("eurusd_quote.csv"),
-        d.join("days/b_nodate.csv"),
-    )
-    .unwrap();
+    // Another day's quotes (not the same bytes, which would be refused as a copy).
+    let quotes = fs::read_to_string(Path::new(REAL).join("eurusd_quote.csv")).unwrap();
+    fs::write(d.join("days/b_nodate.csv"), quotes.replacen("292,", "293,", 1)).unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "q", "import", "days"]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("b_nodate.csv") && err.contains("--date"), "{err}");
@@ -1823,8 +1821,64 @@ fn a_directory_holding_a_file_and_its_compressed_copy_is_refused() {
     fs::write(d.join("in/m.csv.gz"), gz.finish().unwrap()).unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "m", "import", "in"]));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("the same file compressed and not?"), "{err}");
+    assert!(
+        err.contains("look like the same file compressed and not"),
+        "{err}"
+    );
     assert!(!d.join("m").join("xs.toml").exists());
+}
+
+#[test]
+fn an_input_given_twice_in_one_command_is_refused_not_stored_twice() {
+    // One import adds a later file's rows at a stored time to the rows there (split files),
+    // so `xs import a.csv a.csv` stored every row twice, exit 0.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "time,v\n2024-01-01T00:00:00Z,1\n2024-01-01T00:01:00Z,2\n";
+    fs::write(d.join("a.csv"), text).unwrap();
+    fs::write(d.join("copy.csv"), text).unwrap();
+    fs::write(d.join("a_20240101.csv"), text).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+    fs::write(d.join("a.csv.gz"), gz.finish().unwrap()).unwrap();
+    fs::create_dir(d.join("in")).unwrap();
+    fs::write(d.join("in/b.csv"), "time,v\n2024-01-02T00:00:00Z,3\n").unwrap();
+    for (args, why) in [
+        (&["a.csv", "a.csv"][..], "are the same file"),
+        (&["a.csv", "./a.csv"][..], "are the same file"),
+        (&["in", "in/b.csv"][..], "are the same file"),
+        (
+            &["a.csv", "a.csv.gz"][..],
+            "look like the same file compressed and not",
+        ),
+        (&["a.csv", "copy.csv"][..], "hold the same bytes"),
+        (&["a.csv", "a_20240101.csv"][..], "hold the same bytes"),
+    ] {
+        let (code, _, err) = run(xs(d).args(["-d", "m", "import"]).args(args));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains(why) && err.contains("store each row twice"),
+            "{args:?}: {err}"
+        );
+        assert!(!d.join("m").join("xs.toml").exists(), "{args:?}");
+    }
+    // Into an existing database too; files that merely share a size or a name elsewhere import.
+    ok(xs(d).args(["-d", "m", "import", "-q", "a.csv"]));
+    let (code, _, err) = run(xs(d).args(["-d", "m", "import", "a.csv", "copy.csv"]));
+    assert_eq!(code, 2, "{err}");
+    fs::write(
+        d.join("c.csv"),
+        "time,v\n2024-01-01T00:02:00Z,3\n2024-01-01T00:03:00Z,4\n",
+    )
+    .unwrap();
+    fs::create_dir(d.join("other")).unwrap();
+    fs::write(d.join("other/a.csv.gz"), "time,v\n2024-01-01T00:04:00Z,5\n").unwrap();
+    ok(xs(d).args(["-d", "m", "import", "-q", "a.csv", "c.csv", "other/a.csv.gz"]));
+    assert_eq!(
+        range(d, "m"),
+        "time,v\n2024-01-01T00:00:00Z,1\n2024-01-01T00:01:00Z,2\n2024-01-01T00:02:00Z,3\n\
+         2024-01-01T00:03:00Z,4\n2024-01-01T00:04:00Z,5\n"
+    );
 }
 
 #[test]

@@ -60,22 +60,6 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
                 )));
             }
             files.sort();
-            // `m.csv` beside `m.csv.gz`: most likely one file kept twice, whose rows one
-            // import would store twice. Refused, naming both.
-            let stem = |p: &PathBuf| {
-                let name = p.to_string_lossy().to_lowercase();
-                name.trim_end_matches(".gz").trim_end_matches(".zst").to_string()
-            };
-            if let Some(w) = files.windows(2).find(|w| stem(&w[0]) == stem(&w[1])) {
-                return Err(Error::Invalid(format!(
-                    "directory {} holds {} and {}: the same file compressed and not? An import \
-                     of both would store its rows twice; move one out, or name the files to \
-                     import",
-                    input.display(),
-                    w[0].display(),
-                    w[1].display()
-                )));
-            }
             for path in files {
                 let len_bytes = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
                 out.push(Source {
@@ -94,7 +78,100 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
             });
         }
     }
+    refuse_repeats(&out)?;
     Ok(out)
+}
+
+/// Bytes of a file's start that `refuse_repeats` hashes to find possible copies.
+const HEAD_HASHED: usize = 64 * 1024;
+
+/// One import adds a file's rows at a stored time to the rows there (a day split into two
+/// files at a millisecond spanning the cut keeps both parts), so an input given twice would
+/// have every row stored twice. Refuses, naming both: a file named twice (`m.csv ./m.csv`, or
+/// inside a directory also given), a file beside its compressed self (`m.csv m.csv.gz`), and
+/// two files with the same bytes (a copy under another name) unless their names hold two different dates.
+fn refuse_repeats(sources: &[Source]) -> Result<()> {
+    use std::collections::HashMap;
+    use std::os::unix::fs::MetadataExt;
+    let twice = |a: &Path, b: &Path, why: &str| {
+        Err(Error::Invalid(format!(
+            "{} and {} {why}: one import of both would store each row twice; import one of them",
+            a.display(),
+            b.display()
+        )))
+    };
+    let mut by_inode: HashMap<(u64, u64), &Path> = HashMap::new();
+    let mut by_stem: HashMap<String, &Path> = HashMap::new();
+    let mut by_head: HashMap<(u64, u32), Vec<&Path>> = HashMap::new();
+    for path in sources.iter().filter_map(|s| s.path.as_deref()) {
+        let Ok(meta) = fs::metadata(path) else { continue };
+        if let Some(seen) = by_inode.insert((meta.dev(), meta.ino()), path) {
+            return twice(seen, path, "are the same file");
+        }
+        let stem = path.to_string_lossy().to_lowercase();
+        let stem = stem.trim_end_matches(".gz").trim_end_matches(".zst").to_string();
+        if let Some(seen) = by_stem.insert(stem, path) {
+            return twice(
+                seen,
+                path,
+                "look like the same file compressed and not (move one out if they differ)",
+            );
+        }
+        if meta.len() == 0 {
+            continue;
+        }
+        let Ok(head) = read_head(path) else { continue };
+        let copies = by_head.entry((meta.len(), crc32fast::hash(&head))).or_default();
+        // Times of day take their date from the file name: the same bytes under two dates
+        // are two days' rows.
+        let day = |p: &Path| super::dialect::date_in_name(&p.to_string_lossy()).map(|d| d.0);
+        for seen in copies.iter() {
+            let two_days = matches!((day(seen), day(path)), (Some(a), Some(b)) if a != b);
+            if !two_days && same_bytes(seen, path).unwrap_or(false) {
+                return twice(seen, path, "hold the same bytes");
+            }
+        }
+        copies.push(path);
+    }
+    Ok(())
+}
+
+/// The first `HEAD_HASHED` bytes of a file (all of a shorter one).
+fn read_head(path: &Path) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(HEAD_HASHED);
+    File::open(path)?
+        .take(HEAD_HASHED as u64)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// Whether two files of the same length hold the same bytes, read side by side.
+fn same_bytes(a: &Path, b: &Path) -> io::Result<bool> {
+    let (mut a, mut b) = (BufReader::new(File::open(a)?), BufReader::new(File::open(b)?));
+    let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = read_full(&mut a, &mut x)?;
+        if n != read_full(&mut b, &mut y)? || x[..n] != y[..n] {
+            return Ok(false);
+        }
+        if n < x.len() {
+            return Ok(true);
+        }
+    }
+}
+
+/// Reads until `buf` is full or the input ends; the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 /// How a stream is compressed, from its magic bytes.
