@@ -3783,3 +3783,111 @@ fn daily_day_first_files_read_in_the_order_the_database_records() {
         "{toml}"
     );
 }
+
+#[test]
+fn a_price_beside_a_date_is_a_value_not_the_time_of_day() {
+    // `13.21` reads as H.MM: a daily file of a date and a close price was stored at
+    // 2021-01-04T13:21, the prices gone, exit 0. Likewise a decimal comma (`11,06`, every
+    // row then rejected) and an `HH:MM` duration.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(
+        d.join("close.csv"),
+        "date,close,volume\n2021-01-04,13.21,1200\n2021-01-05,13.45,900\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "p", "import", "-q", "close.csv"]));
+    assert_eq!(
+        range(d, "p"),
+        "date,close,volume\n2021-01-04T00:00:00Z,13.21,1200\n2021-01-05T00:00:00Z,13.45,900\n"
+    );
+    fs::write(
+        d.join("kurs.csv"),
+        "Datum;Kurs;Volumen\n2021-01-01;11,06;163\n2021-01-02;23,14;384\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "k", "import", "-q", "kurs.csv"]));
+    assert_eq!(
+        range(d, "k"),
+        "Datum,Kurs,Volumen\n2021-01-01T00:00:00Z,11.06,163\n2021-01-02T00:00:00Z,23.14,384\n"
+    );
+    fs::write(
+        d.join("work.csv"),
+        "date,duration,project\n2021-01-01,04:00,a\n2021-01-02,05:30,b\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "w", "import", "-q", "work.csv"]));
+    assert_eq!(
+        range(d, "w"),
+        "date,duration,project\n2021-01-01T00:00:00Z,04:00,a\n2021-01-02T00:00:00Z,05:30,b\n"
+    );
+    // A column named as a clock still joins, in either spelling.
+    fs::write(
+        d.join("clock.csv"),
+        "Date,Time,v\n2021-01-04,13.21,1\n2021-01-04,13.45,2\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "c", "import", "-q", "clock.csv"]));
+    assert_eq!(
+        range(d, "c"),
+        "Date_Time,v\n2021-01-04T13:21:00Z,1\n2021-01-04T13:45:00Z,2\n"
+    );
+    fs::write(
+        d.join("zeit.csv"),
+        "Datum;Uhrzeit;Wert\n04.01.2021;13:21;1\n04.01.2021;13:45;2\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "z", "import", "-q", "zeit.csv"]));
+    assert!(
+        range(d, "z").contains("2021-01-04T13:45:00Z,2"),
+        "{}",
+        range(d, "z")
+    );
+    // A file of times alone says so, naming the file and the way out.
+    fs::write(
+        d.join("only.csv"),
+        "time\n2021-01-04T00:00:00Z\n2021-01-05T00:00:00Z\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "o", "import", "only.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("only.csv: no column besides the time (`time`)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_row_counter_is_not_read_as_seconds_since_midnight() {
+    // `sample,value` counting 1, 2, 3 in a file named `…_20210102.csv` was stored at
+    // 2021-01-02T00:00:01, 00:00:02, …, exit 0.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let rows: String = (1..=30).map(|i| format!("{i},20.{i:03}\n")).collect();
+    fs::write(d.join("lab_20210102.csv"), format!("sample,value\n{rows}")).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "l", "import", "lab_20210102.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("column `sample` counts up by one from row to row (1, 2, 3, …)")
+            && err.contains("--time-column sample --time-unit s"),
+        "{err}"
+    );
+    assert!(!d.join("l").exists());
+    // Headerless, likewise; the flags it names import it.
+    fs::write(d.join("nohead_20210102.csv"), &rows).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "l", "import", "nohead_20210102.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("column `column_1` counts up by one"), "{err}");
+    ok(xs(d).args([
+        "-d",
+        "l",
+        "import",
+        "-q",
+        "lab_20210102.csv",
+        "--time-column",
+        "sample",
+        "--time-unit",
+        "s",
+    ]));
+    assert!(range(d, "l").starts_with("sample,value\n2021-01-02T00:00:01Z,20.001\n"));
+}

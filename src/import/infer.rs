@@ -719,13 +719,39 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
             && epoch_magnitude(&hms[..2]) < 24
             && hms[2..].chunks(2).all(|pair| epoch_magnitude(pair) < 60)
     };
+    // `13.21` and `11,06` read as a time of day (`H.MM`), but beside a date they are far more
+    // often a price or a rate: such a column is joined only under a name that says clock.
+    let plain_number = |v: &[u8]| {
+        let v = v.trim_ascii();
+        !v.contains(&b':') && v.iter().filter(|&&b| b == b'.' || b == b',').count() < 2
+    };
     (0..sample.names.len().saturating_sub(1))
         .find(|&i| {
+            let name = sample.names[i + 1].to_ascii_lowercase();
+            let clock_name = names_a_clock(&name);
             mostly(i, &dialect::is_date_only)
-                && (mostly(i + 1, &dialect::is_time_only)
+                && !names_a_duration(&name)
+                && ((mostly(i + 1, &dialect::is_time_only) && (clock_name || !mostly(i + 1, &plain_number)))
                     || (time_name_score(&sample.names[i + 1]) >= 2 && mostly(i + 1, &clock)))
         })
         .map(|i| (i, i + 1))
+}
+
+/// Whether a lowercase column name says it holds clock times (`Time`, `Uhrzeit`, `heure`).
+fn names_a_clock(lower: &str) -> bool {
+    lower.contains("time")
+        || name_words(lower).any(|w| {
+            w.ends_with("zeit") || ["uhr", "heure", "hora", "ora", "clock", "hhmm", "hhmmss"].contains(&w)
+        })
+}
+
+/// Whether a lowercase column name says it holds spans of time (`duration`, `elapsed`,
+/// `runtime`), which are written `HH:MM` too but are not the time of their row.
+fn names_a_duration(lower: &str) -> bool {
+    const SPANS: [&str; 9] = [
+        "duration", "elapsed", "runtime", "uptime", "downtime", "dauer", "duree", "length", "interval",
+    ];
+    name_words(lower).any(|w| SPANS.iter().any(|s| w.contains(s)))
 }
 
 /// The date for times of day: `--date`, else the file name's, else an error naming `--date`.
@@ -1730,6 +1756,19 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             if !named && (pass == 0 || idx[..] != [0] || nums.windows(2).any(|w| w[1] < w[0])) {
                 continue;
             }
+            // Numbers that go up by one from row to row count the rows (`sample`, `step`, a
+            // headerless counter): read as seconds since midnight they were stored at 00:00:01,
+            // 00:00:02, … of the file name's date.
+            let steps_of_one = nums.windows(2).filter(|w| w[1] == w[0] + 1).count();
+            if !named && nums.len() >= 3 && steps_of_one * 10 >= (nums.len() - 1) * 9 {
+                weak_refusal.get_or_insert(format!(
+                    "column `{label}` counts up by one from row to row ({}, {}, {}, …): a row \
+                     number, not a time; if it holds seconds since midnight, pass --time-column \
+                     {label} --time-unit s (and --date YYYY-MM-DD when the file name holds no date)",
+                    nums[0], nums[1], nums[2]
+                ));
+                continue;
+            }
         } else if pass == 1 {
             continue;
         }
@@ -2041,6 +2080,19 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             name: name.clone(),
             ty,
         });
+    }
+    if columns.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{}: no column besides the time (`{}`): xs stores values at times, so the input needs \
+             at least one more column; if a column was taken as part of the time, name the time \
+             with --time-column",
+            sample.source_name,
+            time_idx
+                .iter()
+                .map(|&i| names[i].as_str())
+                .collect::<Vec<_>>()
+                .join("`+`")
+        )));
     }
     let schema = Schema::new(columns).map_err(Error::Invalid)?;
     let row_len = schema.row_len();
