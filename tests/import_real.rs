@@ -3725,6 +3725,20 @@ fn a_padded_preamble_utf16_without_a_mark_and_an_empty_file() {
         ok(xs(d).args(["-d", &db, "import", "-q", name]));
         assert_eq!(all_rows(d, &db), text, "{name}");
     }
+    // Without a mark and with text beyond ASCII early on (`München`, `€`): it was taken for
+    // windows-1252, its zero bytes shown raw in the message.
+    let text = "time\tort\tv\r\n2021-01-01T00:00:00Z\tMünchen\t1\r\n2021-01-01T00:00:01Z\tKöln €\t2\r\n";
+    let bytes: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    fs::write(d.join("de.tsv"), bytes).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "de", "import", "de.tsv"]));
+    assert!(
+        err.contains("text in UTF-16LE (no byte-order mark; its zero bytes say so)"),
+        "{err}"
+    );
+    assert_eq!(
+        all_rows(d, "de"),
+        "time,ort,v\n2021-01-01T00:00:00Z,München,1\n2021-01-01T00:00:01Z,Köln €,2\n"
+    );
 
     let (code, err) = import_text(d, "e", "empty.csv", "", &[]);
     assert_eq!(code, 2, "{err}");

@@ -200,17 +200,19 @@ impl<R: Read> Read for Counting<R> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decoding {
     pub encoding: &'static encoding_rs::Encoding,
-    /// Its byte-order mark said so (else `--encoding` did).
+    /// Its byte-order mark said so.
     pub from_bom: bool,
+    /// `--encoding` said so (neither: its zero bytes did, UTF-16 without a mark).
+    pub given: bool,
 }
 
 impl Decoding {
     /// For the import's report.
     pub fn describe(&self) -> String {
-        let how = if self.from_bom {
-            "its byte-order mark says so"
-        } else {
-            "--encoding"
+        let how = match (self.from_bom, self.given) {
+            (true, _) => "its byte-order mark says so",
+            (false, true) => "--encoding",
+            (false, false) => "no byte-order mark; its zero bytes say so",
         };
         format!("text in {} ({how}), read as UTF-8", self.encoding.name())
     }
@@ -350,9 +352,10 @@ pub struct Opened {
 /// Bytes looked at for UTF-16 written without a byte-order mark.
 const UTF16_SNIFF_BYTES: usize = 256;
 
-/// UTF-16 without a byte-order mark, told by its head (at least 16 bytes): ASCII text with a
-/// zero byte after each character (little-endian) or before it (big-endian). UTF-8 text holds
-/// no zero bytes, so such a head is no UTF-8.
+/// UTF-16 without a byte-order mark, told by its head (at least 16 bytes): text mostly of
+/// ASCII with a zero byte after each character (little-endian) or before it (big-endian), the
+/// other characters (`München`, `€`) two non-zero bytes or a Latin-1 byte beside a zero. UTF-8
+/// text holds no zero bytes, so such a head is no UTF-8.
 fn utf16_without_bom(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
     let pairs = head.len() / 2;
     if pairs < 8 {
@@ -360,9 +363,14 @@ fn utf16_without_bom(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
     }
     let pairs = head[..pairs * 2].chunks_exact(2);
     let ascii = |b: u8| b != 0 && b.is_ascii();
-    if pairs.clone().all(|p| ascii(p[0]) && p[1] == 0) {
+    // Three of four characters ASCII, and no code unit zero (a NUL is in no text).
+    let mostly = |is_ascii: &dyn Fn(&[u8]) -> bool| {
+        pairs.clone().all(|p| p != [0, 0])
+            && pairs.clone().filter(|p| is_ascii(p)).count() * 4 >= pairs.len() * 3
+    };
+    if mostly(&|p| ascii(p[0]) && p[1] == 0) {
         Some(encoding_rs::UTF_16LE)
-    } else if pairs.clone().all(|p| p[0] == 0 && ascii(p[1])) {
+    } else if mostly(&|p| p[0] == 0 && ascii(p[1])) {
         Some(encoding_rs::UTF_16BE)
     } else {
         None
@@ -412,6 +420,7 @@ pub fn open(
         Some(encoding) => Some(Decoding {
             encoding,
             from_bom: false,
+            given: true,
         }),
         None => match head.as_slice() {
             [0xff, 0xfe, ..] => Some(encoding_rs::UTF_16LE),
@@ -421,11 +430,13 @@ pub fn open(
         .map(|encoding| Decoding {
             encoding,
             from_bom: true,
+            given: false,
         })
         .or_else(|| {
             utf16_without_bom(&head).map(|encoding| Decoding {
                 encoding,
                 from_bom: false,
+                given: false,
             })
         }),
     };
