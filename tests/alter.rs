@@ -328,9 +328,9 @@ fn refusals_name_the_column_and_the_reason_and_change_nothing() {
             "cannot change `qty` from i8 to u16",
         ),
         (
-            &["alter", "--widen", "qty:f64"],
+            &["alter", "--widen", "price:f64"],
             2,
-            "i8 values cannot all be written as f64 without loss",
+            "dec(2) values cannot all be written as f64 without loss",
         ),
         (
             &["alter", "--widen", "nope:i64"],
@@ -539,4 +539,74 @@ fn links_in_place_of_the_alter_files_are_never_followed() {
         "{err}"
     );
     assert_eq!(fs::read_to_string(&outside).unwrap(), "keep me");
+}
+
+#[test]
+fn whole_numbers_widen_to_decimals_and_floats_every_value_checked() {
+    // A day's file of whole numbers made `qty` an integer column; the next day's `40.5` was
+    // rejected with no way to widen the column but a new database.
+    let db = trades_keyed(false);
+    db.ok(&["alter", "--widen", "qty:dec(2)", "--widen", "n:f64"]);
+    let after = all(&db);
+    let f = frac();
+    assert!(
+        after.contains(&format!("2024-01-01T00:00:01{f}Z,BTC,1.50,-128.00,255.0,bc\n")),
+        "{after}"
+    );
+    assert!(
+        after.contains(&format!("2024-01-01T00:00:01{f}Z,ETH,-2.25,-4.00,,xyz\n")),
+        "{after}"
+    );
+    let day2 = db.path.with_file_name("day2.csv");
+    fs::write(
+        &day2,
+        "time,sym,price,qty,n,note\n2025-03-02T00:00:00Z,BTC,1,40.5,0.25,x\n",
+    )
+    .unwrap();
+    db.ok(&["import", day2.to_str().unwrap()]);
+    assert!(all(&db).contains(",BTC,1.00,40.50,0.25,x\n"), "{}", all(&db));
+    assert!(db.ok(&["check"]).contains("no damage found"));
+
+    // A value the new type does not hold refuses the whole alter, naming it; nothing changes.
+    let extra: &[&str] = if layout() == "bucket" {
+        &["--bucket", "1s"]
+    } else {
+        &[]
+    };
+    let granularity = if layout() == "bucket" { "1ms" } else { "1s" };
+    let big = TestDb::create(granularity, "v:i64,w:u64", extra);
+    let input = big.path.with_file_name("big.csv");
+    fs::write(
+        &input,
+        "time,v,w\n2024-01-01T00:00:00Z,100000000000000000,18446744073709551615\n\
+         2024-01-01T00:00:01Z,9007199254740993,1\n",
+    )
+    .unwrap();
+    big.ok(&["import", input.to_str().unwrap()]);
+    let before = files(&big.path);
+    for (args, message) in [
+        (
+            &["alter", "--widen", "v:dec(2)"][..],
+            "cannot widen `v` to dec(2): the value 100000000000000000 stored at 2024-01-01T00:00:00",
+        ),
+        (
+            &["alter", "--widen", "w:dec(0)"][..],
+            "cannot widen `w` to dec(0): the value 18446744073709551615 stored at",
+        ),
+        (
+            &["alter", "--widen", "v:f64"][..],
+            "cannot widen `v` to f64: the value 9007199254740993 stored at 2024-01-01T00:00:01",
+        ),
+    ] {
+        let (code, _, err) = run(big.xs(args));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert_eq!(files(&big.path), before, "{args:?} changed files");
+    }
+    big.ok(&["alter", "--widen", "v:dec(1)"]);
+    assert!(
+        all(&big).contains(",100000000000000000.0,18446744073709551615\n"),
+        "{}",
+        all(&big)
+    );
 }

@@ -13,6 +13,7 @@ const EXAMPLES: &str = "Examples:
   xs -d trades alter --add 'fee:dec(8)'      # stored rows read null
   xs -d trades alter --widen 'symbol:str(16)' --widen id:i64
   xs -d trades alter --widen 'qty:dec(10)'   # a larger scale
+  xs -d sensors alter --widen 'hum:dec(1)'   # an integer column that now gets decimals
   xs -d trades alter --rename px=price       # only xs.toml changes
   xs -d nyse alter --timezone America/New_York  # for later imports of local times";
 
@@ -24,9 +25,10 @@ const KILL_AT_ENV: &str = "XS_ALTER_KILL_AT";
 /// imported local times.
 ///
 /// Widening turns str(N) into a larger str(M), an integer into a wider one (i8→i16→i32→i64,
-/// u8→u16→u32→u64, an unsigned one into a strictly wider signed one) and dec(S) into a larger
-/// scale; anything that could lose a value is refused, as is a dec value that would not fit at
-/// the new scale (nothing is changed then). --widen and --rename name the columns as they are
+/// u8→u16→u32→u64, an unsigned one into a strictly wider signed one) or into dec(S) or f64
+/// (i8, i16, u8 and u16 also into f32), and dec(S) into a larger scale; anything that could
+/// lose a value is refused, as is a stored value that would not fit the new type (a dec past
+/// its range, an integer past 2^53 that no f64 holds exactly: nothing is changed then). --widen and --rename name the columns as they are
 /// before the alter; added columns go after the others. A rename (also of the time column, and
 /// in the series and unique keys) changes only xs.toml. Adding or widening rewrites every
 /// partition: the new files are written beside the old ones and replace them after xs.toml is

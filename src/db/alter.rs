@@ -106,6 +106,10 @@ fn widens(from: ColumnType, to: ColumnType) -> bool {
     match (from, to) {
         (Str(n), Str(m)) => m > n,
         (Dec(s), Dec(t)) => t > s,
+        // Whole numbers as decimals or floats: every value is checked as it is rewritten
+        // (`Overflow`), and one that does not fit changes nothing.
+        (I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64, Dec(_) | F64) => true,
+        (I8 | I16 | U8 | U16, F32) => true,
         _ => match (
             signed_rank(from),
             unsigned_rank(from),
@@ -122,8 +126,8 @@ fn widens(from: ColumnType, to: ColumnType) -> bool {
 }
 
 const WIDENINGS: &str = "xs alter widens str(N) to a larger N, an integer to a wider integer \
-    (i8→i16→i32→i64, u8→u16→u32→u64, an unsigned one to a strictly wider signed one) and dec(S) \
-    to a larger scale";
+    (i8→i16→i32→i64, u8→u16→u32→u64, an unsigned one to a strictly wider signed one), to dec(S) \
+    or to f64 (i8, i16, u8 and u16 also to f32), and dec(S) to a larger scale";
 
 /// Checks `changes` against `old` and computes the config after them. Every refusal is
 /// `Error::Invalid` (exit code 2) and names the column and the reason; nothing is changed.
@@ -170,11 +174,13 @@ pub fn plan(dir: &Path, old: &Config, changes: &[Change]) -> Result<Plan> {
                     "cannot change `{name}` from {from} to {ty}: {why}; {WIDENINGS}"
                 )));
             }
-            if matches!(from, ColumnType::Dec(_)) && keys.series.contains(name) {
+            if matches!(ty, ColumnType::Dec(_) | ColumnType::F32 | ColumnType::F64)
+                && keys.series.contains(name)
+            {
                 return Err(refuse(format!(
                     "`{name}` is in the series key, whose values name the series' directories; \
-                     a larger scale would print them differently (export and import into a new \
-                     database instead)"
+                     as {ty} they would print differently (export and import into a new database \
+                     instead)"
                 )));
             }
             columns[i].ty = *ty;
@@ -355,10 +361,10 @@ struct Converter {
     sources: Vec<Option<usize>>,
 }
 
-/// A value that does not fit its widened column.
+/// A value that does not fit its widened column (as stored: a `dec`'s scaled integer).
 struct Overflow {
     column: usize,
-    value: i64,
+    value: i128,
 }
 
 impl Converter {
@@ -388,13 +394,35 @@ impl Converter {
             let src = self.old.field_bytes(old_row, i);
             let at = self.new.field_offset(j);
             let dst = &mut out[at..at + to_ty.width_bytes()];
+            let overflow = |value| Overflow { column: j, value };
             match (from_ty, to_ty) {
                 (ColumnType::Dec(s), ColumnType::Dec(t)) if s != t => {
                     let value = i64::from_le_bytes(super::schema::le::<8>(src));
                     let scaled = value
                         .checked_mul(super::decimal::pow10(t - s))
-                        .ok_or(Overflow { column: j, value })?;
+                        .ok_or(overflow(i128::from(value)))?;
                     dst.copy_from_slice(&scaled.to_le_bytes());
+                }
+                (from, ColumnType::Dec(t)) if is_whole(from) => {
+                    let value = whole_number(from_ty, src);
+                    let scaled = value
+                        .checked_mul(i128::from(super::decimal::pow10(t)))
+                        .and_then(|v| i64::try_from(v).ok())
+                        .ok_or(overflow(value))?;
+                    dst.copy_from_slice(&scaled.to_le_bytes());
+                }
+                (from, ColumnType::F64) if is_whole(from) => {
+                    let value = whole_number(from_ty, src);
+                    let float = value as f64;
+                    // Exact below 2^53; past it, only the values a float holds (checked back).
+                    if float as i128 != value {
+                        return Err(overflow(value));
+                    }
+                    dst.copy_from_slice(&float.to_le_bytes());
+                }
+                (from, ColumnType::F32) if is_whole(from) => {
+                    // Only 8- and 16-bit integers widen to f32: all exact.
+                    dst.copy_from_slice(&(whole_number(from_ty, src) as f32).to_le_bytes());
                 }
                 (ColumnType::I8 | ColumnType::I16 | ColumnType::I32 | ColumnType::I64, _) => {
                     // Sign-extended: the low bytes of the i64 are the wider encoding.
@@ -418,21 +446,50 @@ impl Converter {
     fn overflow_error(&self, o: Overflow, t_ns: i64, where_: &Path) -> Error {
         let column = &self.new.columns()[o.column];
         let old_ty = self.sources[o.column].map(|i| self.old.columns()[i].ty);
-        let (old_scale, new_scale) = match (old_ty, column.ty) {
-            (Some(ColumnType::Dec(s)), ColumnType::Dec(t)) => (s, t),
-            _ => (0, 0),
+        let old_scale = match old_ty {
+            Some(ColumnType::Dec(s)) => s,
+            _ => 0,
+        };
+        let why = match column.ty {
+            ColumnType::Dec(new_scale) => format!(
+                "does not fit, since dec({new_scale}) holds at most ±{}; nothing was changed \
+                 (choose a smaller scale)",
+                super::decimal::to_string(i128::from(i64::MAX), new_scale)
+            ),
+            _ => "is no f64 (a float holds whole numbers exactly up to 2^53); nothing was changed \
+                  (keep the integer type, or widen to dec(0))"
+                .to_string(),
         };
         Error::Invalid(format!(
-            "cannot widen `{}` to {}: the value {} stored at {} (in {}) does not fit, since dec({new_scale}) \
-             holds at most ±{}; nothing was changed (choose a smaller scale)",
+            "cannot widen `{}` to {}: the value {} stored at {} (in {}) {why}",
             column.name,
             column.ty,
-            super::decimal::to_string(i128::from(o.value), old_scale),
+            super::decimal::to_string(o.value, old_scale),
             crate::io::timefmt::format_iso_exact(t_ns),
             where_.display(),
-            super::decimal::to_string(i128::from(i64::MAX), new_scale),
         ))
     }
+}
+
+/// Whether `ty` is an integer type.
+fn is_whole(ty: ColumnType) -> bool {
+    use ColumnType::*;
+    matches!(ty, I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64)
+}
+
+/// A stored integer field's value (its width and sign from `ty`).
+fn whole_number(ty: ColumnType, src: &[u8]) -> i128 {
+    let signed = matches!(
+        ty,
+        ColumnType::I8 | ColumnType::I16 | ColumnType::I32 | ColumnType::I64
+    );
+    let mut wide = if signed && src[src.len() - 1] & 0x80 != 0 {
+        [0xFF; 16]
+    } else {
+        [0; 16]
+    };
+    wide[..src.len()].copy_from_slice(src);
+    i128::from_le_bytes(wide)
 }
 
 /// Writes grid partition `key` of `db` in the new schema as `.NAME.alter`; returns its rows.
@@ -657,6 +714,14 @@ mod tests {
     use ColumnType::*;
 
     #[test]
+    fn whole_numbers_read_with_their_sign() {
+        assert_eq!(whole_number(I8, &[0x80]), -128);
+        assert_eq!(whole_number(U8, &[0x80]), 128);
+        assert_eq!(whole_number(U64, &u64::MAX.to_le_bytes()), i128::from(u64::MAX));
+        assert_eq!(whole_number(I64, &(-5i64).to_le_bytes()), -5);
+    }
+
+    #[test]
     fn widenings() {
         for (from, to) in [(I8, I16), (I8, I64), (U8, U16), (U8, I16), (U32, I64), (U16, U64)] {
             assert!(widens(from, to), "{from} -> {to}");
@@ -668,9 +733,14 @@ mod tests {
             (I8, U16),
             (I64, U64),
             (F32, F64),
-            (I32, F64),
+            (I32, F32),
+            (Dec(2), F64),
+            (F64, Dec(2)),
         ] {
             assert!(!widens(from, to), "{from} -> {to}");
+        }
+        for (from, to) in [(I8, Dec(2)), (U64, Dec(0)), (I32, F64), (I64, F64), (U16, F32)] {
+            assert!(widens(from, to), "{from} -> {to}");
         }
         assert!(widens(Str(4), Str(8)) && !widens(Str(8), Str(4)) && !widens(Str(4), Str(4)));
         assert!(widens(Dec(2), Dec(8)) && !widens(Dec(8), Dec(2)));

@@ -165,6 +165,22 @@ impl fmt::Display for FieldError {
                 "not a valid {ty}: write a plain decimal such as -12.5 (no exponent, nan or inf; \
                  store such values in an f64 column)"
             ),
+            FieldError::Unparsable {
+                ty:
+                    ty @ (ColumnType::I8
+                    | ColumnType::I16
+                    | ColumnType::I32
+                    | ColumnType::I64
+                    | ColumnType::U8
+                    | ColumnType::U16
+                    | ColumnType::U32
+                    | ColumnType::U64),
+            } => write!(
+                f,
+                "not a valid {ty} (a whole number); for decimals widen the column: `xs alter \
+                 --widen 'NAME:dec(S)'` (S decimals) or 'NAME:f64' for this database, --columns \
+                 for a new one"
+            ),
             FieldError::Unparsable { ty } => write!(f, "not a valid {ty}"),
             FieldError::OutOfRange {
                 ty: ty @ ColumnType::Dec(s),
