@@ -557,3 +557,19 @@ fn output_to_a_link_to_stdout_writes_into_the_file_stdout_is_on() {
         "still a link"
     );
 }
+
+#[test]
+fn a_range_without_a_window_says_how_to_give_one() {
+    // clap said only "required arguments were not provided: <FROM>", though `..` gives all.
+    let (_tmp, db) = small();
+    let out = xs().args(["-d", s(&db), "range"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "give the window: FROM [TO] (`..` for every row, `2024-08-08..` from a time on), or --last DUR"
+        ),
+        "{err}"
+    );
+    assert!(ok(&["-d", s(&db), "range", ".."]).starts_with("time,price,qty,side,n\n"));
+}

@@ -35,7 +35,7 @@ const EXAMPLES: &str = "Examples:
 pub struct Args {
     /// Start, inclusive (ISO-8601, epoch with a unit, or `now`); `FROM..TO` and `..TO` give the
     /// whole window in one word, `..TO` from the first row.
-    #[arg(value_parser = parse_window, allow_hyphen_values = true, required_unless_present = "last")]
+    #[arg(value_parser = parse_window, allow_hyphen_values = true)]
     pub from: Option<Window>,
 
     /// End, exclusive; default: after the last row.
@@ -127,7 +127,12 @@ fn window(args: &Args, db: &xs::Database) -> CliResult<(i64, i64)> {
             ))
         }
         (None, Some(w), to) => (w.from, w.to.or(to)),
-        (None, None, to) => (None, to),
+        (None, None, _) => {
+            return Err(Failure::usage(
+                "give the window: FROM [TO] (`..` for every row, `2024-08-08..` from a time on), \
+                 or --last DUR",
+            ))
+        }
     };
     if let (Some(from), Some(to)) = (from, to) {
         return Ok((from, to));
