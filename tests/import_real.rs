@@ -3905,3 +3905,39 @@ fn a_row_counter_is_not_read_as_seconds_since_midnight() {
     ]));
     assert!(range(d, "l").starts_with("sample,value\n2021-01-02T00:00:01Z,20.001\n"));
 }
+
+#[test]
+fn refusals_of_unplaceable_times_name_what_they_may_be() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Excel serial days with a fraction fit below a day of seconds: the way out is excel.
+    fs::write(
+        d.join("x.csv"),
+        "Timestamp,v\n44197.000000,0\n44197.041667,1\n44197.083333,2\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "x", "import", "x.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pass --time-format excel"), "{err}");
+    ok(xs(d).args(["-d", "x", "import", "-q", "x.csv", "--time-format", "excel"]));
+    // 0.041667 of a day is 3,600.029 s, read to the millisecond.
+    assert!(
+        range(d, "x").contains("2021-01-01T01:00:00.029Z,1\n"),
+        "{}",
+        range(d, "x")
+    );
+    // One column of values and no time.
+    fs::write(d.join("v.csv"), "value\n0.5\n1.5\n2.5\n").unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "v", "import", "v.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the input has no other column"), "{err}");
+    // Years no i64 of nanoseconds holds are not "no valid ISO-8601 times".
+    let mut years = String::from("time,v\n");
+    for y in [1600, 1700, 1800, 1900, 2000, 9999, 9998, 9997] {
+        years.push_str(&format!("{y}-01-01,{y}\n"));
+    }
+    fs::write(d.join("y.csv"), years).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "y", "import", "y.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("lie outside the years 1678 to 2261"), "{err}");
+}

@@ -754,6 +754,16 @@ fn names_a_duration(lower: &str) -> bool {
     name_words(lower).any(|w| SPANS.iter().any(|s| w.contains(s)))
 }
 
+/// Whether `value` starts with a year (four digits and `-`, `/` or `.`) that xs cannot store.
+fn outside_storable_years(value: &str) -> bool {
+    let b = value.trim().as_bytes();
+    b.len() > 4
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && matches!(b[4], b'-' | b'/' | b'.')
+        && !(crate::db::time::MIN_YEAR..=crate::db::time::MAX_YEAR)
+            .contains(&(epoch_magnitude(&b[..4]) as i64))
+}
+
 /// The date for times of day: `--date`, else the file name's, else an error naming `--date`.
 fn date_for_times_of_day(
     sample: &Sample,
@@ -785,10 +795,36 @@ fn date_for_times_of_day(
                      row at its day's midnight"
                 )
             });
+            // Days since 1899-12-30 with the time in the fraction (`44197.5`) fit below a day
+            // of seconds too: Excel's serial dates, from 1954 to 2119 here.
+            let values = || {
+                sample
+                    .column_index(column)
+                    .into_iter()
+                    .flat_map(|i| sample.rows.column(i))
+            };
+            let excel = values().any(|v| !v.is_empty())
+                && values().filter(|v| !v.is_empty()).all(|v| {
+                    std::str::from_utf8(v)
+                        .ok()
+                        .and_then(|t| t.trim().parse::<f64>().ok())
+                        .is_some_and(|d| (20_000.0..80_000.0).contains(&d))
+                });
+            let excel = if excel {
+                "; if they are Excel serial dates (days since 1899-12-30, the time of day in the \
+                 fraction), pass --time-format excel"
+            } else {
+                ""
+            };
+            let alone = if sample.names.len() == 1 {
+                "; the input has no other column, so if these are values, it holds no times at all"
+            } else {
+                ""
+            };
             Err(Error::Invalid(format!(
                 "{}: column `{column}` holds times of day without a date, and the file name holds \
                  none; pass --date YYYY-MM-DD (the day they fall on) so that they are not stored \
-                 in 1970{join}",
+                 in 1970{excel}{join}{alone}",
                 sample.source_name
             )))
         }
@@ -1760,7 +1796,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             // headerless counter): read as seconds since midnight they were stored at 00:00:01,
             // 00:00:02, … of the file name's date.
             let steps_of_one = nums.windows(2).filter(|w| w[1] == w[0] + 1).count();
-            if !named && nums.len() >= 3 && steps_of_one * 10 >= (nums.len() - 1) * 9 {
+            let whole = refs.iter().all(|v| v.trim_ascii().iter().all(u8::is_ascii_digit));
+            if !named && whole && nums.len() >= 3 && steps_of_one * 10 >= (nums.len() - 1) * 9 {
                 weak_refusal.get_or_insert(format!(
                     "column `{label}` counts up by one from row to row ({}, {}, {}, …): a row \
                      number, not a time; if it holds seconds since midnight, pass --time-column \
@@ -1884,6 +1921,13 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                     (_, Some(p)) => format!(
                         "do not read with --time-format '{p}': only {good} of the sample's {all} \
                          values do (half are needed); check the pattern against the values"
+                    ),
+                    (_, None) if outside_storable_years(&value) => format!(
+                        "lie outside the years {} to {}, the times xs can store \
+                         (nanoseconds since 1970 in 64 bits); no format reads them: leave those \
+                         rows out of the input",
+                        crate::db::time::MIN_YEAR,
+                        crate::db::time::MAX_YEAR
                     ),
                     (_, None) if good > 0 => format!(
                         "are no valid ISO-8601 times, though {good} of the sample's {all} values \
