@@ -28,13 +28,14 @@ const KILL_AT_ENV: &str = "XS_ALTER_KILL_AT";
 /// u8→u16→u32→u64, an unsigned one into a strictly wider signed one) or into dec(S) or f64
 /// (i8, i16, u8 and u16 also into f32), and dec(S) into a larger scale; anything that could
 /// lose a value is refused, as is a stored value that would not fit the new type (a dec past
-/// its range, an integer past 2^53 that no f64 holds exactly: nothing is changed then). --widen and --rename name the columns as they are
-/// before the alter; added columns go after the others. A rename (also of the time column, and
-/// in the series and unique keys) changes only xs.toml. Adding or widening rewrites every
-/// partition: the new files are written beside the old ones and replace them after xs.toml is
-/// renamed into place, so a kill at any point leaves the old schema or the new one; the next
-/// writer finishes or undoes what was cut. Needs free space for a copy of every partition
-/// (the old files go only after the commit). Holds the writer lock.
+/// its range, an integer past 2^53 that no f64 holds exactly: nothing is changed then).
+/// --widen and --rename name the columns as they are before the alter; added columns go after
+/// the others. A rename (also of the time column, and in the series and unique keys) changes
+/// only xs.toml. Adding or widening rewrites every partition: the new files are written beside
+/// the old ones and replace them after xs.toml is renamed into place, so a kill at any point
+/// leaves the old schema or the new one; the next writer finishes or undoes what was cut.
+/// Needs free space for a copy of every partition (the old files go only after the commit).
+/// Holds the writer lock.
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
