@@ -3941,3 +3941,43 @@ fn refusals_of_unplaceable_times_name_what_they_may_be() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("lie outside the years 1678 to 2261"), "{err}");
 }
+
+#[test]
+fn a_headerless_file_imports_again_into_the_database_it_made() {
+    // A nightly re-run of the same headerless file must store the same rows. Three shapes
+    // failed: MetaTrader's date and time (joined into `column_1_column_2`: every row rejected,
+    // "expected 6 fields, found 7"), a time not in the first column (every row rejected), and
+    // a first row with an empty field (its made-up name `column_3` taken for a header).
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let files = [
+        (
+            "mt4.csv",
+            "2021.01.04,00:00,1.22395,1.22500,1234\n2021.01.04,00:01,1.22470,1.22510,987\n\
+             2021.01.04,00:02,1.22490,1.22520,1002\n",
+            "column_1_column_2,column_3,column_4,column_5\n2021-01-04T00:00:00Z,1.22395,1.22500,1234\n\
+             2021-01-04T00:01:00Z,1.22470,1.22510,987\n2021-01-04T00:02:00Z,1.22490,1.22520,1002\n",
+        ),
+        (
+            "third.csv",
+            "ab,1.5,2021-01-01T00:00:00Z,x\ncd,2.5,2021-01-01T00:01:00Z,y\nef,3.5,2021-01-01T00:02:00Z,z\n",
+            "column_3,column_1,column_2,column_4\n2021-01-01T00:00:00Z,ab,1.5,x\n\
+             2021-01-01T00:01:00Z,cd,2.5,y\n2021-01-01T00:02:00Z,ef,3.5,z\n",
+        ),
+        (
+            "empty.csv",
+            "2021-01-04T00:00:00Z,1.5,,a\n2021-01-04T00:01:00Z,2.5,3,b\n2021-01-04T00:02:00Z,3.5,4,c\n",
+            "column_1,column_2,column_3,column_4\n2021-01-04T00:00:00Z,1.5,,a\n\
+             2021-01-04T00:01:00Z,2.5,3,b\n2021-01-04T00:02:00Z,3.5,4,c\n",
+        ),
+    ];
+    for (name, text, stored) in files {
+        fs::write(d.join(name), text).unwrap();
+        let db = format!("db_{name}");
+        ok(xs(d).args(["-d", &db, "import", "-q", name]));
+        assert_eq!(range(d, &db), stored, "{name}");
+        let (_, err) = ok(xs(d).args(["-d", &db, "import", name]));
+        assert!(err.contains("3 rows read, 3 stored, 0 rejected"), "{name}: {err}");
+        assert_eq!(range(d, &db), stored, "{name}");
+    }
+}

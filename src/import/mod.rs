@@ -708,10 +708,13 @@ fn detect_dialect(
                     .map(|v| String::from_utf8_lossy(v).trim().to_string())
                     .collect();
                 let (names, _) = dialect::column_names(&text);
+                // An empty field's name (`column_3`) is made up, not read: a headerless first
+                // row with an empty value names no column of a database made from such a file.
+                let known = |n: &str| sniff.known_names.iter().any(|k| k.eq_ignore_ascii_case(n));
                 names
                     .iter()
-                    .chain(&text)
-                    .any(|n| sniff.known_names.iter().any(|k| k.eq_ignore_ascii_case(n)))
+                    .zip(&text)
+                    .any(|(n, t)| !t.is_empty() && (known(n) || known(t)))
             }
             Some((_, r)) => dialect::looks_like_header(r, &below[units..], csv.decimal_comma),
             None => true,
@@ -1019,6 +1022,31 @@ fn same_names_as(names: &[String], config: &Config) -> Vec<String> {
         .collect()
 }
 
+/// The columns of a headerless input like the one that created the database, when all its
+/// names are the ones xs gives such columns: `column_1` … `column_N`, the time possibly two
+/// of them joined (`column_1_column_2`, MetaTrader's date and time), which `xs range`'s order
+/// (the time first, then the values) would not line up with the input's fields.
+fn headerless_names(config: &Config) -> Option<Vec<String>> {
+    let index = |name: &str| {
+        name.strip_prefix("column_")
+            .and_then(|k| k.parse::<usize>().ok())
+            .filter(|&k| (1..=crate::db::config::MAX_COLUMNS).contains(&k))
+    };
+    let time = &config.time_column;
+    let mut used: Vec<usize> = match time.split_once("_column_") {
+        Some((date, clock)) => {
+            let a = index(date)?;
+            (clock.parse::<usize>().ok()? == a + 1).then_some(vec![a, a + 1])?
+        }
+        None => vec![index(time)?],
+    };
+    for column in config.schema.columns() {
+        used.push(index(&column.name)?);
+    }
+    let n = *used.iter().max()?;
+    Some((1..=n).map(|k| format!("column_{k}")).collect())
+}
+
 /// Matches an input's column names to the database by name.
 fn plan_for(
     file: usize,
@@ -1030,10 +1058,13 @@ fn plan_for(
 ) -> Result<Plan> {
     let schema = &config.schema;
     let names: Vec<String> = if header.names.is_empty() {
-        // No header and no names: the order `xs range` writes.
-        std::iter::once(config.time_column.clone())
-            .chain(schema.columns().iter().map(|c| c.name.clone()))
-            .collect()
+        // No header and no names: the names a headerless input gave the database, else the
+        // order `xs range` writes.
+        headerless_names(config).unwrap_or_else(|| {
+            std::iter::once(config.time_column.clone())
+                .chain(schema.columns().iter().map(|c| c.name.clone()))
+                .collect()
+        })
     } else {
         same_names_as(&header.names, config)
     };
