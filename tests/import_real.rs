@@ -3835,6 +3835,37 @@ fn a_price_beside_a_date_is_a_value_not_the_time_of_day() {
         range(d, "w"),
         "date,duration,project\n2021-01-01T00:00:00Z,04:00,a\n2021-01-02T00:00:00Z,05:30,b\n"
     );
+    // Strava: the workout's seconds (`Elapsed Time`) were taken for times of day, and the
+    // --date the refusal named stored them as the clock; the span is no time candidate.
+    fs::write(
+        d.join("strava.csv"),
+        "Activity ID,Activity Date,Elapsed Time,Distance\n\
+         4570000000,\"Jan 4, 2021, 6:00:00 AM\",1800,5.00\n\
+         4570001234,\"Jan 5, 2021, 7:07:13 AM\",1860,6.01\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "s", "import", "strava.csv", "--date", "2021-01-04"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("activity_date") && err.contains("--time-format"),
+        "{err}"
+    );
+    ok(xs(d)
+        .args([
+            "-d",
+            "s",
+            "import",
+            "-q",
+            "strava.csv",
+            "--time-column",
+            "Activity Date",
+        ])
+        .args(["--time-format", "%b %d, %Y, %I:%M:%S %p"]));
+    assert!(
+        range(d, "s").contains("2021-01-05T07:07:13Z,4570001234,1860,6.01\n"),
+        "{}",
+        range(d, "s")
+    );
     // A column named as a clock still joins, in either spelling.
     fs::write(
         d.join("clock.csv"),

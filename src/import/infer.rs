@@ -746,12 +746,29 @@ fn names_a_clock(lower: &str) -> bool {
 }
 
 /// Whether a lowercase column name says it holds spans of time (`duration`, `elapsed`,
-/// `runtime`), which are written `HH:MM` too but are not the time of their row.
+/// `runtime`, Strava's `Moving Time`), which are written as times are but are not the time of
+/// their row. (Not `interval`: ENTSO-E's time intervals are the time.)
 fn names_a_duration(lower: &str) -> bool {
-    const SPANS: [&str; 9] = [
-        "duration", "elapsed", "runtime", "uptime", "downtime", "dauer", "duree", "length", "interval",
+    const SPANS: [&str; 12] = [
+        "duration",
+        "elapsed",
+        "runtime",
+        "uptime",
+        "downtime",
+        "dauer",
+        "duree",
+        "length",
+        "moving",
+        "cumulative",
+        "lap",
+        "pace",
     ];
-    name_words(lower).any(|w| SPANS.iter().any(|s| w.contains(s)))
+    // Words that start so (`ElapsedTime`, `lap_time`), or compounds that end so
+    // (`tripduration`, `Laufdauer`); not `space` or `overlap`.
+    name_words(lower).any(|w| {
+        SPANS.iter().any(|s| w.starts_with(s))
+            || ["duration", "dauer", "elapsed"].iter().any(|s| w.ends_with(s))
+    })
 }
 
 /// Whether `value` starts with a year (four digits and `-`, `/` or `.`) that xs cannot store.
@@ -1586,7 +1603,11 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     // beside it, else the best-named column whose values read as times and fit a grid, else
     // the first that reads as times.
     let mut candidates: Vec<Vec<usize>> = if o.time_columns.is_empty() {
-        let mut singles: Vec<usize> = (0..names.len()).collect();
+        // A span (`Elapsed Time`, `Moving Time`: seconds or `HH:MM:SS` of a workout) reads as
+        // times of day, and --date would then store it as the clock.
+        let mut singles: Vec<usize> = (0..names.len())
+            .filter(|&i| !names_a_duration(&names[i].to_ascii_lowercase()))
+            .collect();
         singles.sort_by_key(|&i| std::cmp::Reverse(time_name_score(&names[i])));
         let mut c: Vec<Vec<usize>> = Vec::new();
         if let Some((d, t)) = date_time_pair(sample) {
@@ -3038,6 +3059,38 @@ fn estimate_footprint(config: &Config, sorted_times: &[i64], sample: &Sample) ->
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn span_names_are_told_from_clock_names() {
+        for span in [
+            "elapsed time",
+            "moving time",
+            "tripduration",
+            "laufdauer",
+            "lap_time",
+            "duration_s",
+            "elapsedtime",
+        ] {
+            assert!(super::names_a_duration(span), "{span}");
+        }
+        for other in [
+            "time",
+            "mtu (cet/cest)",
+            "time interval",
+            "space",
+            "overlap",
+            "date",
+            "timestamp",
+        ] {
+            assert!(!super::names_a_duration(other), "{other}");
+        }
+        for clock in ["time", "uhrzeit", "heure", "hora", "time (hh:mm)"] {
+            assert!(super::names_a_clock(clock), "{clock}");
+        }
+        for other in ["close", "kurs", "price", "value"] {
+            assert!(!super::names_a_clock(other), "{other}");
+        }
+    }
+
     #[test]
     fn clock_keywords_name_the_digits_of_the_fraction() {
         for (keyword, frac) in [
