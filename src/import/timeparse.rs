@@ -864,6 +864,14 @@ fn pattern_has_time(pattern: &str) -> bool {
 
 fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
     let text = std::str::from_utf8(b).map_err(|_| TimeError::Unparsable)?;
+    let fraction;
+    let (text, pattern) = match fraction_digits(text, pattern) {
+        Some(read) => {
+            fraction = read;
+            (fraction.0.as_str(), fraction.1.as_str())
+        }
+        None => (text, pattern),
+    };
     if !pattern_has_date(pattern) {
         // A time of day: ns since midnight, placed on a date by `TimeParser`.
         let t = chrono::NaiveTime::parse_from_str(text, pattern).map_err(|_| TimeError::Unparsable)?;
@@ -889,6 +897,37 @@ fn parse_strftime(b: &[u8], pattern: &str) -> Result<(i64, bool), TimeError> {
         .timestamp_nanos_opt()
         .ok_or(TimeError::OutOfRange { year: None })?;
     Ok((ns, true))
+}
+
+/// `%f` as Python's strptime (and most users) read it: the digits of a fraction of a second
+/// (`09:30:01,083` under `%H:%M:%S,%f` is 83 ms), where chrono reads a count of nanoseconds
+/// (83 ns). Returns `text` and `pattern` rewritten for chrono's `%.f`, a dot put before the
+/// digits; `None` when `pattern` has no `%f` or its part before the `%f` does not read.
+fn fraction_digits(text: &str, pattern: &str) -> Option<(String, String)> {
+    use chrono::format::{parse_and_remainder, Parsed, StrftimeItems};
+    // The first `%f` that is a directive (`%%f` is a percent sign and an `f`).
+    let mut at = None;
+    let mut i = 0;
+    let p = pattern.as_bytes();
+    while i + 1 < p.len() {
+        if p[i] == b'%' {
+            if p[i + 1] == b'f' {
+                at = Some(i);
+                break;
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    let at = at?;
+    let mut parsed = Parsed::new();
+    let rest = parse_and_remainder(&mut parsed, text, StrftimeItems::new(&pattern[..at])).ok()?;
+    let cut = text.len() - rest.len();
+    Some((
+        format!("{}.{rest}", &text[..cut]),
+        format!("{}%.f{}", &pattern[..at], &pattern[at + 2..]),
+    ))
 }
 
 /// The date and time `text` writes in `pattern`, a pattern with a date and no zone.
@@ -1143,6 +1182,39 @@ mod tests {
         ] {
             assert_eq!(z(none), None, "{none}");
         }
+    }
+
+    #[test]
+    fn percent_f_reads_the_digits_of_a_fraction() {
+        // chrono alone read `083` as 83 ns; Python's strptime, and users, as 83 ms.
+        let at = |text: &str, pattern: &str| TimeFormat::Strftime(pattern.into()).parse(text.as_bytes());
+        let second = 1_609_752_601_000_000_000;
+        assert_eq!(
+            at("2021-01-04 09:30:01,083", "%Y-%m-%d %H:%M:%S,%f"),
+            Ok((second + 83_000_000, true))
+        );
+        assert_eq!(
+            at("2021-01-04 09:30:01.083", "%Y-%m-%d %H:%M:%S.%f"),
+            Ok((second + 83_000_000, true))
+        );
+        // NinjaTrader's seven digits (100 ns), and a pattern that goes on after the fraction.
+        assert_eq!(
+            at("20210104 093001 1230000", "%Y%m%d %H%M%S %f"),
+            Ok((second + 123_000_000, true))
+        );
+        assert_eq!(
+            at("09:30:01.5 04/01/2021", "%H:%M:%S.%f %d/%m/%Y"),
+            Ok((second + 500_000_000, true))
+        );
+        // `%.f` and `%%f` keep their meaning.
+        assert_eq!(
+            at("2021-01-04 09:30:01.25", "%Y-%m-%d %H:%M:%S%.f"),
+            Ok((second + 250_000_000, true))
+        );
+        assert_eq!(
+            at("2021-01-04 09:30:01 %f", "%Y-%m-%d %H:%M:%S %%f"),
+            Ok((second, true))
+        );
     }
 
     #[test]
