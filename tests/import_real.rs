@@ -4012,3 +4012,23 @@ fn a_headerless_file_imports_again_into_the_database_it_made() {
         assert_eq!(range(d, &db), stored, "{name}");
     }
 }
+
+#[test]
+fn bloomberg_and_spreadsheet_error_values_are_null_beside_numbers() {
+    // `#N/A N/A` made Bloomberg's BEST_EPS a str(64) column; a spreadsheet's `#DIV/0!` too.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(
+        d.join("bbg.csv"),
+        "Dates,PX_LAST,BEST_EPS,RATIO\n1/4/2021,13.21,#N/A N/A,0.5\n1/5/2021,13.45,1.25,#DIV/0!\n\
+         1/6/2021,#N/A Invalid Security,#N/A Field Not Applicable,0.25\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "b", "import", "bbg.csv", "--time-format", "mdy"]));
+    assert!(err.contains("`#N/A N/A`"), "{err}");
+    assert_eq!(
+        range(d, "b"),
+        "Dates,PX_LAST,BEST_EPS,RATIO\n2021-01-04T00:00:00Z,13.21,,0.50\n\
+         2021-01-05T00:00:00Z,13.45,1.25,\n2021-01-06T00:00:00Z,,,0.25\n"
+    );
+}

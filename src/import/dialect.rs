@@ -23,6 +23,11 @@ pub const DEFAULT_NULLS: [&[u8]; 11] = [
 /// `n/e` (ENTSO-E's "not expected"). A column of these alone, or of these and words, is text.
 pub const WEAK_NULLS: [&[u8]; 4] = [b".", b"-", b"?", b"n/e"];
 
+/// Error values of Excel, LibreOffice and Google Sheets, exported as the cell's text.
+const SPREADSHEET_ERRORS: [&[u8]; 8] = [
+    b"#DIV/0!", b"#VALUE!", b"#REF!", b"#NAME?", b"#NUM!", b"#NULL!", b"#ERROR!", b"#N/A!",
+];
+
 /// Whether `v` is one of the default null tokens.
 #[inline]
 pub fn is_default_null(v: &[u8]) -> bool {
@@ -30,7 +35,10 @@ pub fn is_default_null(v: &[u8]) -> bool {
     // negative number must not pay for the list).
     match v {
         [b'.'] | [b'-'] | [b'?'] => true,
-        [b'N' | b'n' | b'#', ..] => DEFAULT_NULLS.contains(&v),
+        [b'N' | b'n', ..] => DEFAULT_NULLS.contains(&v),
+        // Bloomberg's `#N/A N/A`, `#N/A Field Not Applicable`, `#N/A Invalid Security`…, and
+        // the error values a spreadsheet writes in a cell it could not compute.
+        [b'#', ..] => v == b"#N/A" || v.starts_with(b"#N/A ") || SPREADSHEET_ERRORS.contains(&v),
         // MySQL's and PostgreSQL's `COPY` null.
         [b'\\', b'N'] => true,
         _ => false,
