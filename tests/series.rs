@@ -282,7 +282,9 @@ fn a_day_split_without_a_unique_key_says_what_it_removed() {
     let err = w.import(&parts[1], &[]);
     assert!(err.contains("1 stored row(s) replaced, 1 removed"), "{err}");
     assert!(
-        err.contains("warning: this import removed 1 stored row(s)") && err.contains("--unique-by"),
+        err.contains("warning: this import removed 1 stored row(s)")
+            && err.contains("--unique-by")
+            && err.contains("create it with --series-by COLS"),
         "{err}"
     );
     // The millisecond kept one row of three: the two stored before the cut were replaced.

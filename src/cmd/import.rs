@@ -573,12 +573,21 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         print_summary(&dir, &opts, &db.config().keys.unique, &summary, zone_from_db);
     }
     if summary.rows_removed > 0 {
-        let hint = if db.config().keys.unique.is_empty() {
+        let keys = &db.config().keys;
+        let unique = if keys.unique.is_empty() {
             "; if this input continues an earlier one (a day split into files), the database needs \
              a unique key: create it with --unique-by COLS (an id column such as trade_id)"
         } else {
             ""
         };
+        // Another series' file replaces a series' rows where no key tells them apart.
+        let series = if keys.series.is_empty() {
+            "; if it holds other series (symbols, hosts, regions) than the rows it replaced, the \
+             database needs a series key: create it with --series-by COLS"
+        } else {
+            ""
+        };
+        let hint = format!("{unique}{series}");
         eprintln!(
             "xs: warning: this import removed {} stored row(s): it replaced the rows of timestamps it \
              holds with fewer rows of its own (an import replaces each timestamp's rows){hint}",
