@@ -89,7 +89,8 @@ const HEAD_HASHED: usize = 64 * 1024;
 /// files at a millisecond spanning the cut keeps both parts), so an input given twice would
 /// have every row stored twice. Refuses, naming both: a file named twice (`m.csv ./m.csv`, or
 /// inside a directory also given), a file beside its compressed self (`m.csv m.csv.gz`), and
-/// two files with the same bytes (a copy under another name) unless their names hold two different dates.
+/// two files with the same bytes (a copy under another name) unless their names hold two
+/// different dates or they hold one line at most (a header alone).
 fn refuse_repeats(sources: &[Source]) -> Result<()> {
     use std::collections::HashMap;
     use std::os::unix::fs::MetadataExt;
@@ -121,6 +122,12 @@ fn refuse_repeats(sources: &[Source]) -> Result<()> {
             continue;
         }
         let Ok(head) = read_head(path) else { continue };
+        // A header alone (an export of an hour without trades) has no rows to store twice:
+        // such files share their bytes whenever they share a header.
+        let lines = || head.split(|&b| b == b'\n').filter(|l| !l.trim_ascii().is_empty());
+        if meta.len() <= HEAD_HASHED as u64 && lines().nth(1).is_none() {
+            continue;
+        }
         let copies = by_head.entry((meta.len(), crc32fast::hash(&head))).or_default();
         // Times of day take their date from the file name: the same bytes under two dates
         // are two days' rows.
