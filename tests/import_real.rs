@@ -4037,3 +4037,29 @@ fn bloomberg_and_spreadsheet_error_values_are_null_beside_numbers() {
          2021-01-05T00:00:00Z,13.45,1.25,\n2021-01-06T00:00:00Z,,,0.25\n"
     );
 }
+
+#[test]
+fn a_zone_named_before_the_header_is_warned_of_when_times_are_read_as_utc() {
+    // Open-Meteo writes its zone in a block above the header and local times without an
+    // offset: they were stored an hour off (Berlin in winter) with no word.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "latitude,longitude,utc_offset_seconds,timezone,timezone_abbreviation\n\
+                52.52,13.42,3600,Europe/Berlin,CET\n\n\
+                time,temperature_2m (°C)\n2021-01-04T00:00,1.5\n2021-01-04T01:00,1.25\n2021-01-04T02:00,1.0\n";
+    fs::write(d.join("om.csv"), text).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "o", "import", "-q", "om.csv"]));
+    assert!(
+        err.contains("the lines before the header name the zone Europe/Berlin")
+            && err.contains("--timezone Europe/Berlin"),
+        "{err}"
+    );
+    // Given the zone, the times are placed in it, and nothing more is said.
+    let (_, err) = ok(xs(d).args(["-d", "b", "import", "-q", "om.csv", "--timezone", "Europe/Berlin"]));
+    assert!(!err.contains("warning"), "{err}");
+    assert!(
+        range(d, "b").contains("2021-01-03T23:00:00Z,1.50\n"),
+        "{}",
+        range(d, "b")
+    );
+}

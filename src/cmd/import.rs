@@ -565,6 +565,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             bar.set_message(format!("{} rows", p.rows_read));
         }
     };
+    let preamble_zone = prepared.sample.preamble_zone.clone();
     let summary = xs::import::run(&db, prepared, &opts, &on_progress)?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -606,6 +607,14 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                  `{column}` says {zone}: if they are local times, import them into a new \
                  database with --timezone ZONE (an IANA name such as Europe/Berlin or \
                  America/New_York); --timezone UTC says they are UTC"
+            );
+        } else if let Some(zone) = preamble_zone {
+            eprintln!(
+                "xs: warning: times without a zone were read as UTC, but the lines before the \
+                 header name the zone {}: if the times are local to it, import them into a new \
+                 database with --timezone {}; --timezone UTC says they are UTC",
+                zone.describe(),
+                zone.spelling()
             );
         }
     }

@@ -147,6 +147,9 @@ pub struct Sample {
     /// Indices in `rows` where a stretch read from another place in the file starts (the
     /// head is the stretch from 0): times are contiguous only inside a stretch.
     pub segment_starts: Vec<usize>,
+    /// A zone the lines skipped before the header name (Open-Meteo's `Europe/Berlin`): times
+    /// without a zone, read as UTC, may be local to it.
+    pub preamble_zone: Option<crate::db::time::Zone>,
 }
 
 impl Sample {
@@ -439,6 +442,9 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
             &mut sample.warnings,
         )?;
         reader.set_delimiter(csv.delimiter);
+        sample.preamble_zone = chunk.data[..skip_lines(&chunk.data, csv.skip_lines)]
+            .split(|&b| b == b'\n')
+            .find_map(|line| crate::db::time::Zone::in_header(&String::from_utf8_lossy(line)));
         let header = header_names(&chunk.data, &csv)?;
         for (text, name) in &header.renamed {
             sample
