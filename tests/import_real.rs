@@ -4063,3 +4063,42 @@ fn a_zone_named_before_the_header_is_warned_of_when_times_are_read_as_utc() {
         range(d, "b")
     );
 }
+
+#[test]
+fn inputs_of_one_command_that_cover_the_same_times_are_warned_of() {
+    // MetaTrader's per-symbol files, without a symbol column, given as one directory: both
+    // symbols' rows were stored side by side at each minute as one series, with no word.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::create_dir(d.join("fx")).unwrap();
+    fs::write(
+        d.join("fx/EURUSD.csv"),
+        "2021.01.04,00:00,1.2240,5\n2021.01.04,00:01,1.2247,7\n2021.01.04,00:02,1.2249,9\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("fx/GBPUSD.csv"),
+        "2021.01.04,00:00,1.3640,4\n2021.01.04,00:01,1.3647,6\n2021.01.04,00:02,1.3649,8\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "db", "import", "-q", "fx"]));
+    assert!(
+        err.contains(
+            "EURUSD.csv and fx/GBPUSD.csv both hold rows from 2021-01-04T00:00:00Z to 2021-01-04T00:02:00Z"
+        ) && err.contains("--series-by"),
+        "{err}"
+    );
+    // A day split into two files shares only the time of the cut: nothing to say.
+    fs::write(
+        d.join("am.csv"),
+        "time,v\n2021-01-04T00:00:00Z,1\n2021-01-04T12:00:00Z,2\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("pm.csv"),
+        "time,v\n2021-01-04T12:00:00Z,3\n2021-01-04T23:00:00Z,4\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "day", "import", "-q", "--depth", "2", "am.csv", "pm.csv"]));
+    assert!(!err.contains("both hold rows"), "{err}");
+}

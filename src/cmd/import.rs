@@ -566,6 +566,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
     };
     let preamble_zone = prepared.sample.preamble_zone.clone();
+    let input_names: Vec<String> = prepared.sources().iter().map(|s| s.name.clone()).collect();
     let summary = xs::import::run(&db, prepared, &opts, &on_progress)?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -593,6 +594,13 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             "xs: warning: this import removed {} stored row(s): it replaced the rows of timestamps it \
              holds with fewer rows of its own (an import replaces each timestamp's rows){hint}",
             summary.rows_removed
+        );
+    }
+    if db.config().keys.series.is_empty() {
+        warn_overlapping_inputs(
+            &summary.file_spans,
+            &input_names,
+            db.config().granularity.fraction_digits(),
         );
     }
     // Naive times read as UTC by default (not in a zone the header stated).
@@ -633,6 +641,37 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         ));
     }
     Ok(())
+}
+
+/// Two inputs of one command whose rows cover the same times, in a database without a series
+/// key: their rows are kept side by side at those times as one series (a day split into files
+/// shares at most the one timestamp of the cut). Per-symbol files without a symbol column
+/// (MetaTrader's EURUSD.csv and GBPUSD.csv) were mixed so without a word.
+fn warn_overlapping_inputs(spans: &[Option<(i64, i64)>], names: &[String], digits: u32) {
+    let spans: Vec<(usize, (i64, i64))> = spans
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|s| (i, s)))
+        .collect();
+    let overlap = spans.iter().enumerate().find_map(|(k, &(j, b))| {
+        spans[..k]
+            .iter()
+            .find(|(_, a)| a.0 < b.1 && b.0 < a.1)
+            .map(|&(i, a)| (i, j, a.0.max(b.0), a.1.min(b.1)))
+    });
+    if let Some((i, j, from, to)) = overlap {
+        let (Some(a), Some(b)) = (names.get(i), names.get(j)) else {
+            return;
+        };
+        eprintln!(
+            "xs: warning: {a} and {b} both hold rows from {} to {}; with no series key, their rows \
+             at the same times are stored side by side as one series: if they are different series \
+             (symbols, hosts), give each its own database, or add a column that names the series \
+             and create the database with --series-by",
+            xs::io::timefmt::format_iso(from, digits),
+            xs::io::timefmt::format_iso(to, digits)
+        );
+    }
 }
 
 /// The local zone a time column's name mentions (`MTU (CET/CEST)`, `Time (EST)`,

@@ -113,6 +113,7 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work) -> Parsed {
         tod: Vec::new(),
         last_time: None,
         midnight: None,
+        span: None,
     };
     let mut rows = Rows {
         row_len,
@@ -715,7 +716,7 @@ fn place_rows(
             }
         };
         kept += 1;
-        p.push_row(r as u32, group, slot);
+        p.push_row(r as u32, group, slot, t);
     }
     p.rows.truncate(kept * row_len);
 }

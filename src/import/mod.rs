@@ -934,6 +934,9 @@ pub struct Summary {
     pub rows_replaced: u64,
     /// Stored rows removed without a replacement (a timestamp's rows replaced by fewer).
     pub rows_removed: u64,
+    /// Per input (by its place in the command), the first and last time of its rows stored or
+    /// placed: inputs that cover the same times are told of where no series key parts them.
+    pub file_spans: Vec<Option<(i64, i64)>>,
     /// Series written (0 without a series key).
     pub series: usize,
     /// Records past the first line that repeat the header (files joined with `cat`), skipped.
@@ -1482,11 +1485,15 @@ struct Parsed {
     tod: Vec<Option<(i64, i64)>>,
     last_time: Option<i64>,
     midnight: Option<Crossing>,
+    /// The first and last time of the rows placed, for `Summary::file_spans`.
+    span: Option<(i64, i64)>,
 }
 
 impl Parsed {
     /// Records a placed row: its record's start in the chunk, its group and slot.
-    fn push_row(&mut self, rec_start: u32, group: usize, slot: u64) {
+    fn push_row(&mut self, rec_start: u32, group: usize, slot: u64, t: i64) {
+        let span = self.span.get_or_insert((t, t));
+        *span = (span.0.min(t), span.1.max(t));
         self.rec_starts.push(rec_start);
         self.row_groups.push(group as u32);
         self.slots.push(slot);
@@ -1960,6 +1967,7 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
         tod: Vec::new(),
         last_time: None,
         midnight: work.past_midnight,
+        span: None,
     };
     let mut fields = Vec::with_capacity(plan.targets.len());
     let mut scratch = Vec::new();
@@ -2245,7 +2253,7 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
                 continue;
             }
         };
-        p.push_row(span.start as u32, group, slot);
+        p.push_row(span.start as u32, group, slot, t);
     }
     p.work.chunk = work.chunk;
     if let Some(cs) = chunk_syms {
@@ -3517,6 +3525,14 @@ impl Pipeline<'_> {
             self.summary.header_lines += p.headers;
             self.summary.comment_lines += p.comments;
             self.summary.naive_times |= p.naive;
+            if let Some((first, last)) = p.span {
+                let file = p.work.plan.file;
+                if self.summary.file_spans.len() <= file {
+                    self.summary.file_spans.resize(file + 1, None);
+                }
+                let span = self.summary.file_spans[file].get_or_insert((first, last));
+                *span = (span.0.min(first), span.1.max(last));
+            }
             self.summary.null_tokens += p.nulls;
             self.summary.floored_times += p.floored;
             if let Some(piece) = &p.work.chunk.piece {
