@@ -4102,3 +4102,49 @@ fn inputs_of_one_command_that_cover_the_same_times_are_warned_of() {
     let (_, err) = ok(xs(d).args(["-d", "day", "import", "-q", "--depth", "2", "am.csv", "pm.csv"]));
     assert!(!err.contains("both hold rows"), "{err}");
 }
+
+#[test]
+fn entsoe_intervals_that_name_their_zone_place_a_repeated_hour_twice() {
+    // ENTSO-E's exports since 2024 write `(CEST)` and `(CET)` after the times of the day the
+    // clocks go back: no format read them (zero flags: no time column; no --time-format
+    // either), and `--dst earlier` put both 02:00 at one instant.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut text = String::from("\"MTU (CET/CEST)\",\"Actual Total Load (MW)\"\n");
+    for (hh, zone, load) in [
+        ("01", "", 1),
+        ("02", " (CEST)", 2),
+        ("02", " (CET)", 3),
+        ("03", "", 4),
+    ] {
+        for q in ["00", "30"] {
+            let end = if q == "00" {
+                format!("{hh}:30:00")
+            } else {
+                format!("{:02}:00:00", hh.parse::<u8>().unwrap() + 1)
+            };
+            let _ = std::fmt::Write::write_fmt(
+                &mut text,
+                format_args!("\"27/10/2024 {hh}:{q}:00{zone} - 27/10/2024 {end}{zone}\",\"{load}{q}\"\n"),
+            );
+        }
+    }
+    fs::write(d.join("load.csv"), &text).unwrap();
+    ok(xs(d).args([
+        "-d",
+        "l",
+        "import",
+        "-q",
+        "load.csv",
+        "--timezone",
+        "Europe/Berlin",
+    ]));
+    assert_eq!(
+        range(d, "l"),
+        "mtu_cet_cest,actual_total_load_mw\n\
+         2024-10-26T23:00:00Z,100\n2024-10-26T23:30:00Z,130\n\
+         2024-10-27T00:00:00Z,200\n2024-10-27T00:30:00Z,230\n\
+         2024-10-27T01:00:00Z,300\n2024-10-27T01:30:00Z,330\n\
+         2024-10-27T02:00:00Z,400\n2024-10-27T02:30:00Z,430\n"
+    );
+}

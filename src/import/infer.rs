@@ -10,8 +10,8 @@ use super::dialect::{self, date_in_name};
 use super::flextime::{self, DateOrder};
 use super::midnight::MidnightWatch;
 use super::timeparse::{
-    epoch_magnitude, is_epoch_number, split_interval, unit_by_magnitude, unit_word, Dst, TimeError,
-    TimeFormat, TimeParser, TimeSpec, Zone,
+    epoch_magnitude, is_epoch_number, split_interval, unit_by_magnitude, unit_word, zone_after, Dst,
+    TimeError, TimeFormat, TimeParser, TimeSpec, Zone,
 };
 use super::{DateSource, Sample};
 use crate::db::config::{
@@ -632,10 +632,11 @@ fn interval_format(
     unit: Option<EpochUnit>,
     pattern: Option<&str>,
 ) -> std::result::Result<Option<(TimeFormat, String)>, String> {
+    // Each start without the zone ENTSO-E writes after it (`(CEST)`), read by the interval.
     let starts: Vec<&[u8]> = values
         .iter()
         .filter_map(|v| split_interval(v))
-        .map(|(start, _)| start)
+        .map(|(start, _)| zone_after(start).map_or(start, |(time, _)| time))
         .collect();
     if starts.len() * 10 < values.len() * 9 {
         return Ok(None);

@@ -34,6 +34,40 @@ pub enum TimeFormat {
     Interval(Box<TimeFormat>),
 }
 
+/// An interval's end written with the zone it is in after it, as ENTSO-E's exports do
+/// (`27/10/2024 02:00:00 (CEST)`, the repeated hour of a daylight-saving change told apart
+/// by `(CET)`): the end without it, and the zone's offset from UTC in ns, `None` for
+/// `(CET/CEST)`, which says the times are local but not which offset. Only the European
+/// abbreviations that name one offset each, and UTC and GMT, are read (`CST` is US Central
+/// or China).
+pub fn zone_after(b: &[u8]) -> Option<(&[u8], Option<i64>)> {
+    let open = b.iter().rposition(|&c| c == b'(')?;
+    let (time, zone) = (b[..open].trim_ascii(), b[open..].strip_suffix(b")")?);
+    const H: i64 = 3_600_000_000_000;
+    let offset = match &zone[1..] {
+        b"UTC" | b"GMT" | b"WET" => Some(0),
+        b"CET" | b"WEST" => Some(H),
+        b"CEST" | b"EET" => Some(2 * H),
+        b"EEST" => Some(3 * H),
+        b"CET/CEST" | b"EET/EEST" | b"WET/WEST" => None,
+        _ => return None,
+    };
+    Some((time, offset))
+}
+
+/// One end of an interval in `inner`'s format, with the zone after it read (`zone_after`):
+/// placed at that offset, no longer naive.
+fn zoned_end(inner: &TimeFormat, b: &[u8]) -> Result<(i64, bool), TimeError> {
+    match zone_after(b) {
+        None => inner.parse(b),
+        Some((time, None)) => inner.parse(time),
+        Some((time, Some(offset))) => match inner.parse(time)? {
+            (t, true) => Ok((t - offset, false)),
+            zoned => Ok(zoned),
+        },
+    }
+}
+
 /// The two ends of an interval written `START - END`, `START – END` (an en dash) or, with
 /// exactly one slash, `START/END`; `None` without a separator.
 pub fn split_interval(b: &[u8]) -> Option<(&[u8], &[u8])> {
@@ -278,8 +312,8 @@ impl TimeFormat {
             TimeFormat::SerialDays => (parse_serial_days(b)?, true),
             TimeFormat::Interval(inner) => {
                 let (start, end) = split_interval(b).ok_or(TimeError::Unparsable)?;
-                let (t, naive) = inner.parse(start)?;
-                let (end, _) = inner.parse(end)?;
+                let (t, naive) = zoned_end(inner, start)?;
+                let (end, _) = zoned_end(inner, end)?;
                 // Times of day may wrap past midnight (`23:00 - 00:00`).
                 if end < t && !inner.is_time_of_day() {
                     return Err(TimeError::IntervalBackwards);
@@ -1182,6 +1216,32 @@ mod tests {
         ] {
             assert_eq!(z(none), None, "{none}");
         }
+    }
+
+    #[test]
+    fn interval_ends_with_a_zone_after_them_are_placed_at_its_offset() {
+        let f = TimeFormat::Interval(Box::new(TimeFormat::Flex(DateOrder::Dmy)));
+        let at = |text: &str| f.parse(text.as_bytes());
+        // 2024-10-27 02:00 in Berlin, twice: 00:00Z in summer time, 01:00Z in winter time.
+        let day = 1_729_987_200_000_000_000;
+        let h = 3_600_000_000_000;
+        assert_eq!(
+            at("27/10/2024 02:00:00 (CEST) - 27/10/2024 02:15:00 (CEST)"),
+            Ok((day, false))
+        );
+        assert_eq!(
+            at("27/10/2024 02:00:00 (CET) - 27/10/2024 02:15:00 (CET)"),
+            Ok((day + h, false))
+        );
+        // No offset in `(CET/CEST)`: naive, for --timezone to place.
+        assert_eq!(
+            at("27/10/2024 02:00:00 - 27/10/2024 03:00:00 (CET/CEST)"),
+            Ok((day + 2 * h, true))
+        );
+        // An abbreviation that names several zones stays unreadable.
+        assert!(at("27/10/2024 02:00:00 (CST) - 27/10/2024 02:15:00 (CST)").is_err());
+        assert_eq!(zone_after(b"01:00 (UTC)"), Some((&b"01:00"[..], Some(0))));
+        assert_eq!(zone_after(b"01:00"), None);
     }
 
     #[test]
