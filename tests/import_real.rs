@@ -4148,3 +4148,20 @@ fn entsoe_intervals_that_name_their_zone_place_a_repeated_hour_twice() {
          2024-10-27T02:00:00Z,400\n2024-10-27T02:30:00Z,430\n"
     );
 }
+
+#[test]
+fn a_database_dumps_backslash_n_is_null_in_text_columns_too() {
+    // PostgreSQL's `COPY … TO` (text format) and MySQL write `\N` for every null: numbers got
+    // null, text kept the two characters `\N`.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let dump = "ts\thost\tnote\tv\n2021-01-04 09:30:00+00\tweb1\t\\N\t1.5\n\
+                2021-01-04 09:31:00+00\tweb2\tok\t\\N\n2021-01-04 09:32:00+00\t\\N\tfine\t2.5\n";
+    fs::write(d.join("dump.tsv"), dump).unwrap();
+    ok(xs(d).args(["-d", "p", "import", "-q", "dump.tsv", "--series-by", "none"]));
+    assert_eq!(
+        range(d, "p"),
+        "ts,host,note,v\n2021-01-04T09:30:00Z,web1,,1.5\n2021-01-04T09:31:00Z,web2,ok,\n\
+         2021-01-04T09:32:00Z,,fine,2.5\n"
+    );
+}

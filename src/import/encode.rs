@@ -130,6 +130,8 @@ impl Encoder {
                 }
                 // Needs a dictionary: the import encodes it itself (`import::syms`).
                 ColumnType::Sym => None,
+                // `\N` is a database dump's null (PostgreSQL's COPY, MySQL), in text too.
+                ColumnType::Str(_) if text == b"\\N" => return Ok(()),
                 ColumnType::Str(_) => {
                     if text.len() <= width && !text.contains(&0) && std::str::from_utf8(text).is_ok() {
                         dst[..text.len()].copy_from_slice(text);

@@ -2103,7 +2103,8 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
                         bytes = bytes.trim_ascii();
                     }
                     if ctx.is_sym[col] {
-                        if bytes.is_empty() {
+                        // `\N`: a database dump's null (PostgreSQL's COPY, MySQL), in text too.
+                        if bytes.is_empty() || bytes == b"\\N" {
                             continue;
                         }
                         let Some(cs) = chunk_syms.as_mut() else { continue };
