@@ -3976,6 +3976,30 @@ fn refusals_of_unplaceable_times_name_what_they_may_be() {
     let (code, _, err) = run(xs(d).args(["-d", "y", "import", "y.csv"]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("lie outside the years 1678 to 2261"), "{err}");
+    // IB's Flex query: the refusal spoke of `IBCommission`'s -1.00 as seconds near 1970 and
+    // never of `DateTime`, the column that holds the times.
+    fs::write(
+        d.join("ib.csv"),
+        "\"Symbol\",\"DateTime\",\"Quantity\",\"IBCommission\"\n\
+         \"AAPL\",\"20210104;093000\",\"100\",\"-1.00\"\n\
+         \"MSFT\",\"20210104;093405\",\"101\",\"-1.01\"\n\
+         \"AAPL\",\"20210104;094000\",\"102\",\"-1.02\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "ib", "import", "ib.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("column `DateTime`, named like a time, holds times such as `20210104;093000`"),
+        "{err}"
+    );
+    ok(xs(d)
+        .args(["-d", "ib", "import", "-q", "ib.csv", "--time-column", "DateTime"])
+        .args(["--time-format", "%Y%m%d;%H%M%S"]));
+    assert!(
+        range(d, "ib").contains("2021-01-04T09:34:05Z,MSFT,101,-1.01\n"),
+        "{}",
+        range(d, "ib")
+    );
 }
 
 #[test]

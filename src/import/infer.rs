@@ -1930,7 +1930,9 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             return Err(Error::Invalid(refusal));
         }
         return Err(match readable.first() {
-            None if weak_refusal.is_some() => Error::Invalid(weak_refusal.unwrap_or_default()),
+            // A column named like a time whose values no format reads says more than another
+            // column's numbers that could be times (IB's `DateTime` of `20210104;093000`
+            // beside an `IBCommission` of -1.00).
             None if unreadable.is_some() => {
                 let (label, value, good, all) = unreadable.unwrap_or_default();
                 let named = if o.time_columns.is_empty() {
@@ -1964,6 +1966,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                     "column `{label}`{named} holds times such as `{value}` that {advice}"
                 ))
             }
+            None if weak_refusal.is_some() => Error::Invalid(weak_refusal.unwrap_or_default()),
             None => Error::Invalid(format!(
                 "found no column whose values read as times (columns: {}); name it with \
                  --time-column, and give --time-format or --time-unit if needed",
