@@ -4189,3 +4189,33 @@ fn a_database_dumps_backslash_n_is_null_in_text_columns_too() {
          2021-01-04T09:32:00Z,,fine,2.5\n"
     );
 }
+
+#[test]
+fn an_average_time_beside_a_date_and_seconds_since_1904_are_not_the_time() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Google Analytics: `Avg. Time on Page` (00:03:51) was joined to `Date` as its clock, so
+    // every day's row sat at 00:03:51, and a refreshed report added a second row per day.
+    let ga = "# ----------------------------------------\n# Pages\n# ----------------------------------------\n\n\
+              Date,Avg. Time on Page,Pageviews\n20210104,00:03:51,4776\n20210105,00:05:45,1931\n20210106,00:02:10,2010\n";
+    fs::write(d.join("ga.csv"), ga).unwrap();
+    ok(xs(d).args(["-d", "ga", "import", "-q", "ga.csv"]));
+    assert!(
+        range(d, "ga").starts_with("Date,avg_time_on_page,Pageviews\n2021-01-04T00:00:00Z,00:03:51,4776\n"),
+        "{}",
+        range(d, "ga")
+    );
+    // LabVIEW counts seconds from 1904: read from 1970 they were stored in 2087, exit 0.
+    let mut lv = String::from("Time\tVoltage\n");
+    for i in 0..10 {
+        lv.push_str(&format!("{}.000\t5.04{i}\n", 3_692_597_400u64 + i));
+    }
+    fs::write(d.join("lv.txt"), lv).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "lv", "import", "lv.txt"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("fall in 2087, decades from now") && err.contains("subtract 2082844800"),
+        "{err}"
+    );
+    assert!(!d.join("lv").exists());
+}

@@ -750,7 +750,8 @@ fn names_a_clock(lower: &str) -> bool {
 /// `runtime`, Strava's `Moving Time`), which are written as times are but are not the time of
 /// their row. (Not `interval`: ENTSO-E's time intervals are the time.)
 fn names_a_duration(lower: &str) -> bool {
-    const SPANS: [&str; 12] = [
+    // And the statistics of spans: Google Analytics' `Avg. Time on Page` (`00:03:51`).
+    const SPANS: [&str; 19] = [
         "duration",
         "elapsed",
         "runtime",
@@ -763,6 +764,13 @@ fn names_a_duration(lower: &str) -> bool {
         "cumulative",
         "lap",
         "pace",
+        "avg",
+        "average",
+        "mean",
+        "median",
+        "total",
+        "spent",
+        "engagement",
     ];
     // Words that start so (`ElapsedTime`, `lap_time`), or compounds that end so
     // (`tripduration`, `Laufdauer`); not `space` or `overlap`.
@@ -1879,6 +1887,34 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 && refs.iter().any(|v| is_epoch_number(v))
         };
         if !named && numbers() && times.iter().any(|t| !plausible.contains(t)) {
+            continue;
+        }
+        // Named like a time, epoch numbers read by their size may still count from another
+        // epoch: LabVIEW's and classic Mac OS's seconds since 1904 (3.69e9 for 2021) fall in
+        // 2087 read from 1970. Seconds decades ahead are refused unless --time-unit says so.
+        if let (Some(&late), TimeFormat::Epoch(unit @ EpochUnit::S), None) = (
+            times
+                .iter()
+                .find(|&&t| t > *plausible.end())
+                .filter(|_| numbers()),
+            &format,
+            o.time_unit,
+        ) {
+            let example = refs
+                .iter()
+                .find(|v| is_epoch_number(v))
+                .map(|v| String::from_utf8_lossy(v));
+            refusal.get_or_insert(format!(
+                "column `{label}` holds numbers such as `{}` that, read as {} since 1970 (by their \
+                 size), fall in {}, decades from now: if they count seconds from 1904 (LabVIEW, \
+                 classic Mac OS), subtract 2082844800 from each and import the result; if they are \
+                 times since 1970 after all, pass --time-unit to say their unit",
+                example.unwrap_or_default(),
+                unit_word(*unit),
+                crate::io::timefmt::format_iso_exact(late)
+                    .get(..4)
+                    .unwrap_or_default()
+            ));
             continue;
         }
         let precision = text_precision_ns(&refs, &format);
@@ -3073,6 +3109,8 @@ mod tests {
             "lap_time",
             "duration_s",
             "elapsedtime",
+            "avg. time on page",
+            "average engagement time",
         ] {
             assert!(super::names_a_duration(span), "{span}");
         }
