@@ -4025,6 +4025,14 @@ fn a_headerless_file_imports_again_into_the_database_it_made() {
              2021-01-01T00:01:00Z,cd,2.5,y\n2021-01-01T00:02:00Z,ef,3.5,z\n",
         ),
         (
+            // TrueFX: the time second and not ISO (its format was looked for in the first).
+            "truefx.csv",
+            "EUR/USD,20210104 00:00:00.966,1.22389,1.22396\nEUR/USD,20210104 00:00:01.388,1.22416,1.22423\n\
+             EUR/USD,20210104 00:00:02.012,1.22410,1.22420\n",
+            "column_2,column_1,column_3,column_4\n2021-01-04T00:00:00.966Z,EUR/USD,1.22389,1.22396\n\
+             2021-01-04T00:00:01.388Z,EUR/USD,1.22416,1.22423\n2021-01-04T00:00:02.012Z,EUR/USD,1.22410,1.22420\n",
+        ),
+        (
             "empty.csv",
             "2021-01-04T00:00:00Z,1.5,,a\n2021-01-04T00:01:00Z,2.5,3,b\n2021-01-04T00:02:00Z,3.5,4,c\n",
             "column_1,column_2,column_3,column_4\n2021-01-04T00:00:00Z,1.5,,a\n\

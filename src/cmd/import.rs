@@ -822,10 +822,13 @@ fn existing_time_plan(
     }
     let mut sample = prepared.sample.clone();
     if sample.names.is_empty() {
-        // Without a header the columns are in the order `xs range` writes.
-        sample.names = std::iter::once(config.time_column.clone())
-            .chain(config.schema.columns().iter().map(|c| c.name.clone()))
-            .collect();
+        // Without a header: the columns of the headerless input that made the database, else
+        // in the order `xs range` writes (as the import reads them).
+        sample.names = xs::import::headerless_names(config).unwrap_or_else(|| {
+            std::iter::once(config.time_column.clone())
+                .chain(config.schema.columns().iter().map(|c| c.name.clone()))
+                .collect()
+        });
         sample.header_text = vec![String::new(); sample.names.len()];
     }
     let idx = xs::import::time_sources(

@@ -1035,7 +1035,7 @@ fn same_names_as(names: &[String], config: &Config) -> Vec<String> {
 /// names are the ones xs gives such columns: `column_1` … `column_N`, the time possibly two
 /// of them joined (`column_1_column_2`, MetaTrader's date and time), which `xs range`'s order
 /// (the time first, then the values) would not line up with the input's fields.
-fn headerless_names(config: &Config) -> Option<Vec<String>> {
+pub fn headerless_names(config: &Config) -> Option<Vec<String>> {
     let index = |name: &str| {
         name.strip_prefix("column_")
             .and_then(|k| k.parse::<usize>().ok())
