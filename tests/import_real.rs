@@ -4227,3 +4227,34 @@ fn an_average_time_beside_a_date_and_seconds_since_1904_are_not_the_time() {
     );
     assert!(!d.join("lv").exists());
 }
+
+#[test]
+fn an_order_book_without_times_is_refused_and_dashes_are_null_beside_numbers() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // LOBSTER's order book file has no time (its message file has): its first column, a
+    // price level that stood still, was read as milliseconds since midnight of the name's
+    // date and every row stored at 01:37:33.400.
+    let book: String = (0..12)
+        .map(|i| format!("5853400,{},5853200,{}\n", 95 + i, 412 - i))
+        .collect();
+    fs::write(d.join("AAPL_2012-06-21_34200000_57600000_orderbook_1.csv"), book).unwrap();
+    let (code, _, err) = run(xs(d).args([
+        "-d",
+        "ob",
+        "import",
+        "AAPL_2012-06-21_34200000_57600000_orderbook_1.csv",
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(!d.join("ob").exists());
+    // Davis WeatherLink writes `---` where a sensor gave nothing: the column was text.
+    let davis = "time,Temp Out,THSW Index\n2021-01-04T00:05:00Z,3.1,---\n2021-01-04T00:10:00Z,3.0,2.5\n\
+                 2021-01-04T00:15:00Z,--,2.25\n";
+    fs::write(d.join("davis.csv"), davis).unwrap();
+    ok(xs(d).args(["-d", "dv", "import", "-q", "davis.csv"]));
+    assert_eq!(
+        range(d, "dv"),
+        "time,temp_out,thsw_index\n2021-01-04T00:05:00Z,3.1,\n2021-01-04T00:10:00Z,3.0,2.50\n\
+         2021-01-04T00:15:00Z,,2.25\n"
+    );
+}

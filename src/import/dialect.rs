@@ -14,14 +14,15 @@ pub const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
 
 /// Tokens read as null in numeric and time columns, besides the empty field: also the
 /// `WEAK_NULLS`, which no number is.
-pub const DEFAULT_NULLS: [&[u8]; 11] = [
-    b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A", b"\\N", b".", b"-", b"?", b"n/e",
+pub const DEFAULT_NULLS: [&[u8]; 13] = [
+    b"NA", b"N/A", b"null", b"NULL", b"None", b"#N/A", b"\\N", b".", b"-", b"--", b"---", b"?", b"n/e",
 ];
 
 /// The default null tokens that are null only beside numbers or booleans: a lone `.` (FRED's
-/// missing value), `-` (a dash in an empty cell), `?` (UCI's and Weka's missing value) and
+/// missing value), `-`, `--` or `---` (dashes in an empty cell; Davis WeatherLink writes
+/// `---`), `?` (UCI's and Weka's missing value) and
 /// `n/e` (ENTSO-E's "not expected"). A column of these alone, or of these and words, is text.
-pub const WEAK_NULLS: [&[u8]; 4] = [b".", b"-", b"?", b"n/e"];
+pub const WEAK_NULLS: [&[u8]; 6] = [b".", b"-", b"--", b"---", b"?", b"n/e"];
 
 /// Error values of Excel, LibreOffice and Google Sheets, exported as the cell's text.
 const SPREADSHEET_ERRORS: [&[u8]; 8] = [
@@ -34,7 +35,7 @@ pub fn is_default_null(v: &[u8]) -> bool {
     // Cheap first test: a lone `.`, `-` or `?`, or a token starting with one of these bytes (a
     // negative number must not pay for the list).
     match v {
-        [b'.'] | [b'-'] | [b'?'] => true,
+        [b'.'] | [b'-'] | [b'-', b'-'] | [b'-', b'-', b'-'] | [b'?'] => true,
         [b'N' | b'n', ..] => DEFAULT_NULLS.contains(&v),
         // Bloomberg's `#N/A N/A`, `#N/A Field Not Applicable`, `#N/A Invalid Security`…, and
         // the error values a spreadsheet writes in a cell it could not compute.

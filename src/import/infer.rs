@@ -1819,7 +1819,10 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                 .filter(|v| !v.is_empty())
                 .map(|v| epoch_magnitude(v))
                 .collect();
-            if !named && (pass == 0 || idx[..] != [0] || nums.windows(2).any(|w| w[1] < w[0])) {
+            // Nor one that stands still: LOBSTER's order book files hold no time, and their
+            // first column, a price level, was stored as the one millisecond it reads as.
+            let still = nums.len() >= 3 && nums.iter().all(|&v| v == nums[0]);
+            if !named && (pass == 0 || idx[..] != [0] || still || nums.windows(2).any(|w| w[1] < w[0])) {
                 continue;
             }
             // Numbers that go up by one from row to row count the rows (`sample`, `step`, a
