@@ -596,7 +596,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             summary.rows_removed
         );
     }
-    if db.config().keys.series.is_empty() {
+    // (With --update-columns, files of other columns at the same times update the same rows.)
+    if db.config().keys.series.is_empty() && !args.update_columns {
         warn_overlapping_inputs(
             &summary.file_spans,
             &input_names,
