@@ -3962,6 +3962,27 @@ fn refusals_of_unplaceable_times_name_what_they_may_be() {
         "{}",
         range(d, "x")
     );
+    // Excel's `1/4/21` beside `9:30:00 AM`: the date is no date xs reads alone, and the
+    // refusal named only --date, which put every row on one day (and rejected the rest).
+    fs::write(
+        d.join("xl.csv"),
+        "Date,Time,Value\n1/4/21,9:30:00 AM,0.0\n1/4/21,4:30:00 PM,1.5\n1/5/21,9:30:00 AM,2.5\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "xl", "import", "xl.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("pass --time-column Date,Time with a --time-format for both"),
+        "{err}"
+    );
+    ok(xs(d)
+        .args(["-d", "xl", "import", "-q", "xl.csv", "--time-column", "Date,Time"])
+        .args(["--time-format", "%m/%d/%y %I:%M:%S %p"]));
+    assert!(
+        range(d, "xl").contains("2021-01-05T09:30:00Z,2.5\n"),
+        "{}",
+        range(d, "xl")
+    );
     // One column of values and no time.
     fs::write(d.join("v.csv"), "value\n0.5\n1.5\n2.5\n").unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "v", "import", "v.csv"]));

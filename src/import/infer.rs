@@ -821,6 +821,24 @@ fn date_for_times_of_day(
                      row at its day's midnight"
                 )
             });
+            // A column named as a date whose values xs does not read alone (`1/4/21`, a
+            // two-digit year): --date would place every row on one day.
+            let named_date = (dates.is_none())
+                .then(|| {
+                    (0..sample.names.len()).find(|&i| {
+                        sample.names[i] != column && names_a_date(&sample.names[i].to_ascii_lowercase())
+                    })
+                })
+                .flatten()
+                .map_or(String::new(), |i| {
+                    let date = &sample.names[i];
+                    format!(
+                        "; or, if column `{date}` holds their dates, pass --time-column \
+                         {date},{column} with a --time-format for both (such as \
+                         '%m/%d/%y %I:%M:%S %p' for `1/4/21 9:30:00 AM`)"
+                    )
+                });
+            let join = format!("{join}{named_date}");
             // Days since 1899-12-30 with the time in the fraction (`44197.5`) fit below a day
             // of seconds too: Excel's serial dates, from 1954 to 2119 here.
             let values = || {
