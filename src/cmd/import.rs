@@ -649,17 +649,25 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
 /// shares at most the one timestamp of the cut). Per-symbol files without a symbol column
 /// (MetaTrader's EURUSD.csv and GBPUSD.csv) were mixed so without a word.
 fn warn_overlapping_inputs(spans: &[Option<(i64, i64)>], names: &[String], digits: u32) {
-    let spans: Vec<(usize, (i64, i64))> = spans
+    let mut spans: Vec<(usize, (i64, i64))> = spans
         .iter()
         .enumerate()
         .filter_map(|(i, s)| s.map(|s| (i, s)))
         .collect();
-    let overlap = spans.iter().enumerate().find_map(|(k, &(j, b))| {
-        spans[..k]
-            .iter()
-            .find(|(_, a)| a.0 < b.1 && b.0 < a.1)
-            .map(|&(i, a)| (i, j, a.0.max(b.0), a.1.min(b.1)))
-    });
+    // By first time: an input overlaps an earlier-starting one iff it starts before the
+    // latest end so far (the one ending there).
+    spans.sort_by_key(|&(i, (first, _))| (first, i));
+    let mut latest: Option<(usize, (i64, i64))> = None;
+    let mut overlap = None;
+    for &(j, b) in &spans {
+        if let Some((i, a)) = latest.filter(|&(_, a)| b.0 < a.1 && a.0 < b.1) {
+            overlap = Some((i.min(j), i.max(j), b.0, a.1.min(b.1)));
+            break;
+        }
+        if latest.is_none_or(|(_, a)| b.1 > a.1) {
+            latest = Some((j, b));
+        }
+    }
     if let Some((i, j, from, to)) = overlap {
         let (Some(a), Some(b)) = (names.get(i), names.get(j)) else {
             return;
@@ -823,13 +831,8 @@ fn existing_time_plan(
     }
     let mut sample = prepared.sample.clone();
     if sample.names.is_empty() {
-        // Without a header: the columns of the headerless input that made the database, else
-        // in the order `xs range` writes (as the import reads them).
-        sample.names = xs::import::headerless_names(config).unwrap_or_else(|| {
-            std::iter::once(config.time_column.clone())
-                .chain(config.schema.columns().iter().map(|c| c.name.clone()))
-                .collect()
-        });
+        // Without a header: the columns as the import reads them.
+        sample.names = xs::import::headerless_names(config);
         sample.header_text = vec![String::new(); sample.names.len()];
     }
     let idx = xs::import::time_sources(

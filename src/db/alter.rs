@@ -424,18 +424,13 @@ impl Converter {
                     // Only 8- and 16-bit integers widen to f32: all exact.
                     dst.copy_from_slice(&(whole_number(from_ty, src) as f32).to_le_bytes());
                 }
-                (ColumnType::I8 | ColumnType::I16 | ColumnType::I32 | ColumnType::I64, _) => {
-                    // Sign-extended: the low bytes of the i64 are the wider encoding.
-                    let mut wide = if src[src.len() - 1] & 0x80 != 0 {
-                        [0xFF; 8]
-                    } else {
-                        [0; 8]
-                    };
-                    wide[..src.len()].copy_from_slice(src);
-                    dst.copy_from_slice(&wide[..dst.len()]);
+                (from, _) if is_whole(from) => {
+                    // An integer into a wider one: the low bytes of its value, sign- or
+                    // zero-extended, are the wider encoding.
+                    dst.copy_from_slice(&whole_number(from, src).to_le_bytes()[..dst.len()]);
                 }
                 _ => {
-                    // Same type, unsigned integers (zero-extended) and str(N) (zero-padded).
+                    // The same type, and str(N) (zero-padded).
                     dst[..src.len()].copy_from_slice(src);
                 }
             }
@@ -479,10 +474,8 @@ fn is_whole(ty: ColumnType) -> bool {
 
 /// A stored integer field's value (its width and sign from `ty`).
 fn whole_number(ty: ColumnType, src: &[u8]) -> i128 {
-    let signed = matches!(
-        ty,
-        ColumnType::I8 | ColumnType::I16 | ColumnType::I32 | ColumnType::I64
-    );
+    use ColumnType::*;
+    let signed = matches!(ty, I8 | I16 | I32 | I64);
     let mut wide = if signed && src[src.len() - 1] & 0x80 != 0 {
         [0xFF; 16]
     } else {

@@ -1031,11 +1031,22 @@ fn same_names_as(names: &[String], config: &Config) -> Vec<String> {
         .collect()
 }
 
-/// The columns of a headerless input like the one that created the database, when all its
-/// names are the ones xs gives such columns: `column_1` … `column_N`, the time possibly two
-/// of them joined (`column_1_column_2`, MetaTrader's date and time), which `xs range`'s order
-/// (the time first, then the values) would not line up with the input's fields.
-pub fn headerless_names(config: &Config) -> Option<Vec<String>> {
+/// The columns of a headerless input into the database: those of the headerless input that
+/// created it, when all its names are the ones xs gives such columns (`column_1` …
+/// `column_N`, the time possibly two of them joined: `column_1_column_2`, MetaTrader's date
+/// and time), which `xs range`'s order would not line up with; else that order (the time
+/// first, then the values).
+pub fn headerless_names(config: &Config) -> Vec<String> {
+    generated_names(config).unwrap_or_else(|| {
+        std::iter::once(config.time_column.clone())
+            .chain(config.schema.columns().iter().map(|c| c.name.clone()))
+            .collect()
+    })
+}
+
+/// `column_1` … `column_N` when every name of the database is one of them (see
+/// `headerless_names`).
+fn generated_names(config: &Config) -> Option<Vec<String>> {
     let index = |name: &str| {
         name.strip_prefix("column_")
             .and_then(|k| k.parse::<usize>().ok())
@@ -1067,13 +1078,7 @@ fn plan_for(
 ) -> Result<Plan> {
     let schema = &config.schema;
     let names: Vec<String> = if header.names.is_empty() {
-        // No header and no names: the names a headerless input gave the database, else the
-        // order `xs range` writes.
-        headerless_names(config).unwrap_or_else(|| {
-            std::iter::once(config.time_column.clone())
-                .chain(schema.columns().iter().map(|c| c.name.clone()))
-                .collect()
-        })
+        headerless_names(config)
     } else {
         same_names_as(&header.names, config)
     };
