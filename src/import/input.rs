@@ -103,7 +103,9 @@ fn refuse_repeats(sources: &[Source]) -> Result<()> {
     };
     let mut by_inode: HashMap<(u64, u64), &Path> = HashMap::new();
     let mut by_stem: HashMap<String, &Path> = HashMap::new();
-    let mut by_head: HashMap<(u64, u32), Vec<&Path>> = HashMap::new();
+    // Files by length, in input order: only files of one length can hold the same bytes, so
+    // only those are read here (a directory of daily files seldom has two).
+    let mut by_len: HashMap<u64, Vec<&Path>> = HashMap::new();
     for path in sources.iter().filter_map(|s| s.path.as_deref()) {
         let Ok(meta) = fs::metadata(path) else { continue };
         if let Some(seen) = by_inode.insert((meta.dev(), meta.ino()), path) {
@@ -118,27 +120,32 @@ fn refuse_repeats(sources: &[Source]) -> Result<()> {
                 "look like the same file compressed and not (move one out if they differ)",
             );
         }
-        if meta.len() == 0 {
-            continue;
+        if meta.len() > 0 {
+            by_len.entry(meta.len()).or_default().push(path);
         }
-        let Ok(head) = read_head(path) else { continue };
-        // A header alone (an export of an hour without trades) has no rows to store twice:
-        // such files share their bytes whenever they share a header.
-        let lines = || head.split(|&b| b == b'\n').filter(|l| !l.trim_ascii().is_empty());
-        if meta.len() <= HEAD_HASHED as u64 && lines().nth(1).is_none() {
-            continue;
-        }
-        let copies = by_head.entry((meta.len(), crc32fast::hash(&head))).or_default();
-        // Times of day take their date from the file name: the same bytes under two dates
-        // are two days' rows.
-        let day = |p: &Path| super::dialect::date_in_name(&p.to_string_lossy()).map(|d| d.0);
-        for seen in copies.iter() {
-            let two_days = matches!((day(seen), day(path)), (Some(a), Some(b)) if a != b);
-            if !two_days && same_bytes(seen, path).unwrap_or(false) {
-                return twice(seen, path, "hold the same bytes");
+    }
+    // Times of day take their date from the file name: the same bytes under two dates are
+    // two days' rows.
+    let day = |p: &Path| super::dialect::date_in_name(&p.to_string_lossy()).map(|d| d.0);
+    for (len, paths) in by_len.iter().filter(|(_, paths)| paths.len() > 1) {
+        let mut by_head: HashMap<u32, Vec<&Path>> = HashMap::new();
+        for &path in paths {
+            let Ok(head) = read_head(path) else { continue };
+            // A header alone (an export of an hour without trades) has no rows to store
+            // twice: such files share their bytes whenever they share a header.
+            let mut lines = head.split(|&b| b == b'\n').filter(|l| !l.trim_ascii().is_empty());
+            if *len <= HEAD_HASHED as u64 && lines.nth(1).is_none() {
+                continue;
             }
+            let copies = by_head.entry(crc32fast::hash(&head)).or_default();
+            for seen in copies.iter() {
+                let two_days = matches!((day(seen), day(path)), (Some(a), Some(b)) if a != b);
+                if !two_days && same_bytes(seen, path).unwrap_or(false) {
+                    return twice(seen, path, "hold the same bytes");
+                }
+            }
+            copies.push(path);
         }
-        copies.push(path);
     }
     Ok(())
 }
@@ -207,19 +214,27 @@ impl<R: Read> Read for Counting<R> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decoding {
     pub encoding: &'static encoding_rs::Encoding,
-    /// Its byte-order mark said so.
-    pub from_bom: bool,
-    /// `--encoding` said so (neither: its zero bytes did, UTF-16 without a mark).
-    pub given: bool,
+    pub known_by: KnownBy,
+}
+
+/// What told an input's encoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KnownBy {
+    /// Its byte-order mark.
+    Bom,
+    /// `--encoding`.
+    Flag,
+    /// Its zero bytes: UTF-16 without a mark.
+    ZeroBytes,
 }
 
 impl Decoding {
     /// For the import's report.
     pub fn describe(&self) -> String {
-        let how = match (self.from_bom, self.given) {
-            (true, _) => "its byte-order mark says so",
-            (false, true) => "--encoding",
-            (false, false) => "no byte-order mark; its zero bytes say so",
+        let how = match self.known_by {
+            KnownBy::Bom => "its byte-order mark says so",
+            KnownBy::Flag => "--encoding",
+            KnownBy::ZeroBytes => "no byte-order mark; its zero bytes say so",
         };
         format!("text in {} ({how}), read as UTF-8", self.encoding.name())
     }
@@ -426,8 +441,7 @@ pub fn open(
     let decoding = match encoding {
         Some(encoding) => Some(Decoding {
             encoding,
-            from_bom: false,
-            given: true,
+            known_by: KnownBy::Flag,
         }),
         None => match head.as_slice() {
             [0xff, 0xfe, ..] => Some(encoding_rs::UTF_16LE),
@@ -436,20 +450,18 @@ pub fn open(
         }
         .map(|encoding| Decoding {
             encoding,
-            from_bom: true,
-            given: false,
+            known_by: KnownBy::Bom,
         })
         .or_else(|| {
             utf16_without_bom(&head).map(|encoding| Decoding {
                 encoding,
-                from_bom: false,
-                given: false,
+                known_by: KnownBy::ZeroBytes,
             })
         }),
     };
     let stream: Box<dyn Read + Send> = match decoding {
         None => Box::new(stream),
-        Some(d) => Box::new(Decoder::new(stream, d.encoding, d.from_bom)),
+        Some(d) => Box::new(Decoder::new(stream, d.encoding, d.known_by == KnownBy::Bom)),
     };
     // Line ends of a carriage return alone (classic Mac OS, Excel's "CSV (Macintosh)"): the
     // head has some and no line feed at all.
