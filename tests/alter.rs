@@ -610,3 +610,69 @@ fn whole_numbers_widen_to_decimals_and_floats_every_value_checked() {
         all(&big)
     );
 }
+
+#[test]
+fn a_column_that_holds_no_value_takes_any_type() {
+    // A first file whose `id` column was empty made it f64; the next file's ids past 2^53 were
+    // stored rounded (9007199254740993 as 9007199254740992) with exit 0.
+    let db = trades();
+    db.ok(&["alter", "--add", "id:f64"]);
+    let day2 = db.path.with_file_name("day2.csv");
+    fs::write(
+        &day2,
+        "time,sym,price,qty,n,note,id\n2025-03-02T00:00:00Z,BTC,1,4,0,x,9007199254740993\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(db.xs(&["import", day2.to_str().unwrap()]));
+    assert_eq!(code, 4, "{err}");
+    let rejects: String = fs::read_dir(&db.path)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .map(|p| fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(
+        rejects.contains("column `id`: a whole number past 2^53, which f64 holds only rounded")
+            && rejects.contains("`xs alter --widen NAME:i64` if this column holds no value yet"),
+        "{rejects}"
+    );
+    let (code, _, err) = run(db.xs(&["put", "2025-03-02T00:00:00Z", "sym=BTC", "id=9007199254740993"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("past 2^53"), "{err}");
+    assert!(!all(&db).contains("2025-03-02"), "{}", all(&db));
+
+    // The column holds no value: any type, here the integer its values are.
+    db.ok(&["alter", "--widen", "id:i64"]);
+    db.ok(&["import", "--max-rejects", "0", day2.to_str().unwrap()]);
+    assert!(
+        all(&db).contains(",BTC,1.00,4,0,x,9007199254740993\n"),
+        "{}",
+        all(&db)
+    );
+    assert!(db.ok(&["check"]).contains("no damage found"));
+
+    // A column that holds a value (here in the last series only) keeps the widening rules,
+    // refused before anything is written; a key column always does.
+    let before = files(&db.path);
+    for (args, message) in [
+        (
+            &["alter", "--widen", "id:u8"][..],
+            "cannot change `id` from i64 to u8: u8 is narrower than i64, and values could be \
+             lost; xs alter widens",
+        ),
+        (
+            &["alter", "--widen", "note:i64"][..],
+            "Only a column that holds no value takes any type, and this one holds a value at \
+             2023-12-31T23:59:59",
+        ),
+        (
+            &["alter", "--widen", "sym:i64"][..],
+            "cannot change `sym` from str(4) to i64",
+        ),
+    ] {
+        let (code, _, err) = run(db.xs(args));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert_eq!(files(&db.path), before, "{args:?} changed files");
+    }
+}

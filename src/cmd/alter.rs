@@ -28,7 +28,9 @@ const KILL_AT_ENV: &str = "XS_ALTER_KILL_AT";
 /// u8→u16→u32→u64, an unsigned one into a strictly wider signed one) or into dec(S) or f64
 /// (i8, i16, u8 and u16 also into f32), and dec(S) into a larger scale; anything that could
 /// lose a value is refused, as is a stored value that would not fit the new type (a dec past
-/// its range, an integer past 2^53 that no f64 holds exactly: nothing is changed then).
+/// its range, an integer past 2^53 that no f64 holds exactly: nothing is changed then). A
+/// column that holds no value yet (an `f64` inferred from a first file where it was empty)
+/// takes any type; one that holds a value is refused before anything is written.
 /// --widen and --rename name the columns as they are before the alter; added columns go after
 /// the others. A rename (also of the time column, and in the series and unique keys) changes
 /// only xs.toml. Adding or widening rewrites every partition: the new files are written beside

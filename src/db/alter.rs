@@ -61,6 +61,9 @@ pub struct Plan {
     pub rewrite: bool,
     /// For each new column, the old column it comes from (`None`: added, null in old rows).
     sources: Vec<Option<usize>>,
+    /// For each new column, whether it changes to a type that is no widening, which only a
+    /// column holding no value may (an `f64` inferred from empty samples that is an `i64`).
+    empty_only: Vec<bool>,
 }
 
 /// Where a rewriting alter is, for progress and for the crash tests' kill hook.
@@ -136,6 +139,7 @@ pub fn plan(dir: &Path, old: &Config, changes: &[Change]) -> Result<Plan> {
     let names = |cols: &[Column]| cols.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(",");
     let mut columns: Vec<Column> = old.schema.columns().to_vec();
     let mut sources: Vec<Option<usize>> = (0..columns.len()).map(Some).collect();
+    let mut empty_only = vec![false; columns.len()];
     let mut time_column = old.time_column.clone();
     let mut keys = old.keys.clone();
     let mut rewrite = false;
@@ -165,14 +169,18 @@ pub fn plan(dir: &Path, old: &Config, changes: &[Change]) -> Result<Plan> {
                 return Err(refuse(format!("`{name}` is already {ty}")));
             }
             if !widens(from, *ty) {
-                let why = if widens(*ty, from) {
-                    format!("{ty} is narrower than {from}, and values could be lost")
-                } else {
-                    format!("{from} values cannot all be written as {ty} without loss")
-                };
-                return Err(refuse(format!(
-                    "cannot change `{name}` from {from} to {ty}: {why}; {WIDENINGS}"
-                )));
+                // Any type, but only where no value is stored: checked as the rows are rewritten.
+                if keys.series.contains(name) || keys.unique.contains(name) {
+                    let why = if widens(*ty, from) {
+                        format!("{ty} is narrower than {from}, and values could be lost")
+                    } else {
+                        format!("{from} values cannot all be written as {ty} without loss")
+                    };
+                    return Err(refuse(format!(
+                        "cannot change `{name}` from {from} to {ty}: {why}; {WIDENINGS}"
+                    )));
+                }
+                empty_only[i] = true;
             }
             if matches!(ty, ColumnType::Dec(_) | ColumnType::F32 | ColumnType::F64)
                 && keys.series.contains(name)
@@ -224,6 +232,7 @@ pub fn plan(dir: &Path, old: &Config, changes: &[Change]) -> Result<Plan> {
                 ty: *ty,
             });
             sources.push(None);
+            empty_only.push(false);
             rewrite = true;
         }
     }
@@ -267,6 +276,7 @@ pub fn plan(dir: &Path, old: &Config, changes: &[Change]) -> Result<Plan> {
         new,
         rewrite,
         sources,
+        empty_only,
     })
 }
 
@@ -288,6 +298,7 @@ pub fn alter(db: &Database, plan: &Plan, on_step: &mut dyn FnMut(Step)) -> Resul
             dir.display()
         )));
     }
+    refuse_unless_empty(db, plan)?;
     if !plan.rewrite {
         plan.new.save(&dir)?;
         return Ok(Outcome {
@@ -314,6 +325,43 @@ pub fn alter(db: &Database, plan: &Plan, on_step: &mut dyn FnMut(Step)) -> Resul
     on_step(Step::Committed);
     settle(&dir, &plan.new, on_step)?;
     Ok(outcome)
+}
+
+/// Refuses, before anything is written, a type change that is no widening of a column that
+/// holds a value (the scan stops at the first).
+fn refuse_unless_empty(db: &Database, plan: &Plan) -> Result<()> {
+    for (j, _) in plan.empty_only.iter().enumerate().filter(|(_, only)| **only) {
+        let Some(i) = plan.sources[j] else { continue };
+        let schema = &plan.old.schema;
+        let mut wanted = vec![false; schema.columns().len()];
+        wanted[i] = true;
+        let mut first = None;
+        super::with_columns(Some(wanted), || {
+            db.scan(i64::MIN, i64::MAX, |t, row| -> Result<bool> {
+                if schema.is_null(row, i) {
+                    return Ok(true);
+                }
+                first = Some(t);
+                Ok(false)
+            })
+        })?;
+        if let Some(t) = first {
+            let (from, to) = (schema.columns()[i].ty, plan.new.schema.columns()[j].ty);
+            let why = if widens(to, from) {
+                format!("{to} is narrower than {from}, and values could be lost")
+            } else {
+                format!("{from} values cannot all be written as {to} without loss")
+            };
+            return Err(Error::Invalid(format!(
+                "cannot alter {}: cannot change `{}` from {from} to {to}: {why}; {WIDENINGS}. Only \
+                 a column that holds no value takes any type, and this one holds a value at {}",
+                db.dir().display(),
+                schema.columns()[i].name,
+                crate::io::timefmt::format_iso_exact(t),
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Writes the new file of every partition of `db` (of each series) as `.NAME.alter`, fsynced.
@@ -359,12 +407,14 @@ struct Converter {
     old: Schema,
     new: Schema,
     sources: Vec<Option<usize>>,
+    empty_only: Vec<bool>,
 }
 
-/// A value that does not fit its widened column (as stored: a `dec`'s scaled integer).
+/// A value that does not fit its widened column (as stored: a `dec`'s scaled integer), or
+/// any value of a column that only changes type when it holds none (`value` is `None`).
 struct Overflow {
     column: usize,
-    value: i128,
+    value: Option<i128>,
 }
 
 impl Converter {
@@ -373,6 +423,7 @@ impl Converter {
             old: plan.old.schema.clone(),
             new: plan.new.schema.clone(),
             sources: plan.sources.clone(),
+            empty_only: plan.empty_only.clone(),
         }
     }
 
@@ -389,12 +440,21 @@ impl Converter {
                 self.new.set_null(out, j);
                 continue;
             }
+            if self.empty_only[j] {
+                return Err(Overflow {
+                    column: j,
+                    value: None,
+                });
+            }
             let from_ty = self.old.columns()[i].ty;
             let to_ty = self.new.columns()[j].ty;
             let src = self.old.field_bytes(old_row, i);
             let at = self.new.field_offset(j);
             let dst = &mut out[at..at + to_ty.width_bytes()];
-            let overflow = |value| Overflow { column: j, value };
+            let overflow = |value| Overflow {
+                column: j,
+                value: Some(value),
+            };
             match (from_ty, to_ty) {
                 (ColumnType::Dec(s), ColumnType::Dec(t)) if s != t => {
                     let value = i64::from_le_bytes(super::schema::le::<8>(src));
@@ -441,6 +501,19 @@ impl Converter {
     fn overflow_error(&self, o: Overflow, t_ns: i64, where_: &Path) -> Error {
         let column = &self.new.columns()[o.column];
         let old_ty = self.sources[o.column].map(|i| self.old.columns()[i].ty);
+        let at = crate::io::timefmt::format_iso_exact(t_ns);
+        let Some(value) = o.value else {
+            let from = old_ty.map(|t| t.to_string()).unwrap_or_default();
+            return Error::Invalid(format!(
+                "cannot change `{}` from {from} to {}: that is no widening, which only a column \
+                 holding no value may take, and it holds a value at {at} (in {}); nothing was \
+                 changed. {WIDENINGS}; to change the type of values, export them and import \
+                 into a new database created with --columns",
+                column.name,
+                column.ty,
+                where_.display(),
+            ));
+        };
         let old_scale = match old_ty {
             Some(ColumnType::Dec(s)) => s,
             _ => 0,
@@ -459,8 +532,8 @@ impl Converter {
             "cannot widen `{}` to {}: the value {} stored at {} (in {}) {why}",
             column.name,
             column.ty,
-            super::decimal::to_string(o.value, old_scale),
-            crate::io::timefmt::format_iso_exact(t_ns),
+            super::decimal::to_string(value, old_scale),
+            at,
             where_.display(),
         ))
     }

@@ -151,6 +151,11 @@ pub enum FieldError {
         scale: u8,
         decimals: usize,
     },
+    /// A whole number written without a point that the float type holds only rounded
+    /// (past 2^53 for f64, 2^24 for f32).
+    InexactWhole {
+        ty: ColumnType,
+    },
     /// A value a `sym` column cannot take.
     Sym(SymError),
 }
@@ -191,6 +196,14 @@ impl fmt::Display for FieldError {
                 super::decimal::to_string(i128::from(i64::MAX), *s)
             ),
             FieldError::OutOfRange { ty } => write!(f, "value out of range for {ty}"),
+            FieldError::InexactWhole { ty } => write!(
+                f,
+                "a whole number past 2^{}, which {ty} holds only rounded (xs never rounds one): \
+                 store it in an integer column (`xs alter --widen NAME:i64` if this column \
+                 holds no value yet, --columns NAME:i64 for a new database), or write it with a \
+                 decimal point to accept the rounding",
+                if *ty == ColumnType::F32 { 24 } else { 53 }
+            ),
             FieldError::TooManyDecimals { scale, decimals } => write!(
                 f,
                 "{decimals} decimals, more than dec({scale}) holds (it is never rounded); widen the \
@@ -628,6 +641,17 @@ fn parse_float<T: std::str::FromStr + Copy + Into<f64>>(ty: ColumnType, text: &s
         .starts_with("inf");
     if wide.is_infinite() && !says_infinite {
         return Err(FieldError::OutOfRange { ty });
+    }
+    // Digits without a point or an exponent are a whole number (an id, a count): one the float
+    // would round is refused rather than stored as another number.
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.len() > 7 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let exact = digits
+            .parse::<u128>()
+            .is_ok_and(|whole| wide.abs() as u128 == whole);
+        if !exact {
+            return Err(FieldError::InexactWhole { ty });
+        }
     }
     Ok(v)
 }

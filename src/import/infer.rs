@@ -1356,7 +1356,10 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         std::str::from_utf8(v).ok()
     }
     if !present().any(|v| text(v).is_some()) {
-        return (ColumnType::F64, "no values in the sample");
+        return (
+            ColumnType::F64,
+            "no values in the sample; while it holds none, `xs alter --widen NAME:TYPE` gives it any type",
+        );
     }
     let is_bool = |v: &[u8]| matches!(v, b"true" | b"false" | b"TRUE" | b"FALSE" | b"True" | b"False");
     if present().all(|v| is_bool(v) || text(v).is_none()) {
@@ -1409,7 +1412,8 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         return (
             text_type,
             "numbers with more digits than f64 keeps, such as integers past u64: stored as text \
-             so no digit is lost; pass --columns NAME:f64 to store them rounded",
+             so no digit is lost (an f64 column, --columns NAME:f64, rounds long decimals and \
+             refuses whole numbers past 2^53)",
         );
     }
     (text_type, why)
