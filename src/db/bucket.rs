@@ -1105,7 +1105,9 @@ impl BucketPartition {
     /// Decodes a columnar record's time offsets into `units` and its columns into `parts`
     /// (`codec::decode_columns`: the row flags, and the value columns `columns` marks), all
     /// rows; `Ok(None)` when the record is stored as rows, which `decode_units_of` reads.
-    /// Returns the record's layout, which says each part's width.
+    /// Returns the record's layout, which says each part's width. `coarse`: see `codec::Coarse`
+    /// (on the record's time offsets).
+    #[allow(clippy::too_many_arguments)]
     pub fn decode_columns_of(
         &self,
         b: u64,
@@ -1114,11 +1116,16 @@ impl BucketPartition {
         units: &mut Vec<u64>,
         parts: &mut Vec<Vec<u8>>,
         columns: Option<&[bool]>,
+        coarse: Option<&dyn Fn(u64, u64) -> bool>,
     ) -> Result<Option<&RecordLayout>> {
         let bytes = self.checked_record(b, entry, bytes)?;
         let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, bytes.first()) else {
             return Ok(None);
         };
+        let coarse = coarse.map(|same| codec::Coarse {
+            same,
+            last: self.units_per_bucket - 1,
+        });
         codec::decode_columns(
             layout,
             bytes,
@@ -1127,6 +1134,7 @@ impl BucketPartition {
             parts,
             columns,
             Select::All,
+            coarse,
         )
         .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
         self.check_units(b, entry, units)?;

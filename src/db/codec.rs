@@ -923,19 +923,28 @@ pub fn decode_selected(
         rows.clear();
     }
     let mut sized = false;
-    let picked = decode_parts(layout, body, n, units, columns, select, |i, picked, values| {
-        if !sized {
-            rows.resize(picked * row_len, 0);
-            sized = true;
-        }
-        scatter(
-            values,
-            rows,
-            row_len,
-            layout.parts[i].offset,
-            layout.parts[i].width,
-        );
-    });
+    let picked = decode_parts(
+        layout,
+        body,
+        n,
+        units,
+        columns,
+        select,
+        None,
+        |i, picked, values| {
+            if !sized {
+                rows.resize(picked * row_len, 0);
+                sized = true;
+            }
+            scatter(
+                values,
+                rows,
+                row_len,
+                layout.parts[i].offset,
+                layout.parts[i].width,
+            );
+        },
+    );
     if !sized {
         rows.clear();
     }
@@ -946,6 +955,10 @@ pub fn decode_selected(
 /// flags, always; `i > 0`: value column `i - 1`, if `columns` marks it) into `parts[i]`, its
 /// width in bytes a picked row, little-endian; a part not decoded is left empty. For readers
 /// that want columns (Arrow output), which would otherwise take the rebuilt rows apart again.
+///
+/// With `coarse`, the time offsets of a page that `coarse` says need not be told apart are
+/// not decoded: each of its rows gets the page's first offset (see `Coarse`).
+#[allow(clippy::too_many_arguments)]
 pub fn decode_columns(
     layout: &RecordLayout,
     body: &[u8],
@@ -954,19 +967,33 @@ pub fn decode_columns(
     parts: &mut Vec<Vec<u8>>,
     columns: Option<&[bool]>,
     select: Select,
+    coarse: Option<Coarse<'_>>,
 ) -> Result<Range<usize>, Corrupt> {
     parts.resize_with(layout.parts.len(), Vec::new);
     for part in parts.iter_mut() {
         part.clear();
     }
-    decode_parts(layout, body, n, units, columns, select, |i, _, values| {
+    decode_parts(layout, body, n, units, columns, select, coarse, |i, _, values| {
         parts[i].extend_from_slice(values)
     })
+}
+
+/// For a reader that needs a record's time offsets only coarsely (an aggregate over windows
+/// of time, which reads no row's own time): `same(a, b)` says offsets `a <= b` and every
+/// offset between them may all read as `a`; `last` is the greatest offset the record can hold.
+/// A page of paged time offsets runs from its first value to the next page's (the last to
+/// `last`), so where `same` holds for those, the page is not decoded. The offsets handed out
+/// stay in order, and a page that is decoded is checked as always.
+#[derive(Clone, Copy)]
+pub struct Coarse<'a> {
+    pub same: &'a dyn Fn(u64, u64) -> bool,
+    pub last: u64,
 }
 
 /// The walk `decode_selected` and `decode_columns` share: checks the body, decodes the time
 /// offsets into `units` (cleared first), then hands `put(part, picked rows, values)` the
 /// picked rows' values of each part wanted, in order, the row flags (part 0) first.
+#[allow(clippy::too_many_arguments)]
 fn decode_parts(
     layout: &RecordLayout,
     body: &[u8],
@@ -974,6 +1001,7 @@ fn decode_parts(
     units: &mut Vec<u64>,
     columns: Option<&[bool]>,
     select: Select,
+    coarse: Option<Coarse<'_>>,
     mut put: impl FnMut(usize, usize, &[u8]),
 ) -> Result<Range<usize>, Corrupt> {
     units.clear();
@@ -984,8 +1012,15 @@ fn decode_parts(
         )));
     }
     let mut column = Vec::new();
-    let picked = decode_units(streams.next("time offsets")?, n, select, units, &mut column)
-        .map_err(|e| Corrupt(format!("its time offsets: {e}")))?;
+    let picked = decode_units(
+        streams.next("time offsets")?,
+        n,
+        select,
+        coarse,
+        units,
+        &mut column,
+    )
+    .map_err(|e| Corrupt(format!("its time offsets: {e}")))?;
     for (i, part) in layout.parts.iter().enumerate() {
         let what = if i == 0 {
             "row flags".to_string()
@@ -1082,11 +1117,17 @@ fn decode_units(
     (codec, payload): (Codec, &[u8]),
     n: usize,
     select: Select,
+    coarse: Option<Coarse<'_>>,
     units: &mut Vec<u64>,
     column: &mut Vec<u8>,
 ) -> Result<Range<usize>, String> {
-    let decoded = match (codec, select) {
-        (Codec::PcoPages, _) => {
+    let decoded = match (codec, select, coarse) {
+        (Codec::PcoPages, Select::All, Some(coarse)) => {
+            let pages = Pages::parse(payload, n, true)?;
+            decode_coarse_units(&pages, coarse, units)?;
+            0..n
+        }
+        (Codec::PcoPages, _, _) => {
             let pages = Pages::parse(payload, n, true)?;
             let decoded = match select {
                 Select::All => 0..n,
@@ -1117,7 +1158,7 @@ fn decode_units(
             }
             decoded
         }
-        (Codec::Linear, Select::At(unit)) if payload.len() == 16 => {
+        (Codec::Linear, Select::At(unit), _) if payload.len() == 16 => {
             // Offsets `first + i × step`: the one row at `unit`, if any, is computed.
             let (first, step) = (uint_of(&payload[..8]), uint_of(&payload[8..]));
             let i = match unit.checked_sub(first) {
@@ -1155,6 +1196,54 @@ fn decode_units(
             decoded.start + from..decoded.start + to.max(from)
         }
     })
+}
+
+/// `decode_units` of every row of paged time offsets for a `Coarse` reader: runs of pages
+/// that must be told apart are decoded (and their first values checked); each other page's
+/// rows all get its first value.
+fn decode_coarse_units(pages: &Pages, coarse: Coarse<'_>, units: &mut Vec<u64>) -> Result<(), String> {
+    let count = pages.n.div_ceil(pages.page);
+    let mut page = 0;
+    while page < count {
+        let coarse_page = |i: usize| {
+            let (first, next) = (
+                pages.first(i),
+                if i + 1 < count {
+                    pages.first(i + 1)
+                } else {
+                    coarse.last
+                },
+            );
+            first <= next && (coarse.same)(first, next)
+        };
+        if coarse_page(page) {
+            let rows = pages.values_of(&(page..page + 1));
+            units.extend(std::iter::repeat_n(pages.first(page), rows.len()));
+            page += 1;
+            continue;
+        }
+        let run_end = (page + 1..count).find(|&i| coarse_page(i)).unwrap_or(count);
+        let decoded = pages.values_of(&(page..run_end));
+        let at = units.len();
+        with_pco_values(
+            Number::U64,
+            PcoSource::Paged(pages),
+            pages.n,
+            decoded.clone(),
+            |bytes| extend_units(units, bytes),
+        )?;
+        for (k, p) in (page..run_end).enumerate() {
+            let found = units[at + k * pages.page];
+            if found != pages.first(p) {
+                return Err(format!(
+                    "page {p} starts at {found}, its table says {}",
+                    pages.first(p)
+                ));
+            }
+        }
+        page = run_end;
+    }
+    Ok(())
 }
 
 /// Appends the little-endian u64 time offsets of `bytes` to `units`.
@@ -1337,8 +1426,17 @@ mod tests {
             // As columns: each part holds its field of every row, and they transpose back to
             // the rows, from any first row on.
             let mut parts = Vec::new();
-            let picked =
-                decode_columns(&layout, &body, u.len(), &mut units, &mut parts, None, Select::All).unwrap();
+            let picked = decode_columns(
+                &layout,
+                &body,
+                u.len(),
+                &mut units,
+                &mut parts,
+                None,
+                Select::All,
+                None,
+            )
+            .unwrap();
             assert_eq!((&units, picked), (&u, 0..u.len()));
             for (part, values) in layout.parts.iter().zip(&parts) {
                 let want: Vec<u8> = r
@@ -1424,6 +1522,80 @@ mod tests {
             linear_records > 20,
             "only {linear_records} records had a progression"
         );
+    }
+
+    /// A coarse reader (`Coarse`) gets every value column as a full decode has it, and time
+    /// offsets that are the true ones wherever its predicate tells them apart: a page it says
+    /// need not be told apart reads as its first offset (so is not decoded), any other exactly;
+    /// the offsets stay in order.
+    #[test]
+    fn a_coarse_read_tells_apart_the_offsets_it_is_asked_to() {
+        let schema = Schema::parse_spec(SPEC).unwrap();
+        let layout = RecordLayout::new(&schema);
+        let mut rng = Rng(0x00C0_A25E);
+        let (mut units, mut parts, mut all_units, mut all_parts) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut skipped_pages = 0;
+        for k in 0..60 {
+            let (mut u, r) = case(&mut rng, &schema);
+            if u.len() <= PAGE_VALUES {
+                continue;
+            }
+            // Offsets spread over the bucket, with runs of one offset across pages.
+            for (i, x) in u.iter_mut().enumerate() {
+                *x = (i as u64 / (1 + k % 3)) * 3;
+            }
+            let last = u[u.len() - 1] + 10;
+            let mut body = Vec::new();
+            encode(&layout, &u, &r, &mut body, true);
+            if body.get(5) != Some(&(Codec::PcoPages as u8)) {
+                continue;
+            }
+            decode_columns(
+                &layout,
+                &body,
+                u.len(),
+                &mut all_units,
+                &mut all_parts,
+                None,
+                Select::All,
+                None,
+            )
+            .unwrap();
+            assert_eq!(all_units, u);
+            // Cells of a few pages, and the edges of a window.
+            let cell = 2000 + 997 * (k % 5);
+            let (lo, hi) = (u[u.len() / 5], u[u.len() * 4 / 5]);
+            let same = |a: u64, b: u64| a >= lo && b < hi && a / cell == b / cell;
+            let coarse = Coarse { same: &same, last };
+            decode_columns(
+                &layout,
+                &body,
+                u.len(),
+                &mut units,
+                &mut parts,
+                None,
+                Select::All,
+                Some(coarse),
+            )
+            .unwrap();
+            assert_eq!(parts, all_parts, "value columns of record {k}");
+            assert_eq!(units.len(), u.len());
+            assert!(units.windows(2).all(|w| w[0] <= w[1]), "offsets in order");
+            for (page, rows) in u.chunks(PAGE_VALUES).enumerate() {
+                let at = page * PAGE_VALUES;
+                let next = u.get(at + PAGE_VALUES).copied().unwrap_or(last);
+                let got = &units[at..at + rows.len()];
+                if same(rows[0], next) {
+                    skipped_pages += 1;
+                    assert!(got.iter().all(|&x| x == rows[0]), "page {page} of record {k}");
+                    assert!(rows.iter().all(|&x| same(rows[0], x)), "a page in one cell");
+                } else {
+                    assert_eq!(got, rows, "page {page} of record {k}");
+                }
+            }
+        }
+        assert!(skipped_pages > 10, "only {skipped_pages} pages were not decoded");
     }
 
     /// Every byte flipped, every cut and wrong row counts: an error or (rarely, where a

@@ -1181,6 +1181,7 @@ impl Database {
         let mut reader = RecordReader {
             columns: COLUMNS_READ.with(|c| c.borrow().clone()),
             as_columns: matches!(scan, Scan::Columns),
+            time_grid: TIME_GRID.with(|g| g.get()),
             ..RecordReader::default()
         };
         // An error of `visit` met inside an engine callback waits here to be returned.
@@ -1582,11 +1583,52 @@ struct RecordReader {
     parts: Vec<Vec<u8>>,
     /// The value columns to rebuild from columnar records (`with_columns`); `None`: all.
     columns: Option<Vec<bool>>,
+    /// How finely the times of columnar records are told apart (`with_time_grid`).
+    time_grid: Option<TimeGrid>,
 }
 
 thread_local! {
     /// The value columns scans on this thread need (`with_columns`).
     static COLUMNS_READ: std::cell::RefCell<Option<Vec<bool>>> = const { std::cell::RefCell::new(None) };
+    /// How finely scans of columns on this thread tell times apart (`with_time_grid`).
+    static TIME_GRID: std::cell::Cell<Option<TimeGrid>> = const { std::cell::Cell::new(None) };
+}
+
+/// Cells of time of width `every_ns` counted from `origin_ns` (`every_ns` 0: one cell, all
+/// of time): a reader that needs to know only which cell each row's time falls in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeGrid {
+    pub origin_ns: i64,
+    pub every_ns: i64,
+}
+
+impl TimeGrid {
+    /// Whether `a` and `b` fall in one cell.
+    fn same_cell(self, a: i64, b: i64) -> bool {
+        if self.every_ns <= 0 {
+            return true;
+        }
+        let cell =
+            |t: i64| (i128::from(t) - i128::from(self.origin_ns)).div_euclid(i128::from(self.every_ns));
+        cell(a) == cell(b)
+    }
+}
+
+/// Runs `f` with the scans of columns (`scan_columns`) it makes on this thread telling the
+/// times of a columnar record's rows apart only to `grid`: the rows of a page of time offsets
+/// that lies in one cell of the grid (and in the scan's window) may all carry the page's first
+/// time, which is then not decoded. For aggregates over fixed windows that read no row's own
+/// time (no filter). Scans handed to other threads tell every time apart.
+pub fn with_time_grid<T>(grid: Option<TimeGrid>, f: impl FnOnce() -> T) -> T {
+    /// Puts the caller's grid back, also when `f` unwinds.
+    struct Restore(Option<TimeGrid>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TIME_GRID.with(|g| g.set(self.0));
+        }
+    }
+    let _restore = Restore(TIME_GRID.with(|g| g.replace(grid)));
+    f()
 }
 
 /// Runs `f` with the scans it makes on this thread rebuilding, from columnar records, only the
@@ -1629,10 +1671,24 @@ impl RecordReader {
         let go_on = part.read_records(pending, |bucket, entry, bytes| {
             if self.as_columns {
                 let columns = self.columns.as_deref();
-                if let Some(layout) =
-                    part.decode_columns_of(bucket, entry, bytes, &mut self.units, &mut self.parts, columns)?
-                {
-                    let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
+                let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
+                // Offsets `a <= b` whose times lie in one cell of the grid and in the window.
+                let coarse = self.time_grid.map(|grid| {
+                    move |a: u64, b: u64| {
+                        let (ta, tb) = (start + a as i64 * g, start + b as i64 * g);
+                        ta >= lo && tb < hi && grid.same_cell(ta, tb)
+                    }
+                });
+                let coarse = coarse.as_ref().map(|c| c as &dyn Fn(u64, u64) -> bool);
+                if let Some(layout) = part.decode_columns_of(
+                    bucket,
+                    entry,
+                    bytes,
+                    &mut self.units,
+                    &mut self.parts,
+                    columns,
+                    coarse,
+                )? {
                     self.times.clear();
                     self.times
                         .extend(self.units.iter().map(|&u| start + u as i64 * g));

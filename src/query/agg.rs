@@ -890,6 +890,21 @@ pub fn bucket_origin(every_ns: i64) -> i64 {
 }
 
 impl Buckets {
+    /// The buckets as a grid of fixed cells, unless they are calendar months.
+    fn grid(self) -> Option<crate::db::TimeGrid> {
+        match (self.whole_window, self.months) {
+            (true, _) => Some(crate::db::TimeGrid {
+                origin_ns: self.origin_ns,
+                every_ns: 0,
+            }),
+            (false, 0) => Some(crate::db::TimeGrid {
+                origin_ns: self.origin_ns,
+                every_ns: self.every_ns,
+            }),
+            _ => None,
+        }
+    }
+
     /// The start of the bucket holding `t_ns`.
     #[inline]
     fn of(self, t_ns: i64) -> i64 {
@@ -1486,20 +1501,23 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
                     Ok(true)
                 })?
             }
-            // Columnar records fold as the columns they decode to: no rows are built.
-            None => db.scan_columns(from_ns, to_ns, |piece| -> Result<bool> {
-                match piece {
-                    Scanned::Batch(batch) => fold(&mut slice, batch)?,
-                    Scanned::Columns(c) => {
-                        fold_timed(&mut slice, buckets, c.times, |i, n| Run::Columns(c.slice(i, n)))?
+            // Columnar records fold as the columns they decode to: no rows are built; without
+            // a filter, which reads each row's time, times are told apart only by bucket.
+            None => crate::db::with_time_grid(buckets.grid().filter(|_| plan.filter.is_none()), || {
+                db.scan_columns(from_ns, to_ns, |piece| -> Result<bool> {
+                    match piece {
+                        Scanned::Batch(batch) => fold(&mut slice, batch)?,
+                        Scanned::Columns(c) => {
+                            fold_timed(&mut slice, buckets, c.times, |i, n| Run::Columns(c.slice(i, n)))?
+                        }
+                        Scanned::Summary(_) => {
+                            return Err(Error::Invalid(
+                                "a scan of columns handed out a bucket summary".into(),
+                            ))
+                        }
                     }
-                    Scanned::Summary(_) => {
-                        return Err(Error::Invalid(
-                            "a scan of columns handed out a bucket summary".into(),
-                        ))
-                    }
-                }
-                Ok(true)
+                    Ok(true)
+                })
             })?,
         }
         Ok(())
