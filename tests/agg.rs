@@ -1451,7 +1451,11 @@ fn paged_records_aggregate_as_raw_records_whatever_the_buckets() {
         t_ms += rng.below(40) as i64 * i64::from(rng.below(8) != 0);
         let (p, q) = (100 + rng.below(50), rng.below(20));
         let f = (rng.below(100_000) as f64) / 7.0;
-        let g = if rng.below(9) == 0 { String::new() } else { format!("{}", rng.below(1000)) };
+        let g = if rng.below(9) == 0 {
+            String::new()
+        } else {
+            format!("{}", rng.below(1000))
+        };
         let s = if rng.below(2) == 0 { "buy" } else { "sell" };
         let time = format!("{}.{:03}Z", &iso(t_ms / 1000)[..19], t_ms % 1000);
         csv.push_str(&format!("{time},{p}.{:02},{q}.5,{f},{g},{s}\n", rng.below(100)));
@@ -1481,7 +1485,15 @@ fn paged_records_aggregate_as_raw_records_whatever_the_buckets() {
         ),
     ];
     for (from, to) in &windows {
-        for every in [None, Some("250ms"), Some("1s"), Some("7s"), Some("30s"), Some("1m"), Some("5m")] {
+        for every in [
+            None,
+            Some("250ms"),
+            Some("1s"),
+            Some("7s"),
+            Some("30s"),
+            Some("1m"),
+            Some("5m"),
+        ] {
             for filter in [None, Some("s=buy")] {
                 let mut args = vec!["range", from.as_str(), to.as_str(), "--agg", &spec];
                 if let Some(every) = every {

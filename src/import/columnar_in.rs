@@ -226,11 +226,12 @@ pub fn open_inputs(inputs: &[PathBuf], time_column: Option<&str>, new_db: bool) 
                 None => continue,
             }
         } else {
+            // Only a regular file is opened here: the bytes read from a pipe named by its path
+            // (`<(cat f.csv)`) would be gone for the CSV reader that opens it next, and a FIFO's
+            // writer would see its reader go.
             let mut head = [0u8; 8];
-            let n = match File::open(input) {
-                Ok(mut f) if !input.is_dir() => {
-                    read_head(&mut f, &mut head).map_err(|e| Error::io("read", input, e))?
-                }
+            let n = match input.is_file().then(|| File::open(input)) {
+                Some(Ok(mut f)) => read_head(&mut f, &mut head).map_err(|e| Error::io("read", input, e))?,
                 _ => 0,
             };
             match Kind::sniff(&head[..n]) {

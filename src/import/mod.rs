@@ -457,7 +457,8 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         let start = header.data_start;
         // A file can be sampled across; a stream only at its head (so can a file decoded from
         // another encoding: its byte offsets are not the decoded text's).
-        let seekable = first_source.path.is_some()
+        // A pipe or FIFO named by its path (`<(cat f.csv)`) is a stream too.
+        let seekable = first_source.path.as_deref().is_some_and(Path::is_file)
             && compression == input::Compression::None
             && decoding.is_none()
             && !cr_line_ends;
