@@ -1617,8 +1617,8 @@ fn ids_and_serial_dates_are_not_times_of_day() {
     );
 }
 
-/// Of a `date` column and a `timestamp` column, the time is the one with the time of day; a
-/// `Time` column of `HHMM` digits beside a date joins it.
+/// Of a `date` column and a `timestamp` (`event_time`, `ts_ms`) column, the time is the one
+/// with the time of day; a `Time` column of `HHMM` digits beside a date joins it.
 #[test]
 fn the_time_column_is_the_one_with_the_time_of_day() {
     let t = TempDir::new().unwrap();
@@ -1628,6 +1628,36 @@ fn the_time_column_is_the_one_with_the_time_of_day() {
     assert!(err.contains("time column `timestamp`"), "{err}");
     let out = range(d, "s");
     assert!(out.contains("2021-01-04T09:31:00.456Z,2021-01-04,10.6"), "{out}");
+    // Regression: a `date` came before any other name but an exact one, and every row of
+    // the day was stored at its midnight (exit 0) beside an `event_time` or a `ts_ms`.
+    for (db, name, column, rows) in [
+        (
+            "e",
+            "date_and_event_time.csv",
+            "event_time",
+            "time,date,symbol,px\n\
+             2024-03-08T14:31:00.123Z,2024-03-08,ES,5101.25\n\
+             2024-03-08T14:32:00.456Z,2024-03-08,ES,5102.25\n\
+             2024-03-08T14:32:00.456Z,2024-03-08,NQ,18101.50\n\
+             2024-03-08T14:33:00.789Z,2024-03-08,ES,5103.25\n",
+        ),
+        (
+            "m",
+            "date_and_epoch_ms.csv",
+            "ts_ms",
+            "time,date,symbol,px\n\
+             2024-03-08T14:00:01.123Z,20240308,ES,5100.25\n\
+             2024-03-08T14:00:01.456Z,20240308,ES,5100.50\n\
+             2024-03-08T14:00:01.456Z,20240308,NQ,18100.25\n\
+             2024-03-08T14:01:02.789Z,20240308,ES,5100.75\n",
+        ),
+    ] {
+        let input = fixture(d, name);
+        let (_, err) = ok(xs(d).args(["-d", db, "import"]).arg(&input));
+        assert!(err.contains(&format!("time column `{column}`")), "{err}");
+        let out = range(d, db).replacen(column, "time", 1);
+        assert_eq!(out, rows);
+    }
     let input = fixture(d, "date_hhmm_columns.csv");
     let (_, err) = ok(xs(d).args(["-d", "j", "import"]).arg(&input));
     assert!(err.contains("time from columns `Date`+`Time` joined"), "{err}");

@@ -178,6 +178,16 @@ fn time_name_score(name: &str) -> u8 {
     }
 }
 
+/// Whether a value is a time with its date and time of day: an ISO or other date-time, or an
+/// epoch number of nine digits or more (seconds since 1973, or a finer unit).
+fn carries_a_clock(v: &[u8]) -> bool {
+    let v = v.trim_ascii();
+    if is_epoch_number(v) {
+        return v.iter().filter(|b| b.is_ascii_digit()).count() >= 9 && v.len() != 8;
+    }
+    !dialect::is_date_only(v) && !dialect::is_time_only(v) && dialect::is_time_like(v)
+}
+
 /// Whether a lowercase column name has a word that is a date (`trade_date`, `TradeDate`,
 /// `date_utc`, `dated`, `Buchungsdatum`), not one that merely holds the letters
 /// (`updated_at`, `validated`, `candidate`, `last_update`).
@@ -1639,7 +1649,21 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let mut singles: Vec<usize> = (0..names.len())
             .filter(|&i| !names_a_duration(&names[i].to_ascii_lowercase()))
             .collect();
-        singles.sort_by_key(|&i| std::cmp::Reverse(time_name_score(&names[i])));
+        // Of the named columns, one of dates alone (`date`) comes after every one whose values
+        // hold a time of day (`event_time`, `ts_ms`): the rows of a day would all be stored
+        // at its midnight.
+        let rank = |i: usize| {
+            let score = time_name_score(&names[i]);
+            let head = || sample.rows.column(i).filter(|v| !v.is_empty()).take(50);
+            let all = |test: fn(&[u8]) -> bool| head().next().is_some() && head().all(test);
+            match score {
+                0 => 0,
+                _ if all(dialect::is_date_only) => 2,
+                _ if all(carries_a_clock) => 2 * score + 1,
+                _ => 2 * score,
+            }
+        };
+        singles.sort_by_key(|&i| std::cmp::Reverse(rank(i)));
         let mut c: Vec<Vec<usize>> = Vec::new();
         if let Some((d, t)) = date_time_pair(sample) {
             c.push(vec![d, t]);
