@@ -4357,3 +4357,56 @@ fn a_pipe_named_by_its_path_is_read_once_and_whole() {
     assert_eq!(rows.lines().count(), 200_001);
     assert!(rows.ends_with(last));
 }
+
+/// Numbers that read as seconds since midnight of the file name's date, but are not: each
+/// stored every row at a wrong time of the right day with exit 0. Now refused, naming the way.
+#[test]
+fn numbers_that_are_no_seconds_since_midnight_are_refused() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    for (name, says) in [
+        // Minute bars' `930` … `1559` (HHMM) were 00:15:30 … 00:25:59.
+        (
+            "spy_bars_20240308.csv",
+            "column `Time` holds numbers from 930 to 1559 whose last two digits never pass 59 \
+             (390 values): clock times written HHMM, not seconds since midnight",
+        ),
+        // A logger's Excel serial times `45360.010417` were 12:36:00.010417.
+        (
+            "logger_20240309.csv",
+            "whose whole part is the serial day of the file name's date `20240309` (45360): \
+             spreadsheet serial times (days since 1899-12-30), not seconds since midnight; pass \
+             --time-format excel",
+        ),
+        // A PI export's `Sample` counter beside a `Timestamp` xs cannot read (a two-digit year)
+        // was taken for seconds, though a column named like a time holds the times.
+        (
+            "pi_export_20240309.csv",
+            "column `Timestamp`, named like a time, holds times such as `09-Mar-24 10:00:00` that \
+             read in no format xs knows",
+        ),
+        // A minute of the day beside the date: every row of a day was at its midnight.
+        (
+            "date_minute.csv",
+            "column `Date` holds dates alone (`2024-03-09`) and the column after it, `Minute`, \
+             values (`0`) that xs does not read as a time of day beside them",
+        ),
+    ] {
+        let input = fixture(d, name);
+        let db = format!("db_{name}");
+        let (code, _, err) = run(xs(d).args(["-d", &db, "import"]).arg(&input));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(!d.join(&db).exists(), "{name}: a database was left");
+    }
+    // The flag named reads the serial times.
+    let input = fixture(d, "logger_20240309.csv");
+    ok(xs(d)
+        .args(["-d", "x", "import", "--time-format", "excel"])
+        .arg(&input));
+    assert!(
+        range(d, "x").contains("\n2024-03-09T00:15:00.029Z,20.1\n"),
+        "{}",
+        range(d, "x")
+    );
+}

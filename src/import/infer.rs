@@ -1338,6 +1338,103 @@ fn clock_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     ))
 }
 
+/// Why a column of dates alone is not the time when the column after it is named for a
+/// time within the day and holds values that xs does not read as one (Excel's day fractions
+/// `0.5` under `Time`, `Minute` = `135`, `QH` = `37`, `12:05a`): several rows share each date,
+/// and taken alone the dates would store them all at its midnight. The catch-all after
+/// `hour_beside`, `period_beside` and `clock_beside`, whose messages say more.
+fn within_day_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
+    const WITHIN_DAY: [&str; 12] = [
+        "minute", "minutes", "min", "mins", "qh", "hh", "quarter", "mod", "tod", "uhrzeit", "heure", "hora",
+    ];
+    let [date] = idx else { return None };
+    let name = sample.names.get(date + 1)?;
+    let lower = name.to_ascii_lowercase();
+    if names_a_duration(&lower)
+        || !(lower.contains("time") || name_words(&lower).any(|w| WITHIN_DAY.contains(&w)))
+    {
+        return None;
+    }
+    let dates = dates_alone(sample, *date)?;
+    let values: Vec<&[u8]> = sample
+        .rows
+        .column(date + 1)
+        .map(<[u8]>::trim_ascii)
+        .filter(|v| !v.is_empty())
+        .collect();
+    let first = *values.first()?;
+    let shared = dates.len() > dates.iter().collect::<std::collections::HashSet<_>>().len();
+    if !shared || values.iter().all(|v| *v == first) {
+        return None;
+    }
+    let date_name = &sample.names[*date];
+    Some(format!(
+        "column `{date_name}` holds dates alone (`{}`) and the column after it, `{name}`, values \
+         (`{}`) that xs does not read as a time of day beside them, though several rows share a \
+         date: taken alone, the dates would put every row of a day at its midnight. Write each \
+         row's time (its date and time of day) into one column and import that, or pass \
+         --time-column {date_name} to store each row at its day's midnight",
+        String::from_utf8_lossy(dates[0]),
+        String::from_utf8_lossy(first),
+    ))
+}
+
+/// Why numbers that read as seconds since midnight are no such thing when they are clock
+/// times written `HHMM` (`930` … `1559`, a day of minute bars): with 20 distinct values or
+/// more and none whose last two digits pass 59, seconds would have shown a 60 by now.
+fn hhmm_numbers(label: &str, refs: &[&[u8]]) -> Option<String> {
+    let mut numbers: Vec<u64> = refs
+        .iter()
+        .map(|v| v.trim_ascii())
+        .filter(|v| !v.is_empty())
+        .map(|v| (v.len() <= 4 && v.iter().all(u8::is_ascii_digit)).then(|| epoch_magnitude(v)))
+        .collect::<Option<_>>()?;
+    numbers.sort_unstable();
+    numbers.dedup();
+    let clock = numbers.iter().all(|&n| n < 2400 && n % 100 < 60);
+    if numbers.len() < 20 || !clock || numbers.last()? < &100 {
+        return None;
+    }
+    let (low, high) = (numbers[0], numbers[numbers.len() - 1]);
+    Some(format!(
+        "column `{label}` holds numbers from {low} to {high} whose last two digits never pass 59 \
+         ({} values): clock times written HHMM, not seconds since midnight. xs reads clock \
+         digits with their seconds: write them as `HHMMSS` (`093000`) or `HH:MM`; if they are \
+         seconds since midnight after all, pass --time-unit s",
+        numbers.len()
+    ))
+}
+
+/// Why numbers that read as seconds since midnight of the file name's date are rather
+/// spreadsheet serial times (days since 1899-12-30 and their fraction, `45360.010417`): their
+/// whole days are that date's serial day.
+fn serial_days(sample: &Sample, label: &str, refs: &[&[u8]]) -> Option<String> {
+    let (day, text) = dialect::date_in_name(&sample.source_name)?;
+    const EXCEL_EPOCH_DAYS: i64 = 25_569; // 1970-01-01 as a serial day
+    let serial = day + EXCEL_EPOCH_DAYS;
+    let values: Vec<&[u8]> = refs
+        .iter()
+        .map(|v| v.trim_ascii())
+        .filter(|v| !v.is_empty())
+        .collect();
+    let whole_day = |v: &&[u8]| {
+        let whole = v.split(|&b| b == b'.').next().unwrap_or_default();
+        !whole.is_empty()
+            && whole.iter().all(u8::is_ascii_digit)
+            && (epoch_magnitude(whole) as i64 - serial).abs() <= 1
+    };
+    if values.is_empty() || !values.iter().all(whole_day) {
+        return None;
+    }
+    Some(format!(
+        "column `{label}` holds numbers such as `{}` whose whole part is the serial day of the \
+         file name's date `{text}` ({serial}): spreadsheet serial times (days since 1899-12-30), \
+         not seconds since midnight; pass --time-format excel (or --time-unit s if they are \
+         seconds since midnight after all)",
+        String::from_utf8_lossy(values[0]),
+    ))
+}
+
 /// Whether every value is `NN.NN.NN` with a day and a month first (`02.01.24`): a German
 /// date with a two-digit year as much as a time of day.
 fn dotted_dates(values: &[&[u8]]) -> bool {
@@ -1763,6 +1860,22 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             if is_id_name(&name) || text.as_deref().is_some_and(is_id_name) {
                 continue;
             }
+            // A column named like a time whose values no format reads is the time, though it
+            // cannot be used: a counter beside it (`Sample`) is no time of day.
+            if !named && unreadable.is_some() {
+                continue;
+            }
+            if let Some(why) = (o.time_unit.is_none())
+                .then(|| hhmm_numbers(&label, &refs).or_else(|| serial_days(sample, &label, &refs)))
+                .flatten()
+            {
+                if named {
+                    refusal.get_or_insert(why);
+                } else {
+                    weak_refusal.get_or_insert(why);
+                }
+                continue;
+            }
             // A date column holds no time of day: small numbers there are likely a spreadsheet's
             // serial days (44197 is 2021-01-01), read only when asked: Stata and SAS count days
             // from 1960, others from 1970.
@@ -1807,7 +1920,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         if let (Some(hours), true) = (
             hour_beside(sample, idx)
                 .or_else(|| period_beside(sample, idx))
-                .or_else(|| clock_beside(sample, idx)),
+                .or_else(|| clock_beside(sample, idx))
+                .or_else(|| within_day_beside(sample, idx)),
             o.time_columns.is_empty(),
         ) {
             refusal.get_or_insert(hours);
