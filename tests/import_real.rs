@@ -1870,7 +1870,17 @@ fn an_input_given_twice_in_one_command_is_refused_not_stored_twice() {
     fs::write(d.join("a_20240101.csv"), text).unwrap();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
-    fs::write(d.join("a.csv.gz"), gz.finish().unwrap()).unwrap();
+    let gz = gz.finish().unwrap();
+    fs::write(d.join("a.csv.gz"), &gz).unwrap();
+    // The same rows compressed under other names, and compressed again (other bytes): each
+    // pair stored every row twice, exit 0, found by a sweep of vendor-style files.
+    fs::write(d.join("twin.csv.gz"), &gz).unwrap();
+    fs::write(d.join("hourly_copy.gz"), &gz).unwrap();
+    fs::write(
+        d.join("again.csv.zst"),
+        zstd::encode_all(text.as_bytes(), 3).unwrap(),
+    )
+    .unwrap();
     fs::create_dir(d.join("in")).unwrap();
     fs::write(d.join("in/b.csv"), "time,v\n2024-01-02T00:00:00Z,3\n").unwrap();
     for (args, why) in [
@@ -1883,6 +1893,18 @@ fn an_input_given_twice_in_one_command_is_refused_not_stored_twice() {
         ),
         (&["a.csv", "copy.csv"][..], "hold the same bytes"),
         (&["a.csv", "a_20240101.csv"][..], "hold the same bytes"),
+        (
+            &["a.csv.gz", "twin.csv.gz"][..],
+            "hold the same rows, compressed or not",
+        ),
+        (
+            &["copy.csv", "hourly_copy.gz"][..],
+            "hold the same rows, compressed or not",
+        ),
+        (
+            &["twin.csv.gz", "again.csv.zst"][..],
+            "hold the same rows, compressed or not",
+        ),
     ] {
         let (code, _, err) = run(xs(d).args(["-d", "m", "import"]).args(args));
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -1914,6 +1936,36 @@ fn an_input_given_twice_in_one_command_is_refused_not_stored_twice() {
         "time,v\n2024-01-01T00:00:00Z,1\n2024-01-01T00:01:00Z,2\n2024-01-01T00:02:00Z,3\n\
          2024-01-01T00:03:00Z,4\n2024-01-01T00:04:00Z,5\n"
     );
+}
+
+/// A directory's files that an import of it leaves out (other extensions, hidden files such
+/// as macOS's `._NAME.csv`) are named in a warning, even with -q: they were passed over
+/// unsaid, and a `._data.csv` (binary) failed the whole import.
+#[test]
+fn files_a_directory_import_leaves_out_are_named() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::create_dir(d.join("in")).unwrap();
+    fs::write(d.join("in/a.csv"), "time,v\n2024-01-01T00:00:00Z,1\n").unwrap();
+    fs::write(d.join("in/b.TSV"), "time\tv\n2024-01-01T00:01:00Z\t2\n").unwrap();
+    fs::write(d.join("in/c.txt"), "time,v\n2024-01-01T00:02:00Z,3\n").unwrap();
+    fs::write(d.join("in/._a.csv"), b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X").unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "m", "import", "-q", "in"]));
+    assert!(
+        err.contains("2 file(s) in the directories given are not imported")
+            && err.contains("in/._a.csv, in/c.txt;")
+            && err.contains("name a file to import it whatever its name"),
+        "{err}"
+    );
+    assert_eq!(
+        range(d, "m"),
+        "time,v\n2024-01-01T00:00:00Z,1\n2024-01-01T00:01:00Z,2\n"
+    );
+    fs::remove_file(d.join("in/a.csv")).unwrap();
+    fs::remove_file(d.join("in/b.TSV")).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "m", "import", "in"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("holds no .csv or .tsv files"), "{err}");
 }
 
 #[test]

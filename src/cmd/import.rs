@@ -382,6 +382,18 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         },
     };
     let mut prepared = xs::import::prepare(&args.files, &csv)?;
+    // Said even with -q: a nightly import of a directory must not pass over a file unsaid.
+    let left_out = xs::import::input::left_out_of_directories(&args.files);
+    if !left_out.is_empty() {
+        let names: Vec<String> = left_out.iter().map(|p| p.display().to_string()).collect();
+        eprintln!(
+            "xs: warning: {} file(s) in the directories given are not imported, as only .csv and \
+             .tsv files (also .gz or .zst) that are not hidden are: {}; name a file to import it \
+             whatever its name",
+            names.len(),
+            names.join(", ")
+        );
+    }
 
     let mut overrides = Overrides {
         time_columns: time_columns.clone(),

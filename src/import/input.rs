@@ -24,6 +24,35 @@ pub struct Source {
     pub columnar: Option<std::sync::Arc<crate::import::columnar_in::Input>>,
 }
 
+/// Whether a directory's entry named `name` is imported with it: a `.csv` or `.tsv` file,
+/// plain or as `.gz` or `.zst`, not hidden (macOS leaves `._NAME.csv` beside each file on some
+/// disks: its resource fork, no CSV).
+fn imported_from_directory(name: &str) -> bool {
+    let name = name.to_lowercase();
+    !name.starts_with('.')
+        && [".csv", ".csv.gz", ".csv.zst", ".tsv", ".tsv.gz", ".tsv.zst"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+}
+
+/// The files in the directories among `inputs` that an import of them leaves out (by
+/// `imported_from_directory`), in name order, for a warning: nothing is passed over silently.
+pub fn left_out_of_directories(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in inputs.iter().filter(|p| p.is_dir()) {
+        let Ok(entries) = fs::read_dir(dir) else { continue };
+        let mut left: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| !imported_from_directory(&e.file_name().to_string_lossy()))
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        left.sort();
+        out.extend(left);
+    }
+    out
+}
+
 /// Expands the command-line inputs: `-` is stdin, a directory contributes its `.csv`,
 /// `.csv.gz`, `.csv.zst` (also `.tsv…`) files in name order, anything else is a file.
 pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
@@ -45,17 +74,14 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
             for entry in entries {
                 let entry = entry.map_err(|e| Error::io("read directory", input, e))?;
                 let path = entry.path();
-                let name = entry.file_name().to_string_lossy().to_lowercase();
-                let wanted = [".csv", ".csv.gz", ".csv.zst", ".tsv", ".tsv.gz", ".tsv.zst"]
-                    .iter()
-                    .any(|ext| name.ends_with(ext));
-                if wanted && path.is_file() {
+                if imported_from_directory(&entry.file_name().to_string_lossy()) && path.is_file() {
                     files.push(path);
                 }
             }
             if files.is_empty() {
                 return Err(Error::Invalid(format!(
-                    "directory {} holds no .csv, .csv.gz or .csv.zst files",
+                    "directory {} holds no .csv or .tsv files (nor .csv.gz, .csv.zst, .tsv.gz, \
+                     .tsv.zst); name the files to import them whatever their names",
                     input.display()
                 )));
             }
@@ -89,8 +115,9 @@ const HEAD_HASHED: usize = 64 * 1024;
 /// files at a millisecond spanning the cut keeps both parts), so an input given twice would
 /// have every row stored twice. Refuses, naming both: a file named twice (`m.csv ./m.csv`, or
 /// inside a directory also given), a file beside its compressed self (`m.csv m.csv.gz`), and
-/// two files with the same bytes (a copy under another name) unless their names hold two
-/// different dates or they hold one line at most (a header alone).
+/// two files with the same content (a copy under another name, also compressed, or
+/// compressed twice) unless their names hold two different dates or they hold one line at
+/// most (a header alone).
 fn refuse_repeats(sources: &[Source]) -> Result<()> {
     use std::collections::HashMap;
     use std::os::unix::fs::MetadataExt;
@@ -104,8 +131,12 @@ fn refuse_repeats(sources: &[Source]) -> Result<()> {
     let mut by_inode: HashMap<(u64, u64), &Path> = HashMap::new();
     let mut by_stem: HashMap<String, &Path> = HashMap::new();
     // Files by length, in input order: only files of one length can hold the same bytes, so
-    // only those are read here (a directory of daily files seldom has two).
+    // only those are read here (a directory of daily files seldom has two). A compressed
+    // file's length says nothing of its content: with one among the inputs, every input's
+    // content is compared by the hash of its head.
     let mut by_len: HashMap<u64, Vec<&Path>> = HashMap::new();
+    let paths: Vec<&Path> = sources.iter().filter_map(|s| s.path.as_deref()).collect();
+    let any_compressed = paths.iter().any(|p| is_compressed_name(p));
     for path in sources.iter().filter_map(|s| s.path.as_deref()) {
         let Ok(meta) = fs::metadata(path) else { continue };
         if let Some(seen) = by_inode.insert((meta.dev(), meta.ino()), path) {
@@ -120,28 +151,34 @@ fn refuse_repeats(sources: &[Source]) -> Result<()> {
                 "look like the same file compressed and not (move one out if they differ)",
             );
         }
-        if meta.len() > 0 {
-            by_len.entry(meta.len()).or_default().push(path);
+        if meta.len() > 0 && meta.is_file() {
+            let len = if any_compressed { 0 } else { meta.len() };
+            by_len.entry(len).or_default().push(path);
         }
     }
     // Times of day take their date from the file name: the same bytes under two dates are
     // two days' rows.
     let day = |p: &Path| super::dialect::date_in_name(&p.to_string_lossy()).map(|d| d.0);
-    for (len, paths) in by_len.iter().filter(|(_, paths)| paths.len() > 1) {
+    for paths in by_len.values().filter(|paths| paths.len() > 1) {
         let mut by_head: HashMap<u32, Vec<&Path>> = HashMap::new();
         for &path in paths {
             let Ok(head) = read_head(path) else { continue };
             // A header alone (an export of an hour without trades) has no rows to store
-            // twice: such files share their bytes whenever they share a header.
+            // twice: such files share their content whenever they share a header.
             let mut lines = head.split(|&b| b == b'\n').filter(|l| !l.trim_ascii().is_empty());
-            if *len <= HEAD_HASHED as u64 && lines.nth(1).is_none() {
+            if head.len() < HEAD_HASHED && lines.nth(1).is_none() {
                 continue;
             }
             let copies = by_head.entry(crc32fast::hash(&head)).or_default();
             for seen in copies.iter() {
                 let two_days = matches!((day(seen), day(path)), (Some(a), Some(b)) if a != b);
-                if !two_days && same_bytes(seen, path).unwrap_or(false) {
-                    return twice(seen, path, "hold the same bytes");
+                if !two_days && same_content(seen, path).unwrap_or(false) {
+                    let why = if is_compressed_name(seen) || is_compressed_name(path) {
+                        "hold the same rows, compressed or not"
+                    } else {
+                        "hold the same bytes"
+                    };
+                    return twice(seen, path, why);
                 }
             }
             copies.push(path);
@@ -150,18 +187,37 @@ fn refuse_repeats(sources: &[Source]) -> Result<()> {
     Ok(())
 }
 
-/// The first `HEAD_HASHED` bytes of a file (all of a shorter one).
+/// Whether a file's name says it is compressed (`.gz`, `.zst`, any case).
+fn is_compressed_name(path: &Path) -> bool {
+    let name = path.to_string_lossy().to_lowercase();
+    [".gz", ".gzip", ".zst", ".zstd"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+/// A file's content, decompressed when its first bytes say gzip or zstd.
+fn content(path: &Path) -> io::Result<Box<dyn Read>> {
+    let (magic, raw) = peek(File::open(path)?, 4)?;
+    let reader = BufReader::with_capacity(1 << 16, raw);
+    Ok(if magic.starts_with(&[0x1f, 0x8b]) {
+        Box::new(flate2::bufread::MultiGzDecoder::new(reader))
+    } else if magic.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Box::new(zstd::stream::read::Decoder::with_buffer(reader)?)
+    } else {
+        Box::new(reader)
+    })
+}
+
+/// The first `HEAD_HASHED` bytes of a file's content (all of a shorter one).
 fn read_head(path: &Path) -> io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(HEAD_HASHED);
-    File::open(path)?
-        .take(HEAD_HASHED as u64)
-        .read_to_end(&mut head)?;
+    content(path)?.take(HEAD_HASHED as u64).read_to_end(&mut head)?;
     Ok(head)
 }
 
-/// Whether two files of the same length hold the same bytes, read side by side.
-fn same_bytes(a: &Path, b: &Path) -> io::Result<bool> {
-    let (mut a, mut b) = (BufReader::new(File::open(a)?), BufReader::new(File::open(b)?));
+/// Whether two files hold the same content, read side by side.
+fn same_content(a: &Path, b: &Path) -> io::Result<bool> {
+    let (mut a, mut b) = (content(a)?, content(b)?);
     let (mut x, mut y) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
     loop {
         let n = read_full(&mut a, &mut x)?;
