@@ -4462,3 +4462,46 @@ fn numbers_that_are_no_seconds_since_midnight_are_refused() {
         range(d, "x")
     );
 }
+
+/// A long-format metrics export (`timestamp,instance,metric,value`: a row per instance and
+/// metric at each time) keys its series by both columns: the key guessed was `instance`
+/// alone, and the next file, of another metric, replaced the first file's rows (a warning
+/// said so, naming `--unique-by`).
+#[test]
+fn a_long_format_export_keys_its_series_by_both_name_columns() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let first = fixture(d, "prom_long_cpu_mem.csv");
+    let (_, err) = ok(xs(d).args(["-d", "p", "import"]).arg(&first));
+    assert!(err.contains("series key `instance,metric` (guessed)"), "{err}");
+    assert!(err.contains("--series-by instance,metric"), "{err}");
+    let second = fixture(d, "prom_long_disk.csv");
+    let (_, err) = ok(xs(d).args(["-d", "p", "import"]).arg(&second));
+    assert!(!err.contains("removed") && !err.contains("replaced"), "{err}");
+    let rows = range(d, "p");
+    assert_eq!(rows.lines().count(), 1 + 40 * 3 * 3, "{rows}");
+    // Each stored row is an input row.
+    let mut want: Vec<String> = [&first, &second]
+        .iter()
+        .flat_map(|f| {
+            fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .skip(1)
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut got: Vec<String> = rows
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let t = chrono::DateTime::parse_from_rfc3339(f[0]).unwrap().timestamp();
+            format!("{t},{},{},{}", f[1], f[2], f[3])
+        })
+        .collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+}

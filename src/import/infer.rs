@@ -2927,18 +2927,78 @@ fn choose_series(
                 sample.names[i]
             )),
         ),
-        Some((_, share, i, distinct)) => (
-            vec![i],
-            Some(format!(
-                "series key `{}` (guessed): {distinct} values in the sample, repeated over time, and \
-                 {:.0}% of the timestamps that several rows share have several of them; each series \
-                 is stored apart (pass --series-by to choose, --series-by none for one series)",
-                sample.names[i],
-                100.0 * share
-            )),
-        ),
+        Some((_, share, i, distinct)) => {
+            let mut key = vec![i];
+            key.extend(second_series_column(sample, time_idx, &shared, i));
+            let names: Vec<&str> = key.iter().map(|&k| sample.names[k].as_str()).collect();
+            let pair = match key.len() {
+                1 => String::new(),
+                _ => format!(
+                    "; with `{}`, as each `{}` holds several rows at one time that `{}` tells apart \
+                     (one series per pair)",
+                    names[1], names[0], names[1]
+                ),
+            };
+            (
+                key,
+                Some(format!(
+                    "series key `{}` (guessed): {distinct} values in the sample, repeated over time, \
+                     and {:.0}% of the timestamps that several rows share have several of them{pair}; \
+                     each series is stored apart (pass --series-by to choose, --series-by none for \
+                     one series)",
+                    names.join(","),
+                    100.0 * share
+                )),
+            )
+        }
         None => named_series(sample, time_idx),
     })
+}
+
+/// A second column of a guessed series key: where the rows of one value of column `first`
+/// still share their timestamps, the text column that tells them all apart (a long-format
+/// metrics table, `timestamp,instance,metric,value`: each instance has a row per metric at
+/// each time, and a later file of another metric replaced them). Only when it does so at
+/// nearly every such timestamp: a trades feed's `side` tells a burst of one order's trades
+/// (one side) apart at few.
+fn second_series_column(
+    sample: &Sample,
+    time_idx: &[usize],
+    shared: &[&[usize]],
+    first: usize,
+) -> Option<usize> {
+    let column =
+        |i: usize| -> Vec<&[u8]> { sample.rows.iter().map(|r| r.get(i).unwrap_or(&b""[..])).collect() };
+    let firsts = column(first);
+    // The rows of each shared timestamp that also share their `first` value.
+    let mut still: Vec<Vec<usize>> = Vec::new();
+    for rows in shared {
+        let mut rows: Vec<usize> = rows.to_vec();
+        rows.sort_by_key(|&r| firsts[r]);
+        for run in rows.chunk_by(|&a, &b| firsts[a] == firsts[b]) {
+            if run.len() > 1 {
+                still.push(run.to_vec());
+            }
+        }
+    }
+    if still.len() * 2 < shared.len() {
+        return None;
+    }
+    (0..sample.names.len())
+        .filter(|&j| j != first && !time_idx.contains(&j))
+        .filter(|&j| series_text(&column(j)))
+        .find(|&j| {
+            let values = column(j);
+            let told_apart = still
+                .iter()
+                .filter(|rows| {
+                    let mut vals: Vec<&[u8]> = rows.iter().map(|&r| values[r]).collect();
+                    vals.sort_unstable();
+                    vals.windows(2).all(|w| w[0] != w[1])
+                })
+                .count();
+            told_apart * 10 >= still.len() * 9
+        })
 }
 
 /// Whether a column's values could tell series apart: text, not numbers (ids and prices are
