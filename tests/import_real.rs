@@ -4505,3 +4505,30 @@ fn a_long_format_export_keys_its_series_by_both_name_columns() {
     got.sort();
     assert_eq!(got, want);
 }
+
+/// Files joined end to end repeat their header; with a trailing delimiter too (`timestamp,
+/// value,`), the repeated header made every column look like text, so the first line was
+/// taken for data and the import refused ("found no column whose values read as times").
+#[test]
+fn a_repeated_header_does_not_hide_the_header() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let input = d.join("joined.csv");
+    fs::write(
+        &input,
+        "timestamp,value,\n2024-01-01 00:00:00,1.0,\n2024-01-01 00:10:00,1.1,\n\
+         timestamp,value,\n2024-01-01 00:20:00,1.2,\n",
+    )
+    .unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "j", "import"]).arg(&input));
+    assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
+    let rows = range(d, "j");
+    assert!(rows.starts_with("timestamp,value,"), "{rows}");
+    assert!(
+        rows.contains("\n2024-01-01T00:00:00Z,1.0,\n")
+            && rows.contains("\n2024-01-01T00:10:00Z,1.1,\n")
+            && rows.contains("\n2024-01-01T00:20:00Z,1.2,\n"),
+        "{rows}"
+    );
+    assert_eq!(rows.lines().count(), 4, "{rows}");
+}

@@ -265,6 +265,10 @@ fn column_kind(rows: &[&[Vec<u8>]], j: usize, decimal_comma: bool) -> Kind {
 /// (numbers, times, booleans) holds text in `first`. With only text below, a first line of
 /// distinct non-empty values is taken for a header; with nothing below, one without numbers.
 pub fn looks_like_header(first: &[Vec<u8>], rows: &[&[Vec<u8>]], decimal_comma: bool) -> bool {
+    // Files joined end to end repeat their header: such lines say nothing of the columns'
+    // kinds (the header's text would make every column text).
+    let rows: Vec<&[Vec<u8>]> = rows.iter().copied().filter(|r| *r != first).collect();
+    let rows = rows.as_slice();
     if rows.is_empty() {
         return first.iter().all(|v| matches!(kind(v, decimal_comma), Kind::Text));
     }
