@@ -632,7 +632,10 @@ fn parse_int<T: TryFrom<i64> + TryFrom<u64>>(ty: ColumnType, text: &str) -> Resu
 }
 
 /// Parses a float; a finite literal too large for the type is out of range, not infinity.
-fn parse_float<T: std::str::FromStr + Copy + Into<f64>>(ty: ColumnType, text: &str) -> Result<T, FieldError> {
+fn parse_float<T: std::str::FromStr + Copy + Into<f64> + std::fmt::Display>(
+    ty: ColumnType,
+    text: &str,
+) -> Result<T, FieldError> {
     let v: T = text.parse().map_err(|_| FieldError::Unparsable { ty })?;
     let wide: f64 = v.into();
     let says_infinite = text
@@ -643,13 +646,16 @@ fn parse_float<T: std::str::FromStr + Copy + Into<f64>>(ty: ColumnType, text: &s
         return Err(FieldError::OutOfRange { ty });
     }
     // Digits without a point or an exponent are a whole number (an id, a count): one the float
-    // would round is refused rather than stored as another number.
+    // would round is refused rather than stored as another number. Unless they are the
+    // float's own shortest digits, as a float writer prints a large one (Rust and Go write
+    // 1e300 as a 1 and 300 zeros): then they mean that float.
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
     if digits.len() > 7 && digits.bytes().all(|b| b.is_ascii_digit()) {
         let exact = digits
             .parse::<u128>()
             .is_ok_and(|whole| wide.abs() as u128 == whole);
-        if !exact {
+        let significant = digits.trim_start_matches('0');
+        if !exact && v.to_string().trim_start_matches('-') != significant {
             return Err(FieldError::InexactWhole { ty });
         }
     }
@@ -823,6 +829,29 @@ mod tests {
 
     fn schema() -> Schema {
         Schema::parse_spec("a:i8,b:u64,c:f32,d:f64,e:bool,f:str(5),g:i64,h:u16").unwrap()
+    }
+
+    /// A whole number a float would store as another number is refused (an id past 2^53);
+    /// one the float holds exactly, or that is the float's own shortest digits (a float
+    /// writer's `1e300` without an exponent), is stored.
+    #[test]
+    fn whole_numbers_a_float_would_round_are_refused() {
+        let f64_of = |text: &str| parse_float::<f64>(ColumnType::F64, text);
+        let f32_of = |text: &str| parse_float::<f32>(ColumnType::F32, text);
+        let inexact = Err(FieldError::InexactWhole { ty: ColumnType::F64 });
+        assert_eq!(f64_of("9007199254740993"), inexact);
+        assert_eq!(f64_of("-12345678901234567"), inexact);
+        assert_eq!(f64_of("9007199254740992"), Ok(9_007_199_254_740_992.0));
+        assert_eq!(f64_of("1152921504606846976"), Ok(2f64.powi(60)));
+        assert_eq!(f64_of("9007199254740993.0"), Ok(9_007_199_254_740_992.0));
+        assert_eq!(f64_of(&format!("1{}", "0".repeat(300))), Ok(1e300));
+        assert_eq!(f64_of(&format!("-{}", 1e300)), Ok(-1e300));
+        assert_eq!(
+            f32_of("16777217"),
+            Err(FieldError::InexactWhole { ty: ColumnType::F32 })
+        );
+        assert_eq!(f32_of("16777216"), Ok(16_777_216.0));
+        assert_eq!(f32_of(&format!("{}", 3e30f32)), Ok(3e30));
     }
 
     #[test]
