@@ -385,12 +385,19 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     // Said even with -q: a nightly import of a directory must not pass over a file unsaid.
     let left_out = xs::import::input::left_out_of_directories(&args.files);
     if !left_out.is_empty() {
-        let names: Vec<String> = left_out.iter().map(|p| p.display().to_string()).collect();
+        let mut names: Vec<String> = left_out
+            .iter()
+            .take(10)
+            .map(|p| p.display().to_string())
+            .collect();
+        if left_out.len() > names.len() {
+            names.push(format!("and {} more", left_out.len() - names.len()));
+        }
         eprintln!(
             "xs: warning: {} file(s) in the directories given are not imported, as only .csv and \
              .tsv files (also .gz or .zst) that are not hidden are: {}; name a file to import it \
              whatever its name",
-            names.len(),
+            left_out.len(),
             names.join(", ")
         );
     }

@@ -178,14 +178,56 @@ fn time_name_score(name: &str) -> u8 {
     }
 }
 
-/// Whether a value is a time with its date and time of day: an ISO or other date-time, or an
-/// epoch number of nine digits or more (seconds since 1973, or a finer unit).
-fn carries_a_clock(v: &[u8]) -> bool {
+/// The day (since 1970) of a value that is a time with its date and time of day: an ISO or
+/// other date-time, or an epoch number of nine digits or more (its unit by its size).
+fn day_of_a_time(v: &[u8]) -> Option<i64> {
     let v = v.trim_ascii();
-    if is_epoch_number(v) {
-        return v.iter().filter(|b| b.is_ascii_digit()).count() >= 9 && v.len() != 8;
-    }
-    !dialect::is_date_only(v) && !dialect::is_time_only(v) && dialect::is_time_like(v)
+    let t_ns = if is_epoch_number(v) && v.iter().all(u8::is_ascii_digit) {
+        let ns_per = match v.len() {
+            9..=10 => 1_000_000_000,
+            11..=13 => 1_000_000,
+            14..=16 => 1_000,
+            17..=19 => 1,
+            _ => return None,
+        };
+        i64::try_from(epoch_magnitude(v)).ok()?.checked_mul(ns_per)?
+    } else if dialect::is_date_only(v) || dialect::is_time_only(v) {
+        return None;
+    } else {
+        crate::io::timefmt::parse_iso(v).or_else(|| {
+            [DateOrder::Ymd, DateOrder::Dmy, DateOrder::Mdy]
+                .into_iter()
+                .find_map(|o| flextime::parse(v, o))
+                .map(|f| f.t_ns)
+        })?
+    };
+    Some(t_ns.div_euclid(NS_PER_DAY))
+}
+
+/// Whether column `clock` holds times of day on the dates of column `date` (the row's
+/// `event_time` beside its `date`): in nine of ten of the first rows with both, its time
+/// falls on that date or a day beside it (a zone apart), and it has more values than there
+/// are dates (times within the days, not one load time for all or one time a day).
+fn times_on_the_dates(sample: &Sample, date: usize, clock: usize) -> bool {
+    let pairs: Vec<(i64, i64, &[u8])> = sample
+        .rows
+        .iter()
+        .take(200)
+        .filter_map(|r| {
+            let d = r.get(date)?.trim_ascii();
+            let day = [DateOrder::Ymd, DateOrder::Dmy, DateOrder::Mdy]
+                .into_iter()
+                .find_map(|o| flextime::parse(d, o))?
+                .t_ns
+                .div_euclid(NS_PER_DAY);
+            let c = r.get(clock)?.trim_ascii();
+            Some((day, day_of_a_time(c)?, c))
+        })
+        .collect();
+    let on_the_date = pairs.iter().filter(|(d, c, _)| (d - c).abs() <= 1).count();
+    let dates: std::collections::HashSet<i64> = pairs.iter().map(|p| p.0).collect();
+    let times: std::collections::HashSet<&[u8]> = pairs.iter().map(|p| p.2).collect();
+    pairs.len() >= 2 && on_the_date * 10 >= pairs.len() * 9 && times.len() > dates.len()
 }
 
 /// Whether a lowercase column name has a word that is a date (`trade_date`, `TradeDate`,
@@ -1344,15 +1386,37 @@ fn clock_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
 /// and taken alone the dates would store them all at its midnight. The catch-all after
 /// `hour_beside`, `period_beside` and `clock_beside`, whose messages say more.
 fn within_day_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
-    const WITHIN_DAY: [&str; 12] = [
-        "minute", "minutes", "min", "mins", "qh", "hh", "quarter", "mod", "tod", "uhrzeit", "heure", "hora",
+    // The whole name (its letters and digits) says a time within the day: not `min_temp`,
+    // `quarter` (of a year) or `timezone`.
+    const WITHIN_DAY: [&str; 19] = [
+        "time",
+        "timeslot",
+        "timeofday",
+        "tod",
+        "minute",
+        "minutes",
+        "min",
+        "mins",
+        "minofday",
+        "minuteofday",
+        "mod",
+        "qh",
+        "quarterhour",
+        "hh",
+        "halfhour",
+        "uhrzeit",
+        "zeit",
+        "heure",
+        "hora",
     ];
     let [date] = idx else { return None };
     let name = sample.names.get(date + 1)?;
-    let lower = name.to_ascii_lowercase();
-    if names_a_duration(&lower)
-        || !(lower.contains("time") || name_words(&lower).any(|w| WITHIN_DAY.contains(&w)))
-    {
+    let squeezed: String = name
+        .to_ascii_lowercase()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    if !WITHIN_DAY.contains(&squeezed.as_str()) {
         return None;
     }
     let dates = dates_alone(sample, *date)?;
@@ -1364,7 +1428,16 @@ fn within_day_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
         .collect();
     let first = *values.first()?;
     let shared = dates.len() > dates.iter().collect::<std::collections::HashSet<_>>().len();
-    if !shared || values.iter().all(|v| *v == first) {
+    // Values a time within the day could be written as: numbers from 0 to a day's minutes
+    // (or a day's fraction), or text with a clock's colon.
+    let within_a_day = |v: &&[u8]| {
+        v.contains(&b':')
+            || std::str::from_utf8(v)
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+                .is_some_and(|x| (0.0..=1440.0).contains(&x))
+    };
+    if !shared || values.iter().all(|v| *v == first) || !values.iter().all(within_a_day) {
         return None;
     }
     let date_name = &sample.names[*date];
@@ -1746,21 +1819,22 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let mut singles: Vec<usize> = (0..names.len())
             .filter(|&i| !names_a_duration(&names[i].to_ascii_lowercase()))
             .collect();
-        // Of the named columns, one of dates alone (`date`) comes after every one whose values
-        // hold a time of day (`event_time`, `ts_ms`): the rows of a day would all be stored
-        // at its midnight.
-        let rank = |i: usize| {
-            let score = time_name_score(&names[i]);
-            let head = || sample.rows.column(i).filter(|v| !v.is_empty()).take(50);
-            let all = |test: fn(&[u8]) -> bool| head().next().is_some() && head().all(test);
-            match score {
-                0 => 0,
-                _ if all(dialect::is_date_only) => 2,
-                _ if all(carries_a_clock) => 2 * score + 1,
-                _ => 2 * score,
+        singles.sort_by_key(|&i| std::cmp::Reverse(time_name_score(&names[i])));
+        // Of the named columns, one of dates alone (`date`) comes after one whose values hold
+        // a time of day on those dates (`event_time`, `ts_ms`): the rows of a day would all be
+        // stored at its midnight. Not after a load time (`load_ts`, one for the whole file, or
+        // of other days).
+        if let Some(date) = singles
+            .iter()
+            .position(|&i| time_name_score(&names[i]) > 0 && dates_alone(sample, i).is_some())
+        {
+            let on_its_dates =
+                |&i: &usize| time_name_score(&names[i]) > 0 && times_on_the_dates(sample, singles[date], i);
+            if let Some(clock) = singles[date + 1..].iter().position(on_its_dates) {
+                let clock = singles.remove(date + 1 + clock);
+                singles.insert(date, clock);
             }
-        };
-        singles.sort_by_key(|&i| std::cmp::Reverse(rank(i)));
+        }
         let mut c: Vec<Vec<usize>> = Vec::new();
         if let Some((d, t)) = date_time_pair(sample) {
             c.push(vec![d, t]);
@@ -2984,9 +3058,20 @@ fn second_series_column(
     if still.len() * 2 < shared.len() {
         return None;
     }
+    // Names that come back over time, as the first column's do: not an id per row (a trade
+    // id tells every row apart, and would make a series of each).
+    let recurs = |j: usize| {
+        let values = column(j);
+        let mut distinct: Vec<&[u8]> = values.iter().copied().filter(|v| !v.is_empty()).collect();
+        let present = distinct.len();
+        distinct.sort_unstable();
+        distinct.dedup();
+        distinct.len() >= 2 && distinct.len() * 4 <= present
+    };
     (0..sample.names.len())
         .filter(|&j| j != first && !time_idx.contains(&j))
-        .filter(|&j| series_text(&column(j)))
+        .filter(|&j| !is_id_name(&sample.names[j].to_ascii_lowercase()))
+        .filter(|&j| series_text(&column(j)) && recurs(j))
         .find(|&j| {
             let values = column(j);
             let told_apart = still

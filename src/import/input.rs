@@ -36,14 +36,18 @@ fn imported_from_directory(name: &str) -> bool {
 }
 
 /// The files in the directories among `inputs` that an import of them leaves out (by
-/// `imported_from_directory`), in name order, for a warning: nothing is passed over silently.
+/// `imported_from_directory`), in name order, for a warning: nothing is passed over silently
+/// but hidden files (`.DS_Store`, macOS's `._NAME.csv`), which no one means to import.
 pub fn left_out_of_directories(inputs: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in inputs.iter().filter(|p| p.is_dir()) {
         let Ok(entries) = fs::read_dir(dir) else { continue };
         let mut left: Vec<PathBuf> = entries
             .flatten()
-            .filter(|e| !imported_from_directory(&e.file_name().to_string_lossy()))
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                !name.starts_with('.') && !imported_from_directory(&name)
+            })
             .map(|e| e.path())
             .filter(|p| p.is_file())
             .collect();
