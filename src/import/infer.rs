@@ -194,14 +194,18 @@ fn day_of_a_time(v: &[u8]) -> Option<i64> {
     } else if dialect::is_date_only(v) || dialect::is_time_only(v) {
         return None;
     } else {
-        crate::io::timefmt::parse_iso(v).or_else(|| {
-            [DateOrder::Ymd, DateOrder::Dmy, DateOrder::Mdy]
-                .into_iter()
-                .find_map(|o| flextime::parse(v, o))
-                .map(|f| f.t_ns)
-        })?
+        crate::io::timefmt::parse_iso(v).or_else(|| read_in_any_order(v))?
     };
     Some(t_ns.div_euclid(NS_PER_DAY))
+}
+
+/// A date or date-time read with its year first, its day first or its month first, in that
+/// order: the instant of the first that reads.
+fn read_in_any_order(v: &[u8]) -> Option<i64> {
+    [DateOrder::Ymd, DateOrder::Dmy, DateOrder::Mdy]
+        .into_iter()
+        .find_map(|o| flextime::parse(v, o))
+        .map(|f| f.t_ns)
 }
 
 /// Whether column `clock` holds times of day on the dates of column `date` (the row's
@@ -215,11 +219,7 @@ fn times_on_the_dates(sample: &Sample, date: usize, clock: usize) -> bool {
         .take(200)
         .filter_map(|r| {
             let d = r.get(date)?.trim_ascii();
-            let day = [DateOrder::Ymd, DateOrder::Dmy, DateOrder::Mdy]
-                .into_iter()
-                .find_map(|o| flextime::parse(d, o))?
-                .t_ns
-                .div_euclid(NS_PER_DAY);
+            let day = read_in_any_order(d)?.div_euclid(NS_PER_DAY);
             let c = r.get(clock)?.trim_ascii();
             Some((day, day_of_a_time(c)?, c))
         })

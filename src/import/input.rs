@@ -203,12 +203,10 @@ fn is_compressed_name(path: &Path) -> bool {
 fn content(path: &Path) -> io::Result<Box<dyn Read>> {
     let (magic, raw) = peek(File::open(path)?, 4)?;
     let reader = BufReader::with_capacity(1 << 16, raw);
-    Ok(if magic.starts_with(&[0x1f, 0x8b]) {
-        Box::new(flate2::bufread::MultiGzDecoder::new(reader))
-    } else if magic.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Box::new(zstd::stream::read::Decoder::with_buffer(reader)?)
-    } else {
-        Box::new(reader)
+    Ok(match Compression::of(&magic) {
+        Compression::None => Box::new(reader),
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(reader)),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(reader)?),
     })
 }
 
@@ -254,6 +252,19 @@ pub enum Compression {
     None,
     Gzip,
     Zstd,
+}
+
+impl Compression {
+    /// The compression of a stream starting with `magic` (its first 4 bytes, or fewer).
+    fn of(magic: &[u8]) -> Compression {
+        if magic.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if magic.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
 }
 
 /// Counts bytes read from the underlying file (compressed bytes), for progress.
@@ -482,13 +493,7 @@ pub fn open(
     )
     .map_err(read_error)?;
     let reader = BufReader::with_capacity(1 << 16, raw);
-    let compression = if magic.starts_with(&[0x1f, 0x8b]) {
-        Compression::Gzip
-    } else if magic.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Compression::Zstd
-    } else {
-        Compression::None
-    };
+    let compression = Compression::of(&magic);
     let stream: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(reader),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(reader)),
