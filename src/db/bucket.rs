@@ -1114,7 +1114,7 @@ impl BucketPartition {
         entry: Entry,
         bytes: &[u8],
         units: &mut Vec<u64>,
-        parts: &mut Vec<Vec<u8>>,
+        parts: &mut Vec<codec::PartValues>,
         columns: Option<&[bool]>,
         coarse: Option<&dyn Fn(u64, u64) -> bool>,
     ) -> Result<Option<&RecordLayout>> {

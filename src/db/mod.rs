@@ -196,7 +196,7 @@ pub struct Columns<'a> {
     pub times: &'a [i64],
     layout: &'a codec::RecordLayout,
     /// The record's decoded parts, all its rows (`codec::decode_columns`).
-    parts: &'a [Vec<u8>],
+    parts: &'a [codec::PartValues],
     /// The record's row of `times[0]`.
     first: usize,
 }
@@ -206,7 +206,7 @@ impl<'a> Columns<'a> {
     pub(crate) fn new(
         times: &'a [i64],
         layout: &'a codec::RecordLayout,
-        parts: &'a [Vec<u8>],
+        parts: &'a [codec::PartValues],
         first: usize,
     ) -> Self {
         Columns {
@@ -1580,7 +1580,7 @@ struct RecordReader {
     decoded: Vec<u8>,
     /// Hand out columnar records as `Scanned::Columns`, their parts decoded into `parts`.
     as_columns: bool,
-    parts: Vec<Vec<u8>>,
+    parts: Vec<codec::PartValues>,
     /// The value columns to rebuild from columnar records (`with_columns`); `None`: all.
     columns: Option<Vec<bool>>,
     /// How finely the times of columnar records are told apart (`with_time_grid`).
