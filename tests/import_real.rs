@@ -4585,3 +4585,59 @@ fn ordinary_columns_beside_a_date_or_a_series_stay_what_they_are() {
         );
     }
 }
+
+/// A date column beside seconds since midnight (`Date,Time` = `2024-03-07,34224.685659`, as
+/// LOBSTER-style and exchange exports write them): with a fraction, the dates alone were
+/// taken as the time and every row of a day was stored at its midnight, exit 0; the refusal
+/// for whole seconds named `--time-column Date,Time`, which then read nothing. Now both are
+/// refused with zero flags, and the join the refusal names reads each row's time from both.
+#[test]
+fn a_date_beside_seconds_since_midnight_is_read_from_both() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let first = fixture(d, "secs_of_day_ticks.csv");
+    let (code, _, err) = run(xs(d).args(["-d", "s", "import"]).arg(&first));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pass --time-column Date,Time"), "{err}");
+    assert!(!d.join("s").exists());
+
+    let (_, err) = ok(xs(d)
+        .args(["-d", "s", "import", "--time-column", "Date,Time"])
+        .arg(&first));
+    assert!(
+        err.contains("a date (ISO-8601 times) and seconds since midnight"),
+        "{err}"
+    );
+    // Into the database it made, the same way.
+    let more = fixture(d, "secs_of_day_ticks_more.csv");
+    ok(xs(d)
+        .args(["-d", "s", "import", "-q", "--time-column", "Date,Time"])
+        .arg(&more));
+    let out = range(d, "s");
+    assert_eq!(out.lines().count(), 1 + 80 + 30, "{out}");
+    for row in [
+        "2024-03-07T09:30:24.685659Z,181.78,3000",
+        "2024-03-08T09:30:17.264723Z,181.70,4900",
+        "2024-03-11T09:40:47.940368Z,181.02,4400",
+    ] {
+        assert!(out.contains(&format!("\n{row}\n")), "{row}: {out}");
+    }
+
+    // Whole seconds, and milliseconds by their magnitude; a clock written HHMM beside a date
+    // is still a clock.
+    for (times, first_stored) in [
+        ("34200,34260,36000,37800", "2024-03-07T09:30:00Z"),
+        ("34200123,34260000,36000000,37800000", "2024-03-07T09:30:00.123Z"),
+        ("0930,0931,1000,1030", "2024-03-07T09:30:00Z"),
+    ] {
+        let mut csv = String::from("Date,Time,v\n");
+        for (k, time) in times.split(',').enumerate() {
+            csv += &format!("2024-03-0{},{time},{k}\n", 7 + k % 2);
+        }
+        fs::write(d.join("j.csv"), csv).unwrap();
+        let db = format!("j{}", times.len());
+        ok(xs(d).args(["-d", &db, "import", "j.csv", "--time-column", "Date,Time"]));
+        let out = range(d, &db);
+        assert!(out.contains(&format!("\n{first_stored},0\n")), "{times}: {out}");
+    }
+}

@@ -296,6 +296,48 @@ fn compact_date_time(values: &[&[u8]], mostly: &dyn Fn(&TimeFormat) -> bool) -> 
     })
 }
 
+/// A date, a space and a count of seconds (or milliseconds, …) since that day's midnight
+/// (`2024-03-07 34237`): a date column joined with one of seconds since midnight by
+/// `--time-column Date,Time`. The numbers' unit is read as for a column of them alone.
+fn date_and_day_number(values: &[&[u8]], unit: Option<EpochUnit>) -> Option<(TimeFormat, String)> {
+    let values: Vec<&[u8]> = values
+        .iter()
+        .copied()
+        .filter(|v| !v.is_empty() && !dialect::is_default_null(v))
+        .collect();
+    if values.is_empty() {
+        return None;
+    }
+    let mut dates = Vec::with_capacity(values.len());
+    let mut numbers = Vec::with_capacity(values.len());
+    for v in &values {
+        let at = v.iter().rposition(|&c| c == b' ')?;
+        let (date, number) = (v[..at].trim_ascii(), &v[at + 1..]);
+        // Each date shorter than its value, and short: the detection of the dates, which
+        // tries this again on them, ends soon.
+        if date.is_empty() || date.len() > 32 || !is_epoch_number(number) || number.starts_with(b"-") {
+            return None;
+        }
+        dates.push(date);
+        numbers.push(number);
+    }
+    let Ok(Some((date, date_how))) = detect_time_format(&dates, None, None) else {
+        return None;
+    };
+    let Ok(Some((TimeFormat::DayEpoch(unit), unit_how))) = detect_time_format(&numbers, unit, None) else {
+        return None;
+    };
+    if date.is_time_of_day() {
+        return None;
+    }
+    let f = TimeFormat::DateAndDayEpoch(Box::new(date), unit);
+    // As `detect_one_format` asks of a format it finds: nine in ten values read.
+    let good = values.iter().filter(|v| readable(f.parse(v))).count();
+    let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
+    (good > 0 && values.len() - good <= allowed_bad)
+        .then(|| (f, format!("a date ({date_how}) and {unit_how}")))
+}
+
 /// Months written `YYYY-MM` or `YYYY/MM` (ISO 8601's reduced precision, as monthly economic
 /// series and the classic airline-passengers file write them) or with their name (`Jan 2021`,
 /// as statistics offices write them), ISO weeks (`2021-W05`) and days of the year
@@ -411,6 +453,20 @@ pub fn date_order_keyword(pattern: &str) -> Option<DateOrder> {
 /// does not hide the format, and the import rejects those rows with their reason. `Err` when
 /// dates read both as day/month and month/day and nothing in the sample tells which.
 pub fn detect_time_format(
+    values: &[&[u8]],
+    unit: Option<EpochUnit>,
+    pattern: Option<&str>,
+) -> std::result::Result<Option<(TimeFormat, String)>, String> {
+    let found = detect_one_format(values, unit, pattern);
+    if matches!(found, Ok(Some(_))) || pattern.is_some() {
+        return found;
+    }
+    // Last: what reads in no format of its own may be a date and seconds since its midnight
+    // (`2024-03-07 0930` is a clock, read above).
+    Ok(date_and_day_number(values, unit).or(found?))
+}
+
+fn detect_one_format(
     values: &[&[u8]],
     unit: Option<EpochUnit>,
     pattern: Option<&str>,
@@ -1073,6 +1129,7 @@ fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
         | TimeFormat::DayEpoch(_)
         | TimeFormat::Quarter
         | TimeFormat::SerialDays
+        | TimeFormat::DateAndDayEpoch(..)
         | TimeFormat::Interval(_) => None,
     }
 }
@@ -1364,7 +1421,26 @@ fn clock_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
         .map(<[u8]>::trim_ascii)
         .filter(|v| !v.is_empty())
         .collect();
-    if clocks.is_empty() || !clocks.iter().all(|v| digits(v)) {
+    if clocks.is_empty() {
+        return None;
+    }
+    // Seconds (or milliseconds, …) since midnight, `34237` or `34237.684`: read beside the
+    // dates when both are named.
+    if let Ok(Some((TimeFormat::DayEpoch(unit), _))) = detect_time_format(&clocks, None, None) {
+        let dates = dates_alone(sample, *date)?;
+        let date_name = &sample.names[*date];
+        return Some(format!(
+            "column `{date_name}` holds dates alone (`{}`) and the column after it, `{name}`, \
+             numbers (`{}`) that read as {} since midnight: taken alone, the dates would put \
+             every row of a day at its midnight. Pass --time-column {date_name},{name} to read \
+             each row's time from both (with --time-unit if they count another unit), or \
+             --time-column {date_name} to store each row at its day's midnight",
+            String::from_utf8_lossy(dates[0]),
+            String::from_utf8_lossy(clocks[0]),
+            unit_word(unit),
+        ));
+    }
+    if !clocks.iter().all(|v| digits(v)) {
         return None;
     }
     let dates = dates_alone(sample, *date)?;

@@ -29,6 +29,9 @@ pub enum TimeFormat {
     /// A spreadsheet's serial date-time: days since 1899-12-30 (the 1900 date system of Excel,
     /// LibreOffice and Google Sheets), the fraction the time of day, to the millisecond.
     SerialDays,
+    /// A date, a space and a number of this unit since its midnight (`2024-03-07 34237`):
+    /// what `--time-column Date,Time` joins when `Time` counts the seconds of the day.
+    DateAndDayEpoch(Box<TimeFormat>, EpochUnit),
     /// An interval, `START - END` (ENTSO-E's `MTU` column), `START – END` or ISO 8601's
     /// `START/END`, both ends in this format: stored at its start, the end read to check it.
     Interval(Box<TimeFormat>),
@@ -308,6 +311,20 @@ impl TimeFormat {
                 return Ok((t, true));
             }
             TimeFormat::Clock { frac } => return parse_clock(b, *frac).map(|t| (t, true)),
+            TimeFormat::DateAndDayEpoch(date, unit) => {
+                let at = b.iter().rposition(|&c| c == b' ').ok_or(TimeError::Unparsable)?;
+                let (day, naive) = date.parse(b[..at].trim_ascii())?;
+                // A date alone: its midnight, naive; a date-time is not what is joined here.
+                if !naive || day.rem_euclid(NS_PER_DAY) != 0 {
+                    return Err(TimeError::Unparsable);
+                }
+                let (of_day, _) = TimeFormat::DayEpoch(*unit).parse(&b[at + 1..])?;
+                (
+                    day.checked_add(of_day)
+                        .ok_or(TimeError::OutOfRange { year: None })?,
+                    true,
+                )
+            }
             TimeFormat::Quarter => (parse_quarter(b)?, true),
             TimeFormat::SerialDays => (parse_serial_days(b)?, true),
             TimeFormat::Interval(inner) => {
@@ -335,6 +352,13 @@ impl TimeFormat {
             TimeFormat::Flex(DateOrder::None) => "times of day".into(),
             TimeFormat::Flex(order) => format!("dates {}", order.describe()),
             TimeFormat::DayEpoch(unit) => format!("{} since midnight", unit_word(*unit)),
+            TimeFormat::DateAndDayEpoch(date, unit) => {
+                format!(
+                    "{} and {} since their midnight",
+                    date.describe(),
+                    unit_word(*unit)
+                )
+            }
             TimeFormat::Clock { frac: 0 } => "clock times written HHMMSS".into(),
             TimeFormat::Clock { frac: 3 } => "clock times written HHMMSSmmm".into(),
             TimeFormat::Clock { frac } => {
