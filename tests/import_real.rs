@@ -4605,7 +4605,7 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
         .args(["-d", "s", "import", "--time-column", "Date,Time"])
         .arg(&first));
     assert!(
-        err.contains("a date (ISO-8601 times) and seconds since midnight"),
+        err.contains("a date (ISO-8601 times) and seconds since its midnight"),
         "{err}"
     );
     // Into the database it made, the same way.
@@ -4623,21 +4623,86 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
         assert!(out.contains(&format!("\n{row}\n")), "{row}: {out}");
     }
 
-    // Whole seconds, and milliseconds by their magnitude; a clock written HHMM beside a date
-    // is still a clock.
-    for (times, first_stored) in [
-        ("34200,34260,36000,37800", "2024-03-07T09:30:00Z"),
-        ("34200123,34260000,36000000,37800000", "2024-03-07T09:30:00.123Z"),
-        ("0930,0931,1000,1030", "2024-03-07T09:30:00Z"),
-    ] {
+    // Whole seconds, milliseconds by their median (one second past a day is rejected, not
+    // taken for a unit), a row that does not read rejected alone; a clock written HHMM
+    // beside a date is still a clock.
+    let csv = |times: &str| {
         let mut csv = String::from("Date,Time,v\n");
         for (k, time) in times.split(',').enumerate() {
             csv += &format!("2024-03-0{},{time},{k}\n", 7 + k % 2);
         }
         fs::write(d.join("j.csv"), csv).unwrap();
-        let db = format!("j{}", times.len());
-        ok(xs(d).args(["-d", &db, "import", "j.csv", "--time-column", "Date,Time"]));
+    };
+    for (case, (times, first_stored, rejected)) in [
+        ("34200,34260,36000,37800", "2024-03-07T09:30:00Z", 0),
+        (
+            "34200123,34260000,36000000,37800000",
+            "2024-03-07T09:30:00.123Z",
+            0,
+        ),
+        (
+            "34200,34260,36000,86401,37800,38000,39000,40000",
+            "2024-03-07T09:30:00Z",
+            1,
+        ),
+        (
+            "34200.5,34260,n/a,37800,38000,39000,40000,41000",
+            "2024-03-07T09:30:00.500Z",
+            1,
+        ),
+        ("0930,0931,1000,1030", "2024-03-07T09:30:00Z", 0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        csv(times);
+        let db = format!("j{case}");
+        let (code, _, err) = run(xs(d).args(["-d", &db, "import", "j.csv", "--time-column", "Date,Time"]));
+        assert_eq!(code, if rejected > 0 { 4 } else { 0 }, "{times}: {err}");
         let out = range(d, &db);
         assert!(out.contains(&format!("\n{first_stored},0\n")), "{times}: {out}");
+        assert_eq!(
+            out.lines().count(),
+            1 + times.split(',').count() - rejected,
+            "{times}: {out}"
+        );
     }
+    // Numbers that are no seconds since midnight are refused, joined or not: HHMM clocks and
+    // a spreadsheet's fractions of a day.
+    for (times, says) in [
+        (
+            "930,931,945,1000,1559",
+            "clock times written HHMM rather than seconds since midnight",
+        ),
+        (
+            "0.375,0.5,0.625,0.75",
+            "as a spreadsheet's fractions of a day are",
+        ),
+    ] {
+        csv(times);
+        let (code, _, err) = run(xs(d).args(["-d", "r", "import", "j.csv", "--time-column", "Date,Time"]));
+        assert_eq!(code, 2, "{times}: {err}");
+        assert!(err.contains(says), "{times}: {err}");
+        assert!(!d.join("r").exists());
+    }
+    // A daily file of a date and a duration named like a time keeps its dates (one row a
+    // date: no time of day to join), and a value column `2024-03-07 1` is no time.
+    fs::write(
+        d.join("runs.csv"),
+        "Activity Date,Moving Time,Distance\n2024-02-01,1830.5,5.1\n2024-02-02,1860.25,6.0\n2024-02-03,1900.75,6.2\n",
+    )
+    .unwrap();
+    ok(xs(d).args(["-d", "runs", "import", "runs.csv"]));
+    assert!(
+        range(d, "runs").contains("\n2024-02-01T00:00:00Z,1830.50,5.1\n"),
+        "{}",
+        range(d, "runs")
+    );
+    fs::write(
+        d.join("batch.csv"),
+        "batch,v\n2024-03-07 1,5\n2024-03-07 2,6\n2024-03-08 1,7\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "b", "import", "batch.csv"]));
+    assert_eq!(code, 2, "{err}");
 }

@@ -296,46 +296,102 @@ fn compact_date_time(values: &[&[u8]], mostly: &dyn Fn(&TimeFormat) -> bool) -> 
     })
 }
 
-/// A date, a space and a count of seconds (or milliseconds, …) since that day's midnight
-/// (`2024-03-07 34237`): a date column joined with one of seconds since midnight by
-/// `--time-column Date,Time`. The numbers' unit is read as for a column of them alone.
-fn date_and_day_number(values: &[&[u8]], unit: Option<EpochUnit>) -> Option<(TimeFormat, String)> {
+/// `detect_time_format` of the time, from the columns `columns` of the input: for a date
+/// column joined with a time column (`--time-column Date,Time`) whose joined text reads in no
+/// format of its own, also a date and a count of seconds (or milliseconds) since that day's
+/// midnight (`2024-03-07 34224.685659`; `2024-03-07 0930` is a clock, read first).
+pub fn detect_columns_time_format(
+    columns: usize,
+    values: &[&[u8]],
+    unit: Option<EpochUnit>,
+    pattern: Option<&str>,
+) -> std::result::Result<Option<(TimeFormat, String)>, String> {
+    let found = detect_time_format(values, unit, pattern);
+    if columns < 2 || pattern.is_some() || matches!(found, Ok(Some(_))) {
+        return found;
+    }
+    match date_and_day_number(values, unit)? {
+        Some(joined) => Ok(Some(joined)),
+        None => found,
+    }
+}
+
+/// A date, a space and a number of seconds since its midnight (`detect_columns_time_format`):
+/// the format when nine in ten values read so (the others are rejected rows). The unit is
+/// `unit`, else seconds unless the median passes a day's (then milliseconds), so one outlier
+/// does not change it. `Err` where the numbers are clock digits or spreadsheet day
+/// fractions, which read as seconds would be wrong.
+fn date_and_day_number(
+    values: &[&[u8]],
+    unit: Option<EpochUnit>,
+) -> std::result::Result<Option<(TimeFormat, String)>, String> {
     let values: Vec<&[u8]> = values
         .iter()
         .copied()
         .filter(|v| !v.is_empty() && !dialect::is_default_null(v))
         .collect();
-    if values.is_empty() {
-        return None;
-    }
-    let mut dates = Vec::with_capacity(values.len());
-    let mut numbers = Vec::with_capacity(values.len());
+    let (mut dates, mut numbers) = (Vec::new(), Vec::new());
     for v in &values {
-        let at = v.iter().rposition(|&c| c == b' ')?;
+        let Some(at) = v.iter().rposition(|&c| c == b' ') else {
+            continue;
+        };
         let (date, number) = (v[..at].trim_ascii(), &v[at + 1..]);
-        // Each date shorter than its value, and short: the detection of the dates, which
-        // tries this again on them, ends soon.
-        if date.is_empty() || date.len() > 32 || !is_epoch_number(number) || number.starts_with(b"-") {
-            return None;
+        if !date.is_empty() && date.len() <= 32 && is_epoch_number(number) && !number.starts_with(b"-") {
+            dates.push(date);
+            numbers.push(number);
         }
-        dates.push(date);
-        numbers.push(number);
+    }
+    if dates.is_empty() {
+        return Ok(None);
     }
     let Ok(Some((date, date_how))) = detect_time_format(&dates, None, None) else {
-        return None;
-    };
-    let Ok(Some((TimeFormat::DayEpoch(unit), unit_how))) = detect_time_format(&numbers, unit, None) else {
-        return None;
+        return Ok(None);
     };
     if date.is_time_of_day() {
-        return None;
+        return Ok(None);
     }
+    let mut magnitudes: Vec<u64> = numbers.iter().map(|v| epoch_magnitude(v)).collect();
+    magnitudes.sort_unstable();
+    // Whole numbers below 2400 whose last two digits never pass 59 are as likely clock times
+    // written HHMM (`930`) as seconds before 00:40.
+    let whole = numbers.iter().all(|v| v.iter().all(u8::is_ascii_digit));
+    if unit.is_none() && whole && magnitudes.iter().all(|&n| n < 2400 && n % 100 < 60) {
+        return Err(format!(
+            "its numbers after the dates run from {} to {} and their last two digits never pass \
+             59: clock times written HHMM rather than seconds since midnight. xs reads clock \
+             digits with their seconds: write them as `HHMMSS` (`093000`) or `HH:MM`; if they \
+             are seconds since midnight after all, pass --time-unit s",
+            magnitudes[0],
+            magnitudes[magnitudes.len() - 1]
+        ));
+    }
+    let median = magnitudes[magnitudes.len() / 2];
+    if unit.is_none() && magnitudes.last() < Some(&2) {
+        return Err(
+            "its numbers after the dates are all below 2, as a spreadsheet's fractions of a day are: \
+             write the times of day as `HH:MM:SS`, or pass --time-unit s if they are seconds since midnight"
+                .into(),
+        );
+    }
+    let (unit, how) = match unit {
+        Some(u) => (u, UNIT_GIVEN),
+        None if median <= 86_400 => (EpochUnit::S, "by their magnitude; pass --time-unit to choose"),
+        None if median < 86_400_000 => (EpochUnit::Ms, "by their magnitude; pass --time-unit to choose"),
+        None => return Ok(None),
+    };
     let f = TimeFormat::DateAndDayEpoch(Box::new(date), unit);
-    // As `detect_one_format` asks of a format it finds: nine in ten values read.
+    // As `detect_time_format` asks of a format it finds: nine in ten values read.
     let good = values.iter().filter(|v| readable(f.parse(v))).count();
     let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
-    (good > 0 && values.len() - good <= allowed_bad)
-        .then(|| (f, format!("a date ({date_how}) and {unit_how}")))
+    Ok((good > 0 && values.len() - good <= allowed_bad).then(|| {
+        (
+            f,
+            format!(
+                "a date ({date_how}) and {} since its midnight ({how})",
+                unit_word(unit)
+            ),
+        )
+    }))
 }
 
 /// Months written `YYYY-MM` or `YYYY/MM` (ISO 8601's reduced precision, as monthly economic
@@ -453,20 +509,6 @@ pub fn date_order_keyword(pattern: &str) -> Option<DateOrder> {
 /// does not hide the format, and the import rejects those rows with their reason. `Err` when
 /// dates read both as day/month and month/day and nothing in the sample tells which.
 pub fn detect_time_format(
-    values: &[&[u8]],
-    unit: Option<EpochUnit>,
-    pattern: Option<&str>,
-) -> std::result::Result<Option<(TimeFormat, String)>, String> {
-    let found = detect_one_format(values, unit, pattern);
-    if matches!(found, Ok(Some(_))) || pattern.is_some() {
-        return found;
-    }
-    // Last: what reads in no format of its own may be a date and seconds since its midnight
-    // (`2024-03-07 0930` is a clock, read above).
-    Ok(date_and_day_number(values, unit).or(found?))
-}
-
-fn detect_one_format(
     values: &[&[u8]],
     unit: Option<EpochUnit>,
     pattern: Option<&str>,
@@ -1011,7 +1053,7 @@ pub fn existing_time_format(
     let refs: Vec<&[u8]> = values.iter().map(|v| v.as_ref()).collect();
     let detected = match periods(&sample.names, time_idx, &refs, o, pattern) {
         Some(found) => found.map(Some),
-        None => detect_time_format(&refs, o.time_unit, pattern),
+        None => detect_columns_time_format(time_idx.len(), &refs, o.time_unit, pattern),
     };
     let detected = match (detected, recorded, pattern) {
         (Err(refused), Some(order), None) => match detect_time_format(&refs, o.time_unit, Some(order.name()))
@@ -1424,21 +1466,8 @@ fn clock_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     if clocks.is_empty() {
         return None;
     }
-    // Seconds (or milliseconds, …) since midnight, `34237` or `34237.684`: read beside the
-    // dates when both are named.
-    if let Ok(Some((TimeFormat::DayEpoch(unit), _))) = detect_time_format(&clocks, None, None) {
-        let dates = dates_alone(sample, *date)?;
-        let date_name = &sample.names[*date];
-        return Some(format!(
-            "column `{date_name}` holds dates alone (`{}`) and the column after it, `{name}`, \
-             numbers (`{}`) that read as {} since midnight: taken alone, the dates would put \
-             every row of a day at its midnight. Pass --time-column {date_name},{name} to read \
-             each row's time from both (with --time-unit if they count another unit), or \
-             --time-column {date_name} to store each row at its day's midnight",
-            String::from_utf8_lossy(dates[0]),
-            String::from_utf8_lossy(clocks[0]),
-            unit_word(unit),
-        ));
+    if let Some(why) = seconds_beside(sample, *date, name) {
+        return Some(why);
     }
     if !clocks.iter().all(|v| digits(v)) {
         return None;
@@ -1453,6 +1482,59 @@ fn clock_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
          --time-column {date_name} to store each row at its day's midnight",
         String::from_utf8_lossy(dates[0]),
         String::from_utf8_lossy(clocks[0]),
+    ))
+}
+
+/// Why a column of dates alone is not the time when the column after it, `name`, is named
+/// for the time of day and holds numbers since midnight (`34224.685659`), several rows to a
+/// date: taken alone, the dates would store the rows of a day at its midnight. Only where
+/// the two joined read as a date and seconds since midnight, which the message names.
+fn seconds_beside(sample: &Sample, date: usize, name: &str) -> Option<String> {
+    const TIME_OF_DAY: [&str; 9] = [
+        "time",
+        "timeofday",
+        "tod",
+        "secondsaftermidnight",
+        "secondssincemidnight",
+        "uhrzeit",
+        "zeit",
+        "heure",
+        "hora",
+    ];
+    let squeezed: String = name
+        .to_ascii_lowercase()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    if !TIME_OF_DAY.contains(&squeezed.as_str()) {
+        return None;
+    }
+    let dates = dates_alone(sample, date)?;
+    let shared = dates.len() > dates.iter().collect::<std::collections::HashSet<_>>().len();
+    if !shared {
+        return None;
+    }
+    let joined = time_values(sample, &[date, date + 1]);
+    let refs: Vec<&[u8]> = joined.iter().map(|v| v.as_ref()).collect();
+    let (format, _) = date_and_day_number(&refs, None).ok()??;
+    let TimeFormat::DateAndDayEpoch(_, unit) = format else {
+        return None;
+    };
+    let date_name = &sample.names[date];
+    let example = sample
+        .rows
+        .column(date + 1)
+        .map(<[u8]>::trim_ascii)
+        .find(|v| !v.is_empty())?;
+    Some(format!(
+        "column `{date_name}` holds dates alone (`{}`) and the column after it, `{name}`, \
+         numbers (`{}`) that read as {} since midnight, several rows to a date: taken alone, \
+         the dates would put every row of a day at its midnight. Pass --time-column \
+         {date_name},{name} to read each row's time from both (--time-unit to choose the \
+         unit), or --time-column {date_name} to store each row at its day's midnight",
+        String::from_utf8_lossy(dates[0]),
+        String::from_utf8_lossy(example),
+        unit_word(unit),
     ))
 }
 
@@ -1958,7 +2040,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         let named = !o.time_columns.is_empty() || idx.iter().any(|&i| time_name_score(&names[i]) > 0);
         let detected = match periods(names, idx, &refs, o, o.time_format.as_deref()) {
             Some(found) => found.map(Some),
-            None => detect_time_format(&refs, o.time_unit, o.time_format.as_deref()),
+            None => detect_columns_time_format(idx.len(), &refs, o.time_unit, o.time_format.as_deref()),
         };
         let (format, how) = match detected {
             Ok(Some(found)) => found,
