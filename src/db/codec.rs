@@ -771,25 +771,7 @@ fn decode_pco_into(
 ) -> Result<(), String> {
     macro_rules! go {
         ($t:ident) => {{
-            let values = part.values_mut::<$t>(n);
-            match source {
-                PcoSource::Paged(pages) => {
-                    if n > 0 {
-                        pages.decode(pages.covering(&(0..n)), values)?;
-                    }
-                }
-                PcoSource::Whole(payload) => {
-                    let progress = pco::standalone::simple_decompress_into(payload, values)
-                        .map_err(|e| format!("pco: {}", e.message))?;
-                    if progress.n_processed != n || !progress.finished {
-                        return Err(format!(
-                            "pco stream holds {} values, not {n}",
-                            progress.n_processed
-                        ));
-                    }
-                }
-            }
-            Ok(())
+            decode_source(&source, n, &(0..n), part.values_mut::<$t>(n))
         }};
     }
     match number {
@@ -803,6 +785,34 @@ fn decode_pco_into(
         Number::F64 => go!(f64),
         Number::Bytes => Err("a pco stream where text is stored".into()),
     }
+}
+
+/// Decodes into `values` what `source` holds of its `n` values for `rows`: all `n` of a
+/// standalone block, the pages holding `rows` of a paged stream.
+fn decode_source<T: pco::data_types::Number>(
+    source: &PcoSource<'_>,
+    n: usize,
+    rows: &Range<usize>,
+    values: &mut [T],
+) -> Result<(), String> {
+    match source {
+        PcoSource::Paged(pages) => {
+            if !values.is_empty() {
+                pages.decode(pages.covering(rows), values)?;
+            }
+        }
+        PcoSource::Whole(payload) => {
+            let progress = pco::standalone::simple_decompress_into(payload, values)
+                .map_err(|e| format!("pco: {}", e.message))?;
+            if progress.n_processed != n || !progress.finished {
+                return Err(format!(
+                    "pco stream holds {} values, not {n}",
+                    progress.n_processed
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where a pco stream's values are: one standalone block, or the pages of a paged stream.
@@ -841,23 +851,7 @@ fn with_pco_values<R>(
                     buf.resize(len, <$t>::default());
                 }
                 let values = &mut buf[..len];
-                match source {
-                    PcoSource::Paged(pages) => {
-                        if len > 0 {
-                            pages.decode(pages.covering(&rows), values)?;
-                        }
-                    }
-                    PcoSource::Whole(payload) => {
-                        let progress = pco::standalone::simple_decompress_into(payload, values)
-                            .map_err(|e| format!("pco: {}", e.message))?;
-                        if progress.n_processed != n || !progress.finished {
-                            return Err(format!(
-                                "pco stream holds {} values, not {n}",
-                                progress.n_processed
-                            ));
-                        }
-                    }
-                }
+                decode_source(&source, n, &rows, values)?;
                 let values = &values[rows.start - base..rows.end - base];
                 let w = std::mem::size_of::<$t>();
                 if cfg!(target_endian = "little") {

@@ -1485,6 +1485,14 @@ fn clock_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     ))
 }
 
+/// A column name's letters and digits alone, lower-case: `Time of Day` is `timeofday`.
+fn squeezed(name: &str) -> String {
+    name.to_ascii_lowercase()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect()
+}
+
 /// Why a column of dates alone is not the time when the column after it, `name`, is named
 /// for the time of day and holds numbers since midnight (`34224.685659`), several rows to a
 /// date: taken alone, the dates would store the rows of a day at its midnight. Only where
@@ -1501,12 +1509,7 @@ fn seconds_beside(sample: &Sample, date: usize, name: &str) -> Option<String> {
         "heure",
         "hora",
     ];
-    let squeezed: String = name
-        .to_ascii_lowercase()
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .collect();
-    if !TIME_OF_DAY.contains(&squeezed.as_str()) {
+    if !TIME_OF_DAY.contains(&squeezed(name).as_str()) {
         return None;
     }
     let dates = dates_alone(sample, date)?;
@@ -1569,12 +1572,7 @@ fn within_day_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     ];
     let [date] = idx else { return None };
     let name = sample.names.get(date + 1)?;
-    let squeezed: String = name
-        .to_ascii_lowercase()
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .collect();
-    if !WITHIN_DAY.contains(&squeezed.as_str()) {
+    if !WITHIN_DAY.contains(&squeezed(name).as_str()) {
         return None;
     }
     let dates = dates_alone(sample, *date)?;
