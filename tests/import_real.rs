@@ -4591,6 +4591,7 @@ fn ordinary_columns_beside_a_date_or_a_series_stay_what_they_are() {
 /// taken as the time and every row of a day was stored at its midnight, exit 0; the refusal
 /// for whole seconds named `--time-column Date,Time`, which then read nothing. Now both are
 /// refused with zero flags, and the join the refusal names reads each row's time from both.
+/// So is a file whose name has a date and whose `Date` column holds other dates.
 #[test]
 fn a_date_beside_seconds_since_midnight_is_read_from_both() {
     let t = TempDir::new().unwrap();
@@ -4705,4 +4706,24 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
     .unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "b", "import", "batch.csv"]));
     assert_eq!(code, 2, "{err}");
+
+    // A date in the file name does not date the rows of a `Date` column of other days: the
+    // rows of 2024-03-08 were stored on 2024-03-07, the file name's date, exit 0.
+    fs::copy(&first, d.join("ticks_20240307.csv")).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "n", "import", "ticks_20240307.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("but column `Date` holds other dates (`2024-03-08`)")
+            && err.contains("Pass --time-column Date,Time"),
+        "{err}"
+    );
+    assert!(!d.join("n").exists());
+    // Dates that are the file name's are what they were.
+    fs::copy(&more, d.join("ticks_20240311.csv")).unwrap();
+    ok(xs(d).args(["-d", "n", "import", "ticks_20240311.csv"]));
+    assert!(
+        range(d, "n").contains("\n2024-03-11T09:40:47.940368Z,2024-03-11,181.02,4400\n"),
+        "{}",
+        range(d, "n")
+    );
 }

@@ -940,6 +940,29 @@ fn outside_storable_years(value: &str) -> bool {
             .contains(&(epoch_magnitude(&b[..4]) as i64))
 }
 
+/// A column of dates alone (other than the time's own, `column`) holding a date that is not
+/// `day` (days since 1970, the file name's): its name and that date's text.
+fn other_dates_beside(sample: &Sample, column: &str, day: i64) -> Option<(String, String)> {
+    (0..sample.names.len())
+        .filter(|&i| !column.split("`+`").any(|c| c == sample.names[i]))
+        .find_map(|i| {
+            let dates = dates_alone(sample, i)?;
+            let (format, _) = detect_time_format(&dates, None, None).ok()??;
+            if format.is_time_of_day() {
+                return None;
+            }
+            let other = dates.iter().find(|v| {
+                format
+                    .parse(v)
+                    .is_ok_and(|(t, _)| t.div_euclid(NS_PER_DAY) != day)
+            })?;
+            Some((
+                sample.names[i].clone(),
+                String::from_utf8_lossy(other).into_owned(),
+            ))
+        })
+}
+
 /// The date for times of day: `--date`, else the file name's, else an error naming `--date`.
 fn date_for_times_of_day(
     sample: &Sample,
@@ -949,7 +972,22 @@ fn date_for_times_of_day(
     if let Some(ns) = o.date_ns {
         return Ok((DateSource::Given(ns), Some(ns), "date as given by --date".into()));
     }
-    match date_in_name(&sample.source_name) {
+    let from_name = date_in_name(&sample.source_name);
+    if let Some((date, other)) = from_name
+        .as_ref()
+        .and_then(|(days, _)| other_dates_beside(sample, column, *days))
+    {
+        let text = from_name.as_ref().map_or("", |(_, text)| text.as_str());
+        return Err(Error::Invalid(format!(
+            "{}: column `{column}` holds times of day and the file name's date is `{text}`, \
+             but column `{date}` holds other dates (`{other}`): taken with the file name's \
+             date, their rows would be stored on the wrong day. Pass --time-column \
+             {date},{column} to read each row's time from both, or --date to place every \
+             row on one day",
+            sample.source_name
+        )));
+    }
+    match from_name {
         Some((days, text)) => Ok((
             DateSource::FileName,
             Some(days * NS_PER_DAY),
