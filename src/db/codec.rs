@@ -232,6 +232,24 @@ fn encode_stream(
     out.extend_from_slice(&payload);
 }
 
+/// `$go!(T)` with `T` the Rust type of a pco-coded `number`, or `$text` for a text stream:
+/// the one place that pairs each `Number` with its type.
+macro_rules! by_number_type {
+    ($number:expr, $go:ident, $text:expr) => {
+        match $number {
+            Number::I16 => $go!(i16),
+            Number::I32 => $go!(i32),
+            Number::I64 => $go!(i64),
+            Number::U16 => $go!(u16),
+            Number::U32 => $go!(u32),
+            Number::U64 => $go!(u64),
+            Number::F32 => $go!(f32),
+            Number::F64 => $go!(f64),
+            Number::Bytes => $text,
+        }
+    };
+}
+
 macro_rules! numbers_of {
     ($raw:expr, $t:ty) => {
         $raw.chunks_exact(std::mem::size_of::<$t>())
@@ -369,17 +387,12 @@ fn pco_config(number: Number, width: usize, raw: &[u8]) -> pco::ChunkConfig {
 
 fn pco_compress(number: Number, width: usize, raw: &[u8]) -> Option<Vec<u8>> {
     let config = pco_config(number, width, raw);
-    let packed = match number {
-        Number::I16 => pco::standalone::simple_compress(&numbers_of!(raw, i16), &config),
-        Number::I32 => pco::standalone::simple_compress(&numbers_of!(raw, i32), &config),
-        Number::I64 => pco::standalone::simple_compress(&numbers_of!(raw, i64), &config),
-        Number::U16 => pco::standalone::simple_compress(&numbers_of!(raw, u16), &config),
-        Number::U32 => pco::standalone::simple_compress(&numbers_of!(raw, u32), &config),
-        Number::U64 => pco::standalone::simple_compress(&numbers_of!(raw, u64), &config),
-        Number::F32 => pco::standalone::simple_compress(&numbers_of!(raw, f32), &config),
-        Number::F64 => pco::standalone::simple_compress(&numbers_of!(raw, f64), &config),
-        Number::Bytes => return None,
-    };
+    macro_rules! go {
+        ($t:ident) => {
+            pco::standalone::simple_compress(&numbers_of!(raw, $t), &config)
+        };
+    }
+    let packed = by_number_type!(number, go, return None);
     packed.ok()
 }
 
@@ -433,17 +446,12 @@ pub const PAGE_VALUES: usize = 512;
 
 fn pco_pages_compress(number: Number, width: usize, raw: &[u8], paging: Paging) -> Option<Vec<u8>> {
     let config = pco_config(number, width, raw);
-    match number {
-        Number::I16 => pages_of(&numbers_of!(raw, i16), raw, width, config, paging),
-        Number::I32 => pages_of(&numbers_of!(raw, i32), raw, width, config, paging),
-        Number::I64 => pages_of(&numbers_of!(raw, i64), raw, width, config, paging),
-        Number::U16 => pages_of(&numbers_of!(raw, u16), raw, width, config, paging),
-        Number::U32 => pages_of(&numbers_of!(raw, u32), raw, width, config, paging),
-        Number::U64 => pages_of(&numbers_of!(raw, u64), raw, width, config, paging),
-        Number::F32 => pages_of(&numbers_of!(raw, f32), raw, width, config, paging),
-        Number::F64 => pages_of(&numbers_of!(raw, f64), raw, width, config, paging),
-        Number::Bytes => None,
+    macro_rules! go {
+        ($t:ident) => {
+            pages_of(&numbers_of!(raw, $t), raw, width, config, paging)
+        };
     }
+    by_number_type!(number, go, None)
 }
 
 /// The payload of a paged pco stream of `values` (their bytes `raw`, `width` each): the page
@@ -774,17 +782,7 @@ fn decode_pco_into(
             decode_source(&source, n, &(0..n), part.values_mut::<$t>(n))
         }};
     }
-    match number {
-        Number::I16 => go!(i16),
-        Number::I32 => go!(i32),
-        Number::I64 => go!(i64),
-        Number::U16 => go!(u16),
-        Number::U32 => go!(u32),
-        Number::U64 => go!(u64),
-        Number::F32 => go!(f32),
-        Number::F64 => go!(f64),
-        Number::Bytes => Err("a pco stream where text is stored".into()),
-    }
+    by_number_type!(number, go, Err("a pco stream where text is stored".into()))
 }
 
 /// Decodes into `values` what `source` holds of its `n` values for `rows`: all `n` of a
@@ -867,17 +865,7 @@ fn with_pco_values<R>(
             })
         }};
     }
-    match number {
-        Number::I16 => go!(i16),
-        Number::I32 => go!(i32),
-        Number::I64 => go!(i64),
-        Number::U16 => go!(u16),
-        Number::U32 => go!(u32),
-        Number::U64 => go!(u64),
-        Number::F32 => go!(f32),
-        Number::F64 => go!(f64),
-        Number::Bytes => Err("a pco stream where text is stored".into()),
-    }
+    by_number_type!(number, go, Err("a pco stream where text is stored".into()))
 }
 
 /// Reads the streams of a columnar body.

@@ -325,11 +325,7 @@ fn date_and_day_number(
     values: &[&[u8]],
     unit: Option<EpochUnit>,
 ) -> std::result::Result<Option<(TimeFormat, String)>, String> {
-    let values: Vec<&[u8]> = values
-        .iter()
-        .copied()
-        .filter(|v| !v.is_empty() && !dialect::is_default_null(v))
-        .collect();
+    let values = present_values(values);
     let (mut dates, mut numbers) = (Vec::new(), Vec::new());
     for v in &values {
         let Some(at) = v.iter().rposition(|&c| c == b' ') else {
@@ -380,18 +376,18 @@ fn date_and_day_number(
         None => return Ok(None),
     };
     let f = TimeFormat::DateAndDayEpoch(Box::new(date), unit);
-    // As `detect_time_format` asks of a format it finds: nine in ten values read.
     let good = values.iter().filter(|v| readable(f.parse(v))).count();
-    let allowed_bad = (values.len() / 10).max(usize::from(values.len() >= 3));
-    Ok((good > 0 && values.len() - good <= allowed_bad).then(|| {
-        (
-            f,
-            format!(
-                "a date ({date_how}) and {} since its midnight ({how})",
-                unit_word(unit)
-            ),
-        )
-    }))
+    Ok(
+        (good > 0 && values.len() - good <= unreadable_allowed(values.len())).then(|| {
+            (
+                f,
+                format!(
+                    "a date ({date_how}) and {} since its midnight ({how})",
+                    unit_word(unit)
+                ),
+            )
+        }),
+    )
 }
 
 /// Months written `YYYY-MM` or `YYYY/MM` (ISO 8601's reduced precision, as monthly economic
@@ -504,6 +500,21 @@ pub fn date_order_keyword(pattern: &str) -> Option<DateOrder> {
     }
 }
 
+/// The values of a sample that are neither empty nor a null's spelling.
+fn present_values<'a>(values: &[&'a [u8]]) -> Vec<&'a [u8]> {
+    values
+        .iter()
+        .copied()
+        .filter(|v| !v.is_empty() && !dialect::is_default_null(v))
+        .collect()
+}
+
+/// How many of `n` present sample values a format found without being asked for may fail to
+/// read: a tenth, and at least one in samples of three or more.
+fn unreadable_allowed(n: usize) -> usize {
+    (n / 10).max(usize::from(n >= 3))
+}
+
 /// The time format a column's non-empty sample values share, if any, allowing a tenth of them
 /// (at least one, in samples of three or more) to be unreadable: a corrupt row or a year 9999
 /// does not hide the format, and the import rejects those rows with their reason. `Err` when
@@ -513,16 +524,12 @@ pub fn detect_time_format(
     unit: Option<EpochUnit>,
     pattern: Option<&str>,
 ) -> std::result::Result<Option<(TimeFormat, String)>, String> {
-    let values: Vec<&[u8]> = values
-        .iter()
-        .copied()
-        .filter(|v| !v.is_empty() && !dialect::is_default_null(v))
-        .collect();
+    let values = present_values(values);
     // A format the user gives needs to read only half of them: the rest are rejected with
     // their reason (a `2021-02-30` is no date in any format).
     let allowed_bad = match pattern {
         Some(_) => values.len() / 2,
-        None => (values.len() / 10).max(usize::from(values.len() >= 3)),
+        None => unreadable_allowed(values.len()),
     };
     let enough = |good: usize| good > 0 && values.len() - good <= allowed_bad;
     let good = |f: &TimeFormat| {
@@ -805,7 +812,7 @@ fn interval_format(
     // their reason (a `2021-02-30` is no date in any format).
     let allowed_bad = match pattern {
         Some(_) => values.len() / 2,
-        None => (values.len() / 10).max(usize::from(values.len() >= 3)),
+        None => unreadable_allowed(values.len()),
     };
     Ok((good > 0 && values.len() - good <= allowed_bad).then(|| {
         (
