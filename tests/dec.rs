@@ -211,7 +211,36 @@ fn a_days_volume_sums_exactly() {
         .sum();
     assert_eq!(hourly.lines().count(), 24);
     assert_eq!(total.to_string(), SUM_QTY.replace('.', ""));
-    // vwap is computed in f64, each decimal as its nearest f64: the same as from f64 columns.
+    // vwap of two dec columns is their exact Σ p·q / Σ q, rounded once: each hour's printed
+    // f64 lies within an ulp of the ratio of the scaled integers (checked in integers).
+    let hours = db.ok(&[
+        "range",
+        DAY[0],
+        DAY[1],
+        "--every",
+        "1h",
+        "--agg",
+        "vwap(price,qty)",
+        "--time-format",
+        "epoch-s",
+        "--no-header",
+    ]);
+    assert_eq!(hours.lines().count(), 24);
+    let scaled = |text: &str| text.replace('.', "").parse::<i128>().expect("digits");
+    for line in hours.lines() {
+        let (start, vwap) = line.split_once(',').expect("time,vwap");
+        let start: i64 = start.parse().expect("epoch seconds");
+        let (mut pq, mut q) = (0i128, 0i128);
+        for t in day().iter().filter(|t| t.t_s >= start && t.t_s < start + 3600) {
+            pq += scaled(&t.price) * scaled(&t.qty);
+            q += scaled(&t.qty);
+        }
+        assert!(
+            within_an_ulp(vwap.parse().expect("f64"), pq, q * 100_000_000),
+            "{line}"
+        );
+    }
+    // Not what f64 sums of the same values give: those round at every row.
     let floats = TestDb::create("1s", "price:f64,qty:f64,side:str(4)", &[]);
     let csv = write_day(floats.path.parent().expect("temp dir"), &day());
     floats.ok(&["import", csv.to_str().expect("utf-8 path")]);
@@ -226,7 +255,7 @@ fn a_days_volume_sums_exactly() {
             "vwap(price,qty)",
         ])
     };
-    assert_eq!(vwap(&db), vwap(&floats));
+    assert_ne!(vwap(&db), vwap(&floats));
     // The bars of --ohlcv too.
     let bars = db.ok(&["range", DAY[0], DAY[1], "--ohlcv", "price,qty", "--no-header"]);
     assert!(bars.contains(&format!(",{MAX_PRICE},{MIN_PRICE},")), "{bars}");
@@ -465,4 +494,17 @@ fn a_bad_scale_is_refused_at_create() {
         assert_eq!(code, 2, "{spec}: {err}");
         assert!(err.contains("dec(S)"), "{spec}: {err}");
     }
+}
+
+/// Whether `x` lies within one ulp of `num / den` (den > 0), compared exactly: with x = m·2^e,
+/// |m·den − num·2^−e| ≤ den·2^0 (one ulp, 2^e, times den·2^−e).
+fn within_an_ulp(x: f64, num: i128, den: i128) -> bool {
+    assert!(x > 0.0 && x.is_normal() && den > 0);
+    let bits = x.to_bits();
+    let m = i128::from((bits & ((1 << 52) - 1)) | (1 << 52));
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1075;
+    assert!((-100..0).contains(&e), "a ratio this test's numbers give: {x}");
+    let shift = u32::try_from(-e).expect("negative exponent");
+    let diff = m.checked_mul(den).expect("m·den fits") - num.checked_mul(1 << shift).expect("num·2^−e fits");
+    diff.abs() <= den
 }

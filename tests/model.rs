@@ -1858,6 +1858,7 @@ impl Case {
         if dec_d.is_some() {
             spec.push("sum(d)".into());
             spec.push("mean(d)".into());
+            spec.push("vwap(d,d)".into());
         }
         let use_ohlcv =
             schema.column_index("f").is_some() && schema.column_index("n").is_some() && self.rng.chance(30);
@@ -2030,6 +2031,7 @@ impl Case {
                 if let Some(d) = dec_d {
                     want.push(sum(&schema, rows, d));
                     want.push(dec_mean(&schema, rows, d));
+                    want.push(dec_vwap(&schema, rows, d, d));
                 }
             }
             let same =
@@ -2446,6 +2448,28 @@ fn dec_mean(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Cell {
     }
     let (q, r) = (total / n, total % n);
     Cell::Dec(if 2 * r.abs() >= n { q + total.signum() } else { q }, s)
+}
+
+/// `vwap(p,q)` of two `dec` columns (docs/QUERIES.md): the exact Σ p·q / Σ q of their
+/// scaled integers over the rows where both are present, then one f64 from the whole part
+/// and the remainder (within an ulp of the ratio; the engine rounds the same way, so the
+/// digits match only when its sums are exact whatever the runs, slices and layout).
+fn dec_vwap(schema: &Schema, rows: &[&Vec<u8>], p: usize, q: usize) -> Cell {
+    let (mut pq, mut sum_q, mut scale) = (0i128, 0i128, 0u8);
+    for r in rows {
+        if let (Value::Dec(a, s), Value::Dec(b, _)) =
+            (schema.value(r, p).unwrap(), schema.value(r, q).unwrap())
+        {
+            pq += i128::from(a) * i128::from(b);
+            sum_q += i128::from(b);
+            scale = s;
+        }
+    }
+    if sum_q == 0 {
+        return Cell::Null;
+    }
+    let den = sum_q * 10i128.pow(u32::from(scale));
+    Cell::Float((pq / den) as f64 + (pq % den) as f64 / den as f64)
 }
 
 /// `v` / 10^`s` with exactly `s` decimals, written independently of the engine.

@@ -303,7 +303,10 @@ impl Agg {
                 mean: 0.0,
                 m2: 0.0,
             },
-            Kind::Vwap => Acc::Vwap { pq: 0.0, q: 0.0 },
+            Kind::Vwap => match (self.field.map(|f| f.ty), self.qty.map(|g| g.ty)) {
+                (Some(ColumnType::Dec(_)), Some(ColumnType::Dec(_))) => Acc::DecVwap(DecVwap::default()),
+                _ => Acc::Vwap { pq: 0.0, q: 0.0 },
+            },
             Kind::Median | Kind::Quantile => match self.field.map(|f| f.ty) {
                 Some(ColumnType::Dec(_)) => Acc::DecValues(Vec::new()),
                 _ => Acc::Values(Vec::new()),
@@ -563,6 +566,8 @@ enum Acc {
         pq: f64,
         q: f64,
     },
+    /// `vwap` of two `dec(S)` columns, exact: their scaled values' sums.
+    DecVwap(DecVwap),
     /// The non-null values of `median`/`quantile` as f64 (integers as their nearest f64, as
     /// DuckDB's `quantile_cont` takes them), until the bucket is answered.
     Values(Vec<f64>),
@@ -633,6 +638,15 @@ impl Acc {
                 let (p, v) = (f.f64(row), qf.f64(row));
                 *pq += p * v;
                 *q += v;
+            }
+            Acc::DecVwap(sums) => {
+                let Some(qf) = agg.qty else { return };
+                if qf.is_null(row) {
+                    return;
+                }
+                if let (Num::I(p), Num::I(v)) = (f.num(row), qf.num(row)) {
+                    sums.add(p, v);
+                }
             }
             Acc::Values(values) => values.push(f.f64(row)),
             Acc::DecValues(values) => {
@@ -717,9 +731,71 @@ impl Acc {
             Acc::Vwap { pq, q } if *q != 0.0 || q.is_nan() => {
                 out.set_field_bytes(row, col, &f64_bytes(*pq / *q))
             }
+            Acc::DecVwap(sums) if sums.q != 0 => {
+                let Some(ColumnType::Dec(scale)) = agg.field.map(|f| f.ty) else {
+                    return Ok(());
+                };
+                out.set_field_bytes(row, col, &f64_bytes(sums.ratio(scale)))
+            }
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// The sums of `vwap` over two `dec(S)` columns, of their scaled integers: Σ p·q and Σ q are
+/// exact whatever the order rows, runs and slices are added in, so every layout, thread count
+/// and window prints the same digits. Σ p·q is kept past i128 as `carries`·2^128 + `pq` (two
+/// `dec(8)` columns pass 2^127 after about 10^14 large trades; the ratio is then f64's).
+#[derive(Clone, Copy, Debug, Default)]
+struct DecVwap {
+    pq: i128,
+    carries: i64,
+    /// Σ q of i64 values: past i128 only after 2^64 rows.
+    q: i128,
+}
+
+impl DecVwap {
+    #[inline(always)]
+    fn add(&mut self, p: i64, q: i64) {
+        self.add_pq(i128::from(p) * i128::from(q));
+        self.q += i128::from(q);
+    }
+
+    #[inline(always)]
+    fn add_pq(&mut self, x: i128) {
+        match self.pq.checked_add(x) {
+            Some(sum) => self.pq = sum,
+            None => self.wrap(x),
+        }
+    }
+
+    /// Adds `x` past i128's range: the sum wraps and the carry counts it.
+    #[cold]
+    fn wrap(&mut self, x: i128) {
+        self.pq = self.pq.wrapping_add(x);
+        self.carries += if x > 0 { 1 } else { -1 };
+    }
+
+    fn merge(&mut self, later: DecVwap) {
+        self.add_pq(later.pq);
+        self.carries += later.carries;
+        self.q += later.q;
+    }
+
+    /// Σ p·q / Σ q as an f64, for a price of `scale` decimals (Σ q ≠ 0): within an ulp of the
+    /// exact ratio while Σ p·q and Σ q·10^scale fit i128.
+    fn ratio(&self, scale: u8) -> f64 {
+        let den = 10i128
+            .checked_pow(u32::from(scale))
+            .and_then(|d| self.q.checked_mul(d));
+        match den {
+            Some(den) if self.carries == 0 => (self.pq / den) as f64 + (self.pq % den) as f64 / den as f64,
+            _ => {
+                let pq = self.carries as f64 * 2f64.powi(128) + self.pq as f64;
+                pq / self.q as f64 / crate::db::decimal::f64_divisor(scale)
+            }
+        }
     }
 }
 
@@ -774,6 +850,7 @@ impl Acc {
                 *pq += pq2;
                 *q += q2;
             }
+            (Acc::DecVwap(a), Acc::DecVwap(b)) => a.merge(b),
             // Order does not matter to a quantile: append the shorter to the longer.
             (Acc::Values(a), Acc::Values(mut b)) => {
                 if b.len() > a.len() {
@@ -1859,45 +1936,36 @@ impl Acc {
             Acc::Vwap { pq, q } => {
                 let Some(g) = agg.qty else { return true };
                 let Some(y) = run.field(&g) else { return false };
-                let rows = heads.iter(len).zip(x.iter(len).zip(y.iter(len)));
+                if (f.ty, g.ty) != (ColumnType::F64, ColumnType::F64) {
+                    return false;
+                }
                 let (mut pq_sum, mut q_sum) = (*pq, *q);
-                match (f.ty, g.ty) {
-                    (ColumnType::F64, ColumnType::F64) => {
-                        for (h, (p, v)) in rows {
-                            if f.is_null(h) || g.is_null(h) {
-                                continue;
-                            }
-                            let (p, v) = (f64_of(p), f64_of(v));
-                            pq_sum += p * v;
-                            q_sum += v;
-                        }
+                for (h, (p, v)) in heads.iter(len).zip(x.iter(len).zip(y.iter(len))) {
+                    if f.is_null(h) || g.is_null(h) {
+                        continue;
                     }
-                    // Decimal price and quantity: each value as `f64()` reads it, in order.
-                    (ColumnType::Dec(sp), ColumnType::Dec(sq)) => {
-                        // `decimal::to_f64`, its divisors worked out once.
-                        use crate::db::decimal::f64_divisor;
-                        let (dp, dq) = (f64_divisor(sp), f64_divisor(sq));
-                        let mut add = |p: &[u8], v: &[u8]| {
-                            let p = i64_of(p) as f64 / dp;
-                            let v = i64_of(v) as f64 / dq;
-                            pq_sum += p * v;
-                            q_sum += v;
-                        };
-                        if !has_null(heads, len, &[f, g]) {
-                            for (p, v) in x.iter(len).zip(y.iter(len)) {
-                                add(p, v);
-                            }
-                        } else {
-                            for (h, (p, v)) in rows {
-                                if !f.is_null(h) && !g.is_null(h) {
-                                    add(p, v);
-                                }
-                            }
-                        }
-                    }
-                    _ => return false,
+                    let (p, v) = (f64_of(p), f64_of(v));
+                    pq_sum += p * v;
+                    q_sum += v;
                 }
                 (*pq, *q) = (pq_sum, q_sum);
+            }
+            Acc::DecVwap(sums) => {
+                let Some(g) = agg.qty else { return true };
+                let Some(y) = run.field(&g) else { return false };
+                let mut total = *sums;
+                if !has_null(heads, len, &[f, g]) {
+                    for (p, v) in x.iter(len).zip(y.iter(len)) {
+                        total.add(i64_of(p), i64_of(v));
+                    }
+                } else {
+                    for (h, (p, v)) in heads.iter(len).zip(x.iter(len).zip(y.iter(len))) {
+                        if !f.is_null(h) && !g.is_null(h) {
+                            total.add(i64_of(p), i64_of(v));
+                        }
+                    }
+                }
+                *sums = total;
             }
             Acc::Extreme(best) if f.ty == ColumnType::F64 => {
                 let mut b = match *best {
@@ -1972,6 +2040,68 @@ mod tests {
 
     fn q(text: &str) -> Fraction {
         Fraction::parse(text).unwrap()
+    }
+
+    #[test]
+    fn decimal_vwap_sums_are_exact_in_any_order_and_past_i128() {
+        // Prices and quantities near i64's ends: each product is near 2^126, and three of
+        // them pass i128 whichever way they are grouped.
+        let rows = [
+            (i64::MAX, i64::MAX),
+            (i64::MAX - 7, i64::MAX),
+            (i64::MAX, i64::MAX - 1),
+            (-5, i64::MAX),
+            (1, 1),
+        ];
+        let in_order = |order: &[usize]| {
+            let mut sums = DecVwap::default();
+            for &i in order {
+                sums.add(rows[i].0, rows[i].1);
+            }
+            sums
+        };
+        let a = in_order(&[0, 1, 2, 3, 4]);
+        assert_ne!(a.carries, 0, "the test must pass i128");
+        for order in [[4, 3, 2, 1, 0], [3, 0, 4, 1, 2], [2, 3, 0, 4, 1]] {
+            let b = in_order(&order);
+            assert_eq!((b.pq, b.carries, b.q), (a.pq, a.carries, a.q), "{order:?}");
+        }
+        // Split in two and merged, as two slices of a window are.
+        let mut first = in_order(&[0, 1]);
+        first.merge(in_order(&[2, 3, 4]));
+        assert_eq!((first.pq, first.carries, first.q), (a.pq, a.carries, a.q));
+        // Σ p·q is 2^128·carries + pq: against the sum in f64, within f64's rounding.
+        let exact: f64 = rows.iter().map(|&(p, v)| p as f64 * v as f64).sum();
+        let ratio = a.ratio(0);
+        assert!(
+            (ratio - exact / a.q as f64).abs() <= ratio.abs() * 1e-12,
+            "{ratio}"
+        );
+        // Back within i128 after a negative product: exact again.
+        let mut back = DecVwap::default();
+        back.add(i64::MAX, i64::MAX);
+        back.add(i64::MAX, i64::MAX);
+        back.add(i64::MAX, i64::MAX);
+        back.add(-i64::MAX, i64::MAX);
+        back.add(-i64::MAX, i64::MAX);
+        assert_eq!(
+            (back.pq, back.carries),
+            (i128::from(i64::MAX) * i128::from(i64::MAX), 0)
+        );
+    }
+
+    #[test]
+    fn a_decimal_vwap_is_the_exact_ratio_rounded() {
+        // 1.01 × 3 and 1.02 × 1 at 2 decimals: 4.05 / 4 = 1.0125.
+        let mut sums = DecVwap::default();
+        sums.add(101, 3);
+        sums.add(102, 1);
+        assert_eq!(sums.ratio(2), 1.0125);
+        // 1/3: the f64 nearest to a third, which f64 sums of 0.1-steps miss.
+        let mut third = DecVwap::default();
+        third.add(1, 1);
+        third.add(0, 2);
+        assert_eq!(third.ratio(0), 1.0 / 3.0);
     }
 
     #[test]
