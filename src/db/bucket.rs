@@ -1103,10 +1103,11 @@ impl BucketPartition {
     }
 
     /// Decodes a columnar record's time offsets into `units` and its columns into `parts`
-    /// (`codec::decode_columns`: the row flags, and the value columns `columns` marks), all
-    /// rows; `Ok(None)` when the record is stored as rows, which `decode_units_of` reads.
-    /// Returns the record's layout, which says each part's width. `coarse`: see `codec::Coarse`
-    /// (on the record's time offsets).
+    /// (`codec::decode_columns`: the row flags, and the value columns `columns` marks), of
+    /// the rows `select` picks (`units[k]` and row k of each part: the k-th picked row);
+    /// `Ok(None)` when the record is stored as rows, which `decode_units_of` reads. Returns
+    /// the record's layout, which says each part's width. `coarse`: see `codec::Coarse` (on
+    /// the record's time offsets; for `Select::All`).
     #[allow(clippy::too_many_arguments)]
     pub fn decode_columns_of(
         &self,
@@ -1116,6 +1117,7 @@ impl BucketPartition {
         units: &mut Vec<u64>,
         parts: &mut Vec<codec::PartValues>,
         columns: Option<&[bool]>,
+        select: Select,
         coarse: Option<&dyn Fn(u64, u64) -> bool>,
     ) -> Result<Option<&RecordLayout>> {
         let bytes = self.checked_record(b, entry, bytes)?;
@@ -1133,7 +1135,7 @@ impl BucketPartition {
             units,
             parts,
             columns,
-            Select::All,
+            select,
             coarse,
         )
         .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;

@@ -568,24 +568,34 @@ impl<'a> Pages<'a> {
         pages.start * self.page..(pages.end * self.page).min(self.n)
     }
 
+    /// How many pages, from the first, start with a value `before` holds for (the values
+    /// are in order, so these are a prefix).
+    fn pages_starting(&self, before: impl Fn(u64) -> bool) -> usize {
+        let (mut lo, mut hi) = (0, self.firsts.len() / 8);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if before(self.first(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     /// The pages that may hold time offset `unit`, by the pages' first values: from the last
     /// page starting below it (its run may begin there) to the last starting at or below it.
     fn pages_of_unit(&self, unit: u64) -> Range<usize> {
-        let count = self.firsts.len() / 8;
-        let partition = |below: &dyn Fn(u64) -> bool| {
-            let (mut lo, mut hi) = (0, count);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if below(self.first(mid)) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lo
-        };
-        let end = partition(&|f| f <= unit);
-        let start = partition(&|f| f < unit).saturating_sub(1);
+        let end = self.pages_starting(|f| f <= unit);
+        let start = self.pages_starting(|f| f < unit).saturating_sub(1);
+        start..end.max(start)
+    }
+
+    /// The pages that may hold time offsets `from <= u < to`: from the last page starting
+    /// below `from` to the last starting below `to`.
+    fn pages_of_span(&self, from: u64, to: u64) -> Range<usize> {
+        let start = self.pages_starting(|f| f < from).saturating_sub(1);
+        let end = self.pages_starting(|f| f < to);
         start..end.max(start)
     }
 
@@ -1004,14 +1014,18 @@ pub enum Select {
     All,
     /// The rows at one time offset (a point read).
     At(u64),
+    /// The rows at offsets `from <= u < to` (a scan whose window cuts the bucket): a paged
+    /// record decodes only the pages that may hold them, and `units` gets theirs alone.
+    Span(u64, u64),
 }
 
 /// Like `decode`, but rebuilds only the rows `select` picks, and of the value columns only
 /// those `columns` marks (`None`: all; the others are left zero, their null bits as stored);
-/// returns the picked rows' range in the record (an empty pick's place is unspecified). `units` gets the time offsets decoded: all
-/// of them, or for `Select::At` of a paged record only the pages searched. Every stream's
-/// header is checked; a point read decodes only the pages (or whole streams, where not
-/// paged) that hold its rows, and no value column when it finds none.
+/// returns the picked rows' range in the record (an empty pick's place is unspecified).
+/// `units` gets the time offsets decoded: all of them, for `Select::At` of a paged record only
+/// the pages searched, for `Select::Span` only the picked rows'. Every stream's header is
+/// checked; a point read or a span decodes only the pages (or whole streams, where not paged)
+/// that hold its rows, and no value column when it finds none.
 pub fn decode_selected(
     layout: &RecordLayout,
     body: &[u8],
@@ -1278,6 +1292,14 @@ fn decode_units(
                     }
                     pages.values_of(&search)
                 }
+                Select::Span(from, to) => {
+                    let search = pages.pages_of_span(from, to);
+                    if search.is_empty() {
+                        units.clear();
+                        return Ok(0..0);
+                    }
+                    pages.values_of(&search)
+                }
             };
             with_pco_values(
                 Number::U64,
@@ -1334,6 +1356,17 @@ fn decode_units(
             let from = units.partition_point(|&u| u < unit);
             let to = units.partition_point(|&u| u <= unit);
             decoded.start + from..decoded.start + to.max(from)
+        }
+        Select::Span(from, to) => {
+            // Only the picked rows' offsets stay: `units[k]` is row `picked.start + k`'s.
+            let (a, b) = (
+                units.partition_point(|&u| u < from),
+                units.partition_point(|&u| u < to),
+            );
+            let b = b.max(a);
+            units.truncate(b);
+            units.drain(..a);
+            decoded.start + a..decoded.start + b
         }
     })
 }
@@ -1664,6 +1697,71 @@ mod tests {
             linear_records > 20,
             "only {linear_records} records had a progression"
         );
+    }
+
+    /// A span read (`Select::Span`, a scan whose window cuts the bucket) hands out exactly
+    /// the rows a full decode holds at offsets in the span, as columns, with their offsets
+    /// alone: paged or not, runs of one offset across pages, spans between and past them.
+    #[test]
+    fn a_span_read_picks_the_rows_a_full_decode_holds_in_it() {
+        let schema = Schema::parse_spec(SPEC).unwrap();
+        let layout = RecordLayout::new(&schema);
+        let mut rng = Rng(0x5BA7_0001);
+        let (mut units, mut all_units, mut all_rows) = (Vec::new(), Vec::new(), Vec::new());
+        let mut parts = Vec::new();
+        let mut partial_pages = 0;
+        for k in 0..150 {
+            let (mut u, r) = case(&mut rng, &schema);
+            if k % 3 == 0 && !u.is_empty() {
+                // Long runs of equal offsets, so runs cross pages.
+                let span = u.len() as u64 / 40 + 1;
+                for (i, x) in u.iter_mut().enumerate() {
+                    *x = i as u64 / span * 5;
+                }
+            }
+            let mut body = Vec::new();
+            encode(&layout, &u, &r, &mut body, k % 4 != 3);
+            decode(&layout, &body, u.len(), &mut all_units, &mut all_rows).unwrap();
+            let mut bounds: Vec<u64> = u.iter().flat_map(|&x| [x, x + 1, x.saturating_sub(1)]).collect();
+            bounds.extend([0, u64::MAX]);
+            bounds.sort_unstable();
+            bounds.dedup();
+            for _ in 0..12 {
+                let mut pick = || bounds[rng.below(bounds.len() as u64) as usize];
+                let (a, b) = (pick(), pick());
+                let (from, to) = (a.min(b), a.max(b));
+                let picked = decode_columns(
+                    &layout,
+                    &body,
+                    u.len(),
+                    &mut units,
+                    &mut parts,
+                    None,
+                    Select::Span(from, to),
+                    None,
+                )
+                .unwrap();
+                let want = u.partition_point(|&x| x < from)..u.partition_point(|&x| x < to);
+                let at = |r: Range<usize>| if r.is_empty() { 0..0 } else { r };
+                assert_eq!(
+                    at(picked),
+                    at(want.clone()),
+                    "span {from}..{to} of {} rows",
+                    u.len()
+                );
+                assert_eq!(units, &u[want.clone()]);
+                if want.is_empty() {
+                    continue;
+                }
+                partial_pages += usize::from(want.len() + PAGE_VALUES < u.len());
+                let times: Vec<i64> = units.iter().map(|&x| x as i64).collect();
+                let mut back = Vec::new();
+                crate::db::Columns::new(&times, &layout, &parts, 0).rows_into(&mut back);
+                let row_len = layout.row_len;
+                assert_eq!(back, &all_rows[want.start * row_len..want.end * row_len]);
+            }
+        }
+        assert!(partial_pages > 100, "only {partial_pages} spans left pages out");
     }
 
     /// A coarse reader (`Coarse`) gets every value column as a full decode has it, and time

@@ -1672,6 +1672,17 @@ impl RecordReader {
             if self.as_columns {
                 let columns = self.columns.as_deref();
                 let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
+                // A bucket the window cuts: only the pages of its rows in the window are
+                // decoded (a short window, or a parallel aggregate's slice edge inside it,
+                // would otherwise decode the whole record for a few rows).
+                let end = start.saturating_add(part.bucket_ns);
+                let select = if lo <= start && end <= hi {
+                    codec::Select::All
+                } else {
+                    // Offsets u with lo <= start + u·g < hi; each bound within the bucket.
+                    let first_unit = |t: i64| ((t.clamp(start, end) - start) as u64).div_ceil(g as u64);
+                    codec::Select::Span(first_unit(lo), first_unit(hi))
+                };
                 // Offsets `a <= b` whose times lie in one cell of the grid and in the window.
                 let coarse = self.time_grid.map(|grid| {
                     move |a: u64, b: u64| {
@@ -1687,6 +1698,7 @@ impl RecordReader {
                     &mut self.units,
                     &mut self.parts,
                     columns,
+                    select,
                     coarse,
                 )? {
                     self.times.clear();
