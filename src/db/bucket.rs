@@ -1064,7 +1064,9 @@ impl BucketPartition {
     /// Decodes one record (`bytes` = exactly its `entry.len` bytes) into `out` (cleared first).
     pub fn decode_into(&self, b: u64, entry: Entry, bytes: &[u8], out: &mut Rows) -> Result<()> {
         out.clear();
-        if let Some(rows) = self.decode_record(b, entry, bytes, &mut out.units, &mut out.rows, None)? {
+        if let Some(rows) =
+            self.decode_record(b, entry, bytes, &mut out.units, &mut out.rows, None, Select::All)?
+        {
             out.rows.extend_from_slice(rows);
         }
         Ok(())
@@ -1081,12 +1083,14 @@ impl BucketPartition {
         units: &mut Vec<u64>,
         scratch: &'b mut Vec<u8>,
     ) -> Result<&'b [u8]> {
-        self.decode_units_of(b, entry, bytes, units, scratch, None)
+        self.decode_units_of(b, entry, bytes, units, scratch, None, Select::All)
     }
 
     /// `decode_units`, rebuilding of a columnar record only the value columns `columns`
     /// marks (`None`: all): the others read as zero with their null bits as stored, so the
-    /// caller must read no other column. A raw record's rows come whole.
+    /// caller must read no other column; and of its rows only those `select` picks (with
+    /// their offsets alone in `units`). A raw record's rows come whole.
+    #[allow(clippy::too_many_arguments)]
     pub fn decode_units_of<'b>(
         &self,
         b: u64,
@@ -1095,8 +1099,9 @@ impl BucketPartition {
         units: &mut Vec<u64>,
         scratch: &'b mut Vec<u8>,
         columns: Option<&[bool]>,
+        select: Select,
     ) -> Result<&'b [u8]> {
-        match self.decode_record(b, entry, bytes, units, scratch, columns)? {
+        match self.decode_record(b, entry, bytes, units, scratch, columns, select)? {
             Some(rows) => Ok(rows),
             None => Ok(scratch),
         }
@@ -1175,7 +1180,9 @@ impl BucketPartition {
     }
 
     /// `decode_units`' work: `Some(rows)` borrowed from a raw record, or `None` when the
-    /// record was columnar and its rows were decoded into `decoded` (cleared first).
+    /// record was columnar and its rows `select` picks were decoded into `decoded` (cleared
+    /// first).
+    #[allow(clippy::too_many_arguments)]
     fn decode_record<'b>(
         &self,
         b: u64,
@@ -1184,12 +1191,13 @@ impl BucketPartition {
         units: &mut Vec<u64>,
         decoded: &mut Vec<u8>,
         columns: Option<&[bool]>,
+        select: Select,
     ) -> Result<Option<&'b [u8]>> {
         units.clear();
         let bytes = self.checked_record(b, entry, bytes)?;
         if let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, bytes.first()) {
             let n = entry.rows as usize;
-            codec::decode_selected(layout, bytes, n, units, decoded, columns, Select::All)
+            codec::decode_selected(layout, bytes, n, units, decoded, columns, select)
                 .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
             self.check_units(b, entry, units)?;
             return Ok(None);
@@ -1681,7 +1689,7 @@ impl BucketPartition {
                     }
                     _ => {
                         let rows = self
-                            .decode_record(b, e, &buf, &mut units, &mut scratch, None)?
+                            .decode_record(b, e, &buf, &mut units, &mut scratch, None, Select::All)?
                             .unwrap_or(&scratch);
                         let to = units.partition_point(|&u| u <= bound);
                         match to.checked_sub(1).map(|i| units[i]) {

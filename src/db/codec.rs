@@ -1700,8 +1700,9 @@ mod tests {
     }
 
     /// A span read (`Select::Span`, a scan whose window cuts the bucket) hands out exactly
-    /// the rows a full decode holds at offsets in the span, as columns, with their offsets
-    /// alone: paged or not, runs of one offset across pages, spans between and past them.
+    /// the rows a full decode holds at offsets in the span, as columns and as rows, with their
+    /// offsets alone: paged or not, runs of one offset across pages, spans between and past
+    /// them.
     #[test]
     fn a_span_read_picks_the_rows_a_full_decode_holds_in_it() {
         let schema = Schema::parse_spec(SPEC).unwrap();
@@ -1759,6 +1760,20 @@ mod tests {
                 crate::db::Columns::new(&times, &layout, &parts, 0).rows_into(&mut back);
                 let row_len = layout.row_len;
                 assert_eq!(back, &all_rows[want.start * row_len..want.end * row_len]);
+                // As rows (a scan's rows of the window): the same rows, the same offsets.
+                let mut rows = Vec::new();
+                let picked = decode_selected(
+                    &layout,
+                    &body,
+                    u.len(),
+                    &mut units,
+                    &mut rows,
+                    None,
+                    Select::Span(from, to),
+                )
+                .unwrap();
+                assert_eq!((picked, &units[..]), (want.clone(), &u[want.clone()]));
+                assert_eq!(rows, &all_rows[want.start * row_len..want.end * row_len]);
             }
         }
         assert!(partial_pages > 100, "only {partial_pages} spans left pages out");

@@ -1669,20 +1669,20 @@ impl RecordReader {
     ) -> Result<bool> {
         let row_len = part.row_len;
         let go_on = part.read_records(pending, |bucket, entry, bytes| {
+            let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
+            // A columnar record the window cuts: only the pages of its rows in the window are
+            // decoded (a short window, or a parallel aggregate's slice edge inside it, would
+            // otherwise decode the whole record for a few rows).
+            let end = start.saturating_add(part.bucket_ns);
+            let select = if lo <= start && end <= hi {
+                codec::Select::All
+            } else {
+                // Offsets u with lo <= start + u·g < hi; each bound within the bucket.
+                let first_unit = |t: i64| ((t.clamp(start, end) - start) as u64).div_ceil(g as u64);
+                codec::Select::Span(first_unit(lo), first_unit(hi))
+            };
             if self.as_columns {
                 let columns = self.columns.as_deref();
-                let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
-                // A bucket the window cuts: only the pages of its rows in the window are
-                // decoded (a short window, or a parallel aggregate's slice edge inside it,
-                // would otherwise decode the whole record for a few rows).
-                let end = start.saturating_add(part.bucket_ns);
-                let select = if lo <= start && end <= hi {
-                    codec::Select::All
-                } else {
-                    // Offsets u with lo <= start + u·g < hi; each bound within the bucket.
-                    let first_unit = |t: i64| ((t.clamp(start, end) - start) as u64).div_ceil(g as u64);
-                    codec::Select::Span(first_unit(lo), first_unit(hi))
-                };
                 // Offsets `a <= b` whose times lie in one cell of the grid and in the window.
                 let coarse = self.time_grid.map(|grid| {
                     move |a: u64, b: u64| {
@@ -1721,14 +1721,13 @@ impl RecordReader {
                 &mut self.units,
                 &mut self.decoded,
                 self.columns.as_deref(),
+                select,
             )?;
-            let start = part.bucket_start_ns(bucket);
-            let g = part.granularity_ns;
             self.times.clear();
             self.times
                 .extend(self.units.iter().map(|&u| start + u as i64 * g));
             // Offsets are in order (checked as they are decoded): the window holds a run of
-            // the record's rows, handed out in place.
+            // the rows decoded (all of a raw record's), handed out in place.
             let first = self.times.partition_point(|&t| t < lo);
             let end = self.times.partition_point(|&t| t < hi);
             if first == end {
