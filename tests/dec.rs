@@ -213,18 +213,20 @@ fn a_days_volume_sums_exactly() {
     assert_eq!(total.to_string(), SUM_QTY.replace('.', ""));
     // vwap of two dec columns is their exact Σ p·q / Σ q, rounded once: each hour's printed
     // f64 lies within an ulp of the ratio of the scaled integers (checked in integers).
-    let hours = db.ok(&[
-        "range",
-        DAY[0],
-        DAY[1],
-        "--every",
-        "1h",
-        "--agg",
-        "vwap(price,qty)",
-        "--time-format",
-        "epoch-s",
-        "--no-header",
-    ]);
+    let hourly_vwap = |db: &TestDb, how: &[&str]| {
+        let mut args = vec![
+            "range",
+            DAY[0],
+            DAY[1],
+            "--every",
+            "1h",
+            "--agg",
+            "vwap(price,qty)",
+        ];
+        args.extend_from_slice(how);
+        db.ok(&args)
+    };
+    let hours = hourly_vwap(&db, &["--time-format", "epoch-s", "--no-header"]);
     assert_eq!(hours.lines().count(), 24);
     let scaled = |text: &str| text.replace('.', "").parse::<i128>().expect("digits");
     for line in hours.lines() {
@@ -244,18 +246,7 @@ fn a_days_volume_sums_exactly() {
     let floats = TestDb::create("1s", "price:f64,qty:f64,side:str(4)", &[]);
     let csv = write_day(floats.path.parent().expect("temp dir"), &day());
     floats.ok(&["import", csv.to_str().expect("utf-8 path")]);
-    let vwap = |db: &TestDb| {
-        db.ok(&[
-            "range",
-            DAY[0],
-            DAY[1],
-            "--every",
-            "1h",
-            "--agg",
-            "vwap(price,qty)",
-        ])
-    };
-    assert_ne!(vwap(&db), vwap(&floats));
+    assert_ne!(hourly_vwap(&db, &[]), hourly_vwap(&floats, &[]));
     // The bars of --ohlcv too.
     let bars = db.ok(&["range", DAY[0], DAY[1], "--ohlcv", "price,qty", "--no-header"]);
     assert!(bars.contains(&format!(",{MAX_PRICE},{MIN_PRICE},")), "{bars}");
