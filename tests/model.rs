@@ -2451,9 +2451,9 @@ fn dec_mean(schema: &Schema, rows: &[&Vec<u8>], col: usize) -> Cell {
 }
 
 /// `vwap(p,q)` of two `dec` columns (docs/QUERIES.md): the exact Σ p·q / Σ q of their
-/// scaled integers over the rows where both are present, then one f64 from the whole part
-/// and the remainder (within an ulp of the ratio; the engine rounds the same way, so the
-/// digits match only when its sums are exact whatever the runs, slices and layout).
+/// scaled integers over the rows where both are present, as the f64 nearest to it: Rust's
+/// correctly rounded parse of the ratio's decimal expansion (400 digits after the point, and
+/// a last 1 when the division has not ended).
 fn dec_vwap(schema: &Schema, rows: &[&Vec<u8>], p: usize, q: usize) -> Cell {
     let (mut pq, mut sum_q, mut scale) = (0i128, 0i128, 0u8);
     for r in rows {
@@ -2469,7 +2469,19 @@ fn dec_vwap(schema: &Schema, rows: &[&Vec<u8>], p: usize, q: usize) -> Cell {
         return Cell::Null;
     }
     let den = sum_q * 10i128.pow(u32::from(scale));
-    Cell::Float((pq / den) as f64 + (pq % den) as f64 / den as f64)
+    let negative = (pq < 0) != (den < 0) && pq != 0;
+    let (n, d) = (pq.unsigned_abs(), den.unsigned_abs());
+    let mut text = format!("{}{}.", if negative { "-" } else { "" }, n / d);
+    let mut r = n % d;
+    for _ in 0..400 {
+        r *= 10;
+        text.push(char::from(b'0' + (r / d) as u8));
+        r %= d;
+    }
+    if r != 0 {
+        text.push('1');
+    }
+    Cell::Float(text.parse().expect("a decimal"))
 }
 
 /// `v` / 10^`s` with exactly `s` decimals, written independently of the engine.

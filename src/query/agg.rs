@@ -746,7 +746,7 @@ impl Acc {
 /// The sums of `vwap` over two `dec(S)` columns, of their scaled integers: Σ p·q and Σ q are
 /// exact whatever the order rows, runs and slices are added in, so every layout, thread count
 /// and window prints the same digits. Σ p·q is kept past i128 as `carries`·2^128 + `pq` (two
-/// `dec(8)` columns pass 2^127 after about 10^14 large trades; the ratio is then f64's).
+/// `dec(8)` columns pass 2^127 after about 10^14 large trades), and the ratio is divided exactly.
 #[derive(Clone, Copy, Debug, Default)]
 struct DecVwap {
     pq: i128,
@@ -783,20 +783,137 @@ impl DecVwap {
         self.q += later.q;
     }
 
-    /// Σ p·q / Σ q as an f64, for a price of `scale` decimals (Σ q ≠ 0): within an ulp of the
-    /// exact ratio while Σ p·q and Σ q·10^scale fit i128.
+    /// Σ p·q / Σ q as the f64 nearest to it (ties to even), for a price of `scale` decimals
+    /// (Σ q ≠ 0): the ratio of (carries·2^128 + pq) to q·10^scale, divided exactly.
     fn ratio(&self, scale: u8) -> f64 {
-        let den = 10i128
-            .checked_pow(u32::from(scale))
-            .and_then(|d| self.q.checked_mul(d));
-        match den {
-            Some(den) if self.carries == 0 => (self.pq / den) as f64 + (self.pq % den) as f64 / den as f64,
-            _ => {
-                let pq = self.carries as f64 * 2f64.powi(128) + self.pq as f64;
-                pq / self.q as f64 / crate::db::decimal::f64_divisor(scale)
+        // |carries·2^128 + pq|: past i128 its sign is the carries'.
+        let (negative_num, num) = match self.carries {
+            0 => (self.pq < 0, Wide::from(self.pq.unsigned_abs())),
+            c => {
+                let high = Wide::from(u128::from(c.unsigned_abs())).shl(128);
+                let low = Wide::from(self.pq.unsigned_abs());
+                let num = if (c > 0) == (self.pq >= 0) {
+                    high.add(low)
+                } else {
+                    high.sub(low)
+                };
+                (c < 0, num)
             }
+        };
+        let den = Wide::from(self.q.unsigned_abs()).mul(crate::db::decimal::pow10(scale) as u64);
+        let x = nearest_ratio(num, den);
+        if negative_num != (self.q < 0) {
+            -x
+        } else {
+            x
         }
     }
+}
+
+/// A non-negative integer of up to 320 bits (64-bit limbs, least significant first): the
+/// exact numerator and denominator of a decimal `vwap`, which pass u128.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Wide([u64; 5]);
+
+impl From<u128> for Wide {
+    fn from(v: u128) -> Wide {
+        Wide([v as u64, (v >> 64) as u64, 0, 0, 0])
+    }
+}
+
+impl Wide {
+    fn bits(&self) -> u32 {
+        (0..5)
+            .rev()
+            .find(|&i| self.0[i] != 0)
+            .map_or(0, |i| 64 * i as u32 + 64 - self.0[i].leading_zeros())
+    }
+
+    /// `self · 2^k`; the caller keeps it within 320 bits.
+    fn shl(&self, k: u32) -> Wide {
+        let (limbs, bits) = ((k / 64) as usize, k % 64);
+        let mut out = [0u64; 5];
+        for i in (limbs..5).rev() {
+            let lo = self.0[i - limbs];
+            let below = if bits > 0 && i > limbs {
+                self.0[i - limbs - 1] >> (64 - bits)
+            } else {
+                0
+            };
+            out[i] = (lo << bits) | below;
+        }
+        Wide(out)
+    }
+
+    fn add(&self, o: Wide) -> Wide {
+        let (mut out, mut carry) = (self.0, false);
+        for (x, y) in out.iter_mut().zip(o.0) {
+            let (a, c1) = x.overflowing_add(y);
+            let (b, c2) = a.overflowing_add(u64::from(carry));
+            (*x, carry) = (b, c1 || c2);
+        }
+        Wide(out)
+    }
+
+    /// `self − o`, for `o <= self`.
+    fn sub(&self, o: Wide) -> Wide {
+        let (mut out, mut borrow) = (self.0, false);
+        for (x, y) in out.iter_mut().zip(o.0) {
+            let (a, b1) = x.overflowing_sub(y);
+            let (b, b2) = a.overflowing_sub(u64::from(borrow));
+            (*x, borrow) = (b, b1 || b2);
+        }
+        Wide(out)
+    }
+
+    fn mul(&self, m: u64) -> Wide {
+        let (mut out, mut carry) = (self.0, 0u128);
+        for x in out.iter_mut() {
+            let v = u128::from(*x) * u128::from(m) + carry;
+            (*x, carry) = (v as u64, v >> 64);
+        }
+        Wide(out)
+    }
+
+    fn cmp(&self, o: &Wide) -> std::cmp::Ordering {
+        self.0.iter().rev().cmp(o.0.iter().rev())
+    }
+}
+
+/// `num / den` (den > 0) as the f64 nearest to it, ties to even: 54 bits of the quotient by
+/// long division, the remainder as a sticky bit, then one rounding. Both stay below 2^193
+/// (`DecVwap`), so every shift fits `Wide`.
+fn nearest_ratio(num: Wide, den: Wide) -> f64 {
+    if num.bits() == 0 {
+        return 0.0;
+    }
+    // num·2^s / den in [2^53, 2^55): s from the lengths, then num or den shifted to match.
+    let s = 54 + den.bits() as i32 - num.bits() as i32;
+    let (mut a, b) = if s >= 0 {
+        (num.shl(s as u32), den)
+    } else {
+        (num, den.shl((-s) as u32))
+    };
+    let mut q = 0u64;
+    for i in (0..55).rev() {
+        let step = b.shl(i);
+        if a.cmp(&step) != std::cmp::Ordering::Less {
+            a = a.sub(step);
+            q |= 1 << i;
+        }
+    }
+    let sticky = a.bits() != 0;
+    // q has 54 or 55 bits: keep 53, rounding to nearest, ties to even.
+    let extra = 64 - q.leading_zeros() - 53;
+    let dropped = q & ((1 << extra) - 1);
+    let half = 1 << (extra - 1);
+    let mut m = q >> extra;
+    if dropped > half || (dropped == half && (sticky || m & 1 == 1)) {
+        m += 1;
+    }
+    // x = m · 2^(extra − s); m ≤ 2^53 is exact in f64, and the power of two is exact too.
+    let e = extra as i32 - s;
+    m as f64 * f64::from_bits(((e + 1023) as u64) << 52)
 }
 
 /// `sum / n` as the f64 nearest to it, within an ulp: the whole part and the remainder are
@@ -2088,6 +2205,74 @@ mod tests {
             (back.pq, back.carries),
             (i128::from(i64::MAX) * i128::from(i64::MAX), 0)
         );
+    }
+
+    /// `num / den` (den != 0) as Rust's correctly rounded parse of its decimal expansion:
+    /// 400 digits after the point, and a last 1 when the division has not ended (so a tie
+    /// stays a tie only when it is one). Independent of `nearest_ratio`.
+    fn nearest_by_text(num: i128, den: i128) -> f64 {
+        let negative = (num < 0) != (den < 0) && num != 0;
+        let (n, d) = (num.unsigned_abs(), den.unsigned_abs());
+        let mut text = format!("{}{}.", if negative { "-" } else { "" }, n / d);
+        let mut r = n % d;
+        for _ in 0..400 {
+            r *= 10;
+            text.push(char::from(b'0' + (r / d) as u8));
+            r %= d;
+        }
+        if r != 0 {
+            text.push('1');
+        }
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_decimal_vwap_is_the_nearest_f64_to_the_ratio() {
+        // Found by a review: Σ p·q = i128::MIN over Σ q = -1 overflowed the division (a
+        // panic); a price below 1 came out 2 ulps off through two roundings.
+        let mut edge = DecVwap::default();
+        for (p, q) in [
+            (i64::MIN, i64::MAX),
+            (i64::MIN, i64::MAX),
+            (-(1 << 32), 1 << 32),
+            (0, i64::MIN),
+            (0, i64::MIN),
+            (0, -((1 << 32) - 1)),
+        ] {
+            edge.add(p, q);
+        }
+        assert_eq!((edge.pq, edge.carries, edge.q), (i128::MIN, 0, -1));
+        assert_eq!(edge.ratio(0), 2f64.powi(127));
+        let mut below_one = DecVwap::default();
+        below_one.add(98_968_048, 1_713_100_232_261);
+        assert_eq!(below_one.ratio(8), 0.98968048);
+        // Random trades at every scale, some prices below 1, some quantities negative.
+        let mut state = 0x0DEC_5EEDu64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state >> 11
+        };
+        for case in 0..3000 {
+            let scale = (case % 19) as u8;
+            let mut sums = DecVwap::default();
+            for _ in 0..1 + next() % 5 {
+                let p = (next() % 2_000_000_000_000) as i64 >> (next() % 40);
+                let q = (next() % 1_000_000_000_000) as i64 - if case % 7 == 0 { 400_000_000_000 } else { 0 };
+                sums.add(p, q);
+            }
+            if sums.q == 0 {
+                continue;
+            }
+            let den = sums.q * 10i128.pow(u32::from(scale));
+            assert_eq!(
+                sums.ratio(scale),
+                nearest_by_text(sums.pq, den),
+                "{} / {den}",
+                sums.pq
+            );
+        }
     }
 
     #[test]
