@@ -880,8 +880,8 @@ impl Wide {
     }
 }
 
-/// `num / den` (den > 0) as the f64 nearest to it, ties to even: 54 bits of the quotient by
-/// long division, the remainder as a sticky bit, then one rounding. Both stay below 2^193
+/// `num / den` (den > 0) as the f64 nearest to it, ties to even: 54 or 55 bits of the
+/// quotient by long division, the remainder as a sticky bit, then one rounding. Both stay below 2^193
 /// (`DecVwap`), so every shift fits `Wide`.
 fn nearest_ratio(num: Wide, den: Wide) -> f64 {
     if num.bits() == 0 {
