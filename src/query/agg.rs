@@ -822,6 +822,10 @@ impl From<u128> for Wide {
 }
 
 impl Wide {
+    fn to_u128(self) -> Option<u128> {
+        (self.0[2..].iter().all(|&x| x == 0)).then(|| u128::from(self.0[0]) | u128::from(self.0[1]) << 64)
+    }
+
     fn bits(&self) -> u32 {
         (0..5)
             .rev()
@@ -889,20 +893,17 @@ fn nearest_ratio(num: Wide, den: Wide) -> f64 {
     }
     // num·2^s / den in [2^53, 2^55): s from the lengths, then num or den shifted to match.
     let s = 54 + den.bits() as i32 - num.bits() as i32;
-    let (mut a, b) = if s >= 0 {
+    let (a, b) = if s >= 0 {
         (num.shl(s as u32), den)
     } else {
         (num, den.shl((-s) as u32))
     };
-    let mut q = 0u64;
-    for i in (0..55).rev() {
-        let step = b.shl(i);
-        if a.cmp(&step) != std::cmp::Ordering::Less {
-            a = a.sub(step);
-            q |= 1 << i;
-        }
-    }
-    let sticky = a.bits() != 0;
+    let (q, sticky) = match (a.to_u128(), b.to_u128()) {
+        // One u128 division where both fit (Σ q · 10^scale below 2^73: every benchmark file),
+        // 55 steps of the long division otherwise; the two agree (a unit test checks).
+        (Some(x), Some(y)) => ((x / y) as u64, x % y != 0),
+        _ => long_division(a, &b),
+    };
     // q has 54 or 55 bits: keep 53, rounding to nearest, ties to even.
     let extra = 64 - q.leading_zeros() - 53;
     let dropped = q & ((1 << extra) - 1);
@@ -914,6 +915,20 @@ fn nearest_ratio(num: Wide, den: Wide) -> f64 {
     // x = m · 2^(extra − s); m ≤ 2^53 is exact in f64, and the power of two is exact too.
     let e = extra as i32 - s;
     m as f64 * f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// `a / b` for `a < b · 2^55`, by shifts and subtractions: the quotient and whether a
+/// remainder is left.
+fn long_division(mut a: Wide, b: &Wide) -> (u64, bool) {
+    let mut q = 0u64;
+    for i in (0..55).rev() {
+        let step = b.shl(i);
+        if a.cmp(&step) != std::cmp::Ordering::Less {
+            a = a.sub(step);
+            q |= 1 << i;
+        }
+    }
+    (q, a.bits() != 0)
 }
 
 /// `sum / n` as the f64 nearest to it, within an ulp: the whole part and the remainder are
@@ -2272,6 +2287,25 @@ mod tests {
                 "{} / {den}",
                 sums.pq
             );
+        }
+    }
+
+    #[test]
+    fn the_u128_division_agrees_with_the_long_division() {
+        let mut state = 0x5EED_D1D0u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            state
+        };
+        for _ in 0..20_000 {
+            // b of 1 to 73 bits, a in [b · 2^53, b · 2^55) as nearest_ratio makes them.
+            let b = (u128::from(next()) << 64 | u128::from(next())) >> (55 + next() % 73);
+            let b = b.max(1);
+            let a = (b << 53) + (u128::from(next()) << 64 | u128::from(next())) % ((b << 55) - (b << 53));
+            let (q, rest) = long_division(Wide::from(a), &Wide::from(b));
+            assert_eq!((q, rest), ((a / b) as u64, a % b != 0), "{a} / {b}");
         }
     }
 
