@@ -810,7 +810,12 @@ fn decode_source<T: pco::data_types::Number>(
             }
         }
         PcoSource::Whole(payload) => {
-            let progress = pco::standalone::simple_decompress_into(payload, values)
+            // Padded like a page: a stream of up to 512 values (a 5-minute series' day) is
+            // one standalone block, and pco would allocate and zero 9 KiB for each.
+            let progress = PADDED_PAGE
+                .with_borrow_mut(|padded| {
+                    pco::standalone::simple_decompress_into(padded.holding(payload), values)
+                })
                 .map_err(|e| format!("pco: {}", e.message))?;
             if progress.n_processed != n || !progress.finished {
                 return Err(format!(
