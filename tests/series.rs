@@ -977,6 +977,21 @@ fn a_link_in_place_of_a_series_directory_is_refused() {
     assert_ne!(code, 0);
     assert!(err.contains("link"), "{err}");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    // Readers, which open every series side by side, refuse it too, and a file in its place.
+    for args in [
+        &["range", ".."][..],
+        &["get", "--asof", "2024-01-02"],
+        &["range", "..", "--series", "B"],
+    ] {
+        let (code, out, err) = w.xs(args);
+        assert_eq!(code, 3, "{args:?}: {out}{err}");
+        assert!(err.contains("B is a symbolic link"), "{args:?}: {err}");
+    }
+    std::fs::remove_file(w.db().join("series").join("B")).unwrap();
+    std::fs::write(w.db().join("series").join("B"), "").unwrap();
+    let (code, _, err) = w.xs(&["range", ".."]);
+    assert_ne!(code, 0);
+    assert!(err.contains("is a file where xs keeps a directory"), "{err}");
 }
 
 /// The as-of join of an input large enough to be read in pieces side by side (several

@@ -133,6 +133,69 @@ pub fn is_dir(path: &Path) -> Result<bool> {
     }
 }
 
+/// The names in the directory `path` (not `.` and `..`; names that are not UTF-8 are left
+/// out, as no file xs writes has one), or `Ok(None)` when nothing is there. The directory is
+/// opened with `O_NOFOLLOW`, so a link in its place is `Error::Symlink` and a file is an error,
+/// as in `is_dir`, and no check-then-open race lets a link in. Four system calls for a small
+/// directory, against six for a look-up and `fs::read_dir`: a read over 30,000 series lists
+/// each series' directory.
+pub fn list_dir(path: &Path) -> Result<Option<Vec<String>>> {
+    use std::os::fd::AsRawFd;
+    let dir = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(dir) => dir,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // A link (ELOOP) or a file (ENOTDIR): `is_dir` says which, in its words.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::ENOTDIR)) => {
+            return match is_dir(path)? {
+                false => Ok(None),
+                true => Err(Error::io("read directory", path, e)),
+            };
+        }
+        Err(e) => return Err(Error::io("read directory", path, e)),
+    };
+    let mut names = Vec::new();
+    // A series' directory holds a few files: one call fills this, one more says the end.
+    let mut buf = [0u8; 4096];
+    loop {
+        // SAFETY: getdents64 writes at most `buf.len()` bytes into `buf`, which outlives the call.
+        let n = unsafe { libc::syscall(libc::SYS_getdents64, dir.as_raw_fd(), buf.as_mut_ptr(), buf.len()) };
+        if n < 0 {
+            return Err(Error::io("read directory", path, io::Error::last_os_error()));
+        }
+        if n == 0 {
+            return Ok(Some(names));
+        }
+        // Records of `struct linux_dirent64`: inode (8), offset (8), record length (2),
+        // type (1), then the name, NUL-terminated.
+        let mut at = 0;
+        while at + 19 <= n as usize {
+            let len = usize::from(u16::from_ne_bytes([buf[at + 16], buf[at + 17]]));
+            if len < 19 || at + len > n as usize {
+                return Err(Error::io(
+                    "read directory",
+                    path,
+                    io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "a directory entry runs past its block",
+                    ),
+                ));
+            }
+            let name = &buf[at + 19..at + len];
+            let name = &name[..memchr::memchr(0, name).unwrap_or(name.len())];
+            if name != b"." && name != b".." {
+                if let Ok(name) = std::str::from_utf8(name) {
+                    names.push(name.to_owned());
+                }
+            }
+            at += len;
+        }
+    }
+}
+
 /// Makes the directory `path`; one made meanwhile by another process is fine.
 pub fn create_dir(path: &Path) -> Result<()> {
     match vfs::create_dir(path) {
@@ -229,5 +292,32 @@ mod tests {
         assert_eq!(fs::read_to_string(&outside).unwrap(), "keep");
         assert!(!exists(&tmp.path().join("none")).unwrap());
         assert_eq!(read_to_string(&tmp.path().join("none")).unwrap(), None);
+    }
+
+    #[test]
+    fn a_listing_holds_every_name_and_follows_no_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("d");
+        fs::create_dir(&dir).unwrap();
+        assert_eq!(list_dir(&dir).unwrap(), Some(vec![]));
+        // More names than one 4 KiB read holds, some long, one not UTF-8 (left out).
+        let mut want: Vec<String> = (0..300)
+            .map(|i| format!("{i:04}-{}", "x".repeat(i % 60)))
+            .collect();
+        for name in &want {
+            fs::write(dir.join(name), "").unwrap();
+        }
+        use std::os::unix::ffi::OsStrExt;
+        fs::write(dir.join(std::ffi::OsStr::from_bytes(b"bad\xff")), "").unwrap();
+        let mut got = list_dir(&dir).unwrap().unwrap();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(list_dir(&tmp.path().join("none")).unwrap(), None);
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&dir, &link).unwrap();
+        assert!(matches!(list_dir(&link), Err(Error::Symlink { .. })));
+        let file = dir.join("0000-");
+        assert!(matches!(list_dir(&file), Err(Error::Invalid(_))));
     }
 }

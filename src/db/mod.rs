@@ -390,14 +390,24 @@ impl Database {
     /// match the config (a config edit changes every partition alike, so one is checked:
     /// one `pread`). A database with no partition files yet is fine.
     fn check_partition_files(&self, first_header: bool) -> Result<()> {
-        let period = self.config.period;
         let entries = fs::read_dir(&self.dir).map_err(|e| Error::io("read directory", &self.dir, e))?;
-        let (mut dirs, mut datas) = (Vec::new(), Vec::new());
+        let mut names = Vec::new();
         for entry in entries {
             let entry = entry.map_err(|e| Error::io("read directory", &self.dir, e))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                continue;
-            };
+            if let Some(name) = entry.file_name().to_str() {
+                names.push(name.to_owned());
+            }
+        }
+        self.check_partition_names(&names, first_header)
+    }
+
+    /// `check_partition_files` of the directory's file `names` (UTF-8 ones; no other is a
+    /// partition's), listed by the caller.
+    fn check_partition_names(&self, names: &[String], first_header: bool) -> Result<()> {
+        let period = self.config.period;
+        let (mut dirs, mut datas) = (Vec::new(), Vec::new());
+        for name in names {
+            let path = || self.dir.join(name);
             let (base, is_data) = match name.strip_suffix(bucket::DATA_SUFFIX) {
                 Some(base) => (base, true),
                 None => (name.as_str(), false),
@@ -405,7 +415,7 @@ impl Database {
             if let Some(key) = PartitionKey::parse_file_name(period, base) {
                 if self.role == Role::SeriesRoot {
                     return Err(self.edited_config(
-                        &entry.path(),
+                        &path(),
                         format!(
                             "is a partition file at the top of a series database (series_by = {:?}), \
                              whose partitions live in {}/NAME/; restore the config this file was \
@@ -417,7 +427,7 @@ impl Database {
                 }
                 if is_data && self.config.layout == Layout::Grid {
                     return Err(self.edited_config(
-                        &entry.path(),
+                        &path(),
                         "is the data file of a bucket-layout partition, but xs.toml says layout = \"grid\"; \
                          restore layout = \"bucket\" and its `bucket` width"
                             .into(),
@@ -431,7 +441,7 @@ impl Database {
                 .find(|&p| p != period && PartitionKey::parse_file_name(p, base).is_some());
             if let Some(other) = other {
                 return Err(self.edited_config(
-                    &entry.path(),
+                    &path(),
                     format!(
                         "is the file of a {other} partition, but xs.toml says partition = \"{period}\"; \
                          restore partition = \"{other}\" (a database's period cannot change: to \
