@@ -1282,3 +1282,46 @@ fn two_column_series_values_with_commas_and_colons_are_named() {
         "time,ex,sym,v\n2024-01-01T00:00:00Z,c,d,2\n2024-01-01T00:00:00Z,\"ok,x\",e,3\n"
     );
 }
+
+/// A read over several series in small windows: a window where no series has rows jumps to
+/// where the first one's resume, and never opens a partition past the read's end (series B's
+/// 2026 file is damaged, and a read of 2024 does not see it).
+#[test]
+fn a_merged_read_jumps_over_empty_windows_and_stops_at_its_end() {
+    let w = Work::new();
+    let f = w.file(
+        "t.csv",
+        "time,sym,v\n2024-01-01T00:00:01Z,A,1\n2024-01-01T00:00:02Z,B,2\n\
+         2024-03-01T00:00:03Z,A,3\n2024-07-01T00:00:04Z,B,4\n2026-05-01T00:00:05Z,B,5\n",
+    );
+    w.import(&f, &["--series-by", "sym", "--partition", "year"]);
+    let b_2026 = w.db().join("series").join("B").join("2026.xs");
+    assert!(b_2026.exists());
+    let read = |from: &str, to: &str| {
+        let db = xs::Database::open(&w.db(), xs::Access::Read, &mut |_| {}).unwrap();
+        // 16 rows a window: 8 seconds for two series.
+        db.set_merge_window_bytes(1);
+        let (from, to) = (xs_time(from), xs_time(to));
+        let mut got = Vec::new();
+        db.scan(from, to, |t, _| -> xs::error::Result<bool> {
+            got.push(t);
+            Ok(true)
+        })
+        .map(|()| got)
+    };
+    let all = read("2024-01-01T00:00:00Z", "2027-01-01T00:00:00Z").unwrap();
+    assert_eq!(all.len(), 5);
+    std::fs::write(&b_2026, b"XXXXXXXX").unwrap();
+    let year = read("2024-01-01T00:00:00Z", "2025-01-01T00:00:00Z").unwrap();
+    assert_eq!(year, all[..4]);
+    let err = read("2024-01-01T00:00:00Z", "2027-01-01T00:00:00Z").unwrap_err();
+    assert!(err.to_string().contains("2026.xs"), "{err}");
+}
+
+/// Nanoseconds since the epoch of an RFC 3339 UTC time.
+fn xs_time(text: &str) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .unwrap()
+        .timestamp_nanos_opt()
+        .unwrap()
+}

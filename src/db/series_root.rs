@@ -26,11 +26,13 @@ const MERGE_RUNS_PER_THREAD: usize = 8;
 const CACHED_SERIES: usize = 256;
 
 /// What one run of series gave a merged read's window: their rows' times and rows, in series
-/// order, and whether it stopped at a burst (`cut`).
+/// order, whether it stopped at a burst (`cut`), and the earliest time with data after the
+/// window among its series that had none in it (`next`).
 struct RunRead {
     times: Vec<i64>,
     rows: Vec<u8>,
     cut: bool,
+    next: Option<i64>,
 }
 
 impl Database {
@@ -363,28 +365,7 @@ impl Database {
         let mut parts: Vec<Vec<u8>> = Vec::new();
         let many = kids.len() > CACHED_SERIES;
         let (mut times_out, mut rows_out) = (Vec::new(), Vec::new());
-        let mut empty = true;
         while at < to_ns {
-            if empty {
-                // Jump over stretches where no series has data.
-                let nexts: Vec<Result<Option<i64>>> = kids
-                    .par_iter()
-                    .zip(&keys)
-                    .map(|((_, db), keys)| {
-                        let next = db.next_data_time(keys, at);
-                        if many {
-                            db.forget_partitions();
-                        }
-                        next
-                    })
-                    .collect();
-                // The first failure in series order, as a read of one series after another.
-                let nexts = nexts.into_iter().collect::<Result<Vec<_>>>()?;
-                match nexts.into_iter().flatten().min() {
-                    Some(t) if t < to_ns => at = at.max(t),
-                    _ => return Ok(()),
-                }
-            }
             let mut end = at.saturating_add(window);
             if bucket > 0 && window >= bucket {
                 // At a bucket's edge: a record cut by a window is decoded once more.
@@ -408,10 +389,12 @@ impl Database {
             let columns = super::columns_read();
             let read: Vec<Result<RunRead>> = kids
                 .par_chunks(run_len)
-                .map(|run| {
+                .zip(keys.par_chunks(run_len))
+                .map(|(run, run_keys)| {
                     super::with_columns(columns.clone(), || {
                         let (mut times, mut rows) = (Vec::new(), Vec::new());
-                        for (_, db) in run {
+                        let mut next: Option<i64> = None;
+                        for ((_, db), keys) in run.iter().zip(run_keys) {
                             if narrowable && seen.load(Ordering::Relaxed) > 4 * target {
                                 // Far more rows than the last window's rate foretold (a burst
                                 // after a quiet stretch): the window is read again, narrower, so
@@ -420,6 +403,7 @@ impl Database {
                                     times,
                                     rows,
                                     cut: true,
+                                    next: None,
                                 });
                             }
                             let before = times.len();
@@ -432,16 +416,31 @@ impl Database {
                             // series path would never end monomorphizing.
                             let scanned =
                                 db.scan_batches_local(at, end, prune, |batch| db.each_row(batch, &mut keep));
+                            // A series with nothing in the window says where its data
+                            // resumes, while its files are open: a window where no series
+                            // has any jumps there (the start of `range ..` is one).
+                            let resumes = match scanned {
+                                Ok(()) if times.len() == before => {
+                                    // Partitions past the read's end are never opened.
+                                    let within = keys.partition_point(|k| k.start_ns() < to_ns);
+                                    db.next_data_time(&keys[..within], end)
+                                }
+                                Ok(()) => Ok(None),
+                                Err(e) => Err(e),
+                            };
                             if many {
                                 db.forget_partitions();
                             }
-                            scanned?;
+                            if let Some(t) = resumes? {
+                                next = Some(next.map_or(t, |n| n.min(t)));
+                            }
                             seen.fetch_add(times.len() - before, Ordering::Relaxed);
                         }
                         Ok(RunRead {
                             times,
                             rows,
                             cut: false,
+                            next,
                         })
                     })
                 })
@@ -449,6 +448,7 @@ impl Database {
             // The first failure in series order, as a read of one series after another.
             let read = read.into_iter().collect::<Result<Vec<_>>>()?;
             let overfull = read.iter().any(|r| r.cut);
+            let resumes_at = read.iter().filter_map(|r| r.next).min();
             if !overfull {
                 // A run's rows are its series' in series order, each in stored order: sorted
                 // stably by (time, run), ties keep series order.
@@ -463,8 +463,24 @@ impl Database {
             }
             if overfull {
                 window = ((end - at) / 8).max(g);
-                empty = false;
                 continue;
+            }
+            // Aim the next window at the target number of rows, by the rate this one saw (an
+            // empty one widens it: a stretch where data is sparse is crossed in few windows).
+            if found.len() > 2 * target || found.len() < target / 4 {
+                let scale = target as f64 / found.len().max(1) as f64;
+                let next = (window as f64 * scale.clamp(1.0 / 64.0, 64.0)) as i64;
+                window = (next - next % g).max(g);
+            }
+            if found.is_empty() {
+                // No series has data in the window: on to where the first one's resumes.
+                match resumes_at {
+                    Some(t) if t < to_ns => {
+                        at = t.max(end);
+                        continue;
+                    }
+                    _ => return Ok(()),
+                }
             }
             // Stable: a series' rows at one time keep their order.
             found.sort_by_key(|&(t, k, _)| (t, k));
@@ -482,13 +498,6 @@ impl Database {
                 })? {
                     return Ok(());
                 }
-            }
-            empty = found.is_empty();
-            // Aim the next window at the target number of rows, by the rate this one saw.
-            if found.len() > 2 * target || found.len() < target / 4 {
-                let scale = target as f64 / found.len().max(1) as f64;
-                let next = (window as f64 * scale.clamp(1.0 / 64.0, 64.0)) as i64;
-                window = (next - next % g).max(g);
             }
             at = end;
         }
