@@ -365,6 +365,7 @@ impl Database {
         let mut parts: Vec<Vec<u8>> = Vec::new();
         let many = kids.len() > CACHED_SERIES;
         let (mut times_out, mut rows_out) = (Vec::new(), Vec::new());
+        let mut started = false;
         while at < to_ns {
             let mut end = at.saturating_add(window);
             if bucket > 0 && window >= bucket {
@@ -467,7 +468,10 @@ impl Database {
             }
             // Aim the next window at the target number of rows, by the rate this one saw (an
             // empty one widens it: a stretch where data is sparse is crossed in few windows).
-            if found.len() > 2 * target || found.len() < target / 4 {
+            // Not by a first window before any data (`range ..`): it saw no rate.
+            let rated = started || !found.is_empty();
+            started = true;
+            if rated && (found.len() > 2 * target || found.len() < target / 4) {
                 let scale = target as f64 / found.len().max(1) as f64;
                 let next = (window as f64 * scale.clamp(1.0 / 64.0, 64.0)) as i64;
                 window = (next - next % g).max(g);
