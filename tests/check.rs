@@ -255,6 +255,19 @@ fn a_zeroed_directory_block_is_an_error_not_fewer_rows() {
     // A point read locates its entry by arithmetic: an all-zero entry is an empty bucket
     // unless its block is known to be damaged, so get reads the block's allocation too.
     assert_eq!(code, DAMAGED, "get: {out}\n{err}");
+    // Short reads take the directory's bytes without seeking first: a stretch of a bucket or
+    // two inside the zeroed block, or across its first edge, is still found damaged.
+    for (from, to) in [
+        ("2024-01-01T01:10:00Z", "2024-01-01T01:12:00Z"),
+        ("2024-01-01T01:03:00Z", "2024-01-01T01:05:00Z"),
+    ] {
+        let (code, out, err) = xs_in(&dir, &["range", from, to]);
+        assert_eq!(code, DAMAGED, "range {from} {to}: {out}\n{err}");
+        let (code, out, err) = xs_in(&dir, &["range", from, to, "--every", "1m", "--agg", "count"]);
+        assert_eq!(code, DAMAGED, "agg {from} {to}: {out}\n{err}");
+    }
+    let (code, out, err) = xs_in(&dir, &["get", "--asof", "2024-01-01T01:10:30Z"]);
+    assert_eq!(code, DAMAGED, "get --asof: {out}\n{err}");
     let (code, out, _) = xs_in(&dir, &["check"]);
     assert_eq!(code, DAMAGED, "{out}");
     assert!(

@@ -147,6 +147,10 @@ thread_local! {
 }
 /// Hole-punching granularity of the directory.
 const BLOCK_LEN: u64 = 4096;
+/// Directory stretches up to this long are read rather than probed with `SEEK_DATA` and
+/// `SEEK_HOLE` first: two blocks cost less to read than two seeks (a read over thousands of
+/// series reads a day or two of each), and what the bytes hold says whether a seek was needed.
+const SHORT_DIR_BYTES: u64 = 2 * BLOCK_LEN;
 
 /// A directory entry: where a bucket's record lies in the data file. All zero = empty bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -890,6 +894,22 @@ impl BucketPartition {
         Ok(at.map(|at| ((at.max(HEADER_LEN) - HEADER_LEN) / self.entry_len).max(b)))
     }
 
+    /// `next_allocated_bucket` for a walk that stops at bucket `end`: where buckets `[b, end)`
+    /// are a short stretch of the directory, `b` itself (a walk of them reads them, holes and
+    /// all, at the cost of a seek), else the first allocated bucket at or after `b`.
+    pub fn next_allocated_bucket_before(&self, b: u64, end: u64) -> Result<Option<u64>> {
+        let end = end.min(self.buckets);
+        if b < end && self.is_short_stretch(b, end) {
+            return Ok(Some(b));
+        }
+        self.next_allocated_bucket(b)
+    }
+
+    /// Whether the entries of buckets `[from, to)` are few enough to read without a seek.
+    fn is_short_stretch(&self, from: u64, to: u64) -> bool {
+        to.saturating_sub(from).saturating_mul(self.entry_len) <= SHORT_DIR_BYTES
+    }
+
     /// Calls `each(entries)` with the non-empty entries of the whole directory, in bucket
     /// order, a window of at most `window` buckets at a time (memory stays bounded). A window
     /// starts at an allocated entry: a sparse directory's empty stretches are jumped.
@@ -958,12 +978,26 @@ impl BucketPartition {
         mut visit: impl FnMut(u64, Entry, Option<&[u8]>) -> Result<bool>,
     ) -> Result<()> {
         let (byte_from, byte_to) = (self.entry_offset(from), self.entry_offset(to.min(self.buckets)));
-        let segments = data_segments(&self.dir_file, byte_from, byte_to)
-            .map_err(|e| Error::io("seek in", &self.dir_path, e))?;
         let entry_len = self.entry_len;
         let checks = self.has_checks();
         let verify = summaries && self.has_summaries() && !checks;
         let (mut buf, mut ok) = (Vec::new(), Vec::new());
+        // A short stretch is read first: when every block it touches holds a byte that is not
+        // zero, every such block is allocated (a hole reads as zeros), which is what the seeks
+        // would have found, and the bytes read are the walk's first read. Otherwise (a hole,
+        // or damage that zeroed a block) the seeks tell which.
+        let mut read_ahead = false;
+        if from < to && byte_from < byte_to && self.is_short_stretch(from, to) {
+            buf.resize((byte_to - byte_from) as usize, 0);
+            self.read_dir(&mut buf, byte_from)?;
+            read_ahead = no_zero_block_part(&buf, byte_from);
+        }
+        let segments = if read_ahead {
+            vec![(byte_from, byte_to)]
+        } else {
+            data_segments(&self.dir_file, byte_from, byte_to)
+                .map_err(|e| Error::io("seek in", &self.dir_path, e))?
+        };
         // Entries before this one were handed out already (see `Database::scan_chunks`).
         let mut next = from;
         for (seg_from, seg_to) in segments {
@@ -974,8 +1008,11 @@ impl BucketPartition {
             next = next.max(end);
             while b < end {
                 let n = (DIR_READ_BYTES / entry_len).min(end - b);
-                buf.resize((n * entry_len) as usize, 0);
-                self.read_dir(&mut buf, self.entry_offset(b))?;
+                // Read ahead: the one segment is exactly the stretch already in `buf`.
+                if !std::mem::take(&mut read_ahead) {
+                    buf.resize((n * entry_len) as usize, 0);
+                    self.read_dir(&mut buf, self.entry_offset(b))?;
+                }
                 if checks {
                     let blocks = self.check_blocks(&buf, self.entry_offset(b), seg_from, seg_to);
                     if !past_damage {
@@ -1646,9 +1683,16 @@ impl BucketPartition {
         let (b_hi, _) = self.locate(hi_ns);
         let mut end = b_hi + 1;
         let mut window = 256u64;
+        // The first window stops at the start of the directory block that holds the last
+        // entry: the latest rows are usually there, read without a seek (`walk_entries`).
+        let block_start = (self.entry_offset(b_hi) / BLOCK_LEN * BLOCK_LEN).max(HEADER_LEN);
+        let mut first_from = Some((block_start - HEADER_LEN).div_ceil(self.entry_len));
         let (mut buf, mut units, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
         while end > b_lo {
-            let from = end.saturating_sub(window).max(b_lo);
+            let from = end
+                .saturating_sub(window)
+                .max(first_from.take().unwrap_or(0))
+                .max(b_lo);
             let mut entries = Vec::new();
             self.for_each_entry(from, end, |b, e| {
                 entries.push((b, e));
@@ -1901,6 +1945,21 @@ impl BucketPartition {
         sync_dir(dir)?;
         Ok(Some(done))
     }
+}
+
+/// Whether each directory block that `buf` (the bytes from offset `at`) touches holds a
+/// byte that is not zero in its part here.
+fn no_zero_block_part(buf: &[u8], at: u64) -> bool {
+    let mut from = 0usize;
+    while from < buf.len() {
+        let block_end = ((at + from as u64) / BLOCK_LEN + 1) * BLOCK_LEN;
+        let to = buf.len().min((block_end - at) as usize);
+        if buf[from..to].iter().all(|&x| x == 0) {
+            return false;
+        }
+        from = to;
+    }
+    true
 }
 
 /// `fallocate(2)` of `[0, len)` (the file grows to `len`); false on file systems without it,
