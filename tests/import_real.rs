@@ -4044,8 +4044,9 @@ fn refusals_of_unplaceable_times_name_what_they_may_be() {
         "{}",
         range(d, "x")
     );
-    // Excel's `1/4/21` beside `9:30:00 AM`: the date is no date xs reads alone, and the
-    // refusal named only --date, which put every row on one day (and rejected the rest).
+    // Excel's `1/4/21` beside `9:30:00 AM`: the refusal named only --date, which put every
+    // row on one day (and rejected the rest). The two-digit year's date is joined with the
+    // clock by itself now, and only the order of day and month, which no value tells, is asked.
     fs::write(
         d.join("xl.csv"),
         "Date,Time,Value\n1/4/21,9:30:00 AM,0.0\n1/4/21,4:30:00 PM,1.5\n1/5/21,9:30:00 AM,2.5\n",
@@ -4054,17 +4055,28 @@ fn refusals_of_unplaceable_times_name_what_they_may_be() {
     let (code, _, err) = run(xs(d).args(["-d", "xl", "import", "xl.csv"]));
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("pass --time-column Date,Time with a --time-format for both"),
+        err.contains("column `Date`+`Time`") && err.contains("--time-format mdy (month first)"),
         "{err}"
     );
-    ok(xs(d)
-        .args(["-d", "xl", "import", "-q", "xl.csv", "--time-column", "Date,Time"])
-        .args(["--time-format", "%m/%d/%y %I:%M:%S %p"]));
+    assert!(!err.contains("--date"), "{err}");
+    ok(xs(d).args(["-d", "xl", "import", "-q", "xl.csv", "--time-format", "mdy"]));
     assert!(
         range(d, "xl").contains("2021-01-05T09:30:00Z,2.5\n"),
         "{}",
         range(d, "xl")
     );
+    ok(xs(d)
+        .args([
+            "-d",
+            "xl2",
+            "import",
+            "-q",
+            "xl.csv",
+            "--time-column",
+            "Date,Time",
+        ])
+        .args(["--time-format", "%m/%d/%y %I:%M:%S %p"]));
+    assert!(range(d, "xl2").contains("2021-01-05T09:30:00Z,2.5\n"));
     // One column of values and no time.
     fs::write(d.join("v.csv"), "value\n0.5\n1.5\n2.5\n").unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "v", "import", "v.csv"]));
@@ -4753,5 +4765,33 @@ fn rs_bare_na_is_null_in_text_columns_of_a_file_that_quotes_its_text() {
     assert_eq!(
         range(d, "p"),
         "time,station,country\n2024-05-01T03:00:00Z,east,NA\n2024-05-01T04:00:00Z,NA,FR\n"
+    );
+}
+
+#[test]
+fn dates_with_two_digit_years_are_joined_with_their_clock_and_read_in_their_century() {
+    // US spreadsheets and weather loggers (Davis WeatherLink, Onset HOBO) write `1/13/24`
+    // beside `12:05 AM`: refused before, naming --date, --time-column and a strftime pattern.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let us = "Date,Time,Temp Out\n1/13/24,12:05 AM,45.2\n1/13/24,12:15 PM,50.1\n1/14/24,1:20 PM,51.1\n";
+    fs::write(d.join("us.csv"), us).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "us", "import", "us.csv"]));
+    assert!(
+        err.contains("month/day/year") && err.contains("two-digit years: 00-68 read as 2000-2068"),
+        "{err}"
+    );
+    assert_eq!(
+        range(d, "us"),
+        "Date_Time,temp_out\n2024-01-13T00:05:00Z,45.2\n2024-01-13T12:15:00Z,50.1\n\
+         2024-01-14T13:20:00Z,51.1\n"
+    );
+    // Day first, in one column, across a century: 99 is 1999, 00 is 2000.
+    let uk = "time,v\n31/12/99 23:30,1\n01/01/00 00:30,2\n13/01/00 12:00,3\n";
+    fs::write(d.join("uk.csv"), uk).unwrap();
+    ok(xs(d).args(["-d", "uk", "import", "-q", "uk.csv"]));
+    assert_eq!(
+        range(d, "uk"),
+        "time,v\n1999-12-31T23:30:00Z,1\n2000-01-01T00:30:00Z,2\n2000-01-13T12:00:00Z,3\n"
     );
 }

@@ -71,6 +71,22 @@ fn days_in_month(year: i64, month: u32) -> u32 {
     }
 }
 
+/// The year of a two-digit year after a day and a month with slashes (`1/13/24`, `13/01/24`, as
+/// US and UK spreadsheets and weather loggers write them): 00–68 are 2000–2068 and 69–99
+/// 1969–1999, as strptime's `%y` reads them.
+pub fn century_of(two_digits: u64) -> u64 {
+    if two_digits >= 69 {
+        1900 + two_digits
+    } else {
+        2000 + two_digits
+    }
+}
+
+/// Whether `b` starts with a date of a two-digit year (`1/13/24`), read by `century_of`.
+pub fn has_two_digit_year(b: &[u8]) -> bool {
+    date_fields(b).is_some_and(|(_, [nx, _, nz], _)| nz == 2 && nx <= 2 && b[nx] == b'/')
+}
+
 /// The three numbers of a separated date, in text order, with where the date ends.
 /// `None` when `b` does not start with `d{1,4}SEPd{1,2}SEPd{1,4}` (one separator of `-/.`).
 #[inline]
@@ -209,9 +225,11 @@ pub fn parse(b: &[u8], order: DateOrder) -> Option<Flex> {
                 DateOrder::Mdy => (z, x, y, nz),
                 DateOrder::None => return None,
             };
-            if year_digits != 4 {
-                return None;
-            }
+            let year = match year_digits {
+                4 => year,
+                2 if order != DateOrder::Ymd && b[nx] == b'/' => century_of(year),
+                _ => return None,
+            };
             civil_days(year, month, day)?
         };
         day_ns = days.checked_mul(NS_PER_DAY)?;
@@ -450,6 +468,31 @@ mod tests {
 
     fn at(b: &str, order: DateOrder) -> Option<i64> {
         parse(b.as_bytes(), order).map(|f| f.t_ns)
+    }
+
+    #[test]
+    fn two_digit_years_after_a_day_and_a_month_with_slashes_take_a_century() {
+        let t = DAY_2011_07_31 + 22 * NS_PER_HOUR;
+        assert_eq!(at("7/31/11 22:00", DateOrder::Mdy), Some(t));
+        assert_eq!(at("31/07/11 10:00 PM", DateOrder::Dmy), Some(t));
+        // 69-99 are the 1900s: 1999-12-31 is day 10,956.
+        assert_eq!(at("12/31/99", DateOrder::Mdy), Some(10_956 * NS_PER_DAY));
+        assert_eq!(at("1/1/69", DateOrder::Mdy), Some(-365 * NS_PER_DAY));
+        assert_eq!(
+            at("1/1/68", DateOrder::Mdy),
+            Some(days_from_civil(2068, 1, 1) * NS_PER_DAY)
+        );
+        // Year first, dots, dashes, or three digits: not read.
+        for v in ["11/07/31", "31.07.11", "31-07-11", "31/07/011"] {
+            let order = if v.starts_with("11/") {
+                DateOrder::Ymd
+            } else {
+                DateOrder::Dmy
+            };
+            assert_eq!(at(v, order), None, "{v}");
+        }
+        assert!(has_two_digit_year(b"1/13/24 12:05 AM"));
+        assert!(!has_two_digit_year(b"1/13/2024") && !has_two_digit_year(b"13.01.24"));
     }
 
     #[test]

@@ -680,7 +680,19 @@ pub fn detect_time_format(
         return interval_format(&values, unit, pattern);
     }
     let (dmy, mdy) = (counts[2], counts[3]);
-    let pick = |i: usize, how: String| Ok(Some((candidates[i].clone(), how)));
+    // Two-digit years are read with a century: the report says which.
+    let two_digit_years = values.iter().any(|v| flextime::has_two_digit_year(v));
+    let pick = |i: usize, how: String| {
+        let how = if (i == 2 || i == 3) && two_digit_years {
+            format!(
+                "{how}; two-digit years: 00-68 read as 2000-2068, 69-99 as 1969-1999, as \
+                 strptime's %y (pass --time-format to read them otherwise)"
+            )
+        } else {
+            how
+        };
+        Ok(Some((candidates[i].clone(), how)))
+    };
     if let Some(i) = (0..2).find(|&i| counts[i] == best) {
         return pick(
             i,
