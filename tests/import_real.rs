@@ -4739,35 +4739,6 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
         range(d, "n")
     );
 }
-
-#[test]
-fn rs_bare_na_is_null_in_text_columns_of_a_file_that_quotes_its_text() {
-    // R's write.csv quotes every name and every text, and writes a missing value as a bare
-    // `NA` in every column: a text column stored the two letters, the same as a quoted
-    // "NA" (a real text, such as Namibia's country code).
-    let t = TempDir::new().unwrap();
-    let d = t.path();
-    let r = "\"\",\"time\",\"station\",\"country\",\"temp\"\n\
-             \"1\",\"2024-05-01 00:00:00\",\"north\",\"NA\",11.5\n\
-             \"2\",\"2024-05-01 01:00:00\",NA,NA,NA\n\
-             \"3\",\"2024-05-01 02:00:00\",\"south\",\"DE\",12\n";
-    fs::write(d.join("r.csv"), r).unwrap();
-    ok(xs(d).args(["-d", "r", "import", "-q", "r.csv", "--series-by", "none"]));
-    assert_eq!(
-        range(d, "r"),
-        "time,column_1,station,country,temp\n2024-05-01T00:00:00Z,1,north,NA,11.5\n\
-         2024-05-01T01:00:00Z,2,,,\n2024-05-01T02:00:00Z,3,south,DE,12.0\n"
-    );
-    // A file that does not quote its names leaves a bare `NA` as it is: text.
-    let plain = "time,station,country\n2024-05-01 03:00:00,east,NA\n2024-05-01 04:00:00,NA,FR\n";
-    fs::write(d.join("plain.csv"), plain).unwrap();
-    ok(xs(d).args(["-d", "p", "import", "-q", "plain.csv", "--series-by", "none"]));
-    assert_eq!(
-        range(d, "p"),
-        "time,station,country\n2024-05-01T03:00:00Z,east,NA\n2024-05-01T04:00:00Z,NA,FR\n"
-    );
-}
-
 #[test]
 fn dates_with_two_digit_years_are_joined_with_their_clock_and_read_in_their_century() {
     // US spreadsheets and weather loggers (Davis WeatherLink, Onset HOBO) write `1/13/24`

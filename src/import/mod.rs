@@ -786,8 +786,6 @@ struct Header {
     /// What was done when the header and the rows differ in width.
     note: Option<String>,
     data_start: usize,
-    /// Every name is quoted, as R's `write.csv` writes them (`quotes_text`).
-    quoted: bool,
 }
 
 /// The column names of an input and where its data starts in its first chunk.
@@ -802,14 +800,12 @@ fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
     let mut text = Vec::new();
     let mut fields = Vec::new();
     let mut scratch = Vec::new();
-    let mut quoted = false;
     if csv.has_header {
         // Skip blank lines before the header.
         while at < data.len() {
             let span = split_record(data, at, csv.delimiter, &mut fields, &mut scratch);
             at = span.next;
             if !is_blank(&fields, data, &scratch) {
-                quoted = fields.iter().all(|f| f.quoted);
                 text = fields
                     .iter()
                     .map(|f| {
@@ -860,7 +856,6 @@ fn header_names(data: &[u8], csv: &CsvOptions) -> Result<Header> {
         renamed,
         note,
         data_start: at,
-        quoted,
     })
 }
 
@@ -985,10 +980,6 @@ struct Plan {
     /// How its times are read, when not as the import's (`Options::time`): its own, when they
     /// are written otherwise (`later_time_format`).
     time: Option<TimeSpec>,
-    /// The input quotes every header name, as R's `write.csv` and `write.table` do: they quote
-    /// every text and leave only a missing value bare, so a bare `NA` in a text column is
-    /// null, where a quoted `"NA"` is the text.
-    quotes_text: bool,
 }
 
 /// Time columns joined at most.
@@ -1208,7 +1199,6 @@ fn plan_for(
         date_ns,
         given,
         header: header.text.clone(),
-        quotes_text: header.quoted && csv.has_header && csv.column_names.is_none(),
         csv,
         time: None,
     })
@@ -1566,8 +1556,6 @@ struct ParseCtx<'a> {
     is_series: Vec<bool>,
     /// Per column: whether it holds numbers (a decimal comma is read only there).
     is_numeric: Vec<bool>,
-    /// Per column: whether it holds text (`sym` or `str`).
-    is_text: Vec<bool>,
 }
 
 /// Where each parsed row goes: its time on the granularity, its series (by the key columns'
@@ -2119,11 +2107,6 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
                     }
                     if ctx.is_series[col] {
                         bytes = bytes.trim_ascii();
-                    }
-                    // R's missing value in text: bare where every text is quoted.
-                    if plan.quotes_text && !field.quoted && bytes == b"NA" && ctx.is_text[col] {
-                        p.nulls += 1;
-                        continue;
                     }
                     if ctx.is_sym[col] {
                         // `\N`: a database dump's null (PostgreSQL's COPY, MySQL), in text too.
@@ -3117,7 +3100,6 @@ pub fn run(
             .iter()
             .map(|c| !c.ty.is_text() && c.ty != crate::db::schema::ColumnType::Bool)
             .collect(),
-        is_text: config.schema.columns().iter().map(|c| c.ty.is_text()).collect(),
     };
     let sym_cols: Vec<usize> = (0..ctx.is_sym.len()).filter(|&c| ctx.is_sym[c]).collect();
     let hooks = WriteHooks {
@@ -3333,7 +3315,6 @@ impl Pipeline<'_> {
                         renamed: Vec::new(),
                         note: None,
                         data_start: 0,
-                        quoted: false,
                     },
                     _ => header_names(&chunk.data, &csv)?,
                 };
@@ -3395,7 +3376,6 @@ impl Pipeline<'_> {
                 renamed,
                 note: None,
                 data_start: end - start,
-                quoted: !fields.is_empty() && fields.iter().all(|f| f.quoted),
             };
             let source = &self.sources[old.file];
             let mut plan = plan_for(
