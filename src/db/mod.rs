@@ -1333,12 +1333,10 @@ impl Database {
     /// `None` when only holes follow. Lets a walk cut into many pieces (aggregation slices)
     /// jump over empty stretches instead of visiting each piece. `keys` are the partitions to
     /// look in (`partition_keys`, listed once by the caller rather than once per call).
-    /// `until_ns` is where the caller's walk ends: a short stretch of buckets before it is
-    /// not sought in (the answer is then `t_ns`, and the walk reads that stretch).
-    pub fn next_data_time(&self, keys: &[PartitionKey], t_ns: i64, until_ns: i64) -> Result<Option<i64>> {
+    pub fn next_data_time(&self, keys: &[PartitionKey], t_ns: i64) -> Result<Option<i64>> {
         if self.is_series_root() {
             // Each series looks in its own partitions.
-            return self.series_next_data_time(t_ns.max(MIN_TIME_NS), until_ns);
+            return self.series_next_data_time(t_ns.max(MIN_TIME_NS));
         }
         let t_ns = t_ns.max(MIN_TIME_NS);
         if t_ns >= END_TIME_NS {
@@ -1355,12 +1353,7 @@ impl Database {
                         continue;
                     };
                     let (b, _) = part.locate(lo);
-                    let end = match until_ns {
-                        u if u < key.end_ns() => part.locate(u.max(lo)).0 + 1,
-                        _ => part.buckets,
-                    };
-                    part.next_allocated_bucket_before(b, end)?
-                        .map(|b| part.bucket_start_ns(b))
+                    part.next_allocated_bucket(b)?.map(|b| part.bucket_start_ns(b))
                 }
                 Layout::Grid => {
                     let Some(partition) = self.partition(key, false)? else {

@@ -280,13 +280,13 @@ impl Database {
     }
 
     /// The earliest time at or after `t_ns` with data in any selected series.
-    pub(super) fn series_next_data_time(&self, t_ns: i64, until_ns: i64) -> Result<Option<i64>> {
+    pub(super) fn series_next_data_time(&self, t_ns: i64) -> Result<Option<i64>> {
         let mut first: Option<i64> = None;
         let kids = self.selected_series()?;
         let many = kids.len() > CACHED_SERIES;
         for (_, db) in kids {
             let keys = db.partition_keys()?;
-            let next = db.next_data_time(&keys, t_ns, until_ns)?;
+            let next = db.next_data_time(&keys, t_ns)?;
             if many {
                 db.forget_partitions();
             }
@@ -424,7 +424,7 @@ impl Database {
                                 Ok(()) if times.len() == before => {
                                     // Partitions past the read's end are never opened.
                                     let within = keys.partition_point(|k| k.start_ns() < to_ns);
-                                    db.next_data_time(&keys[..within], end, to_ns)
+                                    db.next_data_time(&keys[..within], end)
                                 }
                                 Ok(()) => Ok(None),
                                 Err(e) => Err(e),

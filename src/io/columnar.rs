@@ -1182,7 +1182,7 @@ impl<W: Write + Send> ColumnarWriter<W> {
                 loop {
                     while in_flight.len() < threads + 1 && at < end && left > 0 {
                         // Stretches with no data are jumped over, not cut into empty slices.
-                        match db.next_data_time(&keys, at, end)? {
+                        match db.next_data_time(&keys, at)? {
                             Some(t) if t < end => at = at.max(t),
                             _ => {
                                 at = end;

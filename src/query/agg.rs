@@ -1505,7 +1505,7 @@ fn write_buckets_of<E: From<Error>>(
             while slices.len() < batch && at < scan_to {
                 // Skip stretches with no data: a fine --every over a long, sparse window would
                 // otherwise cut millions of slices that each find nothing.
-                match db.next_data_time(&keys, at, scan_to)? {
+                match db.next_data_time(&keys, at)? {
                     Some(t) if t < scan_to => at = t,
                     _ => {
                         at = scan_to;
