@@ -4739,6 +4739,7 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
         range(d, "n")
     );
 }
+
 #[test]
 fn dates_with_two_digit_years_are_joined_with_their_clock_and_read_in_their_century() {
     // US spreadsheets and weather loggers (Davis WeatherLink, Onset HOBO) write `1/13/24`
@@ -4764,5 +4765,37 @@ fn dates_with_two_digit_years_are_joined_with_their_clock_and_read_in_their_cent
     assert_eq!(
         range(d, "uk"),
         "time,v\n1999-12-31T23:30:00Z,1\n2000-01-01T00:30:00Z,2\n2000-01-13T12:00:00Z,3\n"
+    );
+    // Year first, as Japanese files write it (`24/01/06`): every value also reads day first
+    // (24 January 2006), so it is refused rather than stored across thirty years.
+    let jp: String = std::iter::once("date,v\n".to_string())
+        .chain((1..=28).step_by(3).map(|day| format!("24/01/{day:02},{day}\n")))
+        .collect();
+    fs::write(d.join("jp.csv"), jp).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "jp", "import", "jp.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--time-format '%y/%m/%d'"), "{err}");
+    ok(xs(d).args(["-d", "jp", "import", "-q", "jp.csv", "--time-format", "%y/%m/%d"]));
+    assert!(
+        range(d, "jp").contains("\n2024-01-28T00:00:00Z,28\n"),
+        "{}",
+        range(d, "jp")
+    );
+}
+
+#[test]
+fn davis_weatherlinks_one_letter_meridiem_is_read() {
+    // WeatherLink exports `1/13/24` beside `12:05a` (and `---` for a missing reading): the
+    // clock read in no format, and the import was refused.
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "Date\tTime\tTemp Out\tHi Temp\n1/13/24\t11:55p\t45.2\t45.3\n\
+                1/14/24\t12:00a\t45.1\t---\n1/14/24\t12:05p\t50.1\t50.2\n";
+    fs::write(d.join("davis.txt"), text).unwrap();
+    ok(xs(d).args(["-d", "w", "import", "-q", "davis.txt"]));
+    assert_eq!(
+        range(d, "w"),
+        "Date_Time,temp_out,hi_temp\n2024-01-13T23:55:00Z,45.2,45.3\n\
+         2024-01-14T00:00:00Z,45.1,\n2024-01-14T12:05:00Z,50.1,50.2\n"
     );
 }

@@ -87,6 +87,14 @@ pub fn has_two_digit_year(b: &[u8]) -> bool {
     date_fields(b).is_some_and(|(_, [nx, _, nz], _)| nz == 2 && nx <= 2 && b[nx] == b'/')
 }
 
+/// Whether `b` starts with a date that reads with a two-digit year first as well
+/// (`24/01/06`: 2024-01-06, as Japanese and Chinese files write it).
+pub fn reads_year_first(b: &[u8]) -> bool {
+    date_fields(b).is_some_and(|([x, y, z], [nx, _, _], _)| {
+        nx == 2 && b[nx] == b'/' && civil_days(century_of(x), y, z).is_some()
+    })
+}
+
 /// The three numbers of a separated date, in text order, with where the date ends.
 /// `None` when `b` does not start with `d{1,4}SEPd{1,2}SEPd{1,4}` (one separator of `-/.`).
 #[inline]
@@ -392,7 +400,13 @@ fn meridiem(b: &[u8]) -> Option<(bool, usize)> {
             return Some((pm, skip + text.len()));
         }
     }
-    None
+    // Davis WeatherLink's `12:05a`, `1:20p`: one lowercase letter right after the clock, ending
+    // the value (a capital letter there could be a military zone).
+    match b {
+        b"a" => Some((false, 1)),
+        b"p" => Some((true, 1)),
+        _ => None,
+    }
 }
 
 /// `b` (a zone) without the name that follows a numeric offset: Go's `+0000 UTC` and
@@ -493,6 +507,24 @@ mod tests {
         }
         assert!(has_two_digit_year(b"1/13/24 12:05 AM"));
         assert!(!has_two_digit_year(b"1/13/2024") && !has_two_digit_year(b"13.01.24"));
+    }
+
+    #[test]
+    fn a_lowercase_letter_after_the_clock_is_a_meridiem() {
+        // Davis WeatherLink writes `12:05a` and `1:20p`.
+        let noon = DAY_2011_07_31 + 12 * NS_PER_HOUR + 5 * NS_PER_MIN;
+        assert_eq!(at("7/31/11 12:05p", DateOrder::Mdy), Some(noon));
+        assert_eq!(
+            at("7/31/11 12:05a", DateOrder::Mdy),
+            Some(noon - 12 * NS_PER_HOUR)
+        );
+        assert_eq!(
+            at("1:20p", DateOrder::None),
+            Some(13 * NS_PER_HOUR + 20 * NS_PER_MIN)
+        );
+        for v in ["12:05 a", "12:05A", "12:05ap", "13:05p"] {
+            assert_eq!(at(v, DateOrder::None), None, "{v}");
+        }
     }
 
     #[test]

@@ -682,7 +682,32 @@ pub fn detect_time_format(
     let (dmy, mdy) = (counts[2], counts[3]);
     // Two-digit years are read with a century: the report says which.
     let two_digit_years = values.iter().any(|v| flextime::has_two_digit_year(v));
+    // Unless some date has a middle field above 12 or a last one above 31, each reads with its
+    // two digits first as well (`24/01/06`, year first): which one is meant, no value tells.
+    let year_first_too = two_digit_years
+        && values
+            .iter()
+            .filter(|v| flextime::has_two_digit_year(v))
+            .all(|v| flextime::reads_year_first(v));
     let pick = |i: usize, how: String| {
+        if (i == 2 || i == 3) && year_first_too {
+            return Err(format!(
+                "dates such as `{}` read with a two-digit year last ({}) and first (year/month/day), \
+                 and the sample does not tell which; pass --time-format {} or --time-format '%y/%m/%d'",
+                String::from_utf8_lossy(
+                    values
+                        .iter()
+                        .find(|v| flextime::has_two_digit_year(v))
+                        .unwrap_or(&values[0])
+                ),
+                if i == 2 {
+                    "day/month/year"
+                } else {
+                    "month/day/year"
+                },
+                if i == 2 { "dmy" } else { "mdy" }
+            ));
+        }
         let how = if (i == 2 || i == 3) && two_digit_years {
             format!(
                 "{how}; two-digit years: 00-68 read as 2000-2068, 69-99 as 1969-1999, as \
