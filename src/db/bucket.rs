@@ -987,7 +987,7 @@ impl BucketPartition {
         // would have found, and the bytes read are the walk's first read. Otherwise (a hole,
         // or damage that zeroed a block) the seeks tell which.
         let mut read_ahead = false;
-        if from < to && byte_from < byte_to && self.is_short_stretch(from, to) {
+        if byte_from < byte_to && byte_to - byte_from <= SHORT_DIR_BYTES {
             buf.resize((byte_to - byte_from) as usize, 0);
             self.read_dir(&mut buf, byte_from)?;
             read_ahead = no_zero_block_part(&buf, byte_from);

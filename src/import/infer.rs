@@ -691,21 +691,19 @@ pub fn detect_time_format(
             .all(|v| flextime::reads_year_first(v));
     let pick = |i: usize, how: String| {
         if (i == 2 || i == 3) && year_first_too {
+            let (order, keyword) = if i == 2 {
+                ("day/month/year", "dmy")
+            } else {
+                ("month/day/year", "mdy")
+            };
+            let example = values
+                .iter()
+                .find(|v| flextime::has_two_digit_year(v))
+                .unwrap_or(&values[0]);
             return Err(format!(
-                "dates such as `{}` read with a two-digit year last ({}) and first (year/month/day), \
-                 and the sample does not tell which; pass --time-format {} or --time-format '%y/%m/%d'",
-                String::from_utf8_lossy(
-                    values
-                        .iter()
-                        .find(|v| flextime::has_two_digit_year(v))
-                        .unwrap_or(&values[0])
-                ),
-                if i == 2 {
-                    "day/month/year"
-                } else {
-                    "month/day/year"
-                },
-                if i == 2 { "dmy" } else { "mdy" }
+                "dates such as `{}` read with a two-digit year last ({order}) and first (year/month/day), \
+                 and the sample does not tell which; pass --time-format {keyword} or --time-format '%y/%m/%d'",
+                String::from_utf8_lossy(example)
             ));
         }
         let how = if (i == 2 || i == 3) && two_digit_years {
