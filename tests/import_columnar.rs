@@ -692,3 +692,49 @@ fn time_units_s_ms_us_ns_read_as_the_same_instants() {
         assert_eq!(out, want, "unit {unit}");
     }
 }
+
+/// A Parquet or Arrow input named by a pipe's path (`xs import <(cat f.parquet)`,
+/// `/dev/stdin`, a FIFO) was read as CSV: its binary head was refused as a header in an
+/// unknown encoding. A pipe is now read once: whole when its first bytes say Parquet or
+/// Arrow, else on from those bytes as text.
+#[test]
+fn parquet_and_arrow_through_a_pipe_named_by_its_path_are_read_as_such() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    import_new(&fixture("sensor.csv"), &a, &["-q"]);
+    let want = all_rows(&a);
+    for (format, name) in [("parquet", "a.parquet"), ("arrow", "a.arrow")] {
+        let file = tmp.path().join(name);
+        ok_in(&a, &["export", "--format", format, "-o", s(&file)]);
+        let bytes = std::fs::read(&file).unwrap();
+        // `/dev/stdin` names the pipe assert_cmd writes.
+        let b = tmp.path().join(format!("stdin-{format}"));
+        let mut cmd = xs();
+        cmd.arg("-d")
+            .arg(&b)
+            .args(["import", "-q", "/dev/stdin"])
+            .write_stdin(bytes.clone());
+        let (code, out, err) = run(cmd);
+        assert_eq!(code, 0, "{format} on /dev/stdin: {out}\n{err}");
+        assert_eq!(all_rows(&b), want, "{format} on /dev/stdin");
+        // A FIFO, written by another thread.
+        let fifo = tmp.path().join(format!("feed-{format}"));
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::write(fifo, bytes))
+        };
+        let c = tmp.path().join(format!("fifo-{format}"));
+        let mut cmd = xs();
+        cmd.arg("-d")
+            .arg(&c)
+            .args(["import", "-q"])
+            .arg(&fifo)
+            .timeout(std::time::Duration::from_secs(60));
+        let (code, out, err) = run(cmd);
+        writer.join().unwrap().unwrap();
+        assert_eq!(code, 0, "{format} through a FIFO: {out}\n{err}");
+        assert_eq!(all_rows(&c), want, "{format} through a FIFO");
+    }
+}

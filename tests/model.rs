@@ -2158,6 +2158,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         chunk_bytes: setting.chunk_bytes,
         sniff: Sniff::default(),
         columnar: Vec::new(),
+        pipes: Vec::new(),
         encoding: None,
         comments: Vec::new(),
     };

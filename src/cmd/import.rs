@@ -375,6 +375,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             known_names,
         },
         columnar: columnar.inputs.clone(),
+        pipes: columnar.pipes.clone(),
         comments: Vec::new(),
         encoding: match &args.encoding {
             Some(label) => xs::import::input::encoding_of(label)?,

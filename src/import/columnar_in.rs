@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -23,6 +23,7 @@ use arrow_schema::{DataType, SchemaRef, TimeUnit};
 
 use crate::db::schema::{ColumnType, MAX_STR_LEN};
 use crate::error::{Error, Result};
+use crate::import::input::{OpenedPipe, PipeSlot};
 use crate::import::{dialect, infer, sample::SampleRows, Sample};
 use crate::io::output::write_csv_str;
 use crate::io::timefmt::EpochUnit;
@@ -204,6 +205,9 @@ pub struct Columnar {
     pub time: Option<(String, EpochUnit)>,
     /// What was read, for the report: one line per columnar input.
     pub notes: Vec<String>,
+    /// The inputs that are pipes named by their paths and hold text: opened, their first
+    /// bytes read (the CSV reader goes on from them).
+    pub pipes: Vec<(PathBuf, PipeSlot)>,
 }
 
 /// Opens every Parquet or Arrow input of `inputs` (stdin too); `time_column` names the time
@@ -225,19 +229,38 @@ pub fn open_inputs(inputs: &[PathBuf], time_column: Option<&str>, new_db: bool) 
                 }
                 None => continue,
             }
-        } else {
-            // Only a regular file is opened here: the bytes read from a pipe named by its path
-            // (`<(cat f.csv)`) would be gone for the CSV reader that opens it next, and a FIFO's
-            // writer would see its reader go.
+        } else if input.is_file() {
             let mut head = [0u8; 8];
-            let n = match input.is_file().then(|| File::open(input)) {
-                Some(Ok(mut f)) => read_head(&mut f, &mut head).map_err(|e| Error::io("read", input, e))?,
-                _ => 0,
+            let n = match File::open(input) {
+                Ok(mut f) => read_head(&mut f, &mut head).map_err(|e| Error::io("read", input, e))?,
+                Err(_) => 0,
             };
             match Kind::sniff(&head[..n]) {
                 Some(kind) => (kind, None),
                 None => continue,
             }
+        } else if std::fs::metadata(input).is_ok_and(|m| !m.is_dir()) {
+            // A pipe named by its path (`<(cat f.parquet)`, a FIFO) is read once: a columnar
+            // one whole (Parquet needs to seek), a text one goes on from its first bytes in
+            // the CSV reader, which takes the pipe as it is open.
+            let mut file = File::open(input).map_err(|e| Error::io("open", input, e))?;
+            let mut head = vec![0u8; 8];
+            let n = read_head(&mut file, &mut head).map_err(|e| Error::io("read", input, e))?;
+            head.truncate(n);
+            match Kind::sniff(&head) {
+                Some(kind) => {
+                    file.read_to_end(&mut head)
+                        .map_err(|e| Error::io("read", input, e))?;
+                    (kind, Some(head))
+                }
+                None => {
+                    let pipe = OpenedPipe { head, file };
+                    out.pipes.push((input.clone(), Arc::new(Mutex::new(Some(pipe)))));
+                    continue;
+                }
+            }
+        } else {
+            continue;
         };
         let (name, path) = if input.as_os_str() == "-" {
             ("-".to_string(), None)

@@ -6,7 +6,7 @@ use std::fs::{self, File};
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::scan::RecordScanner;
 use crate::error::{Error, Result};
@@ -22,7 +22,21 @@ pub struct Source {
     pub len_bytes: u64,
     /// A Parquet or Arrow input, opened (its record batches go to the pipeline as they are).
     pub columnar: Option<std::sync::Arc<crate::import::columnar_in::Input>>,
+    /// A pipe named by its path, already opened to read its first bytes.
+    pub pipe: Option<PipeSlot>,
 }
+
+/// A pipe named by its path (`<(cat f.csv)`, a FIFO) whose first bytes were read to tell
+/// Parquet and Arrow from text: those bytes and the open pipe, for the text reader to go on
+/// from. A pipe cannot be read twice, and a FIFO's writer fails once its reader closes it.
+#[derive(Debug)]
+pub struct OpenedPipe {
+    pub head: Vec<u8>,
+    pub file: File,
+}
+
+/// An opened pipe, until the text reader takes it.
+pub type PipeSlot = Arc<Mutex<Option<OpenedPipe>>>;
 
 /// Whether a directory's entry named `name` is imported with it: a `.csv` or `.tsv` file,
 /// plain or as `.gz` or `.zst`, not hidden (macOS leaves `._NAME.csv` beside each file on some
@@ -68,6 +82,7 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
                 path: None,
                 len_bytes: 0,
                 columnar: None,
+                pipe: None,
             });
             continue;
         }
@@ -97,6 +112,7 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
                     path: Some(path),
                     len_bytes,
                     columnar: None,
+                    pipe: None,
                 });
             }
         } else {
@@ -105,6 +121,7 @@ pub fn sources(inputs: &[PathBuf]) -> Result<Vec<Source>> {
                 path: Some(input.clone()),
                 len_bytes: meta.len(),
                 columnar: None,
+                pipe: None,
             });
         }
     }
@@ -479,9 +496,14 @@ pub fn open(
     raw_bytes: Arc<AtomicU64>,
     encoding: Option<&'static encoding_rs::Encoding>,
 ) -> Result<Opened> {
-    let raw: Box<dyn Read + Send> = match &source.path {
-        None => Box::new(io::stdin()),
-        Some(path) => Box::new(File::open(path).map_err(|e| Error::io("open", path, e))?),
+    let opened = source
+        .pipe
+        .as_ref()
+        .and_then(|slot| slot.lock().unwrap_or_else(|e| e.into_inner()).take());
+    let raw: Box<dyn Read + Send> = match (&source.path, opened) {
+        (_, Some(pipe)) => Box::new(io::Cursor::new(pipe.head).chain(pipe.file)),
+        (None, None) => Box::new(io::stdin()),
+        (Some(path), None) => Box::new(File::open(path).map_err(|e| Error::io("open", path, e))?),
     };
     let read_error = |e| Error::io("read", source_path(source), e);
     let (magic, raw) = peek(

@@ -97,6 +97,8 @@ pub struct CsvOptions {
     /// The Parquet and Arrow inputs, opened (`columnar_in::open_inputs`): their record
     /// batches go to the pipeline in place of text.
     pub columnar: Vec<Arc<columnar_in::Input>>,
+    /// The pipes among the inputs that `columnar_in::open_inputs` opened and found to be text.
+    pub pipes: Vec<(PathBuf, input::PipeSlot)>,
     /// `--encoding`: the text encoding of every input, when not UTF-8 (`None`: UTF-8, or
     /// UTF-16 where a byte-order mark says so).
     pub encoding: Option<&'static encoding_rs::Encoding>,
@@ -381,6 +383,9 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
     let mut sources = input::sources(inputs)?;
     for source in &mut sources {
         source.columnar = csv.columnar.iter().find(|c| c.path == source.path).cloned();
+        source.pipe = (csv.pipes.iter())
+            .find(|(path, _)| Some(path) == source.path.as_ref())
+            .map(|(_, slot)| slot.clone());
     }
     let Some(first_source) = sources.first() else {
         return Err(Error::Invalid("no input given".into()));
