@@ -224,15 +224,15 @@ pub fn split_record(
 }
 
 /// Splits the records of a chunk that holds no quote at all: delimiters and line ends are
-/// found 8 bytes at a time (SWAR), with no call per field.
+/// found 16 bytes at a time (SSE2 on x86-64, else 8 with SWAR), with no call per field.
 pub struct PlainSplitter<'a> {
     data: &'a [u8],
     delimiter: u8,
-    /// Start of the word whose hits are in `mask`.
+    /// Start of the block whose hits are in `mask`.
     word_at: usize,
     /// Next byte to load.
     next: usize,
-    /// One 0x80 bit per matching byte of the current word.
+    /// One bit per matching byte of the current block (bit k: byte `word_at + k`).
     mask: u64,
 }
 
@@ -243,6 +243,39 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 #[inline]
 fn zero_bytes(x: u64) -> u64 {
     !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
+}
+
+/// The bytes of `block` (up to 8) equal to `a` or `b`, one bit each (bit k: byte k).
+#[inline]
+fn hits_swar(block: &[u8], a: u8, b: u8) -> u64 {
+    let mut word = [0u8; 8];
+    let take = block.len().min(8);
+    word[..take].copy_from_slice(&block[..take]);
+    let v = u64::from_le_bytes(word);
+    let high = zero_bytes(v ^ (u64::from(a) * ONES)) | zero_bytes(v ^ (u64::from(b) * ONES));
+    // Gather the 0x80 bits, one per byte, into the low 8 bits; padding bytes are zero and
+    // may have matched, so only `take` bits count.
+    let bits = ((high >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
+    bits & ((1u64 << take) - 1)
+}
+
+/// The bytes of the 16 at `block` equal to `a` or `b`, one bit each (bit k: byte k).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn hits_16(block: &[u8; 16], a: u8, b: u8) -> u64 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of every x86-64 CPU; the load reads the 16 bytes `block` borrows,
+    // unaligned loads allowed.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        let m = _mm_or_si128(
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(a as i8)),
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8)),
+        );
+        u64::from(_mm_movemask_epi8(m) as u16)
+    }
 }
 
 impl<'a> PlainSplitter<'a> {
@@ -262,27 +295,20 @@ impl<'a> PlainSplitter<'a> {
     fn next_hit(&mut self) -> Option<usize> {
         loop {
             if self.mask != 0 {
-                let at = self.word_at + (self.mask.trailing_zeros() / 8) as usize;
+                let at = self.word_at + self.mask.trailing_zeros() as usize;
                 self.mask &= self.mask - 1;
                 return Some(at);
             }
-            let n = self.data.len();
-            if self.next >= n {
-                return None;
-            }
-            let mut word = [0u8; 8];
-            let take = (n - self.next).min(8);
-            word[..take].copy_from_slice(&self.data[self.next..self.next + take]);
-            let v = u64::from_le_bytes(word);
-            let mut mask = zero_bytes(v ^ (u64::from(self.delimiter) * ONES))
-                | zero_bytes(v ^ (u64::from(b'\n') * ONES));
-            if take < 8 {
-                // Padding bytes are zero: drop any match they made.
-                mask &= (1u64 << (take * 8)) - 1;
-            }
-            self.mask = mask;
+            let rest = self.data.get(self.next..).filter(|r| !r.is_empty())?;
             self.word_at = self.next;
-            self.next += take;
+            #[cfg(target_arch = "x86_64")]
+            if let Some(block) = rest.first_chunk::<16>() {
+                self.mask = hits_16(block, self.delimiter, b'\n');
+                self.next += 16;
+                continue;
+            }
+            self.mask = hits_swar(rest, self.delimiter, b'\n');
+            self.next += rest.len().min(8);
         }
     }
 
@@ -459,6 +485,36 @@ mod tests {
             assert_eq!(a, b);
             assert_eq!(f1, f2);
             at = a.next;
+        }
+    }
+
+    /// Random quote-free chunks of delimiters, line ends, carriage returns and bytes, every
+    /// length from 0 to 80 (the 16- and 8-byte blocks and their tails), split both ways.
+    #[test]
+    fn plain_splitting_agrees_on_random_chunks() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let alphabet = [b',', b';', b'\n', b'\r', b'a', b'0', 0x00, 0x80, 0xff, b' '];
+        for round in 0..20_000 {
+            let len = round % 81;
+            let delimiter = if round % 3 == 0 { b';' } else { b',' };
+            let data: Vec<u8> = (0..len)
+                .map(|_| alphabet[next() as usize % alphabet.len()])
+                .collect();
+            let mut plain = PlainSplitter::new(&data, 0, delimiter);
+            let (mut f1, mut f2, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+            let mut at = 0;
+            while at < data.len() {
+                let a = plain.next_record(at, &mut f1);
+                let b = split_record(&data, at, delimiter, &mut f2, &mut scratch);
+                assert_eq!((a, &f1), (b, &f2), "{data:?} at {at}");
+                at = a.next;
+            }
         }
     }
 
