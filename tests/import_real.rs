@@ -3501,12 +3501,16 @@ fn months_and_years_are_stored_at_their_first_day() {
         "week,v\n2021-01-04T00:00:00Z,1\n2021-01-11T00:00:00Z,2\n"
     );
 
-    // Four digits that are no storable year (`1230`, a day written MMDD) are not years.
+    // Four digits that are no storable year (`1230`, a day written MMDD) are not years; the
+    // clocks beside them, too few to tell from seconds since midnight, are refused.
     let input = d.join("mmdd.csv");
     fs::write(&input, "date,time,v\n1230,0930,1\n1230,1000,2\n").unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "md", "import"]).arg(&input));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("pass --date"), "{err}");
+    assert!(
+        err.contains("both as clock times written HHMM and as seconds"),
+        "{err}"
+    );
     assert!(!d.join("md").exists());
 }
 
@@ -4422,6 +4426,65 @@ fn a_pipe_named_by_its_path_is_read_once_and_whole() {
     assert!(rows.ends_with(last));
 }
 
+/// Minute bars as charting and broker exports write them: `Date,Time` with the clock as a
+/// number, `930` for 09:30 (no leading zero for the hour), `1559` for 15:59. With zero flags
+/// the two columns were not joined (a three-digit clock was no clock), and joined by hand they
+/// were refused as HHMM; now both columns make each bar's time, stored to the minute.
+#[test]
+fn minute_bars_with_hmm_clocks_beside_their_date_are_read_with_zero_flags() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut csv = String::from("Date,Time,Open,High,Low,Close,Volume\n");
+    for day in ["20240307", "20240308"] {
+        for minute in (9 * 60 + 30..16 * 60).step_by(15) {
+            let clock = (minute / 60) * 100 + minute % 60;
+            csv += &format!(
+                "{day},{clock},510.{},510.9,509.1,510.5,{}\n",
+                minute % 10,
+                1000 + minute
+            );
+        }
+    }
+    fs::write(d.join("bars.csv"), &csv).unwrap();
+    let (_, err) = ok(xs(d).args(["-d", "bars", "import", "bars.csv"]));
+    assert!(err.contains("time from columns `Date`+`Time` joined"), "{err}");
+    let out = range(d, "bars");
+    assert_eq!(out.lines().count(), 1 + 2 * 26, "{out}");
+    for row in [
+        "Date_Time,Open,High,Low,Close,Volume",
+        "2024-03-07T09:30:00Z,510.0,510.9,509.1,510.5,1570",
+        "2024-03-07T10:00:00Z,510.0,510.9,509.1,510.5,1600",
+        "2024-03-08T15:45:00Z,510.5,510.9,509.1,510.5,1945",
+    ] {
+        assert!(out.lines().any(|l| l == row), "{row}: {out}");
+    }
+}
+
+/// A few clock times written HHMM in a file whose name holds the date (`930`, `1000`,
+/// `1559`) were stored as seconds since midnight, 00:15:30 … 00:25:59, exit 0: too few
+/// values to tell the two readings apart are now refused, naming --time-unit s.
+#[test]
+fn a_few_hhmm_numbers_are_not_taken_for_seconds_since_midnight() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    fs::write(
+        d.join("ES_20240308.csv"),
+        "Time,Open\n930,1\n931,2\n1000,3\n1559,4\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "es", "import", "ES_20240308.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("read both as clock times written HHMM and as seconds since midnight"),
+        "{err}"
+    );
+    assert!(err.contains("pass --time-unit s"), "{err}");
+    assert!(!d.join("es").exists());
+    // Said to be seconds, they are.
+    ok(xs(d).args(["-d", "es", "import", "-q", "--time-unit", "s", "ES_20240308.csv"]));
+    assert!(range(d, "es").contains("\n2024-03-08T00:15:30Z,1\n"));
+}
+
 /// Numbers that read as seconds since midnight of the file name's date, but are not: each
 /// stored every row at a wrong time of the right day with exit 0. Now refused, naming the way.
 #[test]
@@ -4664,6 +4727,8 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
             1,
         ),
         ("0930,0931,1000,1030", "2024-03-07T09:30:00Z", 0),
+        // Without the hour's leading zero, as minute bars write it: refused until xs read it.
+        ("930,931,945,1000,1559", "2024-03-07T09:30:00Z", 0),
     ]
     .into_iter()
     .enumerate()
@@ -4680,11 +4745,12 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
             "{times}: {out}"
         );
     }
-    // Numbers that are no seconds since midnight are refused, joined or not: HHMM clocks and
-    // a spreadsheet's fractions of a day.
+    // Numbers that are no seconds since midnight are refused, joined or not: clocks of one
+    // or two digits (`5` is no clock and no minute bar's time) and a spreadsheet's fractions
+    // of a day.
     for (times, says) in [
         (
-            "930,931,945,1000,1559",
+            "5,10,15,930,931",
             "clock times written HHMM rather than seconds since midnight",
         ),
         (

@@ -898,19 +898,20 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
             good * 10 >= n * 9
         }
     };
-    // `0930`, `093000` and `093000123` (milliseconds after the seconds, as Chinese futures
-    // feeds write them) beside a date are clock times too, in a column named like a time
-    // (elsewhere four digits are as likely a count).
+    // `0930` (or `930`, as minute bars write it), `093000` and `093000123` (milliseconds after
+    // the seconds, as Chinese futures feeds write them) beside a date are clock times too, in
+    // a column named like a time (elsewhere four digits are as likely a count).
     let clock = |v: &[u8]| {
         let v = v.trim_ascii();
-        let hms = match v.len() {
-            4 | 6 => v,
-            9 => &v[..6],
+        let (hour, rest) = match v.len() {
+            3 => (&v[..1], &v[1..]),
+            4 | 6 => (&v[..2], &v[2..]),
+            9 => (&v[..2], &v[2..6]),
             _ => return false,
         };
         v.iter().all(u8::is_ascii_digit)
-            && epoch_magnitude(&hms[..2]) < 24
-            && hms[2..].chunks(2).all(|pair| epoch_magnitude(pair) < 60)
+            && epoch_magnitude(hour) < 24
+            && rest.chunks(2).all(|pair| epoch_magnitude(pair) < 60)
     };
     // `13.21` and `11,06` read as a time of day (`H.MM`), but beside a date they are far more
     // often a price or a rate: such a column is joined only under a name that says clock.
@@ -1690,7 +1691,8 @@ fn within_day_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
 
 /// Why numbers that read as seconds since midnight are no such thing when they are clock
 /// times written `HHMM` (`930` … `1559`, a day of minute bars): with 20 distinct values or
-/// more and none whose last two digits pass 59, seconds would have shown a 60 by now.
+/// more and none whose last two digits pass 59, seconds would have shown a 60 by now. Fewer
+/// such values cannot tell the two apart, and are not placed on a guess.
 fn hhmm_numbers(label: &str, refs: &[&[u8]]) -> Option<String> {
     let mut numbers: Vec<u64> = refs
         .iter()
@@ -1701,10 +1703,19 @@ fn hhmm_numbers(label: &str, refs: &[&[u8]]) -> Option<String> {
     numbers.sort_unstable();
     numbers.dedup();
     let clock = numbers.iter().all(|&n| n < 2400 && n % 100 < 60);
-    if numbers.len() < 20 || !clock || numbers.last()? < &100 {
+    if !clock || numbers.last()? < &100 {
         return None;
     }
     let (low, high) = (numbers[0], numbers[numbers.len() - 1]);
+    if numbers.len() < 20 {
+        return Some(format!(
+            "column `{label}` holds numbers from {low} to {high} whose last two digits never pass \
+             59, which read both as clock times written HHMM and as seconds since midnight, and \
+             the sample has too few ({}) to tell: pass --time-unit s if they are seconds since \
+             midnight; if they are clock times, write them as `HH:MM`",
+            numbers.len()
+        ));
+    }
     Some(format!(
         "column `{label}` holds numbers from {low} to {high} whose last two digits never pass 59 \
          ({} values): clock times written HHMM, not seconds since midnight. xs reads clock \
