@@ -4478,11 +4478,152 @@ fn a_few_hhmm_numbers_are_not_taken_for_seconds_since_midnight() {
         err.contains("read both as clock times written HHMM and as seconds since midnight"),
         "{err}"
     );
-    assert!(err.contains("pass --time-unit s"), "{err}");
+    assert!(
+        err.contains("pass --time-format hhmm if they are clock times"),
+        "{err}"
+    );
+    assert!(err.contains("--time-unit s if they are seconds"), "{err}");
     assert!(!d.join("es").exists());
-    // Said to be seconds, they are.
+    // Said to be seconds, they are; said to be clocks, they are.
     ok(xs(d).args(["-d", "es", "import", "-q", "--time-unit", "s", "ES_20240308.csv"]));
     assert!(range(d, "es").contains("\n2024-03-08T00:15:30Z,1\n"));
+    ok(xs(d).args([
+        "-d",
+        "hm",
+        "import",
+        "-q",
+        "--time-format",
+        "hhmm",
+        "ES_20240308.csv",
+    ]));
+    assert!(range(d, "hm").contains("\n2024-03-08T09:30:00Z,1\n2024-03-08T09:31:00Z,2\n"));
+}
+
+/// What a review found the first reading of `930` beside a date did wrong: a 3-digit
+/// quantity named like a time (`ResponseTime`, one row a date) and batch ids after a date
+/// (`2024-03-07-001`) became times of day, and `--time-unit s` no longer decided. Also: a
+/// 24-hour day of bars (`0` … `2359`) and hourly rows (`0`, `100` … `2300`) beside their
+/// date, stored at the date's midnight with exit 0, are read as clocks.
+#[test]
+fn hmm_clocks_beside_a_date_are_read_only_where_they_are_clocks() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let mut resp = String::from("Date,ResponseTime,Requests\n");
+    for day in 1..=25 {
+        resp += &format!("2024-02-{day:02},{},3331\n", 118 + day);
+    }
+    fs::write(d.join("resp.csv"), resp).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "r", "import", "resp.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("pass --time-column Date to store each row at its day's midnight"),
+        "{err}"
+    );
+    let mut ids = String::from("batch,weight\n");
+    for k in 1..=40 {
+        ids += &format!("2024-03-07-{k:03},12\n");
+    }
+    fs::write(d.join("batches.csv"), ids).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "b", "import", "batches.csv"]));
+    assert_eq!(code, 2, "{err}");
+    let mut secs = String::from("Date,Secs,value\n");
+    for k in 1..=20 {
+        secs += &format!("2024-03-09,{},{k}\n", 100 * k + 200);
+    }
+    fs::write(d.join("secs.csv"), secs).unwrap();
+    ok(xs(d).args([
+        "-d",
+        "s",
+        "import",
+        "-q",
+        "--time-column",
+        "Date,Secs",
+        "--time-unit",
+        "s",
+        "secs.csv",
+    ]));
+    assert!(
+        range(d, "s").contains("\n2024-03-09T00:05:00Z,1\n"),
+        "{}",
+        range(d, "s")
+    );
+    let mut bars = String::from("Date,Time,Close\n");
+    for minute in 0..24 * 60 {
+        bars += &format!("20240308,{},{minute}\n", minute / 60 * 100 + minute % 60);
+    }
+    fs::write(d.join("bars24.csv"), bars).unwrap();
+    ok(xs(d).args(["-d", "bars", "import", "-q", "bars24.csv"]));
+    let out = range(d, "bars");
+    assert_eq!(out.lines().count(), 1 + 1440);
+    for row in [
+        "Date_Time,Close",
+        "2024-03-08T00:00:00Z,0",
+        "2024-03-08T00:05:00Z,5",
+        "2024-03-08T23:59:00Z,1439",
+    ] {
+        assert!(out.lines().any(|l| l == row), "{row}: {out}");
+    }
+    let mut hourly = String::from("Date,Time,TempC\n");
+    for day in 1..=3 {
+        for hour in 0..24 {
+            hourly += &format!("2024-03-{day:02},{},{hour}\n", hour * 100);
+        }
+    }
+    fs::write(d.join("hourly.csv"), hourly).unwrap();
+    ok(xs(d).args(["-d", "h", "import", "-q", "hourly.csv"]));
+    let out = range(d, "h");
+    assert_eq!(out.lines().count(), 1 + 72);
+    assert!(
+        out.contains("\n2024-03-01T00:00:00Z,0\n2024-03-01T01:00:00Z,1\n"),
+        "{out}"
+    );
+}
+
+/// Two FIFOs fed in turn by one writer (`cat a > f1; cat b > f2`): the Parquet sniffing of
+/// pipes held the first open, unread, while it opened the second, and the import waited
+/// forever on a writer stuck on the first. And `- /dev/stdin` split one stream between two
+/// readers (a record cut in two, exit 4): refused.
+#[test]
+fn fifos_fed_in_turn_are_read_in_turn() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let day = |from: i64| {
+        let mut csv = String::from("time,v\n");
+        for i in 0..20_000 {
+            csv.push_str(&format!("{},{}\n", from + i, i % 977));
+        }
+        csv
+    };
+    let (a, b) = (day(1_704_067_200), day(1_704_153_600));
+    let (f1, f2) = (d.join("f1"), d.join("f2"));
+    for f in [&f1, &f2] {
+        assert!(std::process::Command::new("mkfifo")
+            .arg(f)
+            .status()
+            .unwrap()
+            .success());
+    }
+    let writer = {
+        let (f1, f2) = (f1.clone(), f2.clone());
+        std::thread::spawn(move || fs::write(f1, a).and_then(|_| fs::write(f2, b)))
+    };
+    ok(xs(d)
+        .args(["-d", "two", "import", "-q"])
+        .arg(&f1)
+        .arg(&f2)
+        .timeout(std::time::Duration::from_secs(60)));
+    writer.join().unwrap().unwrap();
+    assert_eq!(range(d, "two").lines().count(), 1 + 40_000);
+
+    let (code, _, err) = run(xs(d)
+        .args(["-d", "dup", "import", "-", "/dev/stdin"])
+        .write_stdin(day(1_704_067_200)));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("are the same input (standard input); name it once"),
+        "{err}"
+    );
+    assert!(!d.join("dup").exists());
 }
 
 /// Numbers that read as seconds since midnight of the file name's date, but are not: each
@@ -4491,13 +4632,25 @@ fn a_few_hhmm_numbers_are_not_taken_for_seconds_since_midnight() {
 fn numbers_that_are_no_seconds_since_midnight_are_refused() {
     let t = TempDir::new().unwrap();
     let d = t.path();
-    for (name, says) in [
-        // Minute bars' `930` … `1559` (HHMM) were 00:15:30 … 00:25:59.
-        (
-            "spy_bars_20240308.csv",
-            "column `Time` holds numbers from 930 to 1559 whose last two digits never pass 59 \
-             (390 values): clock times written HHMM, not seconds since midnight",
+    // Minute bars' `930` … `1559` (HHMM) were 00:15:30 … 00:25:59; then refused; now they
+    // are read as the clocks they are, on the file name's date.
+    let input = fixture(d, "spy_bars_20240308.csv");
+    let (_, err) = ok(xs(d).args(["-d", "spy", "import"]).arg(&input));
+    assert!(
+        err.contains(
+            "clock times written HHMM: numbers from 930 to 1559 whose last two digits never pass \
+             59 (390 values), not seconds since midnight"
         ),
+        "{err}"
+    );
+    let out = range(d, "spy");
+    assert_eq!(out.lines().count(), 1 + 390, "{out}");
+    assert!(
+        out.starts_with("Time,Close\n2024-03-08T09:30:00Z,170.03\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("\n2024-03-08T15:59:00Z,170.00\n"), "{out}");
+    for (name, says) in [
         // A logger's Excel serial times `45360.010417` were 12:36:00.010417.
         (
             "logger_20240309.csv",
@@ -4727,8 +4880,6 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
             1,
         ),
         ("0930,0931,1000,1030", "2024-03-07T09:30:00Z", 0),
-        // Without the hour's leading zero, as minute bars write it: refused until xs read it.
-        ("930,931,945,1000,1559", "2024-03-07T09:30:00Z", 0),
     ]
     .into_iter()
     .enumerate()
@@ -4745,13 +4896,13 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
             "{times}: {out}"
         );
     }
-    // Numbers that are no seconds since midnight are refused, joined or not: clocks of one
-    // or two digits (`5` is no clock and no minute bar's time) and a spreadsheet's fractions
-    // of a day.
+    // Numbers that are no seconds since midnight are refused, joined or not: clocks too few
+    // to tell from seconds (20 or more are read, `minute_bars_with_hmm_clocks…`) and a
+    // spreadsheet's fractions of a day.
     for (times, says) in [
         (
-            "5,10,15,930,931",
-            "clock times written HHMM rather than seconds since midnight",
+            "930,931,945,1000,1559",
+            "clock times written HHMM or seconds since midnight, and the sample has too few",
         ),
         (
             "0.375,0.5,0.625,0.75",

@@ -120,7 +120,7 @@ pub struct Args {
     /// strftime pattern of the times, e.g. '%d/%m/%Y %H:%M:%S' (without a date it reads times of
     /// day), or `dmy`, `mdy`, `ymd`: the detected shapes with the date in that order, or
     /// `hhmmss`, `hhmmssmmm` (or `hhmmss` and 6 or 9 `f`): times of day as clock digits (`93000`
-    /// is 09:30:00), `quarter` (`1990Q1`, `Q1 1990`), or `excel`: a spreadsheet's serial days
+    /// is 09:30:00), `hhmm`: clock digits without seconds (`930` is 09:30), `quarter` (`1990Q1`, `Q1 1990`), or `excel`: a spreadsheet's serial days
     /// (`44197.75` is 2021-01-01 18:00, to the millisecond). A pattern without the day (`%Y-%m`,
     /// `%Y`) stores each month or year at its first day (default: detected — ISO-8601, epoch
     /// numbers, dates in year-month-day, day/month/year or month/day/year order with a time,

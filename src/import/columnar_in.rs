@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufRead, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use arrow_array::cast::AsArray;
@@ -215,6 +215,20 @@ pub struct Columnar {
 /// their longest value and whether their values repeat (the types of a new database).
 pub fn open_inputs(inputs: &[PathBuf], time_column: Option<&str>, new_db: bool) -> Result<Columnar> {
     let mut out = Columnar::default();
+    let is_pipe =
+        |p: &PathBuf| p.as_os_str() != "-" && !p.is_file() && std::fs::metadata(p).is_ok_and(|m| !m.is_dir());
+    // A pipe's head is read only when it is the one pipe: opening a second while the first is
+    // held unread would wait on a writer that feeds them in turn (`cat a > f1; cat b > f2`).
+    let one_pipe = inputs.iter().filter(|p| is_pipe(p)).count() == 1;
+    if let Some(pipe) = inputs.iter().find(|p| is_pipe(p)) {
+        // `-` and `/dev/stdin` are one stream: read twice, each would get part of it.
+        if inputs.iter().any(|p| p.as_os_str() == "-") && same_stream(pipe, Path::new("/dev/stdin")) {
+            return Err(Error::Invalid(format!(
+                "- and {} are the same input (standard input); name it once",
+                pipe.display()
+            )));
+        }
+    }
     for input in inputs {
         let (kind, bytes) = if input.as_os_str() == "-" {
             let stdin = io::stdin();
@@ -239,7 +253,7 @@ pub fn open_inputs(inputs: &[PathBuf], time_column: Option<&str>, new_db: bool) 
                 Some(kind) => (kind, None),
                 None => continue,
             }
-        } else if std::fs::metadata(input).is_ok_and(|m| !m.is_dir()) {
+        } else if one_pipe && is_pipe(input) {
             // A pipe named by its path (`<(cat f.parquet)`, a FIFO) is read once: a columnar
             // one whole (Parquet needs to seek), a text one goes on from its first bytes in
             // the CSV reader, which takes the pipe as it is open.
@@ -373,15 +387,26 @@ pub fn open_inputs(inputs: &[PathBuf], time_column: Option<&str>, new_db: bool) 
     Ok(out)
 }
 
+/// Whether two paths open the same file or pipe.
+fn same_stream(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
 trait ReadSeek: Read + io::Seek {}
 impl<T: Read + io::Seek> ReadSeek for T {}
 
 fn read_head(file: &mut File, head: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < head.len() {
-        match file.read(&mut head[n..])? {
-            0 => break,
-            k => n += k,
+        match file.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(n)

@@ -298,7 +298,7 @@ fn skip_weekday(b: &[u8]) -> &[u8] {
     rest.strip_prefix(b" ").unwrap_or(b)
 }
 
-/// `HH:MM[:SS][.f]`, `HH.MM[.SS]`, and after a date also `HHMM` (or `HMM`), `HHMMSS[f…]`, from `at`: ns
+/// `HH:MM[:SS][.f]`, `HH.MM[.SS]`, and after a date also `HHMM`, `HHMMSS[f…]`, from `at`: ns
 /// since midnight, and where it ends. Hour 24 is allowed only as `24:00[:00]` (the next midnight).
 fn time_of_day(b: &[u8], at: usize, with_date: bool) -> Option<(i64, usize)> {
     let (first, n) = digits(b, at);
@@ -329,8 +329,7 @@ fn time_of_day(b: &[u8], at: usize, with_date: bool) -> Option<(i64, usize)> {
             };
             frac_ns = 0;
         }
-        // `HMM` too: minute bars write 09:30 as `930` beside their date.
-        3 | 4 if with_date => {
+        4 if with_date => {
             hour = first / 100;
             minute = first % 100;
             second = 0;
@@ -535,11 +534,12 @@ mod tests {
         assert_eq!(at("20110731 22:00:00", DateOrder::Ymd), Some(t));
         assert_eq!(at("20110731 220000", DateOrder::Ymd), Some(t));
         assert_eq!(at("20110731 2200", DateOrder::Ymd), Some(t));
-        // A minute bar's clock without the hour's leading zero, after a date only.
+        // Three digits after a date are no clock here (`2024-03-07-001` is a batch id): the
+        // import reads them as one only from a column of them (`TimeFormat::DateAndClock`).
         let bar = DAY_2011_07_31 + 9 * NS_PER_HOUR + 30 * NS_PER_MIN;
-        assert_eq!(at("20110731 930", DateOrder::Ymd), Some(bar));
         assert_eq!(at("2011-07-31 0930", DateOrder::Ymd), Some(bar));
-        assert_eq!(at("2011-07-31 960", DateOrder::Ymd), None);
+        assert_eq!(at("20110731 930", DateOrder::Ymd), None);
+        assert_eq!(at("2011-07-31-001", DateOrder::Ymd), None);
         assert_eq!(at("930", DateOrder::None), None);
         assert_eq!(at("31/07/2011 22.00.00", DateOrder::Dmy), Some(t));
         assert_eq!(at("31.07.2011 22:00", DateOrder::Dmy), Some(t));

@@ -254,10 +254,13 @@ fn readable(parsed: std::result::Result<(i64, bool), TimeError>) -> bool {
     }
 }
 
-/// The clock format a `--time-format` keyword names: `hhmmss`, `hhmmssmmm`, and `hhmmss`
-/// with 3, 6 or 9 `f` for a fraction of as many digits (any case).
+/// The clock format a `--time-format` keyword names: `hhmm`, `hhmmss`, `hhmmssmmm`, and
+/// `hhmmss` with 3, 6 or 9 `f` for a fraction of as many digits (any case).
 pub fn clock_keyword(pattern: &str) -> Option<TimeFormat> {
     let lower = pattern.to_ascii_lowercase();
+    if lower == "hhmm" {
+        return Some(TimeFormat::ClockMinutes);
+    }
     let frac = match lower.strip_prefix("hhmmss")? {
         "" => 0,
         "mmm" => 3,
@@ -307,8 +310,20 @@ pub fn detect_columns_time_format(
     pattern: Option<&str>,
 ) -> std::result::Result<Option<(TimeFormat, String)>, String> {
     let found = detect_time_format(values, unit, pattern);
-    if columns < 2 || pattern.is_some() || matches!(found, Ok(Some(_))) {
+    if columns < 2 || pattern.is_some() {
         return found;
+    }
+    if let Ok(Some((format, _))) = &found {
+        // Minute bars' `1000` … `1559` read after a date as HHMM, but their `930` does not: a
+        // reading of every value as a date and a clock wins over one that rejects some.
+        let present = present_values(values);
+        if present.iter().all(|v| readable(format.parse(v))) {
+            return found;
+        }
+        return match date_and_day_number(values, unit) {
+            Ok(Some(clocks @ (TimeFormat::DateAndClock(_), _))) => Ok(Some(clocks)),
+            _ => found,
+        };
     }
     match date_and_day_number(values, unit)? {
         Some(joined) => Ok(Some(joined)),
@@ -349,14 +364,36 @@ fn date_and_day_number(
     let mut magnitudes: Vec<u64> = numbers.iter().map(|v| epoch_magnitude(v)).collect();
     magnitudes.sort_unstable();
     // Whole numbers below 2400 whose last two digits never pass 59 are as likely clock times
-    // written HHMM (`930`) as seconds before 00:40.
+    // written HHMM (`930`) as seconds before 00:40; 20 distinct ones or more, several to a
+    // date, are minute bars' clocks (seconds would have shown a 60 by now).
     let whole = numbers.iter().all(|v| v.iter().all(u8::is_ascii_digit));
     if unit.is_none() && whole && magnitudes.iter().all(|&n| n < 2400 && n % 100 < 60) {
+        let mut distinct = magnitudes.clone();
+        distinct.dedup();
+        let days: std::collections::HashSet<&[u8]> = dates.iter().copied().collect();
+        if distinct.len() >= 20 && days.len() < dates.len() && *distinct.last().unwrap_or(&0) >= 100 {
+            let f = TimeFormat::DateAndClock(Box::new(date));
+            let good = values.iter().filter(|v| readable(f.parse(v))).count();
+            if values.len() - good <= unreadable_allowed(values.len()) {
+                return Ok(Some((
+                    f,
+                    format!(
+                        "a date ({date_how}) and clock times written HHMM: numbers from {} to {} \
+                         whose last two digits never pass 59 ({} values), not seconds since \
+                         midnight; pass --time-unit s if they are",
+                        distinct[0],
+                        distinct[distinct.len() - 1],
+                        distinct.len()
+                    ),
+                )));
+            }
+        }
         return Err(format!(
             "its numbers after the dates run from {} to {} and their last two digits never pass \
-             59: clock times written HHMM rather than seconds since midnight. xs reads clock \
-             digits with their seconds: write them as `HHMMSS` (`093000`) or `HH:MM`; if they \
-             are seconds since midnight after all, pass --time-unit s",
+             59: clock times written HHMM or seconds since midnight, and the sample has too few \
+             (xs reads 20 distinct or more, several to a date, as clocks) to tell: pass \
+             --time-unit s if they are seconds since midnight; if they are clock times, write \
+             them as `HH:MM`",
             magnitudes[0],
             magnitudes[magnitudes.len() - 1]
         ));
@@ -904,6 +941,8 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
     let clock = |v: &[u8]| {
         let v = v.trim_ascii();
         let (hour, rest) = match v.len() {
+            // The first hour's minutes of a 24-hour day of bars (`0` … `59`).
+            1 | 2 => (&b"0"[..], v),
             3 => (&v[..1], &v[1..]),
             4 | 6 => (&v[..2], &v[2..]),
             9 => (&v[..2], &v[2..6]),
@@ -919,6 +958,15 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
         let v = v.trim_ascii();
         !v.contains(&b':') && v.iter().filter(|&&b| b == b'.' || b == b',').count() < 2
     };
+    // Three digits or fewer beside a date (`930`, `5`) are a clock only where the dates repeat,
+    // as a day's minute bars do (one row a date with `118` is a quantity, `ResponseTime`), and
+    // some have three digits or more (`0` … `23` are hours, not minutes past midnight).
+    let short_clocks = |i: usize| sample.rows.column(i + 1).any(|v| v.trim_ascii().len() <= 3);
+    let clocks_fit = |i: usize| {
+        let dates: Vec<&[u8]> = sample.rows.column(i).map(<[u8]>::trim_ascii).collect();
+        let days: std::collections::HashSet<&[u8]> = dates.iter().copied().collect();
+        days.len() < dates.len() && sample.rows.column(i + 1).any(|v| v.trim_ascii().len() >= 3)
+    };
     (0..sample.names.len().saturating_sub(1))
         .find(|&i| {
             let name = sample.names[i + 1].to_ascii_lowercase();
@@ -926,7 +974,9 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
             mostly(i, &dialect::is_date_only)
                 && !names_a_duration(&name)
                 && ((mostly(i + 1, &dialect::is_time_only) && (clock_name || !mostly(i + 1, &plain_number)))
-                    || (time_name_score(&sample.names[i + 1]) >= 2 && mostly(i + 1, &clock)))
+                    || (time_name_score(&sample.names[i + 1]) >= 2
+                        && mostly(i + 1, &clock)
+                        && (!short_clocks(i) || clocks_fit(i))))
         })
         .map(|i| (i, i + 1))
 }
@@ -1247,6 +1297,7 @@ fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
             Some(finest)
         }
         TimeFormat::Clock { frac } => Some(NS_PER_SEC / 10i64.pow(u32::from(*frac))),
+        TimeFormat::ClockMinutes | TimeFormat::DateAndClock(_) => Some(60 * NS_PER_SEC),
         TimeFormat::Strftime(_)
         | TimeFormat::Flex(_)
         | TimeFormat::DayEpoch(_)
@@ -1689,11 +1740,18 @@ fn within_day_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     ))
 }
 
-/// Why numbers that read as seconds since midnight are no such thing when they are clock
-/// times written `HHMM` (`930` … `1559`, a day of minute bars): with 20 distinct values or
-/// more and none whose last two digits pass 59, seconds would have shown a 60 by now. Fewer
-/// such values cannot tell the two apart, and are not placed on a guess.
-fn hhmm_numbers(label: &str, refs: &[&[u8]]) -> Option<String> {
+/// What whole numbers below 2400 whose last two digits never pass 59 are, where they read
+/// as seconds since midnight: clock times written `HHMM` (`930` … `1559`, a day of minute
+/// bars) with 20 distinct values or more (seconds would have shown a 60 by now); fewer cannot
+/// tell the two apart, and are not placed on a guess.
+enum Hhmm {
+    /// Clocks: how they read, for the report.
+    Clocks(String),
+    /// Either: why they are refused.
+    Ambiguous(String),
+}
+
+fn hhmm_numbers(label: &str, refs: &[&[u8]]) -> Option<Hhmm> {
     let mut numbers: Vec<u64> = refs
         .iter()
         .map(|v| v.trim_ascii())
@@ -1708,21 +1766,19 @@ fn hhmm_numbers(label: &str, refs: &[&[u8]]) -> Option<String> {
     }
     let (low, high) = (numbers[0], numbers[numbers.len() - 1]);
     if numbers.len() < 20 {
-        return Some(format!(
+        return Some(Hhmm::Ambiguous(format!(
             "column `{label}` holds numbers from {low} to {high} whose last two digits never pass \
              59, which read both as clock times written HHMM and as seconds since midnight, and \
-             the sample has too few ({}) to tell: pass --time-unit s if they are seconds since \
-             midnight; if they are clock times, write them as `HH:MM`",
+             the sample has too few ({}) to tell: pass --time-format hhmm if they are clock \
+             times, --time-unit s if they are seconds since midnight",
             numbers.len()
-        ));
+        )));
     }
-    Some(format!(
-        "column `{label}` holds numbers from {low} to {high} whose last two digits never pass 59 \
-         ({} values): clock times written HHMM, not seconds since midnight. xs reads clock \
-         digits with their seconds: write them as `HHMMSS` (`093000`) or `HH:MM`; if they are \
-         seconds since midnight after all, pass --time-unit s",
+    Some(Hhmm::Clocks(format!(
+        "clock times written HHMM: numbers from {low} to {high} whose last two digits never \
+         pass 59 ({} values), not seconds since midnight; pass --time-unit s if they are",
         numbers.len()
-    ))
+    )))
 }
 
 /// Why numbers that read as seconds since midnight of the file name's date are rather
@@ -2131,7 +2187,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             Some(found) => found.map(Some),
             None => detect_columns_time_format(idx.len(), &refs, o.time_unit, o.time_format.as_deref()),
         };
-        let (format, how) = match detected {
+        let (mut format, mut how) = match detected {
             Ok(Some(found)) => found,
             Ok(None) => {
                 if named && unreadable.is_none() {
@@ -2186,10 +2242,25 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
             if !named && unreadable.is_some() {
                 continue;
             }
-            if let Some(why) = (o.time_unit.is_none())
-                .then(|| hhmm_numbers(&label, &refs).or_else(|| serial_days(sample, &label, &refs)))
-                .flatten()
-            {
+            let hhmm = o
+                .time_unit
+                .is_none()
+                .then(|| hhmm_numbers(&label, &refs))
+                .flatten();
+            let refused = match hhmm {
+                // Minute bars' clocks, in a column named like a time: read as such.
+                Some(Hhmm::Clocks(clocks)) if named => {
+                    (format, how) = (TimeFormat::ClockMinutes, clocks);
+                    None
+                }
+                Some(Hhmm::Clocks(why) | Hhmm::Ambiguous(why)) => Some(why),
+                None => o
+                    .time_unit
+                    .is_none()
+                    .then(|| serial_days(sample, &label, &refs))
+                    .flatten(),
+            };
+            if let Some(why) = refused {
                 if named {
                     refusal.get_or_insert(why);
                 } else {
@@ -3703,7 +3774,11 @@ mod tests {
                 "{keyword}"
             );
         }
-        for keyword in ["hhmmssff", "hhmmssfffffff", "hhmmssmmmm", "hhmm"] {
+        assert_eq!(
+            super::clock_keyword("HHMM"),
+            Some(super::TimeFormat::ClockMinutes)
+        );
+        for keyword in ["hhmmssff", "hhmmssfffffff", "hhmmssmmmm", "hhm", "hhmmm"] {
             assert_eq!(super::clock_keyword(keyword), None, "{keyword}");
         }
     }

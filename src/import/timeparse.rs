@@ -23,6 +23,12 @@ pub enum TimeFormat {
     /// A time of day as the digits of a clock, `HHMMSS` with `frac` more digits of the
     /// second (0 or 3: `93000`, `093000500`), the leading zero of the hour optional.
     Clock { frac: u8 },
+    /// A time of day as the digits of a clock without seconds, `HHMM`, its leading zeros
+    /// optional (`930`, `1559`, and `5` for 00:05: minute bars written as numbers).
+    ClockMinutes,
+    /// A date, a space and a `ClockMinutes` clock (`2024-03-08 930`): what `--time-column
+    /// Date,Time` joins when `Time` holds minute bars' clocks written as numbers.
+    DateAndClock(Box<TimeFormat>),
     /// A quarter of a year, `1990Q1`, `1990-Q1`, `1990 Q1` or `Q1 1990` (economic series):
     /// stored at its first day, 00:00.
     Quarter,
@@ -311,6 +317,21 @@ impl TimeFormat {
                 return Ok((t, true));
             }
             TimeFormat::Clock { frac } => return parse_clock(b, *frac).map(|t| (t, true)),
+            TimeFormat::ClockMinutes => return parse_clock_minutes(b).map(|t| (t, true)),
+            TimeFormat::DateAndClock(date) => {
+                let at = b.iter().rposition(|&c| c == b' ').ok_or(TimeError::Unparsable)?;
+                let (day, naive) = date.parse(b[..at].trim_ascii())?;
+                // A date alone: its midnight, naive.
+                if !naive || day.rem_euclid(NS_PER_DAY) != 0 {
+                    return Err(TimeError::Unparsable);
+                }
+                let of_day = parse_clock_minutes(&b[at + 1..])?;
+                (
+                    day.checked_add(of_day)
+                        .ok_or(TimeError::OutOfRange { year: None })?,
+                    true,
+                )
+            }
             TimeFormat::DateAndDayEpoch(date, unit) => {
                 let at = b.iter().rposition(|&c| c == b' ').ok_or(TimeError::Unparsable)?;
                 let (day, naive) = date.parse(b[..at].trim_ascii())?;
@@ -364,6 +385,10 @@ impl TimeFormat {
             TimeFormat::Clock { frac } => {
                 format!("clock times written HHMMSS{}", "f".repeat(usize::from(*frac)))
             }
+            TimeFormat::ClockMinutes => "clock times written HHMM".into(),
+            TimeFormat::DateAndClock(date) => {
+                format!("{} and clock times written HHMM", date.describe())
+            }
             TimeFormat::Quarter => "quarters (`1990Q1`), each stored at its first day".into(),
             TimeFormat::SerialDays => "spreadsheet serial days (since 1899-12-30)".into(),
             TimeFormat::Interval(inner) => {
@@ -375,7 +400,10 @@ impl TimeFormat {
     /// Times that carry no date: they need one from `--date` or the file name.
     pub fn is_time_of_day(&self) -> bool {
         match self {
-            TimeFormat::Flex(DateOrder::None) | TimeFormat::DayEpoch(_) | TimeFormat::Clock { .. } => true,
+            TimeFormat::Flex(DateOrder::None)
+            | TimeFormat::DayEpoch(_)
+            | TimeFormat::Clock { .. }
+            | TimeFormat::ClockMinutes => true,
             TimeFormat::Strftime(p) => !pattern_has_date(p),
             TimeFormat::Interval(inner) => inner.is_time_of_day(),
             _ => false,
@@ -833,6 +861,20 @@ pub fn parse_clock(b: &[u8], frac: u8) -> Result<i64, TimeError> {
     let ns = ((h * 60 + m) * 60 + s) as i64 * crate::db::time::NS_PER_SEC
         + (part * (1_000_000_000 / scale)) as i64;
     Ok(ns)
+}
+
+/// A clock written `HHMM`, its leading zeros optional (`930` is 09:30, `5` 00:05; `2400`,
+/// the next midnight): ns since midnight.
+pub fn parse_clock_minutes(b: &[u8]) -> Result<i64, TimeError> {
+    if !(1..=4).contains(&b.len()) || !b.iter().all(u8::is_ascii_digit) {
+        return Err(TimeError::Unparsable);
+    }
+    let n = epoch_magnitude(b);
+    let (h, m) = (n / 100, n % 100);
+    if m >= 60 || h > 24 || (h == 24 && m != 0) {
+        return Err(TimeError::Unparsable);
+    }
+    Ok((h * 60 + m) as i64 * 60 * crate::db::time::NS_PER_SEC)
 }
 
 /// The first day of the quarter `b` writes: `YYYY` and `QN` (`N` from 1 to 4, `Q` in any
