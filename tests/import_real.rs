@@ -4902,7 +4902,9 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
     for (times, says) in [
         (
             "930,931,945,1000,1559",
-            "clock times written HHMM or seconds since midnight, and the sample has too few",
+            "clock times written HHMM or seconds since midnight, and the sample has too few (xs \
+             reads 20 distinct or more, several to a date, as clocks) to tell: pass --time-format \
+             hhmm if they are clock times, --time-unit s if they are seconds since midnight",
         ),
         (
             "0.375,0.5,0.625,0.75",
@@ -4914,6 +4916,22 @@ fn a_date_beside_seconds_since_midnight_is_read_from_both() {
         assert_eq!(code, 2, "{times}: {err}");
         assert!(err.contains(says), "{times}: {err}");
         assert!(!d.join("r").exists());
+    }
+    // The flag the refusal names reads them as clocks, with the pair joined or not.
+    csv("930,931,945,1000,1559");
+    for flags in [
+        &["--time-format", "hhmm"][..],
+        &["--time-column", "Date,Time", "--time-format", "hhmm"],
+    ] {
+        let db = format!("hm{}", flags.len());
+        let (_, err) = ok(xs(d).args(["-d", &db, "import", "j.csv"]).args(flags));
+        assert!(
+            err.contains("and clock times written HHMM (--time-format hhmm)"),
+            "{err}"
+        );
+        let out = range(d, &db);
+        assert!(out.contains("\n2024-03-07T09:30:00Z,0\n"), "{out}");
+        assert!(out.contains("\n2024-03-07T15:59:00Z,4\n"), "{out}");
     }
     // A daily file of a date and a duration named like a time keeps its dates (one row a
     // date: no time of day to join), and a value column `2024-03-07 1` is no time.

@@ -309,6 +309,10 @@ pub fn detect_columns_time_format(
     unit: Option<EpochUnit>,
     pattern: Option<&str>,
 ) -> std::result::Result<Option<(TimeFormat, String)>, String> {
+    // `--time-format hhmm` over a date and a time column: the dates' format, the clocks HHMM.
+    if columns >= 2 && pattern.is_some_and(|p| p.eq_ignore_ascii_case("hhmm")) {
+        return date_and_day_number(values, unit, true);
+    }
     let found = detect_time_format(values, unit, pattern);
     if columns < 2 || pattern.is_some() {
         return found;
@@ -320,12 +324,12 @@ pub fn detect_columns_time_format(
         if present.iter().all(|v| readable(format.parse(v))) {
             return found;
         }
-        return match date_and_day_number(values, unit) {
+        return match date_and_day_number(values, unit, false) {
             Ok(Some(clocks @ (TimeFormat::DateAndClock(_), _))) => Ok(Some(clocks)),
             _ => found,
         };
     }
-    match date_and_day_number(values, unit)? {
+    match date_and_day_number(values, unit, false)? {
         Some(joined) => Ok(Some(joined)),
         None => found,
     }
@@ -339,6 +343,7 @@ pub fn detect_columns_time_format(
 fn date_and_day_number(
     values: &[&[u8]],
     unit: Option<EpochUnit>,
+    clocks_given: bool,
 ) -> std::result::Result<Option<(TimeFormat, String)>, String> {
     let values = present_values(values);
     let (mut dates, mut numbers) = (Vec::new(), Vec::new());
@@ -367,33 +372,42 @@ fn date_and_day_number(
     // written HHMM (`930`) as seconds before 00:40; 20 distinct ones or more, several to a
     // date, are minute bars' clocks (seconds would have shown a 60 by now).
     let whole = numbers.iter().all(|v| v.iter().all(u8::is_ascii_digit));
-    if unit.is_none() && whole && magnitudes.iter().all(|&n| n < 2400 && n % 100 < 60) {
+    if clocks_given || (unit.is_none() && whole && magnitudes.iter().all(|&n| n < 2400 && n % 100 < 60)) {
         let mut distinct = magnitudes.clone();
         distinct.dedup();
         let days: std::collections::HashSet<&[u8]> = dates.iter().copied().collect();
-        if distinct.len() >= 20 && days.len() < dates.len() && *distinct.last().unwrap_or(&0) >= 100 {
+        let seen = distinct.len() >= 20 && days.len() < dates.len() && *distinct.last().unwrap_or(&0) >= 100;
+        if clocks_given || seen {
             let f = TimeFormat::DateAndClock(Box::new(date));
             let good = values.iter().filter(|v| readable(f.parse(v))).count();
             if values.len() - good <= unreadable_allowed(values.len()) {
                 return Ok(Some((
                     f,
-                    format!(
-                        "a date ({date_how}) and clock times written HHMM: numbers from {} to {} \
-                         whose last two digits never pass 59 ({} values), not seconds since \
-                         midnight; pass --time-unit s if they are",
-                        distinct[0],
-                        distinct[distinct.len() - 1],
-                        distinct.len()
-                    ),
+                    match clocks_given {
+                        true => {
+                            format!("a date ({date_how}) and clock times written HHMM (--time-format hhmm)")
+                        }
+                        false => format!(
+                            "a date ({date_how}) and clock times written HHMM: numbers from {} to \
+                             {} whose last two digits never pass 59 ({} values), not seconds \
+                             since midnight; pass --time-unit s if they are",
+                            distinct[0],
+                            distinct[distinct.len() - 1],
+                            distinct.len()
+                        ),
+                    },
                 )));
             }
+        }
+        if clocks_given {
+            return Ok(None);
         }
         return Err(format!(
             "its numbers after the dates run from {} to {} and their last two digits never pass \
              59: clock times written HHMM or seconds since midnight, and the sample has too few \
              (xs reads 20 distinct or more, several to a date, as clocks) to tell: pass \
-             --time-unit s if they are seconds since midnight; if they are clock times, write \
-             them as `HH:MM`",
+             --time-format hhmm if they are clock times, --time-unit s if they are seconds since \
+             midnight",
             magnitudes[0],
             magnitudes[magnitudes.len() - 1]
         ));
@@ -1651,7 +1665,7 @@ fn seconds_beside(sample: &Sample, date: usize, name: &str) -> Option<String> {
     }
     let joined = time_values(sample, &[date, date + 1]);
     let refs: Vec<&[u8]> = joined.iter().map(|v| v.as_ref()).collect();
-    let (format, _) = date_and_day_number(&refs, None).ok()??;
+    let (format, _) = date_and_day_number(&refs, None, false).ok()??;
     let TimeFormat::DateAndDayEpoch(_, unit) = format else {
         return None;
     };
@@ -2253,7 +2267,11 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                     (format, how) = (TimeFormat::ClockMinutes, clocks);
                     None
                 }
-                Some(Hhmm::Clocks(why) | Hhmm::Ambiguous(why)) => Some(why),
+                Some(Hhmm::Clocks(clocks)) => Some(format!(
+                    "column `{label}` holds {clocks}; pass --time-column {label} to read them as \
+                     the time"
+                )),
+                Some(Hhmm::Ambiguous(why)) => Some(why),
                 None => o
                     .time_unit
                     .is_none()
