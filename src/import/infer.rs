@@ -375,8 +375,7 @@ fn date_and_day_number(
     if clocks_given || (unit.is_none() && whole && magnitudes.iter().all(|&n| n < 2400 && n % 100 < 60)) {
         let mut distinct = magnitudes.clone();
         distinct.dedup();
-        let days: std::collections::HashSet<&[u8]> = dates.iter().copied().collect();
-        let seen = distinct.len() >= 20 && days.len() < dates.len() && *distinct.last().unwrap_or(&0) >= 100;
+        let seen = distinct.len() >= 20 && repeats(&dates) && *distinct.last().unwrap_or(&0) >= 100;
         if clocks_given || seen {
             let f = TimeFormat::DateAndClock(Box::new(date));
             let good = values.iter().filter(|v| readable(f.parse(v))).count();
@@ -978,8 +977,7 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
     let short_clocks = |i: usize| sample.rows.column(i + 1).any(|v| v.trim_ascii().len() <= 3);
     let clocks_fit = |i: usize| {
         let dates: Vec<&[u8]> = sample.rows.column(i).map(<[u8]>::trim_ascii).collect();
-        let days: std::collections::HashSet<&[u8]> = dates.iter().copied().collect();
-        days.len() < dates.len() && sample.rows.column(i + 1).any(|v| v.trim_ascii().len() >= 3)
+        repeats(&dates) && sample.rows.column(i + 1).any(|v| v.trim_ascii().len() >= 3)
     };
     (0..sample.names.len().saturating_sub(1))
         .find(|&i| {
@@ -1475,6 +1473,11 @@ pub fn clock_of_day(t: i64) -> String {
 /// The values of column `i` of the sample, trimmed, blanks left out, when there are some and
 /// every one is a date alone (`2024-01-02`): a date column that the column beside it may
 /// complete with the time of day.
+/// Whether some value comes more than once (several rows to a date).
+fn repeats(values: &[&[u8]]) -> bool {
+    values.len() > values.iter().collect::<std::collections::HashSet<_>>().len()
+}
+
 fn dates_alone(sample: &Sample, i: usize) -> Option<Vec<&[u8]>> {
     let dates: Vec<&[u8]> = sample
         .rows
@@ -1576,7 +1579,7 @@ fn period_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
     let numbers = day_numbers(sample, date + 1)?;
     // A day has at most 288 five-minute periods; several rows share a date.
     let most = *numbers.iter().max()?;
-    let shared = dates.len() > dates.iter().collect::<std::collections::HashSet<_>>().len();
+    let shared = repeats(&dates);
     if most > 288 || !shared {
         return None;
     }
@@ -1659,7 +1662,7 @@ fn seconds_beside(sample: &Sample, date: usize, name: &str) -> Option<String> {
         return None;
     }
     let dates = dates_alone(sample, date)?;
-    let shared = dates.len() > dates.iter().collect::<std::collections::HashSet<_>>().len();
+    let shared = repeats(&dates);
     if !shared {
         return None;
     }
@@ -1729,7 +1732,7 @@ fn within_day_beside(sample: &Sample, idx: &[usize]) -> Option<String> {
         .filter(|v| !v.is_empty())
         .collect();
     let first = *values.first()?;
-    let shared = dates.len() > dates.iter().collect::<std::collections::HashSet<_>>().len();
+    let shared = repeats(&dates);
     // Values a time within the day could be written as: numbers from 0 to a day's minutes
     // (or a day's fraction), or text with a clock's colon.
     let within_a_day = |v: &&[u8]| {

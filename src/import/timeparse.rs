@@ -318,33 +318,9 @@ impl TimeFormat {
             }
             TimeFormat::Clock { frac } => return parse_clock(b, *frac).map(|t| (t, true)),
             TimeFormat::ClockMinutes => return parse_clock_minutes(b).map(|t| (t, true)),
-            TimeFormat::DateAndClock(date) => {
-                let at = b.iter().rposition(|&c| c == b' ').ok_or(TimeError::Unparsable)?;
-                let (day, naive) = date.parse(b[..at].trim_ascii())?;
-                // A date alone: its midnight, naive.
-                if !naive || day.rem_euclid(NS_PER_DAY) != 0 {
-                    return Err(TimeError::Unparsable);
-                }
-                let of_day = parse_clock_minutes(&b[at + 1..])?;
-                (
-                    day.checked_add(of_day)
-                        .ok_or(TimeError::OutOfRange { year: None })?,
-                    true,
-                )
-            }
+            TimeFormat::DateAndClock(date) => date_and_time_of_day(date, b, parse_clock_minutes)?,
             TimeFormat::DateAndDayEpoch(date, unit) => {
-                let at = b.iter().rposition(|&c| c == b' ').ok_or(TimeError::Unparsable)?;
-                let (day, naive) = date.parse(b[..at].trim_ascii())?;
-                // A date alone: its midnight, naive; a date-time is not what is joined here.
-                if !naive || day.rem_euclid(NS_PER_DAY) != 0 {
-                    return Err(TimeError::Unparsable);
-                }
-                let (of_day, _) = TimeFormat::DayEpoch(*unit).parse(&b[at + 1..])?;
-                (
-                    day.checked_add(of_day)
-                        .ok_or(TimeError::OutOfRange { year: None })?,
-                    true,
-                )
+                date_and_time_of_day(date, b, |t| Ok(TimeFormat::DayEpoch(*unit).parse(t)?.0))?
             }
             TimeFormat::Quarter => (parse_quarter(b)?, true),
             TimeFormat::SerialDays => (parse_serial_days(b)?, true),
@@ -861,6 +837,25 @@ pub fn parse_clock(b: &[u8], frac: u8) -> Result<i64, TimeError> {
     let ns = ((h * 60 + m) * 60 + s) as i64 * crate::db::time::NS_PER_SEC
         + (part * (1_000_000_000 / scale)) as i64;
     Ok(ns)
+}
+
+/// `DATE TIME` as `--time-column Date,Time` joins it: the date in `date`'s format, alone (its
+/// midnight, naive; a date-time is not what is joined here), then a time of day that
+/// `of_day` reads as ns since midnight. Naive.
+fn date_and_time_of_day(
+    date: &TimeFormat,
+    b: &[u8],
+    of_day: impl Fn(&[u8]) -> Result<i64, TimeError>,
+) -> Result<(i64, bool), TimeError> {
+    let at = b.iter().rposition(|&c| c == b' ').ok_or(TimeError::Unparsable)?;
+    let (day, naive) = date.parse(b[..at].trim_ascii())?;
+    if !naive || day.rem_euclid(NS_PER_DAY) != 0 {
+        return Err(TimeError::Unparsable);
+    }
+    let t = day
+        .checked_add(of_day(&b[at + 1..])?)
+        .ok_or(TimeError::OutOfRange { year: None })?;
+    Ok((t, true))
 }
 
 /// A clock written `HHMM`, its leading zeros optional (`930` is 09:30, `5` 00:05; `2400`,
