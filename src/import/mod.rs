@@ -3129,6 +3129,9 @@ pub fn run(
         if to_write.is_some() {
             db.persist_syms()?;
         }
+        // No batch follows this write: the rows it holds back are written next, by
+        // `write_carries`, so moving them to the scratch file would only read them back.
+        let input_ended = works.is_empty();
         let states = &mut pipeline.states;
         let spill = pipeline.spill.as_ref();
         let (written, mut parsed) = pool.install(|| {
@@ -3155,7 +3158,9 @@ pub fn run(
         });
         if let Some(result) = written {
             let (batch, written) = result?;
-            pool.install(|| pipeline.bound_held_rows())?;
+            if !input_ended {
+                pool.install(|| pipeline.bound_held_rows())?;
+            }
             pipeline.account(&batch, &written)?;
             for p in batch {
                 // Hand the chunk buffers back to the reader; if it has enough, drop them.
@@ -3180,13 +3185,19 @@ pub fn run(
     let mut ids: Vec<PartId> = pipeline.states.keys().cloned().collect();
     ids.sort();
     pipeline.summary.rows_replaced +=
-        write_carries(db, &config, &mut pipeline.states, pipeline.spill.as_ref(), hooks)?;
-    // Bucket partitions: make the last records durable, then point the directory at them.
-    for state in pipeline.states.values_mut() {
-        if let Some(Store::Bucket(part)) = &state.store {
-            state.pending.flush(part, opts.sync)?;
-        }
-    }
+        pool.install(|| write_carries(db, &config, &mut pipeline.states, pipeline.spill.as_ref(), hooks))?;
+    // Bucket partitions: make the last records durable, then point the directory at them
+    // (each partition on its own: thousands of series flush side by side).
+    pool.install(|| {
+        use rayon::prelude::*;
+        pipeline
+            .states
+            .par_iter_mut()
+            .try_for_each(|(_, state)| match &state.store {
+                Some(Store::Bucket(part)) => state.pending.flush(part, opts.sync),
+                _ => Ok(()),
+            })
+    })?;
     for state in pipeline.states.values() {
         let (replaced, removed) = state.replacing.totals();
         pipeline.summary.rows_replaced += replaced;
