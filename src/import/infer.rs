@@ -19,6 +19,7 @@ use crate::db::config::{
 };
 use crate::db::partition::HEADER_LEN;
 use crate::db::schema::{Column, ColumnType, Schema, MAX_STR_LEN};
+use crate::db::syms::FnvBuild;
 use crate::db::time::{
     format_duration, Granularity, PartitionKey, Period, NS_PER_DAY, NS_PER_HOUR, NS_PER_MIN, NS_PER_MS,
     NS_PER_SEC, NS_PER_US,
@@ -2989,6 +2990,11 @@ fn series_segments(
         bounds.insert(0, 0);
     }
     bounds.push(row_times.len());
+    let series = if series_idx.is_empty() {
+        Vec::new()
+    } else {
+        series_numbers(sample, series_idx, row_times.len())
+    };
     let mut out = Vec::new();
     for w in bounds.windows(2) {
         let (from, to) = (w[0].min(row_times.len()), w[1].min(row_times.len()));
@@ -3005,13 +3011,10 @@ fn series_segments(
             }
             continue;
         }
-        let mut by_series: HashMap<Vec<&[u8]>, Vec<i64>> = HashMap::new();
+        let mut by_series: HashMap<u32, Vec<i64>> = HashMap::new();
         for (r, t) in row_times.iter().enumerate().take(to).skip(from) {
             let Some(t) = t else { continue };
-            by_series
-                .entry(series_value(sample, series_idx, r))
-                .or_default()
-                .push(t - t.rem_euclid(g));
+            by_series.entry(series[r]).or_default().push(t - t.rem_euclid(g));
         }
         for (_, mut t) in by_series {
             t.sort_unstable();
@@ -3020,6 +3023,30 @@ fn series_segments(
     }
     out.sort();
     out
+}
+
+/// Each sample row's series (rows `0..rows`) as a number, in order of first appearance: rows
+/// of one series share it. One pass of a fast hash over borrowed values, so that grouping
+/// tens of thousands of rows by series costs no allocation per row.
+fn series_numbers(sample: &Sample, series_idx: &[usize], rows: usize) -> Vec<u32> {
+    let value = |r: usize, i: usize| sample.rows.get(r).and_then(|rec| rec.get(i)).unwrap_or(&b""[..]);
+    let mut numbers = Vec::with_capacity(rows);
+    if series_idx.is_empty() {
+        numbers.resize(rows, 0);
+    } else if let [only] = series_idx {
+        let mut index: HashMap<&[u8], u32, FnvBuild> = HashMap::default();
+        for r in 0..rows {
+            let next = index.len() as u32;
+            numbers.push(*index.entry(value(r, *only)).or_insert(next));
+        }
+    } else {
+        let mut index: HashMap<Vec<&[u8]>, u32, FnvBuild> = HashMap::default();
+        for r in 0..rows {
+            let next = index.len() as u32;
+            numbers.push(*index.entry(series_value(sample, series_idx, r)).or_insert(next));
+        }
+    }
+    numbers
 }
 
 /// The series key's values of sample row `r` (empty without a key).
@@ -3036,16 +3063,20 @@ fn series_groups(sample: &Sample, series_idx: &[usize], row_times: &[Option<i64>
         // One series: no key to hash per row.
         return vec![row_times.iter().flatten().copied().collect()];
     }
-    let mut index: HashMap<Vec<&[u8]>, usize> = HashMap::new();
+    let series = series_numbers(sample, series_idx, row_times.len());
+    // Numbered by first appearance, so a series' group is made when its number is new.
     let mut groups: Vec<Vec<i64>> = Vec::new();
+    let mut group_of: Vec<Option<usize>> = Vec::new();
     for (r, t) in row_times.iter().enumerate() {
         let Some(t) = t else { continue };
-        let g = *index
-            .entry(series_value(sample, series_idx, r))
-            .or_insert_with(|| {
-                groups.push(Vec::new());
-                groups.len() - 1
-            });
+        let n = series[r] as usize;
+        if group_of.len() <= n {
+            group_of.resize(n + 1, None);
+        }
+        let g = *group_of[n].get_or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
         groups[g].push(*t);
     }
     groups
@@ -3545,14 +3576,20 @@ fn unique_column(
             || n == "seq"
             || n == "sequence"
     };
+    let mut series: Option<Vec<u32>> = None;
     for (i, name) in sample.names.iter().enumerate() {
         if time_idx.contains(&i) || series_idx.contains(&i) || !id_like(name) || !integer(i) {
             continue;
         }
         // Every (series, id) once: sorted and compared with its neighbour (a tree of 60,000
         // entries cost more than the rest of the inference).
-        let mut keys: Vec<(Vec<&[u8]>, &[u8])> = Vec::new();
+        let series = series.get_or_insert_with(|| series_numbers(sample, series_idx, row_times.len()));
+        let mut keys: Vec<(u32, &[u8])> = Vec::new();
         let mut unique = true;
+        // Ids that rise within each series, as feeds number them, are distinct without the
+        // sort: each series' last id, while every id so far is digits above it.
+        let mut last_id: Vec<Option<u64>> = Vec::new();
+        let mut rising = true;
         for (r, t) in row_times.iter().enumerate() {
             if t.is_none() {
                 continue;
@@ -3566,9 +3603,19 @@ fn unique_column(
                 unique = false;
                 break;
             };
-            keys.push((series_value(sample, series_idx, r), v));
+            keys.push((series[r], v));
+            if rising {
+                let n = series[r] as usize;
+                if last_id.len() <= n {
+                    last_id.resize(n + 1, None);
+                }
+                let id = (v.len() <= 18 && v.iter().all(u8::is_ascii_digit))
+                    .then(|| v.iter().fold(0u64, |a, d| a * 10 + u64::from(d - b'0')));
+                rising = id.is_some() && (last_id[n].is_none() || id > last_id[n]);
+                last_id[n] = id;
+            }
         }
-        if unique {
+        if unique && !rising {
             keys.sort_unstable();
             unique = keys.windows(2).all(|w| w[0] != w[1]);
         }
@@ -3890,6 +3937,32 @@ mod tests {
             source_name: "test".into(),
             ..Sample::default()
         }
+    }
+
+    /// `unique_column` over `time,sym,id` rows of `ids` (the series alternating `a`, `b`).
+    fn unique_id_of(ids: &[u64]) -> Option<usize> {
+        let rows: Vec<String> = (ids.iter().enumerate())
+            .map(|(k, id)| format!("{k},{},{id}", if k % 2 == 0 { "a" } else { "b" }))
+            .collect();
+        let s = sample(&format!("time,sym,id\n{}", rows.join("\n")));
+        let times: Vec<Option<i64>> = (0..ids.len() as i64).map(Some).collect();
+        unique_column(&s, &[0], &[1], &times, &|i| i == 2)
+    }
+
+    #[test]
+    fn ids_are_a_unique_key_when_distinct_in_each_series_rising_or_not() {
+        // Rising in each series, the same ids in both: distinct per series.
+        let twice: Vec<u64> = (0..100).map(|k| 1000 + k / 2).collect();
+        assert_eq!(unique_id_of(&twice), Some(2));
+        // Distinct but not in order: the sort finds no repeat either.
+        let shuffled: Vec<u64> = (0..100u64).map(|k| (k * 37) % 101).collect();
+        assert_eq!(unique_id_of(&shuffled), Some(2));
+        // A repeat within one series, after ids that rose: no key.
+        let mut repeat: Vec<u64> = (0..100).collect();
+        repeat[98] = 40;
+        assert_eq!(unique_id_of(&repeat), None);
+        // Too few rows to judge.
+        assert_eq!(unique_id_of(&twice[..10]), None);
     }
 
     #[test]
