@@ -31,7 +31,7 @@ pub use spill::HOLD_BYTES;
 pub mod syms;
 pub mod timeparse;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::ops::Range;
@@ -2306,6 +2306,9 @@ fn series_name(
 /// the partition.
 type PartId = (String, PartitionKey);
 
+/// The import's partitions' states (thousands with many series: a fast hash).
+type PartStates = HashMap<PartId, PartState, FnvBuild>;
+
 /// The import's per-partition state.
 struct PartState {
     /// The open partition; `None` once closed to stay within the open-file limit (opened
@@ -3065,7 +3068,7 @@ pub fn run(
         config: &config,
         opts,
         sources: &sources,
-        states: HashMap::new(),
+        states: HashMap::default(),
         rejects: Rejects {
             path: opts.rejects_path.clone(),
             out: None,
@@ -3256,7 +3259,7 @@ struct Pipeline<'a> {
     config: &'a Config,
     opts: &'a Options,
     sources: &'a [Source],
-    states: HashMap<PartId, PartState>,
+    states: PartStates,
     rejects: Rejects,
     summary: Summary,
     current_file: Option<usize>,
@@ -3647,7 +3650,7 @@ impl Pipeline<'_> {
 fn write_batch(
     db: &Database,
     config: &Config,
-    states: &mut HashMap<PartId, PartState>,
+    states: &mut PartStates,
     spill: Option<&spill::Spill>,
     batch: Vec<Parsed>,
     hooks: WriteHooks,
@@ -3655,18 +3658,42 @@ fn write_batch(
 ) -> Result<(Vec<Parsed>, Vec<WrittenIn>)> {
     use rayon::prelude::*;
     let sync = hooks.sync;
-    // Keyed by borrowed names: a chunk of many series names most of them, and a batch's
-    // chunks name them again; each partition's name is copied once below.
-    let mut by_part: BTreeMap<(&str, PartitionKey), Vec<Entry>> = BTreeMap::new();
-    for (chunk, p) in batch.iter().enumerate() {
-        let (entries, groups) = p.entries_by_group(chunk as u32);
+    // Each partition's entries, chunk after chunk. Keyed by borrowed names: a chunk of many
+    // series names most of them, and a batch's chunks name them again; each partition's name
+    // is copied once below. Counted first, so that each list is allocated once.
+    let by_group: Vec<_> = (batch.iter().enumerate())
+        .map(|(chunk, p)| p.entries_by_group(chunk as u32))
+        .collect();
+    let mut index: HashMap<(&str, PartitionKey), usize, FnvBuild> = HashMap::default();
+    let mut parts: Vec<((&str, PartitionKey), Vec<Entry>)> = Vec::new();
+    let mut lens: Vec<usize> = Vec::new();
+    let mut part_of_group: Vec<Vec<usize>> = Vec::with_capacity(batch.len());
+    for (p, (_, groups)) in batch.iter().zip(&by_group) {
+        let mut of_group = Vec::with_capacity(groups.len());
         for (group, range) in groups {
             let id = (p.series[group.series as usize].as_str(), group.key);
-            by_part.entry(id).or_default().extend_from_slice(&entries[range]);
+            let k = *index.entry(id).or_insert_with(|| {
+                parts.push((id, Vec::new()));
+                lens.push(0);
+                parts.len() - 1
+            });
+            lens[k] += range.len();
+            of_group.push(k);
+        }
+        part_of_group.push(of_group);
+    }
+    for (part, &len) in parts.iter_mut().zip(&lens) {
+        part.1.reserve_exact(len);
+    }
+    for ((entries, groups), of_group) in by_group.iter().zip(&part_of_group) {
+        for ((_, range), &k) in groups.iter().zip(of_group) {
+            parts[k].1.extend_from_slice(&entries[range.clone()]);
         }
     }
-    let mut jobs = Vec::with_capacity(by_part.len());
-    for ((name, key), entries) in by_part {
+    // In series and partition order, as the writes have always gone.
+    parts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut jobs = Vec::with_capacity(parts.len());
+    for ((name, key), entries) in parts {
         let id: PartId = (name.to_string(), key);
         let state = match states.remove(&id) {
             Some(state) => state,
@@ -3774,7 +3801,7 @@ fn write_batch(
 fn write_carries(
     db: &Database,
     config: &Config,
-    states: &mut HashMap<PartId, PartState>,
+    states: &mut PartStates,
     spill: Option<&spill::Spill>,
     hooks: WriteHooks,
 ) -> Result<u64> {
@@ -3901,7 +3928,7 @@ fn open_partitions_budget(layout: Layout) -> usize {
 
 /// Closes every open partition (their state is kept): an import that touches more series'
 /// partitions than it may hold open goes on by opening them again as they come.
-fn close_stores(db: &Database, states: &mut HashMap<PartId, PartState>, sync: bool) -> Result<()> {
+fn close_stores(db: &Database, states: &mut PartStates, sync: bool) -> Result<()> {
     for (id, state) in states.iter_mut() {
         close_store(db, id, state, sync)?;
     }
@@ -3911,7 +3938,7 @@ fn close_stores(db: &Database, states: &mut HashMap<PartId, PartState>, sync: bo
 /// Removes the undo journals of the import (their partitions made durable first, with
 /// `sync`); the directories are synced after, with the partitions (`sync_written`), before the
 /// marker goes.
-fn remove_journals(states: &mut HashMap<PartId, PartState>, sync: bool) -> Result<()> {
+fn remove_journals(states: &mut PartStates, sync: bool) -> Result<()> {
     for state in states.values_mut() {
         if let Some(journal) = state.undo.take() {
             if let (true, Some(Store::Grid(part))) = (sync, &state.store) {
