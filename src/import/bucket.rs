@@ -73,9 +73,10 @@ const DENSE_SPAN_BUCKETS: u64 = 1 << 16;
 /// batches, into the bucket partition `part`, except the rows of the last bucket, which go
 /// back into `carry` (unless `last_write`: the input has ended). `touched` holds the time
 /// slots (granularity units from the partition start) this import has written so far: their
-/// rows are kept and the batch's rows follow; other slots the batch has are replaced (kept
-/// only without a unique key or `--update-columns`, which merge by key instead). With
-/// `sync`, the appended data is fdatasynced before the directory points to it.
+/// rows are kept and the batch's rows follow; other slots the batch has are replaced. It is
+/// kept and read only without a unique key and without `--update-columns` (a unique key
+/// merges by key, `--update-columns` patches the stored rows). With `sync`, the appended data
+/// is fdatasynced before the directory points to it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_partition(
     key: PartitionKey,
@@ -288,8 +289,9 @@ fn write_rows(
     let row_len = part.row_len;
     let upb = part.units_per_bucket;
     let (first_bucket, last_bucket) = (first.0 / upb, last.0 / upb);
-    // Only a keyless upsert asks which slots this import wrote before (a unique key or
-    // `--update-columns` merges by key): the others neither read nor keep the bitmap.
+    // Only a keyless upsert asks which slots this import wrote before (a unique key merges
+    // by key, `--update-columns` patches the stored rows): the others neither read nor keep
+    // the bitmap.
     let by_time = !unique.update && unique.columns.is_empty();
     let untouched_span = by_time && touched.range_cardinality(first.0..=last.0) == 0;
 

@@ -3026,8 +3026,8 @@ fn series_segments(
 }
 
 /// Each sample row's series (rows `0..rows`) as a number, in order of first appearance: rows
-/// of one series share it. One pass of a fast hash over borrowed values, so that grouping
-/// tens of thousands of rows by series costs no allocation per row.
+/// of one series share it. One pass of a fast hash over borrowed values (with a one-column
+/// key, the usual one, without an allocation per row).
 fn series_numbers(sample: &Sample, series_idx: &[usize], rows: usize) -> Vec<u32> {
     let value = |r: usize, i: usize| sample.rows.get(r).and_then(|rec| rec.get(i)).unwrap_or(&b""[..]);
     let mut numbers = Vec::with_capacity(rows);
@@ -3064,7 +3064,7 @@ fn series_groups(sample: &Sample, series_idx: &[usize], row_times: &[Option<i64>
         return vec![row_times.iter().flatten().copied().collect()];
     }
     let series = series_numbers(sample, series_idx, row_times.len());
-    // Numbered by first appearance, so a series' group is made when its number is new.
+    // A series' group is made at its first row with a time, in that order.
     let mut groups: Vec<Vec<i64>> = Vec::new();
     let mut group_of: Vec<Option<usize>> = Vec::new();
     for (r, t) in row_times.iter().enumerate() {
@@ -3581,13 +3581,14 @@ fn unique_column(
         if time_idx.contains(&i) || series_idx.contains(&i) || !id_like(name) || !integer(i) {
             continue;
         }
-        // Every (series, id) once: sorted and compared with its neighbour (a tree of 60,000
-        // entries cost more than the rest of the inference).
+        // Distinct ids within each series. Ids that rise in each series, as feeds number
+        // them, are: `rising` holds while every id is at most 18 digits and above the last
+        // id of its series (`last_id`). Else the (series, id) pairs are sorted and compared
+        // with their neighbours (a tree of 60,000 entries cost more than the rest of the
+        // inference).
         let series = series.get_or_insert_with(|| series_numbers(sample, series_idx, row_times.len()));
         let mut keys: Vec<(u32, &[u8])> = Vec::new();
         let mut unique = true;
-        // Ids that rise within each series, as feeds number them, are distinct without the
-        // sort: each series' last id, while every id so far is digits above it.
         let mut last_id: Vec<Option<u64>> = Vec::new();
         let mut rising = true;
         for (r, t) in row_times.iter().enumerate() {
@@ -3961,6 +3962,17 @@ mod tests {
         let mut repeat: Vec<u64> = (0..100).collect();
         repeat[98] = 40;
         assert_eq!(unique_id_of(&repeat), None);
+        // An id equal to the one before it in its series (rows 2 and 4 are both series `a`).
+        let mut again: Vec<u64> = (0..100).collect();
+        again[4] = 2;
+        assert_eq!(unique_id_of(&again), None);
+        // Rising ids of 19 digits are left to the sort, which finds them distinct, and a
+        // repeat among them.
+        let long: Vec<u64> = (0..100).map(|k| 1_000_000_000_000_000_000 + k).collect();
+        assert_eq!(unique_id_of(&long), Some(2));
+        let mut long_repeat = long.clone();
+        long_repeat[98] = long[40];
+        assert_eq!(unique_id_of(&long_repeat), None);
         // Too few rows to judge.
         assert_eq!(unique_id_of(&twice[..10]), None);
     }
