@@ -49,14 +49,16 @@ impl Compression {
 }
 
 /// Formatted jobs in flight at most, per formatting thread: the scan runs ahead of the
-/// formatters by this much and no further, so memory stays bounded (about 3 MiB of input and
+/// formatters by this much and no further, so memory stays bounded (about 1 MiB of input and
 /// its output per thread) while the scan, the formatters and the sink all keep busy.
 const IN_FLIGHT_PER_THREAD: usize = 3;
 
 /// Input bytes gathered into one job: scans of fragmented data hand out many small chunks
-/// (one per data segment), which are grouped so that each job is worth a thread's time.
+/// (one per data segment), which are grouped so that each job is worth a thread's time
+/// (a quarter of a MiB is thousands of rows). Not more: the jobs in flight are each new
+/// memory until the first come back to be reused, and every page of it is a page fault.
 #[doc(hidden)]
-pub const JOB_INPUT_BYTES: usize = 1 << 20;
+pub const JOB_INPUT_BYTES: usize = 1 << 18;
 
 thread_local! {
     /// `JOB_INPUT_BYTES` unless a test set another size for this thread's writes.
@@ -94,8 +96,10 @@ struct Job {
 }
 
 impl Job {
-    /// Appends a scan batch to the job's input.
-    fn push(&mut self, batch: Batch<'_>) {
+    /// Appends a scan batch to the job's input, which takes batches until it holds
+    /// `job_bytes`: a new job's buffer is sized for that once, not grown by doubling (each
+    /// step a copy onto fresh pages).
+    fn push(&mut self, batch: Batch<'_>, job_bytes: usize) {
         let bytes = match batch {
             Batch::Slots { start_ns, bytes } => {
                 self.pieces.push(Piece::Slots {
@@ -113,6 +117,9 @@ impl Job {
                 rows
             }
         };
+        if self.input.is_empty() {
+            self.input.reserve(job_bytes.saturating_add(bytes.len()));
+        }
         self.input.extend_from_slice(bytes);
     }
 
@@ -219,10 +226,16 @@ pub fn write_range_where<E: From<Error>>(
     let on_pool = rayon::current_thread_index().is_some();
     let job_bytes = JOB_BYTES.with(|b| b.get());
     let mut limited_first = limit != u64::MAX;
+    let cut = Cut {
+        max_bytes: job_bytes,
+        row_len: db.schema().row_len(),
+        slab_len: db.config().slab_len() as usize,
+        granularity_ns: db.config().granularity.ns(),
+    };
     // Jobs spawned in the scope are all finished when it returns, even after an error.
     rayon::in_place_scope(|scope| -> Result<u64, E> {
-        scan_where(db, from_ns, to_ns, filter, |batch| -> Result<bool, E> {
-            job.push(batch);
+        let mut take = |batch: Batch<'_>| -> Result<bool, E> {
+            job.push(batch, job_bytes);
             if job.input.len() < job_bytes {
                 return Ok(true);
             }
@@ -246,6 +259,17 @@ pub fn write_range_where<E: From<Error>>(
                 first = Some(full);
             }
             Ok(out.left > 0)
+        };
+        scan_where(db, from_ns, to_ns, filter, |batch| -> Result<bool, E> {
+            // A storage bucket's rows come as one batch of up to 64 MiB: cut, they make
+            // several jobs, formatted side by side in buffers the jobs before them used
+            // (whole, a day of one symbol was four jobs, each formatted alone into new memory).
+            for piece in cut.pieces(batch) {
+                if !take(piece)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
         })?;
         let last = (!job.pieces.is_empty()).then_some(job);
         match pipeline.as_mut() {
@@ -267,6 +291,50 @@ pub fn write_range_where<E: From<Error>>(
         }
         Ok(out.written)
     })
+}
+
+/// How `write_range_where` cuts a scan batch: into pieces of at most `max_bytes` (at least one
+/// slot or row each), in order.
+struct Cut {
+    max_bytes: usize,
+    row_len: usize,
+    slab_len: usize,
+    granularity_ns: i64,
+}
+
+impl Cut {
+    fn pieces<'a>(&self, batch: Batch<'a>) -> impl Iterator<Item = Batch<'a>> {
+        let (unit, len) = match batch {
+            Batch::Slots { bytes, .. } => (self.slab_len, bytes.len()),
+            Batch::Rows { rows, .. } => (self.row_len, rows.len()),
+        };
+        // Slots or rows per piece; a batch that fits (or of rows without bytes) stays whole.
+        let units = len.checked_div(unit).unwrap_or(0);
+        let per = if len <= self.max_bytes || unit == 0 {
+            units.max(1)
+        } else {
+            (self.max_bytes / unit).max(1)
+        };
+        let (row_len, slab_len, granularity_ns) = (self.row_len, self.slab_len, self.granularity_ns);
+        let count = units.div_ceil(per).max(1);
+        (0..count).map(move |k| {
+            // The last piece takes the rest, whatever it holds.
+            let a = k * per;
+            let b = if k + 1 == count { usize::MAX } else { a + per };
+            let cut = |x: usize, unit: usize| x.saturating_mul(unit);
+            match batch {
+                _ if count == 1 => batch,
+                Batch::Slots { start_ns, bytes } => Batch::Slots {
+                    start_ns: start_ns + a as i64 * granularity_ns,
+                    bytes: &bytes[cut(a, slab_len)..cut(b, slab_len).min(bytes.len())],
+                },
+                Batch::Rows { times, rows } => Batch::Rows {
+                    times: &times[a..b.min(times.len())],
+                    rows: &rows[cut(a, row_len)..cut(b, row_len).min(rows.len())],
+                },
+            }
+        })
+    }
 }
 
 /// Where formatted jobs go, in scan order: the sink, counting rows against the limit.
@@ -556,5 +624,86 @@ mod tests {
         out.left = 0;
         assert!(pipeline.sink_ready(&mut out, false).is_ok());
         assert_eq!(written, vec![0]);
+    }
+
+    /// What `Cut::pieces` hands out, as (start time, bytes) of slots or (times, rows).
+    fn cut_all(cut: &Cut, batch: Batch<'_>) -> (Vec<i64>, Vec<u8>, usize) {
+        let (mut times, mut bytes, mut pieces) = (Vec::new(), Vec::new(), 0);
+        for piece in cut.pieces(batch) {
+            pieces += 1;
+            match piece {
+                Batch::Slots { start_ns, bytes: b } => {
+                    times.push(start_ns);
+                    assert!(b.len() <= cut.max_bytes.max(cut.slab_len) || pieces == 1);
+                    bytes.extend_from_slice(b);
+                }
+                Batch::Rows { times: t, rows } => {
+                    assert_eq!(rows.len(), t.len() * cut.row_len);
+                    times.extend_from_slice(t);
+                    bytes.extend_from_slice(rows);
+                }
+            }
+        }
+        (times, bytes, pieces)
+    }
+
+    #[test]
+    fn a_batch_is_cut_into_pieces_that_hold_every_row_once_in_order() {
+        let rows: Vec<u8> = (0..=255).cycle().take(10 * 6).collect();
+        let times: Vec<i64> = (0..10).map(|i| 1000 + i * 7).collect();
+        for max_bytes in [1, 5, 6, 7, 12, 59, 60, 61, 1 << 20] {
+            let cut = Cut {
+                max_bytes,
+                row_len: 6,
+                slab_len: 12,
+                granularity_ns: 10,
+            };
+            // Rows: at most max_bytes each (one row at least), all of them, in order.
+            let (t, r, pieces) = cut_all(
+                &cut,
+                Batch::Rows {
+                    times: &times,
+                    rows: &rows,
+                },
+            );
+            assert_eq!((t, r), (times.clone(), rows.clone()), "max_bytes {max_bytes}");
+            assert_eq!(
+                pieces,
+                10usize.div_ceil((max_bytes / 6).clamp(1, 10)),
+                "max_bytes {max_bytes}"
+            );
+            // Slots of 12 bytes: each piece starts at its first slot's time.
+            let (starts, b, pieces) = cut_all(
+                &cut,
+                Batch::Slots {
+                    start_ns: 50,
+                    bytes: &rows,
+                },
+            );
+            assert_eq!(b, rows, "max_bytes {max_bytes}");
+            let per = if max_bytes >= 60 {
+                5
+            } else {
+                (max_bytes / 12).max(1)
+            };
+            assert_eq!(pieces, 5usize.div_ceil(per));
+            let expected: Vec<i64> = (0..pieces as i64).map(|k| 50 + k * per as i64 * 10).collect();
+            assert_eq!(starts, expected, "max_bytes {max_bytes}");
+        }
+        // Rows of no bytes (a schema of no value columns) go whole.
+        let cut = Cut {
+            max_bytes: 1,
+            row_len: 0,
+            slab_len: 0,
+            granularity_ns: 10,
+        };
+        let (t, r, pieces) = cut_all(
+            &cut,
+            Batch::Rows {
+                times: &times,
+                rows: &[],
+            },
+        );
+        assert_eq!((t, r.len(), pieces), (times.clone(), 0, 1));
     }
 }
