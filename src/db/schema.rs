@@ -761,6 +761,12 @@ impl FieldAt {
         row[self.null_byte] & self.null_mask != 0
     }
 
+    /// Where its null bit is: the byte of a row's header, and the bit's mask in it.
+    #[inline]
+    pub fn null_bit(&self) -> (usize, u8) {
+        (self.null_byte, self.null_mask)
+    }
+
     #[inline]
     pub fn bytes<'r>(&self, row: &'r [u8]) -> &'r [u8] {
         &row[self.offset..self.offset + self.width]

@@ -1914,18 +1914,22 @@ impl<'a> Strided<'a> {
     }
 }
 
-/// Whether any of the first `len` rows has a null in one of `fields`. A plain loop: `any`
-/// over these adapters compiles to a call per row.
+/// Whether any of the first `len` rows has a null in one of `fields`: the OR of each field's
+/// header byte over the rows, with no exit at the first null, so that it compiles to wide
+/// loads (most runs have none, and a row at a time was 5 % of a day's VWAP).
 #[inline(always)]
 fn has_null(heads: Strided, len: usize, fields: &[FieldAt]) -> bool {
-    for h in heads.iter(len) {
-        for f in fields {
-            if f.is_null(h) {
-                return true;
-            }
-        }
-    }
-    false
+    let whole = heads.bytes.get(..len * heads.stride).unwrap_or(&[]);
+    fields.iter().any(|f| {
+        let (byte, mask) = f.null_bit();
+        let at = heads.offset + byte;
+        let ored = if heads.stride == 1 && at == 0 {
+            whole.iter().fold(0, |acc, &b| acc | b)
+        } else {
+            whole.chunks_exact(heads.stride).fold(0, |acc, row| acc | row[at])
+        };
+        ored & mask != 0
+    })
 }
 
 #[inline(always)]
@@ -2172,6 +2176,68 @@ mod tests {
 
     fn q(text: &str) -> Fraction {
         Fraction::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_null_anywhere_in_a_run_is_found_in_any_field() {
+        // Three columns (one header byte), and ten (column 8's null bit in the second byte).
+        for (columns, second, strides) in [(3, 2, vec![1, 2, 5]), (10, 8, vec![2, 3, 16])] {
+            let spec = (0..columns)
+                .map(|i| format!("c{i}:i64"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let schema = Schema::parse_spec(&spec).unwrap();
+            let (a, b) = (schema.field_at(0), schema.field_at(second));
+            for stride in strides {
+                for len in [0, 1, 31, 32, 33, 100] {
+                    let found = |heads: &[u8]| {
+                        let strided = Strided {
+                            bytes: heads,
+                            stride,
+                            offset: 0,
+                        };
+                        [&[a][..], &[b], &[a, b]].map(|fields| has_null(strided, len, fields))
+                    };
+                    // The rows' headers, and one more row past the run, null everywhere.
+                    let mut heads = vec![0u8; (len + 1) * stride];
+                    heads[len * stride..].fill(0xff);
+                    assert_eq!(
+                        found(&heads),
+                        [false; 3],
+                        "{columns} columns, stride {stride}, len {len}"
+                    );
+                    for row in [0, len / 2, len.saturating_sub(1)]
+                        .into_iter()
+                        .filter(|_| len > 0)
+                    {
+                        let mut h = heads.clone();
+                        // Every bit of the row's header set but the row's own (bit 0) and the
+                        // null bits of a and b; then b's, then a's.
+                        h[row * stride..(row + 1) * stride].fill(0xff);
+                        h[row * stride] &= !0b11;
+                        let (byte, mask) = b.null_bit();
+                        h[row * stride + byte] &= !mask;
+                        assert_eq!(
+                            found(&h),
+                            [false; 3],
+                            "{columns} columns, stride {stride}, row {row}"
+                        );
+                        h[row * stride + byte] |= mask;
+                        assert_eq!(
+                            found(&h),
+                            [false, true, true],
+                            "{columns} columns, stride {stride}, row {row}"
+                        );
+                        h[row * stride] |= 0b10;
+                        assert_eq!(
+                            found(&h),
+                            [true; 3],
+                            "{columns} columns, stride {stride}, row {row}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
