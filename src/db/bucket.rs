@@ -2154,19 +2154,6 @@ fn units_in_order(units: &[u64], per_bucket: u64) -> bool {
 
 #[cfg(test)]
 mod tests {
-
-    #[test]
-    fn time_offsets_must_rise_and_stay_in_the_bucket() {
-        assert!(units_in_order(&[], 10));
-        assert!(units_in_order(&[9], 10));
-        assert!(units_in_order(&[0, 0, 3, 3, 9], 10));
-        assert!(!units_in_order(&[10], 10));
-        assert!(!units_in_order(&[0, 4, 10], 10));
-        // A fall anywhere: at the start, in the middle, at the end.
-        assert!(!units_in_order(&[1, 0, 2, 3], 10));
-        assert!(!units_in_order(&[0, 1, 5, 4, 6], 10));
-        assert!(!units_in_order(&[0, 1, 2, 3, 2], 10));
-    }
     use super::*;
     use std::fs;
     use std::os::unix::fs::FileExt;
@@ -2676,5 +2663,18 @@ mod tests {
         let db = open_writer(&dir);
         assert_eq!(db.get(t0).unwrap().len(), 1);
         assert_eq!(fs::metadata(&data).unwrap().len(), clean_len);
+    }
+
+    #[test]
+    fn time_offsets_must_rise_and_stay_in_the_bucket() {
+        assert!(units_in_order(&[], 10));
+        assert!(units_in_order(&[9], 10));
+        assert!(units_in_order(&[0, 0, 3, 3, 9], 10));
+        assert!(!units_in_order(&[10], 10));
+        assert!(!units_in_order(&[0, 4, 10], 10));
+        // A fall anywhere: at the start, in the middle, at the end.
+        assert!(!units_in_order(&[1, 0, 2, 3], 10));
+        assert!(!units_in_order(&[0, 1, 5, 4, 6], 10));
+        assert!(!units_in_order(&[0, 1, 2, 3, 2], 10));
     }
 }
