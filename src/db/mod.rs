@@ -2,6 +2,7 @@
 //! Every row's place is computed from its timestamp: no index, O(1) reads and writes.
 
 pub mod alter;
+mod batch_cut;
 pub mod bucket;
 pub mod codec;
 pub mod config;
@@ -26,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
+pub use batch_cut::BatchCut;
 use bucket::{BucketPartition, Rows};
 use config::{sync_dir, Config, Layout, CONFIG_FILE};
 use files::exists;
@@ -1042,6 +1044,17 @@ impl Database {
             }
         }
         Ok(true)
+    }
+
+    /// How to cut this database's batches into pieces of at most `max_bytes` (at least one
+    /// slot or row each): `BatchCut::pieces`.
+    pub fn batch_cut(&self, max_bytes: usize) -> BatchCut {
+        BatchCut {
+            max_bytes,
+            row_len: self.schema().row_len(),
+            slab_len: self.config.slab_len() as usize,
+            granularity_ns: self.config.granularity.ns(),
+        }
     }
 
     /// The rows of `batch` with their times, in order (borrowed from the batch).

@@ -226,12 +226,7 @@ pub fn write_range_where<E: From<Error>>(
     let on_pool = rayon::current_thread_index().is_some();
     let job_bytes = JOB_BYTES.with(|b| b.get());
     let mut limited_first = limit != u64::MAX;
-    let cut = Cut {
-        max_bytes: job_bytes,
-        row_len: db.schema().row_len(),
-        slab_len: db.config().slab_len() as usize,
-        granularity_ns: db.config().granularity.ns(),
-    };
+    let cut = db.batch_cut(job_bytes);
     // Jobs spawned in the scope are all finished when it returns, even after an error.
     rayon::in_place_scope(|scope| -> Result<u64, E> {
         let mut take = |batch: Batch<'_>| -> Result<bool, E> {
@@ -291,50 +286,6 @@ pub fn write_range_where<E: From<Error>>(
         }
         Ok(out.written)
     })
-}
-
-/// How `write_range_where` cuts a scan batch: into pieces of at most `max_bytes` (at least one
-/// slot or row each), in order.
-struct Cut {
-    max_bytes: usize,
-    row_len: usize,
-    slab_len: usize,
-    granularity_ns: i64,
-}
-
-impl Cut {
-    fn pieces<'a>(&self, batch: Batch<'a>) -> impl Iterator<Item = Batch<'a>> {
-        let (unit, len) = match batch {
-            Batch::Slots { bytes, .. } => (self.slab_len, bytes.len()),
-            Batch::Rows { rows, .. } => (self.row_len, rows.len()),
-        };
-        // Slots or rows per piece; a batch that fits (or of rows without bytes) stays whole.
-        let units = len.checked_div(unit).unwrap_or(0);
-        let per = if len <= self.max_bytes || unit == 0 {
-            units.max(1)
-        } else {
-            (self.max_bytes / unit).max(1)
-        };
-        let (row_len, slab_len, granularity_ns) = (self.row_len, self.slab_len, self.granularity_ns);
-        let count = units.div_ceil(per).max(1);
-        (0..count).map(move |k| {
-            // The last piece takes the rest, whatever it holds.
-            let a = k * per;
-            let b = if k + 1 == count { usize::MAX } else { a + per };
-            let cut = |x: usize, unit: usize| x.saturating_mul(unit);
-            match batch {
-                _ if count == 1 => batch,
-                Batch::Slots { start_ns, bytes } => Batch::Slots {
-                    start_ns: start_ns + a as i64 * granularity_ns,
-                    bytes: &bytes[cut(a, slab_len)..cut(b, slab_len).min(bytes.len())],
-                },
-                Batch::Rows { times, rows } => Batch::Rows {
-                    times: &times[a..b.min(times.len())],
-                    rows: &rows[cut(a, row_len)..cut(b, row_len).min(rows.len())],
-                },
-            }
-        })
-    }
 }
 
 /// Where formatted jobs go, in scan order: the sink, counting rows against the limit.
@@ -624,86 +575,5 @@ mod tests {
         out.left = 0;
         assert!(pipeline.sink_ready(&mut out, false).is_ok());
         assert_eq!(written, vec![0]);
-    }
-
-    /// What `Cut::pieces` hands out, as (start time, bytes) of slots or (times, rows).
-    fn cut_all(cut: &Cut, batch: Batch<'_>) -> (Vec<i64>, Vec<u8>, usize) {
-        let (mut times, mut bytes, mut pieces) = (Vec::new(), Vec::new(), 0);
-        for piece in cut.pieces(batch) {
-            pieces += 1;
-            match piece {
-                Batch::Slots { start_ns, bytes: b } => {
-                    times.push(start_ns);
-                    assert!(b.len() <= cut.max_bytes.max(cut.slab_len) || pieces == 1);
-                    bytes.extend_from_slice(b);
-                }
-                Batch::Rows { times: t, rows } => {
-                    assert_eq!(rows.len(), t.len() * cut.row_len);
-                    times.extend_from_slice(t);
-                    bytes.extend_from_slice(rows);
-                }
-            }
-        }
-        (times, bytes, pieces)
-    }
-
-    #[test]
-    fn a_batch_is_cut_into_pieces_that_hold_every_row_once_in_order() {
-        let rows: Vec<u8> = (0..=255).cycle().take(10 * 6).collect();
-        let times: Vec<i64> = (0..10).map(|i| 1000 + i * 7).collect();
-        for max_bytes in [1, 5, 6, 7, 12, 59, 60, 61, 1 << 20] {
-            let cut = Cut {
-                max_bytes,
-                row_len: 6,
-                slab_len: 12,
-                granularity_ns: 10,
-            };
-            // Rows: at most max_bytes each (one row at least), all of them, in order.
-            let (t, r, pieces) = cut_all(
-                &cut,
-                Batch::Rows {
-                    times: &times,
-                    rows: &rows,
-                },
-            );
-            assert_eq!((t, r), (times.clone(), rows.clone()), "max_bytes {max_bytes}");
-            assert_eq!(
-                pieces,
-                10usize.div_ceil((max_bytes / 6).clamp(1, 10)),
-                "max_bytes {max_bytes}"
-            );
-            // Slots of 12 bytes: each piece starts at its first slot's time.
-            let (starts, b, pieces) = cut_all(
-                &cut,
-                Batch::Slots {
-                    start_ns: 50,
-                    bytes: &rows,
-                },
-            );
-            assert_eq!(b, rows, "max_bytes {max_bytes}");
-            let per = if max_bytes >= 60 {
-                5
-            } else {
-                (max_bytes / 12).max(1)
-            };
-            assert_eq!(pieces, 5usize.div_ceil(per));
-            let expected: Vec<i64> = (0..pieces as i64).map(|k| 50 + k * per as i64 * 10).collect();
-            assert_eq!(starts, expected, "max_bytes {max_bytes}");
-        }
-        // Rows of no bytes (a schema of no value columns) go whole.
-        let cut = Cut {
-            max_bytes: 1,
-            row_len: 0,
-            slab_len: 0,
-            granularity_ns: 10,
-        };
-        let (t, r, pieces) = cut_all(
-            &cut,
-            Batch::Rows {
-                times: &times,
-                rows: &[],
-            },
-        );
-        assert_eq!((t, r.len(), pieces), (times.clone(), 0, 1));
     }
 }
