@@ -2,7 +2,6 @@
 //! the damaged ones, changing nothing. `defrag` runs the same walk over a partition before it
 //! rewrites it, and refuses when anything is damaged.
 
-use crate::db::config::Layout;
 use crate::db::time::PartitionKey;
 use crate::db::Database;
 use crate::error::{Damage, Error, Result};
@@ -59,19 +58,7 @@ pub fn check_partition(db: &Database, key: PartitionKey) -> Result<PartitionChec
         Error::Checksum(damage) => add(&mut findings, *damage),
         other => problems.push(other.to_string()),
     };
-    let opened = match db.layout() {
-        Layout::Grid => {
-            crate::db::partition::Partition::open(db.dir(), db.config(), key, false).and_then(|p| {
-                let rows = p.verify(db.schema().row_len(), &mut found)?;
-                Ok((p.version, rows))
-            })
-        }
-        Layout::Bucket => crate::db::bucket::BucketPartition::open(db.dir(), db.config(), key, false)
-            .and_then(|p| {
-                let done = p.verify(&mut found)?;
-                Ok((p.version, done.rows))
-            }),
-    };
+    let opened = db.verify_partition(key, &mut found);
     let (version, rows) = match opened {
         Ok(done) => done,
         Err(Error::Checksum(damage)) => {

@@ -4,12 +4,10 @@
 
 pub mod check;
 pub mod db;
-pub mod defrag;
 pub mod error;
 pub mod import;
 pub mod io;
 pub mod query;
-pub mod stat;
 
 pub use db::{Access, Database, PutMode};
 pub use error::{Error, Result};

@@ -40,12 +40,14 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use xs::db::asof::AsOf;
 use xs::db::config::{Config, Layout, RecordCodec};
+use xs::db::defrag::{defrag, DefragOptions};
 use xs::db::lock::LockWait;
 use xs::db::schema::{ColumnType, Schema, Value};
 use xs::db::series::compare_values;
+use xs::db::stat::{stat, StatOptions};
 use xs::db::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
-use xs::defrag::{defrag, DefragOptions};
 use xs::import::timeparse::{TimeFormat as InputTimeFormat, TimeSpec};
 use xs::import::{CsvOptions, DateSource, Options, Sniff};
 use xs::io::columnar::{ColumnarWriter, Container};
@@ -53,10 +55,8 @@ use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
 use xs::io::stream::{set_job_input_bytes, write_range, write_range_where, Compression, JOB_INPUT_BYTES};
 use xs::io::timefmt::{format_iso_exact, EpochUnit};
 use xs::query::agg::{ohlcv, parse_aggs, write_buckets, Plan};
-use xs::query::asof::AsOf;
 use xs::query::asof_join::{asof_join, Matches, Strategy};
 use xs::query::filter::Filter;
-use xs::stat::{stat, StatOptions};
 use xs::{Access, Database, PutMode};
 
 const NS_PER_SEC: i64 = 1_000_000_000;
@@ -1228,9 +1228,9 @@ impl Case {
         }
         let db = self.open_read();
         // Not the `--fast` walk: that one reads no record, so it counts none.
-        let options = xs::stat::StatOptions { count_rows: true };
+        let options = xs::db::stat::StatOptions { count_rows: true };
         let report =
-            xs::stat::stat(&db, &[], options).unwrap_or_else(|e| self.fail(&format!("stat failed: {e}")));
+            xs::db::stat::stat(&db, &[], options).unwrap_or_else(|e| self.fail(&format!("stat failed: {e}")));
         let records: u64 = report
             .partitions
             .iter()

@@ -2,8 +2,8 @@
 
 use xs::db::bucket::{is_columnar_version, COLUMNAR_VERSION};
 use xs::db::config::{human_bytes, RecordCodec};
-use xs::defrag::{self, Action, BucketState, DefragOptions, Event, Step};
-use xs::stat::{self, Footprint};
+use xs::db::defrag::{self, Action, BucketState, DefragOptions, Event, Step};
+use xs::db::stat::{self, Footprint};
 
 use super::{Context, Output};
 use crate::exit::{CliResult, Failure};

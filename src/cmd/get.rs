@@ -261,7 +261,7 @@ fn asof_rows(
     mut keep: impl FnMut(i64, &[u8]) -> CliResult<bool>,
 ) -> CliResult {
     let row_len = db.schema().row_len();
-    let asof = xs::query::asof::AsOf::new(db)?;
+    let asof = xs::db::asof::AsOf::new(db)?;
     let mut last_hit = None;
     for &t in times {
         let not_before = within_ns.map_or(i64::MIN, |w| t.saturating_sub(w));

@@ -51,7 +51,7 @@ fn roles(config: &Config, summaries: &SummaryLayout, col: usize) -> Vec<&'static
     if config.keys.unique.contains(name) {
         roles.push("unique key");
     }
-    if config.layout == Layout::Bucket && summaries.slot_of(col).is_some() {
+    if config.may_summarize() && summaries.slot_of(col).is_some() {
         roles.push("summarized");
     }
     roles

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use xs::db::bucket::CodecBytes;
 use xs::db::config::human_bytes;
+use xs::db::stat::{self, Footprint, RowCount, StatOptions};
 use xs::io::timefmt::format_iso;
-use xs::stat::{self, Footprint, RowCount, StatOptions};
 use xs::Database;
 
 use super::series_args::SeriesArgs;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use xs::db::config::{human_bytes, CONFIG_FILE};
-use xs::stat::{self, StatOptions};
+use xs::db::stat::{self, StatOptions};
 use xs::{Access, Database};
 
 use super::Output;

@@ -494,6 +494,12 @@ impl Config {
         !self.keys.series.is_empty()
     }
 
+    /// Whether storage buckets may carry summaries (rows, min and max per column) that
+    /// `Database::scan_summarized` hands out in place of their rows: bucket layout only.
+    pub fn may_summarize(&self) -> bool {
+        self.layout == Layout::Bucket
+    }
+
     /// Granularity steps in one bucket (bucket layout; 1 for grid).
     pub fn units_per_bucket(&self) -> u64 {
         (self.bucket_ns / self.granularity.ns().max(1)).max(1) as u64

@@ -2,11 +2,13 @@
 //! Every row's place is computed from its timestamp: no index, O(1) reads and writes.
 
 pub mod alter;
+pub mod asof;
 mod batch_cut;
 pub mod bucket;
 pub mod codec;
 pub mod config;
 pub mod decimal;
+pub mod defrag;
 pub mod files;
 pub mod lock;
 pub mod marker;
@@ -14,6 +16,7 @@ pub mod partition;
 pub mod schema;
 pub mod series;
 mod series_root;
+pub mod stat;
 pub mod summary;
 pub mod syms;
 pub mod time;
@@ -1044,6 +1047,25 @@ impl Database {
             }
         }
         Ok(true)
+    }
+
+    /// Verifies every stored unit of partition `key` against its check, from a fresh handle
+    /// (nothing cached is trusted): each damaged unit goes to `found` (an `Error::Checksum`)
+    /// and the walk goes on. Returns the partition's header version and the rows in units that
+    /// passed.
+    pub fn verify_partition(&self, key: PartitionKey, found: &mut dyn FnMut(Error)) -> Result<(u32, u64)> {
+        match self.config.layout {
+            Layout::Grid => {
+                let p = Partition::open(&self.dir, &self.config, key, false)?;
+                let rows = p.verify(self.schema().row_len(), found)?;
+                Ok((p.version, rows))
+            }
+            Layout::Bucket => {
+                let p = BucketPartition::open(&self.dir, &self.config, key, false)?;
+                let done = p.verify(found)?;
+                Ok((p.version, done.rows))
+            }
+        }
     }
 
     /// How to cut this database's batches into pieces of at most `max_bytes` (at least one

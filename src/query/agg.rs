@@ -19,7 +19,7 @@
 //! it may share with its neighbours (its first and last) and answers every other bucket as soon
 //! as the bucket ends, so a query holds a few buckets' values at a time, not the window's.
 
-use crate::db::config::{Config, Layout};
+use crate::db::config::Config;
 use crate::db::schema::{split_top_level, ColumnType, FieldAt, Num, Schema};
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
 use crate::db::syms::Texts;
@@ -459,7 +459,7 @@ impl Plan {
             date_order: None,
         };
         let layout = SummaryLayout::new(&config.schema);
-        let summary_slots = (config.layout == Layout::Bucket && filter.is_none())
+        let summary_slots = (config.may_summarize() && filter.is_none())
             .then(|| {
                 aggs.iter()
                     .map(|a| match (a.kind, a.field) {

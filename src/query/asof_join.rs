@@ -7,8 +7,8 @@
 //! the last probe, merged with the probes in time order, so joining a day of trades against a
 //! day of quotes reads the quotes once.
 
-use super::asof::AsOf;
 use super::filter::Filter;
+use crate::db::asof::AsOf;
 use crate::db::Database;
 use crate::error::Result;
 

@@ -2,7 +2,6 @@
 //! as-of lookups, and the equality filter they share with `range`.
 
 pub mod agg;
-pub mod asof;
 pub mod asof_join;
 pub mod filter;
 

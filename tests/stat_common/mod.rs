@@ -222,7 +222,7 @@ pub fn fragment(files: &[PathBuf]) -> bool {
         drop(handles);
         let _ = fs::remove_dir_all(&scratch);
         let fragmented = files.iter().all(|path| {
-            let f = xs::stat::Footprint::of_file(&File::open(path).unwrap()).unwrap();
+            let f = xs::db::stat::Footprint::of_file(&File::open(path).unwrap()).unwrap();
             f.extents.is_some_and(|e| e > f.data_segments)
         });
         if fragmented {

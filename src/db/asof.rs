@@ -2,10 +2,10 @@
 //! the data segments of the partition files (`SEEK_DATA` probes), never slot by slot through
 //! holes. A gap of days costs a few dozen `lseek`s, whatever its length.
 
-use crate::db::partition::{Partition, HEADER_LEN};
-use crate::db::schema::Schema;
-use crate::db::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
-use crate::db::Database;
+use super::partition::{Partition, HEADER_LEN};
+use super::schema::Schema;
+use super::time::{PartitionKey, END_TIME_NS, MIN_TIME_NS};
+use super::Database;
 use crate::error::Result;
 
 /// Bytes read backwards per `pread` when looking for the last present slot in data.
@@ -72,7 +72,7 @@ fn latest_in(
         if key.end_ns() <= not_before_ns {
             break;
         }
-        if db.layout() == crate::db::config::Layout::Bucket {
+        if db.layout() == super::config::Layout::Bucket {
             let Some(part) = db.bucket_partition(key, false)? else {
                 continue;
             };

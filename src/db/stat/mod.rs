@@ -391,7 +391,7 @@ pub fn bucket_footprint(part: &BucketPartition) -> Result<Footprint> {
 
 /// The temporary files of interrupted defrags, with the bytes each holds on disk.
 fn defrag_leftovers(db: &Database) -> Result<Vec<(PathBuf, u64)>> {
-    Ok(crate::defrag::leftovers(db)?
+    Ok(crate::db::defrag::leftovers(db)?
         .into_iter()
         .map(|path| {
             let physical = std::fs::symlink_metadata(&path)

@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 use crate::db::bucket::BucketPartition;
 use crate::db::config::{human_bytes, sync_dir};
 use crate::db::partition::{data_segments, punch_hole, read_full_at, Header, Partition};
+use crate::db::stat::{bucket_footprint, free_bytes, Footprint};
 use crate::db::time::PartitionKey;
 use crate::db::vfs;
 use crate::db::{Database, BLOCK_LEN};
 use crate::error::{Error, Result};
-use crate::stat::{bucket_footprint, free_bytes, Footprint};
 
 /// Suffix of the temporary file: `.2021.xs.defrag`. Its leading dot and suffix keep it from
 /// ever parsing as a partition name.
