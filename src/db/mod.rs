@@ -3,7 +3,7 @@
 
 pub mod alter;
 pub mod asof;
-mod batch_cut;
+mod batch;
 pub mod bucket;
 pub mod codec;
 pub mod config;
@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
-pub use batch_cut::BatchCut;
+pub use batch::{Batch, BatchBuf, BatchRows, BatchRuns, BatchShape, RowRun, RunTimes};
 use bucket::{BucketPartition, Rows};
 use config::{sync_dir, Config, Layout, CONFIG_FILE};
 use files::exists;
@@ -112,57 +112,6 @@ pub enum Role {
     SeriesRoot,
     /// One series of a series database (its directory name).
     Series(String),
-}
-
-/// A piece of a scan, in time order: what `Database::scan_batches` hands out.
-#[derive(Clone, Copy, Debug)]
-pub enum Batch<'a> {
-    /// Grid: consecutive whole slots (`depth × row_len` bytes each) from `start_ns`, one
-    /// granularity apart; a slot's rows end at the first row whose present bit is clear.
-    Slots { start_ns: i64, bytes: &'a [u8] },
-    /// Bucket: rows back to back (`row_len` bytes each) and the time of each.
-    Rows { times: &'a [i64], rows: &'a [u8] },
-}
-
-/// The rows of a `Batch` with their times (`Database::batch_rows`).
-pub enum BatchRows<'b> {
-    Slots {
-        slabs: std::slice::ChunksExact<'b, u8>,
-        /// The rows of the slot being walked, and its time.
-        slab: std::slice::ChunksExact<'b, u8>,
-        t: i64,
-        next_t: i64,
-        granularity_ns: i64,
-        row_len: usize,
-    },
-    Rows(std::iter::Zip<std::slice::Iter<'b, i64>, std::slice::ChunksExact<'b, u8>>),
-}
-
-impl<'b> Iterator for BatchRows<'b> {
-    type Item = (i64, &'b [u8]);
-
-    #[inline]
-    fn next(&mut self) -> Option<(i64, &'b [u8])> {
-        match self {
-            BatchRows::Rows(rows) => rows.next().map(|(&t, row)| (t, row)),
-            BatchRows::Slots {
-                slabs,
-                slab,
-                t,
-                next_t,
-                granularity_ns,
-                row_len,
-            } => loop {
-                // A slot's rows end at the first row whose present bit is clear.
-                if let Some(row) = slab.next().filter(|r| Schema::is_present(r)) {
-                    return Some((*t, row));
-                }
-                *slab = slabs.next()?.chunks_exact(*row_len);
-                *t = *next_t;
-                *next_t += *granularity_ns;
-            },
-        }
-    }
 }
 
 /// The summary of a storage bucket's rows, handed out by `Database::scan_summarized` in place
@@ -1068,31 +1017,14 @@ impl Database {
         }
     }
 
-    /// How to cut this database's batches into pieces of at most `max_bytes` (at least one
-    /// slot or row each): `BatchCut::pieces`.
-    pub fn batch_cut(&self, max_bytes: usize) -> BatchCut {
-        BatchCut {
-            max_bytes,
-            row_len: self.schema().row_len(),
-            slab_len: self.config.slab_len() as usize,
-            granularity_ns: self.config.granularity.ns(),
-        }
+    /// How this database's scan batches are laid out: what walks, cuts and copies them.
+    pub fn batch_shape(&self) -> BatchShape {
+        BatchShape::of(&self.config)
     }
 
     /// The rows of `batch` with their times, in order (borrowed from the batch).
     pub fn batch_rows<'b>(&self, batch: Batch<'b>) -> BatchRows<'b> {
-        let row_len = self.schema().row_len();
-        match batch {
-            Batch::Slots { start_ns, bytes } => BatchRows::Slots {
-                slabs: bytes.chunks_exact(self.config.slab_len() as usize),
-                slab: [].chunks_exact(row_len),
-                t: start_ns,
-                next_t: start_ns,
-                granularity_ns: self.config.granularity.ns(),
-                row_len,
-            },
-            Batch::Rows { times, rows } => BatchRows::Rows(times.iter().zip(rows.chunks_exact(row_len))),
-        }
+        self.batch_shape().rows(batch)
     }
 
     /// Walks the rows of `[from, to)` in time order as batches, whatever the layout: grid

@@ -36,7 +36,7 @@ use parquet::schema::types::ColumnPath;
 
 use crate::db::config::Config;
 use crate::db::schema::{le, ColumnType, FieldAt, Schema};
-use crate::db::{Batch, Columns, Database, Scanned};
+use crate::db::{Batch, BatchShape, Columns, Database, RunTimes, Scanned};
 use crate::io::output::{any_sym, resolve_columns, str_bytes, Field};
 use crate::io::stream::scan_where;
 use crate::query::filter::Filter;
@@ -167,11 +167,12 @@ pub struct BatchBuilder {
     rows: usize,
     capacity: usize,
     row_len: usize,
-    slab_len: usize,
-    granularity_ns: i64,
+    /// How the scan batches it takes are laid out.
+    shape: BatchShape,
     /// For `sym` columns: the schema, whose dictionary gives their text.
     syms: Option<(crate::db::schema::Schema, Arc<crate::db::syms::Snapshot>)>,
-    /// A grid batch's present rows and their times, gathered before they are appended.
+    /// Rows of runs at one time (a grid batch's), with their times, gathered before they are
+    /// appended.
     slot_times: Vec<i64>,
     slot_rows: Vec<u8>,
 }
@@ -224,8 +225,7 @@ impl BatchBuilder {
             rows: 0,
             capacity,
             row_len: config.schema.row_len(),
-            slab_len: usize::try_from(config.slab_len()).map_err(|_| "slot too large".to_string())?,
-            granularity_ns: config.granularity.ns(),
+            shape: BatchShape::of(config),
             // Read only when a column needs it (see `RowFormatter::new`).
             syms: config
                 .schema
@@ -428,52 +428,57 @@ impl BatchBuilder {
     /// hands the rest again.
     pub fn push_batch(&mut self, batch: &Batch<'_>, skip: usize, max_rows: u64) -> Result<usize, WriteError> {
         let room = (self.capacity.saturating_sub(self.rows) as u64).min(max_rows) as usize;
-        match *batch {
-            Batch::Slots { start_ns, bytes } => {
-                // A grid slot holds its rows first, then absent ones: gather the present rows,
-                // with their slots' times, and append those.
-                let (mut times, mut rows) = (
-                    std::mem::take(&mut self.slot_times),
-                    std::mem::take(&mut self.slot_rows),
-                );
-                times.clear();
-                rows.clear();
-                let mut seen = 0usize;
-                let mut t_ns = start_ns;
-                'slots: for slab in bytes.chunks_exact(self.slab_len) {
-                    // The first row of a slot tells whether the slot holds anything.
-                    if Schema::is_present(slab) {
-                        for row in slab.chunks_exact(self.row_len) {
-                            if !Schema::is_present(row) {
-                                break;
-                            }
-                            if seen >= skip {
-                                if times.len() == room {
-                                    break 'slots;
-                                }
-                                times.push(t_ns);
-                                rows.extend_from_slice(row);
-                            }
-                            seen += 1;
-                        }
-                    }
-                    t_ns += self.granularity_ns;
+        let row_len = self.row_len;
+        // Runs with their own times are appended as they are; the rows of runs at one time
+        // (a grid slot's) are gathered with their time repeated, and appended together.
+        let (mut times, mut rows) = (
+            std::mem::take(&mut self.slot_times),
+            std::mem::take(&mut self.slot_rows),
+        );
+        times.clear();
+        rows.clear();
+        let (mut seen, mut taken) = (0usize, 0usize);
+        let mut result = Ok(());
+        for run in self.shape.runs(*batch) {
+            if taken == room {
+                break;
+            }
+            let n = match run.times {
+                RunTimes::At(_) => run.rows.len() / row_len,
+                RunTimes::Each(each) => each.len(),
+            };
+            if seen + n <= skip {
+                seen += n;
+                continue;
+            }
+            let from = skip.saturating_sub(seen);
+            let k = (n - from).min(room - taken);
+            let picked = &run.rows[from * row_len..(from + k) * row_len];
+            match run.times {
+                RunTimes::At(t_ns) => {
+                    times.extend(std::iter::repeat_n(t_ns, k));
+                    rows.extend_from_slice(picked);
                 }
-                let result = self.append(&times, Source::Rows(&rows));
-                let taken = times.len();
-                (self.slot_times, self.slot_rows) = (times, rows);
-                result.map(|()| taken)
+                RunTimes::Each(each) => {
+                    if !times.is_empty() {
+                        result = self.append(&times, Source::Rows(&rows));
+                        times.clear();
+                        rows.clear();
+                    }
+                    result = result.and_then(|()| self.append(&each[from..from + k], Source::Rows(picked)));
+                    if result.is_err() {
+                        break;
+                    }
+                }
             }
-            Batch::Rows { times, rows } => {
-                let from = skip.min(times.len());
-                let to = from + room.min(times.len() - from);
-                self.append(
-                    &times[from..to],
-                    Source::Rows(&rows[from * self.row_len..to * self.row_len]),
-                )?;
-                Ok(to - from)
-            }
+            seen += n;
+            taken += k;
         }
+        if result.is_ok() && !times.is_empty() {
+            result = self.append(&times, Source::Rows(&rows));
+        }
+        (self.slot_times, self.slot_rows) = (times, rows);
+        result.map(|()| taken)
     }
 
     /// The rows gathered so far as a record batch; the builder starts a new one.

@@ -13,6 +13,7 @@ use chrono::DateTime;
 use crate::db::config::Config;
 use crate::db::schema::{le, ColumnType, FieldAt};
 use crate::db::time::{civil_from_days, NS_PER_DAY, NS_PER_SEC};
+use crate::db::{Batch, BatchShape, RunTimes};
 use crate::error::Result;
 use crate::io::timefmt::EpochUnit;
 
@@ -149,8 +150,8 @@ pub struct RowFormatter {
     json_keys: Vec<Vec<u8>>,
     time: TimeWriter,
     row_len: usize,
-    slab_len: usize,
-    granularity_ns: i64,
+    /// How the scan batches it formats are laid out.
+    shape: BatchShape,
     /// For `sym` columns: the schema, whose dictionary gives their text, and the entries
     /// loaded when the formatter was made (a code past them reads the dictionary again).
     syms: Option<(crate::db::schema::Schema, crate::db::syms::Texts)>,
@@ -225,8 +226,7 @@ impl RowFormatter {
             json_keys,
             time,
             row_len: schema.row_len(),
-            slab_len: usize::try_from(config.slab_len()).map_err(|_| "slot too large".to_string())?,
-            granularity_ns,
+            shape: BatchShape::of(config),
             // The dictionary is read only when a printed column needs it; a code the snapshot
             // lacks (or a dictionary that cannot be read) is looked up again and said.
             syms: schema
@@ -299,43 +299,31 @@ impl RowFormatter {
         self.write_row(out, t_ns, row, &mut DayCache::new())
     }
 
-    /// Appends the present rows of `bytes`, whole slots from the one at `start_ns` on (as
-    /// `Database::scan_chunks` hands them out), at most `max_rows`. Returns the rows written;
-    /// fails as `row` does.
-    pub fn chunk(&self, out: &mut Vec<u8>, start_ns: i64, bytes: &[u8], max_rows: u64) -> Result<u64> {
-        let mut cache = DayCache::new();
-        let mut rows = 0u64;
-        let mut t_ns = start_ns;
-        for slab in bytes.chunks_exact(self.slab_len) {
-            // The first row of a slot tells whether the slot holds anything.
-            if slab[0] & 1 != 0 {
-                for row in slab.chunks_exact(self.row_len) {
-                    if row[0] & 1 == 0 {
-                        break;
-                    }
-                    if rows == max_rows {
-                        return Ok(rows);
-                    }
-                    self.write_row(out, t_ns, row, &mut cache)?;
-                    rows += 1;
-                }
-            }
-            t_ns += self.granularity_ns;
-        }
-        Ok(rows)
-    }
-
-    /// Formats rows given with their times (the bucket layout's scan batches), at most
-    /// `max_rows`. Returns the rows written; fails as `row` does.
-    pub fn rows(&self, out: &mut Vec<u8>, times: &[i64], rows: &[u8], max_rows: u64) -> Result<u64> {
+    /// Appends the rows of a scan batch, at most `max_rows`. Returns the rows written; fails
+    /// as `row` does.
+    pub fn batch(&self, out: &mut Vec<u8>, batch: Batch<'_>, max_rows: u64) -> Result<u64> {
         let mut cache = DayCache::new();
         let mut n = 0u64;
-        for (&t_ns, row) in times.iter().zip(rows.chunks_exact(self.row_len)) {
+        for run in self.shape.runs(batch) {
+            let rows = run.rows.chunks_exact(self.row_len);
+            let left = (max_rows - n) as usize;
+            match run.times {
+                RunTimes::At(t_ns) => {
+                    for row in rows.take(left) {
+                        self.write_row(out, t_ns, row, &mut cache)?;
+                        n += 1;
+                    }
+                }
+                RunTimes::Each(times) => {
+                    for (&t_ns, row) in times.iter().zip(rows).take(left) {
+                        self.write_row(out, t_ns, row, &mut cache)?;
+                        n += 1;
+                    }
+                }
+            }
             if n == max_rows {
                 break;
             }
-            self.write_row(out, t_ns, row, &mut cache)?;
-            n += 1;
         }
         Ok(n)
     }

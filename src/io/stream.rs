@@ -6,8 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 
-use crate::db::schema::Schema;
-use crate::db::{Batch, Database, Prune};
+use crate::db::{Batch, BatchBuf, Database, Prune};
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
 use crate::query::filter::Filter;
@@ -73,23 +72,11 @@ pub fn set_job_input_bytes(bytes: usize) {
     JOB_BYTES.with(|b| b.set(bytes.max(1)));
 }
 
-/// One scan batch inside a job's input.
-#[derive(Clone, Copy)]
-enum Piece {
-    /// Whole grid slots from `start_ns`, `len_bytes` long.
-    Slots { start_ns: i64, len_bytes: usize },
-    /// `count` bucket rows (their times are next in `Job::times`), `len_bytes` long.
-    Rows { count: usize, len_bytes: usize },
-}
-
 /// Consecutive scan batches, formatted by one thread into one output block.
 #[derive(Default)]
 struct Job {
     /// Scan batches packed back to back.
-    pieces: Vec<Piece>,
-    input: Vec<u8>,
-    /// Times of the `Piece::Rows` rows, in order.
-    times: Vec<i64>,
+    input: BatchBuf,
     output: Vec<u8>,
     encoded: Vec<u8>,
     rows: u64,
@@ -97,37 +84,14 @@ struct Job {
 
 impl Job {
     /// Appends a scan batch to the job's input, which takes batches until it holds
-    /// `job_bytes`: a new job's buffer is sized for that once, not grown by doubling (each
-    /// step a copy onto fresh pages).
+    /// `job_bytes`: a new job's buffer is sized for that once, not grown by doubling.
     fn push(&mut self, batch: Batch<'_>, job_bytes: usize) {
-        let bytes = match batch {
-            Batch::Slots { start_ns, bytes } => {
-                self.pieces.push(Piece::Slots {
-                    start_ns,
-                    len_bytes: bytes.len(),
-                });
-                bytes
-            }
-            Batch::Rows { times, rows } => {
-                self.pieces.push(Piece::Rows {
-                    count: times.len(),
-                    len_bytes: rows.len(),
-                });
-                self.times.extend_from_slice(times);
-                rows
-            }
-        };
-        if self.input.is_empty() {
-            self.input.reserve(job_bytes.saturating_add(bytes.len()));
-        }
-        self.input.extend_from_slice(bytes);
+        self.input.push(batch, job_bytes);
     }
 
     /// Empties the job for reuse, keeping its buffers.
     fn clear(&mut self) {
-        self.pieces.clear();
         self.input.clear();
-        self.times.clear();
         self.rows = 0;
     }
 
@@ -136,25 +100,10 @@ impl Job {
         // Room for text about twice the rows' bytes up front: growing by doubling from
         // nothing copies the text made so far at every step (pages not written are never
         // touched, and a reused job keeps its capacity).
-        self.output.reserve(2 * self.input.len());
+        self.output.reserve(2 * self.input.len_bytes());
         self.rows = 0;
-        let mut at = 0;
-        let mut time_at = 0;
-        for &piece in &self.pieces {
-            match piece {
-                Piece::Slots { start_ns, len_bytes } => {
-                    let bytes = &self.input[at..at + len_bytes];
-                    self.rows += formatter.chunk(&mut self.output, start_ns, bytes, max_rows - self.rows)?;
-                    at += len_bytes;
-                }
-                Piece::Rows { count, len_bytes } => {
-                    let bytes = &self.input[at..at + len_bytes];
-                    let times = &self.times[time_at..time_at + count];
-                    self.rows += formatter.rows(&mut self.output, times, bytes, max_rows - self.rows)?;
-                    at += len_bytes;
-                    time_at += count;
-                }
-            }
+        for batch in self.input.batches() {
+            self.rows += formatter.batch(&mut self.output, batch, max_rows - self.rows)?;
             if self.rows == max_rows {
                 break;
             }
@@ -226,12 +175,12 @@ pub fn write_range_where<E: From<Error>>(
     let on_pool = rayon::current_thread_index().is_some();
     let job_bytes = JOB_BYTES.with(|b| b.get());
     let mut limited_first = limit != u64::MAX;
-    let cut = db.batch_cut(job_bytes);
+    let shape = db.batch_shape();
     // Jobs spawned in the scope are all finished when it returns, even after an error.
     rayon::in_place_scope(|scope| -> Result<u64, E> {
         let mut take = |batch: Batch<'_>| -> Result<bool, E> {
             job.push(batch, job_bytes);
-            if job.input.len() < job_bytes {
+            if job.input.len_bytes() < job_bytes {
                 return Ok(true);
             }
             // With a limit, the first job is sunk before anything more is read: `--limit 10`
@@ -259,14 +208,14 @@ pub fn write_range_where<E: From<Error>>(
             // A storage bucket's rows come as one batch of up to 64 MiB: cut, they make
             // several jobs, formatted side by side in buffers the jobs before them used
             // (whole, a day of one symbol was four jobs, each formatted alone into new memory).
-            for piece in cut.pieces(batch) {
+            for piece in shape.cut(batch, job_bytes) {
                 if !take(piece)? {
                     return Ok(false);
                 }
             }
             Ok(true)
         })?;
-        let last = (!job.pieces.is_empty()).then_some(job);
+        let last = (!job.input.is_empty()).then_some(job);
         match pipeline.as_mut() {
             Some(p) => {
                 if let Some(last) = last.filter(|_| out.left > 0) {
@@ -454,9 +403,7 @@ pub fn scan_where<E: From<Error>>(
         .as_ref()
         .map(|f| f as &(dyn Fn(&[u8]) -> bool + Sync));
     let (mut kept_times, mut kept_rows) = (Vec::new(), Vec::new());
-    let row_len = db.schema().row_len();
-    let granularity_ns = db.config().granularity.ns();
-    let slab_len = db.config().slab_len() as usize;
+    let shape = db.batch_shape();
 
     db.scan_batches_pruned(from_ns, to_ns, prune, |batch| -> Result<bool, E> {
         let batch = match filter {
@@ -471,20 +418,8 @@ pub fn scan_where<E: From<Error>>(
                     }
                     Ok(())
                 };
-                match batch {
-                    Batch::Slots { start_ns, bytes } => {
-                        for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                            let t = start_ns + i as i64 * granularity_ns;
-                            for row in slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r)) {
-                                keep(t, row)?;
-                            }
-                        }
-                    }
-                    Batch::Rows { times, rows } => {
-                        for (&t, row) in times.iter().zip(rows.chunks_exact(row_len)) {
-                            keep(t, row)?;
-                        }
-                    }
+                for (t, row) in shape.rows(batch) {
+                    keep(t, row)?;
                 }
                 if kept_times.is_empty() {
                     return Ok(true);

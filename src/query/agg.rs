@@ -26,7 +26,7 @@ use crate::db::syms::Texts;
 use crate::db::time::{
     civil_from_days, days_from_civil, format_duration, Granularity, END_TIME_NS, MIN_TIME_NS, NS_PER_DAY,
 };
-use crate::db::{Batch, BucketSummary, Columns, Database, Scanned};
+use crate::db::{Batch, BucketSummary, Columns, Database, RunTimes, Scanned};
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
 use crate::io::timefmt::format_iso_exact;
@@ -1644,8 +1644,7 @@ impl Writer<'_> {
 /// bucket arithmetic runs once per run and each aggregate folds a run in its own tight loop.
 fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: i64) -> Result<Partials> {
     let row_len = db.schema().row_len();
-    let granularity_ns = db.config().granularity.ns();
-    let slab_len = db.config().slab_len() as usize;
+    let shape = db.batch_shape();
     let mut slice = Slice {
         plan,
         from_ns,
@@ -1656,26 +1655,23 @@ fn run_slice(db: &Database, plan: &Plan, buckets: Buckets, from_ns: i64, to_ns: 
         spare: Vec::new(),
     };
     let fold = |slice: &mut Slice, batch: Batch| -> Result<()> {
-        match batch {
-            Batch::Rows { times, rows } => fold_timed(slice, buckets, times, |i, n| Run::Rows {
-                rows: &rows[i * row_len..(i + n) * row_len],
-                row_len,
-            }),
-            Batch::Slots { start_ns, bytes } => {
-                for (i, slab) in bytes.chunks_exact(slab_len).enumerate() {
-                    let present = slab
-                        .chunks_exact(row_len)
-                        .take_while(|r| Schema::is_present(r))
-                        .count();
-                    if present > 0 {
-                        let t = start_ns + i as i64 * granularity_ns;
-                        let rows = &slab[..present * row_len];
-                        slice.run(buckets.of(t), RowTimes::All(t), Run::Rows { rows, row_len })?;
-                    }
-                }
-                Ok(())
+        for run in shape.runs(batch) {
+            match run.times {
+                RunTimes::At(t) => slice.run(
+                    buckets.of(t),
+                    RowTimes::All(t),
+                    Run::Rows {
+                        rows: run.rows,
+                        row_len,
+                    },
+                )?,
+                RunTimes::Each(times) => fold_timed(slice, buckets, times, |i, n| Run::Rows {
+                    rows: &run.rows[i * row_len..(i + n) * row_len],
+                    row_len,
+                })?,
             }
         }
+        Ok(())
     };
     let cannot_match = plan
         .filter
