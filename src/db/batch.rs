@@ -170,6 +170,52 @@ impl BatchShape {
         }
     }
 
+    /// Rows `skip..skip + max` of `batch` (fewer where it holds fewer), as times and rows back
+    /// to back: borrowed from the batch where it holds them so (bucket rows), else gathered
+    /// into `scratch` (a grid batch's present rows, each with its slot's time).
+    pub fn flat<'c>(
+        &self,
+        batch: Batch<'c>,
+        skip: usize,
+        max: usize,
+        scratch: &'c mut FlatRows,
+    ) -> (&'c [i64], &'c [u8]) {
+        match batch {
+            Batch::Rows { times, rows } => {
+                let from = skip.min(times.len());
+                let to = from + max.min(times.len() - from);
+                (&times[from..to], &rows[from * self.row_len..to * self.row_len])
+            }
+            Batch::Slots { start_ns, bytes } => {
+                let FlatRows { times, rows } = scratch;
+                times.clear();
+                rows.clear();
+                let mut seen = 0usize;
+                let mut t_ns = start_ns;
+                'slots: for slab in bytes.chunks_exact(self.slab_len) {
+                    // The first row of a slot tells whether the slot holds anything.
+                    if Schema::is_present(slab) {
+                        for row in slab.chunks_exact(self.row_len) {
+                            if !Schema::is_present(row) {
+                                break;
+                            }
+                            if seen >= skip {
+                                if times.len() == max {
+                                    break 'slots;
+                                }
+                                times.push(t_ns);
+                                rows.extend_from_slice(row);
+                            }
+                            seen += 1;
+                        }
+                    }
+                    t_ns += self.granularity_ns;
+                }
+                (times, rows)
+            }
+        }
+    }
+
     /// `batch` cut into pieces of at most `max_bytes` each (at least one slot or row), in order,
     /// holding every slot or row of it once. A batch that fits, or of rows without bytes, is
     /// its own single piece.
@@ -208,6 +254,14 @@ impl BatchShape {
             }
         })
     }
+}
+
+/// Where `BatchShape::flat` gathers rows that a batch does not hold back to back; reused, it
+/// allocates nothing.
+#[derive(Default)]
+pub struct FlatRows {
+    times: Vec<i64>,
+    rows: Vec<u8>,
 }
 
 /// Scan batches copied back to back, to be walked again later (a read-out job's input): its
@@ -475,6 +529,42 @@ mod tests {
             rows: &[],
         };
         assert_eq!(GRID.runs(none).count(), 0);
+    }
+
+    #[test]
+    fn flat_rows_are_the_rows_skipped_and_taken_borrowed_when_back_to_back() {
+        let slots = grid_slots();
+        let (times, bytes) = ([7i64, 7, 9], [1u8, 1, 1, 2, 1, 3]);
+        let batches = [
+            Batch::Slots {
+                start_ns: 100,
+                bytes: &slots,
+            },
+            Batch::Rows {
+                times: &times,
+                rows: &bytes,
+            },
+        ];
+        let mut scratch = FlatRows::default();
+        for batch in batches {
+            let all: Vec<(i64, Vec<u8>)> = GRID.rows(batch).map(|(t, r)| (t, r.to_vec())).collect();
+            for skip in 0..=all.len() + 1 {
+                for max in 0..=all.len() + 1 {
+                    let (t, r) = GRID.flat(batch, skip, max, &mut scratch);
+                    let want: Vec<&(i64, Vec<u8>)> = all.iter().skip(skip).take(max).collect();
+                    assert_eq!(t.len(), want.len(), "{batch:?} skip {skip} max {max}");
+                    assert_eq!(r.len(), want.len() * GRID.row_len);
+                    for (k, (wt, wr)) in want.iter().enumerate() {
+                        assert_eq!((t[k], &r[k * 2..k * 2 + 2]), (*wt, wr.as_slice()));
+                    }
+                }
+            }
+        }
+        // Bucket rows come borrowed, not copied.
+        let (t, r) = GRID.flat(batches[1], 1, 5, &mut scratch);
+        assert!(
+            std::ptr::eq(t.as_ptr(), times[1..].as_ptr()) && std::ptr::eq(r.as_ptr(), bytes[2..].as_ptr())
+        );
     }
 
     #[test]

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
-pub use batch::{Batch, BatchBuf, BatchRows, BatchRuns, BatchShape, RowRun, RunTimes};
+pub use batch::{Batch, BatchBuf, BatchRows, BatchRuns, BatchShape, FlatRows, RowRun, RunTimes};
 use bucket::{BucketPartition, Rows};
 use config::{sync_dir, Config, Layout, CONFIG_FILE};
 use files::exists;

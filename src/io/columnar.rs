@@ -36,7 +36,7 @@ use parquet::schema::types::ColumnPath;
 
 use crate::db::config::Config;
 use crate::db::schema::{le, ColumnType, FieldAt, Schema};
-use crate::db::{Batch, BatchShape, Columns, Database, RunTimes, Scanned};
+use crate::db::{Batch, BatchShape, Columns, Database, FlatRows, Scanned};
 use crate::io::output::{any_sym, resolve_columns, str_bytes, Field};
 use crate::io::stream::scan_where;
 use crate::query::filter::Filter;
@@ -171,10 +171,8 @@ pub struct BatchBuilder {
     shape: BatchShape,
     /// For `sym` columns: the schema, whose dictionary gives their text.
     syms: Option<(crate::db::schema::Schema, Arc<crate::db::syms::Snapshot>)>,
-    /// Rows of runs at one time (a grid batch's), with their times, gathered before they are
-    /// appended.
-    slot_times: Vec<i64>,
-    slot_rows: Vec<u8>,
+    /// A grid batch's present rows and their times, gathered before they are appended.
+    scratch: FlatRows,
 }
 
 impl BatchBuilder {
@@ -232,8 +230,7 @@ impl BatchBuilder {
                 .syms()
                 .filter(|_| prints_sym)
                 .map(|d| (config.schema.clone(), d.snapshot_or_empty())),
-            slot_times: Vec::new(),
-            slot_rows: Vec::new(),
+            scratch: FlatRows::default(),
         })
     }
 
@@ -428,56 +425,11 @@ impl BatchBuilder {
     /// hands the rest again.
     pub fn push_batch(&mut self, batch: &Batch<'_>, skip: usize, max_rows: u64) -> Result<usize, WriteError> {
         let room = (self.capacity.saturating_sub(self.rows) as u64).min(max_rows) as usize;
-        let row_len = self.row_len;
-        // Runs with their own times are appended as they are; the rows of runs at one time
-        // (a grid slot's) are gathered with their time repeated, and appended together.
-        let (mut times, mut rows) = (
-            std::mem::take(&mut self.slot_times),
-            std::mem::take(&mut self.slot_rows),
-        );
-        times.clear();
-        rows.clear();
-        let (mut seen, mut taken) = (0usize, 0usize);
-        let mut result = Ok(());
-        for run in self.shape.runs(*batch) {
-            if taken == room {
-                break;
-            }
-            let n = match run.times {
-                RunTimes::At(_) => run.rows.len() / row_len,
-                RunTimes::Each(each) => each.len(),
-            };
-            if seen + n <= skip {
-                seen += n;
-                continue;
-            }
-            let from = skip.saturating_sub(seen);
-            let k = (n - from).min(room - taken);
-            let picked = &run.rows[from * row_len..(from + k) * row_len];
-            match run.times {
-                RunTimes::At(t_ns) => {
-                    times.extend(std::iter::repeat_n(t_ns, k));
-                    rows.extend_from_slice(picked);
-                }
-                RunTimes::Each(each) => {
-                    if !times.is_empty() {
-                        result = self.append(&times, Source::Rows(&rows));
-                        times.clear();
-                        rows.clear();
-                    }
-                    result = result.and_then(|()| self.append(&each[from..from + k], Source::Rows(picked)));
-                    if result.is_err() {
-                        break;
-                    }
-                }
-            }
-            seen += n;
-            taken += k;
-        }
-        if result.is_ok() && !times.is_empty() {
-            result = self.append(&times, Source::Rows(&rows));
-        }
-        (self.slot_times, self.slot_rows) = (times, rows);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let (times, rows) = self.shape.flat(*batch, skip, room, &mut scratch);
+        let taken = times.len();
+        let result = self.append(times, Source::Rows(rows));
+        self.scratch = scratch;
         result.map(|()| taken)
     }
 

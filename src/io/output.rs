@@ -13,7 +13,7 @@ use chrono::DateTime;
 use crate::db::config::Config;
 use crate::db::schema::{le, ColumnType, FieldAt};
 use crate::db::time::{civil_from_days, NS_PER_DAY, NS_PER_SEC};
-use crate::db::{Batch, BatchShape, RunTimes};
+use crate::db::{Batch, BatchShape};
 use crate::error::Result;
 use crate::io::timefmt::EpochUnit;
 
@@ -149,7 +149,6 @@ pub struct RowFormatter {
     /// NDJSON: `{"time":`, then `,"price":` … one per field.
     json_keys: Vec<Vec<u8>>,
     time: TimeWriter,
-    row_len: usize,
     /// How the scan batches it formats are laid out.
     shape: BatchShape,
     /// For `sym` columns: the schema, whose dictionary gives their text, and the entries
@@ -225,7 +224,6 @@ impl RowFormatter {
             fields,
             json_keys,
             time,
-            row_len: schema.row_len(),
             shape: BatchShape::of(config),
             // The dictionary is read only when a printed column needs it; a code the snapshot
             // lacks (or a dictionary that cannot be read) is looked up again and said.
@@ -304,26 +302,12 @@ impl RowFormatter {
     pub fn batch(&self, out: &mut Vec<u8>, batch: Batch<'_>, max_rows: u64) -> Result<u64> {
         let mut cache = DayCache::new();
         let mut n = 0u64;
-        for run in self.shape.runs(batch) {
-            let rows = run.rows.chunks_exact(self.row_len);
-            let left = (max_rows - n) as usize;
-            match run.times {
-                RunTimes::At(t_ns) => {
-                    for row in rows.take(left) {
-                        self.write_row(out, t_ns, row, &mut cache)?;
-                        n += 1;
-                    }
-                }
-                RunTimes::Each(times) => {
-                    for (&t_ns, row) in times.iter().zip(rows).take(left) {
-                        self.write_row(out, t_ns, row, &mut cache)?;
-                        n += 1;
-                    }
-                }
-            }
+        for (t_ns, row) in self.shape.rows(batch) {
             if n == max_rows {
                 break;
             }
+            self.write_row(out, t_ns, row, &mut cache)?;
+            n += 1;
         }
         Ok(n)
     }
