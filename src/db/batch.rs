@@ -11,12 +11,15 @@ pub enum Batch<'a> {
     /// Grid: consecutive whole slots (`depth × row_len` bytes each) from `start_ns`, one
     /// granularity apart; a slot's rows end at the first row whose present bit is clear.
     Slots { start_ns: i64, bytes: &'a [u8] },
-    /// Bucket: rows back to back (`row_len` bytes each) and the time of each.
+    /// Rows back to back (`row_len` bytes each) and the time of each: a bucket record's, and
+    /// any layout's rows once merged across series or filtered.
     Rows { times: &'a [i64], rows: &'a [u8] },
 }
 
 /// The rows of a `Batch` with their times (`Database::batch_rows`).
-pub enum BatchRows<'b> {
+pub struct BatchRows<'b>(RowsWalk<'b>);
+
+enum RowsWalk<'b> {
     Slots {
         slabs: std::slice::ChunksExact<'b, u8>,
         /// The rows of the slot being walked, and its time.
@@ -34,9 +37,9 @@ impl<'b> Iterator for BatchRows<'b> {
 
     #[inline]
     fn next(&mut self) -> Option<(i64, &'b [u8])> {
-        match self {
-            BatchRows::Rows(rows) => rows.next().map(|(&t, row)| (t, row)),
-            BatchRows::Slots {
+        match &mut self.0 {
+            RowsWalk::Rows(rows) => rows.next().map(|(&t, row)| (t, row)),
+            RowsWalk::Slots {
                 slabs,
                 slab,
                 t,
@@ -73,8 +76,10 @@ pub struct RowRun<'a> {
 }
 
 /// The runs of a `Batch` in order (`BatchShape::runs`): a grid slot's rows as one run at the
-/// slot's time (empty slots give none); bucket rows as one run with their times.
-pub enum BatchRuns<'b> {
+/// slot's time (empty slots give none); `Batch::Rows` as one run with their times.
+pub struct BatchRuns<'b>(RunsWalk<'b>);
+
+enum RunsWalk<'b> {
     Slots {
         slabs: std::slice::ChunksExact<'b, u8>,
         t: i64,
@@ -89,9 +94,9 @@ impl<'b> Iterator for BatchRuns<'b> {
 
     #[inline]
     fn next(&mut self) -> Option<RowRun<'b>> {
-        match self {
-            BatchRuns::Rows(run) => run.take(),
-            BatchRuns::Slots {
+        match &mut self.0 {
+            RunsWalk::Rows(run) => run.take(),
+            RunsWalk::Slots {
                 slabs,
                 t,
                 granularity_ns,
@@ -138,41 +143,43 @@ impl BatchShape {
     /// The rows of `batch` with their times, in order (borrowed from the batch).
     pub fn rows<'b>(&self, batch: Batch<'b>) -> BatchRows<'b> {
         match batch {
-            Batch::Slots { start_ns, bytes } => BatchRows::Slots {
+            Batch::Slots { start_ns, bytes } => BatchRows(RowsWalk::Slots {
                 slabs: bytes.chunks_exact(self.slab_len),
                 slab: [].chunks_exact(self.row_len),
                 t: start_ns,
                 next_t: start_ns,
                 granularity_ns: self.granularity_ns,
                 row_len: self.row_len,
-            },
-            Batch::Rows { times, rows } => BatchRows::Rows(times.iter().zip(rows.chunks_exact(self.row_len))),
+            }),
+            Batch::Rows { times, rows } => {
+                BatchRows(RowsWalk::Rows(times.iter().zip(rows.chunks_exact(self.row_len))))
+            }
         }
     }
 
-    /// The rows of `batch` in runs, in order: readers that treat rows of one time alike (an
-    /// aggregate's bucket, a formatted time) handle a run at once.
+    /// The rows of `batch` in runs, in order: a reader that treats a slot's rows alike (an
+    /// aggregate puts them in one bucket) handles them at once.
     pub fn runs<'b>(&self, batch: Batch<'b>) -> BatchRuns<'b> {
         match batch {
-            Batch::Slots { start_ns, bytes } => BatchRuns::Slots {
+            Batch::Slots { start_ns, bytes } => BatchRuns(RunsWalk::Slots {
                 slabs: bytes.chunks_exact(self.slab_len),
                 t: start_ns,
                 granularity_ns: self.granularity_ns,
                 row_len: self.row_len,
-            },
+            }),
             Batch::Rows { times, rows } => {
                 debug_assert_eq!(rows.len(), times.len() * self.row_len, "a row per time");
-                BatchRuns::Rows((!times.is_empty()).then_some(RowRun {
+                BatchRuns(RunsWalk::Rows((!times.is_empty()).then_some(RowRun {
                     times: RunTimes::Each(times),
                     rows,
-                }))
+                })))
             }
         }
     }
 
     /// Rows `skip..skip + max` of `batch` (fewer where it holds fewer), as times and rows back
-    /// to back: borrowed from the batch where it holds them so (bucket rows), else gathered
-    /// into `scratch` (a grid batch's present rows, each with its slot's time).
+    /// to back: borrowed from the batch where it holds them so (`Batch::Rows`), else
+    /// gathered into `scratch` (the present rows of slots, each with its slot's time).
     pub fn flat<'c>(
         &self,
         batch: Batch<'c>,
@@ -217,8 +224,8 @@ impl BatchShape {
     }
 
     /// `batch` cut into pieces of at most `max_bytes` each (at least one slot or row), in order,
-    /// holding every slot or row of it once. A batch that fits, or of rows without bytes, is
-    /// its own single piece.
+    /// holding every slot or row of it once. A batch that fits is its own single piece (as is,
+    /// defensively, one of rows without bytes, which no schema makes).
     pub fn cut<'a>(&self, batch: Batch<'a>, max_bytes: usize) -> impl Iterator<Item = Batch<'a>> {
         let (unit, len) = match batch {
             Batch::Slots { bytes, .. } => (self.slab_len, bytes.len()),
@@ -278,7 +285,7 @@ pub struct BatchBuf {
 enum Copied {
     /// Whole grid slots from `start_ns`, `len_bytes` long.
     Slots { start_ns: i64, len_bytes: usize },
-    /// `count` bucket rows (their times are next in `times`), `len_bytes` long.
+    /// `count` rows (their times are next in `times`), `len_bytes` long.
     Rows { count: usize, len_bytes: usize },
 }
 
@@ -424,7 +431,7 @@ mod tests {
             let expected: Vec<i64> = (0..pieces as i64).map(|k| 50 + k * per as i64 * 10).collect();
             assert_eq!(starts, expected, "max_bytes {max_bytes}");
         }
-        // Rows of no bytes (a schema of no value columns) go whole.
+        // Rows of no bytes (none in practice: a row has a header byte) go whole.
         let empty = BatchShape {
             row_len: 0,
             slab_len: 0,
@@ -468,13 +475,15 @@ mod tests {
 
     /// Slots of depth 3, rows of 2 bytes (the first byte's low bit: present): slot 0 holds two
     /// rows, slot 1 none, slot 2 three, slot 3 one (then an absent row, then a present one,
-    /// which does not count: a slot's rows end at the first absent row).
+    /// which does not count: a slot's rows end at the first absent row), slot 4 none (its
+    /// first row is absent, whatever follows).
     fn grid_slots() -> Vec<u8> {
         vec![
             1, 10, 1, 11, 0, 0, //
             0, 0, 0, 0, 0, 0, //
             1, 20, 1, 21, 1, 22, //
-            1, 30, 0, 0, 1, 99,
+            1, 30, 0, 0, 1, 99, //
+            0, 0, 1, 40, 1, 41,
         ]
     }
 
@@ -571,6 +580,7 @@ mod tests {
     fn a_batch_buffer_gives_back_what_was_pushed_in_order() {
         let slots = grid_slots();
         let (times, bytes) = ([7i64, 8], [1u8, 5, 1, 6]);
+        let (later, later_bytes) = ([9i64], [1u8, 7]);
         let mut buf = BatchBuf::default();
         for round in 0..2 {
             buf.push(
@@ -594,7 +604,14 @@ mod tests {
                 },
                 64,
             );
-            assert_eq!(buf.len_bytes(), 24 + 4 + 6, "round {round}");
+            buf.push(
+                Batch::Rows {
+                    times: &later,
+                    rows: &later_bytes,
+                },
+                64,
+            );
+            assert_eq!(buf.len_bytes(), 30 + 4 + 6 + 2, "round {round}");
             let back: Vec<String> = buf.batches().map(|b| format!("{b:?}")).collect();
             let want = [
                 format!(
@@ -616,6 +633,13 @@ mod tests {
                     Batch::Slots {
                         start_ns: 200,
                         bytes: &slots[..6]
+                    }
+                ),
+                format!(
+                    "{:?}",
+                    Batch::Rows {
+                        times: &later,
+                        rows: &later_bytes
                     }
                 ),
             ];

@@ -171,7 +171,8 @@ pub struct BatchBuilder {
     shape: BatchShape,
     /// For `sym` columns: the schema, whose dictionary gives their text.
     syms: Option<(crate::db::schema::Schema, Arc<crate::db::syms::Snapshot>)>,
-    /// A grid batch's present rows and their times, gathered before they are appended.
+    /// Rows a batch does not hold back to back, gathered before they are appended
+    /// (`BatchShape::flat`).
     scratch: FlatRows,
 }
 

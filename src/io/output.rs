@@ -156,7 +156,7 @@ pub struct RowFormatter {
     syms: Option<(crate::db::schema::Schema, crate::db::syms::Texts)>,
 }
 
-/// What a chunk remembers from row to row: the `YYYY-MM-DDT` of the last day printed (each
+/// What one `RowFormatter::batch` call remembers from row to row: the `YYYY-MM-DDT` of the last day printed (each
 /// date is computed once), and per float field the fraction digits its last value needed (a
 /// column's values mostly share them).
 struct DayCache {

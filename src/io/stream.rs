@@ -1,5 +1,5 @@
-//! Reading out a time range at speed: the scan's chunks of whole slots are formatted (and, for
-//! `.zst` output, compressed) on the rayon pool while the scan reads on, then handed to a sink in
+//! Reading out a time range at speed: the scan's batches, gathered into jobs of about
+//! `JOB_INPUT_BYTES`, are formatted (and, for `.zst` or `.gz` output, compressed) on the rayon pool while the scan reads on, then handed to a sink in
 //! time order. Small ranges (up to two jobs) are formatted on the calling thread and never use
 //! the pool.
 
@@ -15,18 +15,18 @@ use crate::query::filter::Filter;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
     None,
-    /// A zstd frame per formatted chunk; concatenated frames are one valid zstd stream.
+    /// A zstd frame per formatted job; concatenated frames are one valid zstd stream.
     Zstd {
         level: i32,
     },
-    /// A gzip member per formatted chunk; concatenated members are one valid gzip stream.
+    /// A gzip member per formatted job; concatenated members are one valid gzip stream.
     Gzip {
         level: u32,
     },
 }
 
 impl Compression {
-    /// Encodes `bytes` (the header, say) the way every chunk is encoded.
+    /// Encodes `bytes` (the header, say) the way every job is encoded.
     pub fn encode(self, bytes: &[u8]) -> Result<Vec<u8>> {
         match self {
             Compression::None => Ok(bytes.to_vec()),
@@ -48,7 +48,7 @@ impl Compression {
 }
 
 /// Formatted jobs in flight at most, per formatting thread: the scan runs ahead of the
-/// formatters by this much and no further, so memory stays bounded (about 1 MiB of input and
+/// formatters by this much and no further, so memory stays bounded (about 768 KiB of input and
 /// its output per thread) while the scan, the formatters and the sink all keep busy.
 const IN_FLIGHT_PER_THREAD: usize = 3;
 
