@@ -59,6 +59,13 @@ impl<'b> Iterator for BatchRows<'b> {
     }
 }
 
+/// The rows of a grid slot (`slab`): a slot's rows end at the first row whose present bit is
+/// clear, so an empty slot is told by its first row.
+#[inline]
+fn present_rows(slab: &[u8], row_len: usize) -> impl Iterator<Item = &[u8]> {
+    slab.chunks_exact(row_len).take_while(|r| Schema::is_present(r))
+}
+
 /// The times of a run of rows (`BatchShape::runs`).
 #[derive(Clone, Copy, Debug)]
 pub enum RunTimes<'a> {
@@ -105,11 +112,7 @@ impl<'b> Iterator for BatchRuns<'b> {
                 let slab = slabs.next()?;
                 let at = *t;
                 *t += *granularity_ns;
-                // A slot's rows end at the first row whose present bit is clear.
-                let present = slab
-                    .chunks_exact(*row_len)
-                    .take_while(|r| Schema::is_present(r))
-                    .count();
+                let present = present_rows(slab, *row_len).count();
                 if present > 0 {
                     return Some(RowRun {
                         times: RunTimes::At(at),
@@ -200,21 +203,15 @@ impl BatchShape {
                 let mut seen = 0usize;
                 let mut t_ns = start_ns;
                 'slots: for slab in bytes.chunks_exact(self.slab_len) {
-                    // The first row of a slot tells whether the slot holds anything.
-                    if Schema::is_present(slab) {
-                        for row in slab.chunks_exact(self.row_len) {
-                            if !Schema::is_present(row) {
-                                break;
+                    for row in present_rows(slab, self.row_len) {
+                        if seen >= skip {
+                            if times.len() == max {
+                                break 'slots;
                             }
-                            if seen >= skip {
-                                if times.len() == max {
-                                    break 'slots;
-                                }
-                                times.push(t_ns);
-                                rows.extend_from_slice(row);
-                            }
-                            seen += 1;
+                            times.push(t_ns);
+                            rows.extend_from_slice(row);
                         }
+                        seen += 1;
                     }
                     t_ns += self.granularity_ns;
                 }

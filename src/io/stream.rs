@@ -83,12 +83,6 @@ struct Job {
 }
 
 impl Job {
-    /// Appends a scan batch to the job's input, which takes batches until it holds
-    /// `job_bytes`: a new job's buffer is sized for that once, not grown by doubling.
-    fn push(&mut self, batch: Batch<'_>, job_bytes: usize) {
-        self.input.push(batch, job_bytes);
-    }
-
     /// Empties the job for reuse, keeping its buffers.
     fn clear(&mut self) {
         self.input.clear();
@@ -179,7 +173,7 @@ pub fn write_range_where<E: From<Error>>(
     // Jobs spawned in the scope are all finished when it returns, even after an error.
     rayon::in_place_scope(|scope| -> Result<u64, E> {
         let mut take = |batch: Batch<'_>| -> Result<bool, E> {
-            job.push(batch, job_bytes);
+            job.input.push(batch, job_bytes);
             if job.input.len_bytes() < job_bytes {
                 return Ok(true);
             }
