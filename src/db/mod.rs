@@ -23,6 +23,7 @@ pub mod time;
 pub mod undo;
 pub mod unique;
 pub mod vfs;
+pub(crate) mod write;
 
 use std::collections::HashMap;
 use std::fs;

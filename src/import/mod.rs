@@ -2,20 +2,19 @@
 //!
 //! A reader thread cuts each input into chunks that end at record ends. Batches of chunks are
 //! parsed in parallel (rayon) into encoded rows grouped by partition; each partition's rows are
-//! sorted by slot (stably, so rows sharing a timestamp keep their input order) and written with
-//! one `pwrite` per run of consecutive slots, partitions in parallel, while the next batch is
-//! parsed. A per-partition bitmap of the slots this import has touched gives upsert semantics
-//! whatever the input order or batch boundaries: the first touch of a timestamp replaces its
-//! rows, later touches append after them. Rejected rows go to a rejects file with their file,
+//! sorted by slot (stably, so rows sharing a timestamp keep their input order) and written by
+//! its `db::write::PartWriter`, whatever the layout, partitions in parallel, while the next
+//! batch is parsed. A per-partition bitmap of the slots this import has touched gives upsert
+//! semantics whatever the input order or batch boundaries: the first touch of a timestamp
+//! replaces its rows, later touches append after them. Rejected rows go to a rejects file with their file,
 //! line, byte offset, reason and text.
 //!
 //! Memory: about 3 batches of `BATCH_CHUNKS × CHUNK_BYTES` input (one being read, one parsed,
 //! one written) plus their encoded rows, plus the touched bitmaps (at most 1 bit per slot of
 //! a touched partition, about 2 bytes per distinct timestamp for sparse data), plus at most
-//! 32 MiB of bucket rows held back for the next batch (`spill`). A record longer than
+//! 32 MiB of bucket rows held back for the next batch (`db::write::spill`). A record longer than
 //! `MAX_RECORD_BYTES` is rejected without being held in memory.
 
-mod bucket;
 pub mod columnar_in;
 mod columnar_rows;
 pub mod dialect;
@@ -26,8 +25,7 @@ pub mod input;
 mod midnight;
 pub mod sample;
 pub mod scan;
-mod spill;
-pub use spill::HOLD_BYTES;
+pub use crate::db::write::HOLD_BYTES;
 pub mod syms;
 pub mod timeparse;
 
@@ -41,15 +39,14 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use roaring::RoaringTreemap;
-
-use crate::db::bucket::BucketPartition;
-use crate::db::config::{Config, Layout};
-use crate::db::partition::{Partition, SLOT_CHECK_LEN};
+use crate::db::config::Config;
 use crate::db::schema::Schema;
 use crate::db::syms::FnvBuild;
 use crate::db::time::PartitionKey;
-use crate::db::{files, marker, undo, Database, BLOCK_LEN};
+use crate::db::write::{
+    open_partitions_budget, Entry, ParsedRows, PartWriter, Spill, Unique, WriteHooks, Written,
+};
+use crate::db::{files, marker, Database};
 use crate::error::{Error, Result};
 use crate::io::timefmt::{format_iso, format_iso_exact};
 use input::{Chunk, ChunkReader, Oversized, Source};
@@ -66,8 +63,6 @@ pub const BATCH_CHUNKS: usize = 8;
 pub const MAX_RECORD_BYTES: usize = 1 << 20;
 /// Records the inference sample holds at most from a stream (only its head can be read).
 pub const SAMPLE_ROWS: usize = 10_000;
-/// Bytes of consecutive slots collected before one `pwrite`.
-const RUN_BYTES: usize = 4 << 20;
 
 /// How the CSV text is laid out. `prepare` fills in what `sniff` asks it to detect.
 #[derive(Clone, Debug)]
@@ -1429,22 +1424,6 @@ fn later_time_format(
     })
 }
 
-/// A row's place: its slot in a partition, and which row of which chunk of the batch it is.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    slot: u64,
-    chunk: u32,
-    row: u32,
-}
-
-impl Entry {
-    /// The encoded row this entry places, in its chunk of `batch`.
-    fn row_in<'a>(&self, batch: &'a [Parsed], row_len: usize) -> &'a [u8] {
-        let at = self.row as usize * row_len;
-        &batch[self.chunk as usize].rows[at..at + row_len]
-    }
-}
-
 /// A rejected record, before its line number is known.
 struct PendingReject {
     rec_start: u32,
@@ -1508,6 +1487,14 @@ impl Parsed {
         self.rec_starts.push(rec_start);
         self.row_groups.push(group as u32);
         self.slots.push(slot);
+    }
+
+    /// Its rows as the partition writers take them.
+    fn rows_view(&self) -> ParsedRows<'_> {
+        ParsedRows {
+            rows: &self.rows,
+            given: &self.work.plan.given,
+        }
     }
 
     /// The entries of this chunk's rows (chunk `chunk` of its batch) sorted by group, rows
@@ -2307,484 +2294,10 @@ fn series_name(
 type PartId = (String, PartitionKey);
 
 /// The import's partitions' states (thousands with many series: a fast hash).
-type PartStates = HashMap<PartId, PartState, FnvBuild>;
-
-/// The import's per-partition state.
-struct PartState {
-    /// The open partition; `None` once closed to stay within the open-file limit (opened
-    /// again when the partition is next written).
-    store: Option<Store>,
-    /// Slots this import has written: first touch replaces, later touches append.
-    touched: RoaringTreemap,
-    /// The file was created by this import, so every untouched slot is zeros (a hole).
-    fresh: bool,
-    /// Bucket layout: directory entries of records appended but not yet pointed to.
-    pending: bucket::Pending,
-    /// Bucket layout: the rows of the last bucket written to, held back for the next batch.
-    carry: bucket::Carry,
-    /// Grid layout with a unique key: the undo journal of the slots being overwritten.
-    undo: Option<undo::Journal>,
-    /// Slots (granularity units) whose stored rows this import replaces: the rows there
-    /// before its first touch, and the rows it has written there since. Summed at the end
-    /// into the rows replaced and removed, whatever batches a timestamp's rows came in.
-    replacing: Replacing,
-}
-
-/// The stored rows an import replaces and removes, counted per slot: at its first touch, a
-/// slot's rows before and the rows written there. A slot given back at least as many rows as
-/// it held is settled (those rows were replaced, and later rows only add); only the slots
-/// still short are kept, so a re-import of millions of rows holds no map of millions of slots.
-#[derive(Default)]
-pub(crate) struct Replacing {
-    /// Rows replaced at settled slots.
-    settled: u64,
-    /// Slots still short: (rows stored before the import's first touch, rows written since).
-    short: HashMap<u64, (u32, u32), FnvBuild>,
-}
-
-impl Replacing {
-    /// The import's first write to `slot`, which held `before` rows, wrote `written`.
-    fn first_touch(&mut self, slot: u64, before: u32, written: u32) {
-        if written >= before {
-            self.settled += u64::from(before);
-        } else {
-            self.short.insert(slot, (before, written));
-        }
-    }
-
-    /// A later write of the import added `more` rows at `slot`.
-    fn wrote_more(&mut self, slot: u64, more: u32) {
-        if let Some(r) = self.short.get_mut(&slot) {
-            r.1 += more;
-            if r.1 >= r.0 {
-                self.settled += u64::from(r.0);
-                self.short.remove(&slot);
-            }
-        }
-    }
-
-    /// (rows replaced, rows removed): a slot's rows before that were given back, and those
-    /// that were not.
-    fn totals(&self) -> (u64, u64) {
-        self.short
-            .values()
-            .fold((self.settled, 0), |(replaced, removed), &(before, written)| {
-                (
-                    replaced + u64::from(written),
-                    removed + u64::from(before - written),
-                )
-            })
-    }
-}
-
-/// The partition an import writes, by layout.
-enum Store {
-    Grid(Arc<Partition>),
-    Bucket(Arc<BucketPartition>),
-}
-
-/// Result of writing one partition's share of a batch.
-struct Written {
-    key: PartitionKey,
-    stored: u64,
-    /// With a unique key: stored (or earlier imported) rows replaced by a row with their key.
-    replaced: u64,
-    /// (chunk, row, slot, rows already there) of rows beyond the depth.
-    overflow: Vec<(u32, u32, u64, u32)>,
-    /// (chunk, row, slot, rows stored there) of `--update-columns` rows refused because the
-    /// time holds several rows and no unique key tells which to update.
-    ambiguous: Vec<(u32, u32, u64, u32)>,
-}
+type PartStates = HashMap<PartId, PartWriter, FnvBuild>;
 
 /// What a partition wrote, with its series' name (empty without a series key).
 type WrittenIn = (String, Written);
-
-/// Whether writing zeros over `[from, to)` allocates no block that would otherwise stay a hole:
-/// true when no whole block lies inside (the edge blocks are written anyway).
-fn no_whole_block(from: u64, to: u64) -> bool {
-    let first_whole = from.div_ceil(BLOCK_LEN) * BLOCK_LEN;
-    first_whole + BLOCK_LEN > to
-}
-
-/// Reads how many rows are present at slots of an existing partition, a window of
-/// consecutive slots per `pread`.
-struct OldRows {
-    window: Vec<u8>,
-    first_slot: u64,
-    slots: u64,
-}
-
-impl OldRows {
-    /// Rows present at `slot`; `next_slots` are the slots to be asked next, in order.
-    fn present(
-        &mut self,
-        part: &Partition,
-        slot: u64,
-        next: &[Entry],
-        row_len: usize,
-        slab_len: usize,
-    ) -> Result<usize> {
-        if slot < self.first_slot || slot >= self.first_slot + self.slots {
-            // Read ahead over the run of consecutive slots that follows.
-            let max_slots = (RUN_BYTES / slab_len).max(1) as u64;
-            let mut n = 1u64;
-            for e in next {
-                if e.slot == slot + n - 1 {
-                    continue;
-                }
-                if e.slot == slot + n && n < max_slots {
-                    n += 1;
-                } else {
-                    break;
-                }
-            }
-            n = n.min(part.slots - slot);
-            // Slots as stored (with their checks in version 3): only the present bits are
-            // looked at, to count the rows a write replaces.
-            self.window.resize(n as usize * part.slot_len as usize, 0);
-            part.read_at(&mut self.window, part.slot_offset(slot))?;
-            self.first_slot = slot;
-            self.slots = n;
-        }
-        let at = (slot - self.first_slot) as usize * part.slot_len as usize;
-        Ok(self.window[at..at + slab_len]
-            .chunks_exact(row_len)
-            .take_while(|r| Schema::is_present(r))
-            .count())
-    }
-}
-
-/// Writes `entries` (rows of `batch`) into the partition; returns the rows beyond depth.
-///
-/// Bytes after the last present row of a slot are always zero (every writer keeps it so), and
-/// in a file this import created so is every slot it has not touched. Writes cover a slot's
-/// new rows plus zeros over any old rows beyond them; neighbouring writes are merged across
-/// known-zero bytes as long as that allocates no extra block, so dense data goes out in large
-/// `pwrite`s and sparse data keeps its holes.
-#[allow(clippy::too_many_arguments)]
-fn write_partition(
-    key: PartitionKey,
-    part: Arc<Partition>,
-    state: &mut PartState,
-    mut entries: Vec<Entry>,
-    batch: &[Parsed],
-    row_len: usize,
-    depth: usize,
-    unique: &Unique,
-    hooks: WriteHooks,
-) -> Result<Written> {
-    if !entries.windows(2).all(|w| w[0].slot <= w[1].slot) {
-        // Stable: rows at one timestamp keep their input order.
-        entries.sort_by_key(|e| e.slot);
-    }
-    if unique.merges() {
-        return write_partition_unique(key, &part, state, &entries, batch, row_len, depth, unique, hooks);
-    }
-    let slab_len = row_len * depth;
-    let mut out = Written {
-        key,
-        stored: 0,
-        replaced: 0,
-        overflow: Vec::new(),
-        ambiguous: Vec::new(),
-    };
-    let mut run: Vec<u8> = Vec::with_capacity(RUN_BYTES.min(entries.len() * slab_len) + slab_len);
-    let mut run_from = 0u64; // byte offset of run[0]
-    let mut prev_slot: Option<u64> = None; // last slot written into the run
-    let mut old = OldRows {
-        window: Vec::new(),
-        first_slot: 0,
-        slots: 0,
-    };
-    let mut slab = vec![0u8; slab_len];
-    // When no slot of this batch's span was touched before, skip the per-slot lookups.
-    let (first_slot, last_slot) = match (entries.first(), entries.last()) {
-        (Some(a), Some(b)) => (a.slot, b.slot),
-        _ => return Ok(out),
-    };
-    let untouched_span = state.touched.range_cardinality(first_slot..=last_slot) == 0;
-    // Slots written by this batch, inserted into `touched` at the end as ranges.
-    let mut new_slots: Vec<(u64, u64)> = Vec::new();
-    let row_of = |e: &Entry| e.row_in(batch, row_len);
-    // The slots of `run` whose checks are still to be filled in: (slot, where its rows start).
-    // Computed when the run is written, many at a time (`Partition::fill_checks`).
-    let mut unchecked: Vec<(u64, usize)> = Vec::new();
-    let flush = |run: &mut Vec<u8>, unchecked: &mut Vec<(u64, usize)>, from: u64| -> Result<()> {
-        if !run.is_empty() {
-            part.fill_checks(run, unchecked);
-            unchecked.clear();
-            part.write_at(run, from)?;
-            run.clear();
-        }
-        Ok(())
-    };
-    let mut i = 0;
-    while i < entries.len() {
-        let slot = entries[i].slot;
-        let mut j = i + 1;
-        while j < entries.len() && entries[j].slot == slot {
-            j += 1;
-        }
-        let group = &entries[i..j];
-        i = j;
-        if !untouched_span && state.touched.contains(slot) {
-            // Touched earlier in this import: append after the rows already there.
-            flush(&mut run, &mut unchecked, run_from)?;
-            prev_slot = None;
-            let offset = part.slot_offset(slot);
-            part.read_slots(slot, 1, &mut slab)?;
-            let present = slab
-                .chunks_exact(row_len)
-                .take_while(|r| Schema::is_present(r))
-                .count();
-            let fit = (depth - present).min(group.len());
-            let mut buf = Vec::with_capacity(fit * row_len);
-            for e in &group[..fit] {
-                buf.extend_from_slice(row_of(e));
-            }
-            if !buf.is_empty() && part.has_checks() {
-                // The check covers the whole slot: rewrite it with the rows appended.
-                slab[present * row_len..(present + fit) * row_len].copy_from_slice(&buf);
-                part.write_slot(slot, &slab)?;
-            } else if !buf.is_empty() {
-                part.write_at(&buf, offset + (present * row_len) as u64)?;
-            }
-            out.stored += fit as u64;
-            state.replacing.wrote_more(slot, fit as u32);
-            out.overflow.extend(
-                group[fit..]
-                    .iter()
-                    .map(|e| (e.chunk, e.row, slot, present as u32)),
-            );
-            continue;
-        }
-        // First touch: the slot's rows become exactly this group. The rows there before are
-        // counted (replaced and removed rows are reported); a checked slot is then written
-        // whole (rows, zeros, check) whatever it held, so a torn one is simply replaced.
-        let before = if state.fresh {
-            0
-        } else {
-            old.present(&part, slot, &entries[i..], row_len, slab_len)?
-        };
-        let fit = depth.min(group.len());
-        if before > 0 {
-            state.replacing.first_touch(slot, before as u32, fit as u32);
-        }
-        let start = part.slot_offset(slot);
-        let run_end = run_from + run.len() as u64;
-        let joinable = match prev_slot {
-            None => false,
-            Some(p) if slot == p + 1 => no_whole_block(run_end, start),
-            Some(p) => {
-                state.fresh
-                    && no_whole_block(run_end, start)
-                    && (untouched_span || state.touched.range_cardinality(p + 1..slot) == 0)
-            }
-        };
-        if joinable {
-            run.resize((start - run_from) as usize, 0);
-        } else {
-            flush(&mut run, &mut unchecked, run_from)?;
-            run_from = start;
-        }
-        let slot_at = run.len();
-        for e in &group[..fit] {
-            run.extend_from_slice(row_of(e));
-        }
-        if part.has_checks() {
-            // The rest of the slot zero, then room for its check (filled in on flush).
-            run.resize(slot_at + slab_len, 0);
-            run.extend_from_slice(&[0; SLOT_CHECK_LEN as usize]);
-            unchecked.push((slot, slot_at));
-        } else {
-            // Clear old rows beyond the new ones; the rest of the slot is already zero.
-            run.resize(run.len() + before.saturating_sub(fit) * row_len, 0);
-        }
-        match new_slots.last_mut() {
-            Some((_, end)) if *end == slot => *end = slot + 1,
-            _ => new_slots.push((slot, slot + 1)),
-        }
-        prev_slot = Some(slot);
-        out.stored += fit as u64;
-        out.overflow
-            .extend(group[fit..].iter().map(|e| (e.chunk, e.row, slot, 0)));
-        if run.len() >= RUN_BYTES {
-            flush(&mut run, &mut unchecked, run_from)?;
-            prev_slot = None;
-        }
-    }
-    flush(&mut run, &mut unchecked, run_from)?;
-    for (from, to) in new_slots {
-        state.touched.insert_range(from..to);
-    }
-    Ok(out)
-}
-
-/// Old rows the undo journal collects before it is committed and the slots are written.
-const JOURNAL_BYTES: usize = 4 << 20;
-
-/// `write_partition` with a unique key or `--update-columns`: each timestamp's stored rows are
-/// read and merged with the incoming ones (`db::unique`: by key, in key order; or updated
-/// column by column), and the slot is rewritten whole. A write cut by a crash would leave a
-/// slot that the re-run cannot read to merge into, so the old rows of the slots about to
-/// change go to the partition's undo journal (`db::undo`), committed before the slots are
-/// written (up to `JOURNAL_BYTES` at a time).
-#[allow(clippy::too_many_arguments)]
-fn write_partition_unique(
-    key: PartitionKey,
-    part: &Partition,
-    state: &mut PartState,
-    entries: &[Entry],
-    batch: &[Parsed],
-    row_len: usize,
-    depth: usize,
-    unique: &Unique,
-    hooks: WriteHooks,
-) -> Result<Written> {
-    let slab_len = row_len * depth;
-    let mut out = Written {
-        key,
-        stored: 0,
-        replaced: 0,
-        overflow: Vec::new(),
-        ambiguous: Vec::new(),
-    };
-    let row_of = |e: &Entry| e.row_in(batch, row_len);
-    // The new rows of the slots the journal holds, in its order.
-    let mut writes: Vec<(u64, Vec<u8>)> = Vec::new();
-    let mut writes_bytes = 0usize;
-    let mut new_slab = vec![0u8; slab_len];
-    let mut patched: Vec<u8> = Vec::new();
-    for group in entries.chunk_by(|a, b| a.slot == b.slot) {
-        let slot = group[0].slot;
-        let stored = !state.fresh || state.touched.contains(slot);
-        let mut slab = vec![0u8; slab_len];
-        if stored {
-            // Verified: a damaged slot is an error, never merged into.
-            part.read_slots(slot, 1, &mut slab)?;
-        }
-        let old: Vec<&[u8]> = slab
-            .chunks_exact(row_len)
-            .take_while(|r| Schema::is_present(r))
-            .collect();
-        let before = old.len();
-        // The rows the slot gets, and (stored, replaced or updated) what that did.
-        let (stored_rows, replaced) = if unique.update {
-            patched.clear();
-            let p = unique.patch(
-                old,
-                group.iter().map(|e| (row_of(e), batch_given(batch, e))),
-                &mut patched,
-            )?;
-            if p.rows > depth {
-                out.overflow
-                    .extend(group.iter().map(|e| (e.chunk, e.row, slot, before as u32)));
-                continue;
-            }
-            out.ambiguous.extend(
-                p.ambiguous
-                    .iter()
-                    .map(|&k| (group[k].chunk, group[k].row, slot, before as u32)),
-            );
-            new_slab.fill(0);
-            new_slab[..patched.len()].copy_from_slice(&patched);
-            ((group.len() - p.ambiguous.len()) as u64, p.updated)
-        } else {
-            let mut merged: Vec<&[u8]> = Vec::new();
-            let m = if before == 0 && group.len() == 1 {
-                // One new row at an empty time (the common case): nothing to merge.
-                merged.push(row_of(&group[0]));
-                crate::db::unique::Merged::default()
-            } else {
-                crate::db::unique::merge_rows(
-                    unique.schema,
-                    &unique.columns,
-                    old,
-                    group.iter().map(|e| -> &[u8] { row_of(e) }),
-                    &mut merged,
-                )?
-            };
-            if merged.len() > depth {
-                // The timestamp cannot hold its rows: keep what is stored, refuse the new ones.
-                out.overflow
-                    .extend(group.iter().map(|e| (e.chunk, e.row, slot, before as u32)));
-                continue;
-            }
-            new_slab.fill(0);
-            for (k, row) in merged.iter().enumerate() {
-                new_slab[k * row_len..(k + 1) * row_len].copy_from_slice(row);
-            }
-            // Stored rows whose key came again, and incoming rows a later one of their key
-            // replaced.
-            let replaced = before + group.len() - merged.len();
-            debug_assert!(replaced >= m.replaced as usize);
-            (group.len() as u64, replaced as u64)
-        };
-        // The slot is written whole (rows, zeros over any stored rows beyond them, and its
-        // check), and only when it changes, so a re-run changes no byte.
-        if new_slab != slab {
-            let journal = match &mut state.undo {
-                Some(journal) => journal,
-                None => state.undo.insert(undo::Journal::create(part)?),
-            };
-            journal.add(slot, &slab);
-            writes_bytes += slab_len;
-            writes.push((slot, std::mem::replace(&mut new_slab, vec![0u8; slab_len])));
-            if journal.pending_bytes() + writes_bytes >= JOURNAL_BYTES {
-                write_journaled(part, journal, &mut writes, hooks)?;
-                writes_bytes = 0;
-            }
-        }
-        out.stored += stored_rows;
-        out.replaced += replaced;
-        state.touched.insert(slot);
-    }
-    if let Some(journal) = &mut state.undo {
-        write_journaled(part, journal, &mut writes, hooks)?;
-    }
-    Ok(out)
-}
-
-/// Commits the journal (the old rows of `writes`' slots), then writes the slots.
-fn write_journaled(
-    part: &Partition,
-    journal: &mut undo::Journal,
-    writes: &mut Vec<(u64, Vec<u8>)>,
-    hooks: WriteHooks,
-) -> Result<()> {
-    if writes.is_empty() {
-        return Ok(());
-    }
-    journal.commit(part, hooks.sync)?;
-    if hooks.kill_after_journal {
-        kill_self();
-    }
-    for (slot, rows) in writes.drain(..) {
-        part.write_slot(slot, &rows)?;
-    }
-    Ok(())
-}
-
-/// What a batch's writes need besides their rows.
-#[derive(Clone, Copy)]
-struct WriteHooks {
-    /// Make each step durable (`--no-sync` clears it).
-    sync: bool,
-    /// Test hook (`XS_IMPORT_KILL_AT=journaled`): SIGKILL the process once an undo journal is
-    /// committed, before its slots are written.
-    kill_after_journal: bool,
-    /// An earlier import's marker was there when this one began: this one completes it.
-    resuming: bool,
-}
-
-/// Ends the process as `kill -9` would: no destructors, no cleanup (the test hook).
-fn kill_self() {
-    // SAFETY: getpid and kill take and return plain integers; SIGKILL to ourselves ends the
-    // process here.
-    unsafe {
-        libc::kill(libc::getpid(), libc::SIGKILL);
-    }
-}
 
 /// Appends rejected records to the rejects file, creating it on first use.
 struct Rejects {
@@ -3196,13 +2709,10 @@ pub fn run(
         pipeline
             .states
             .par_iter_mut()
-            .try_for_each(|(_, state)| match &state.store {
-                Some(Store::Bucket(part)) => state.pending.flush(part, opts.sync),
-                _ => Ok(()),
-            })
+            .try_for_each(|(_, state)| state.flush(opts.sync))
     })?;
     for state in pipeline.states.values() {
-        let (replaced, removed) = state.replacing.totals();
+        let (replaced, removed) = state.replaced_and_removed();
         pipeline.summary.rows_replaced += replaced;
         pipeline.summary.rows_removed += removed;
     }
@@ -3272,7 +2782,7 @@ struct Pipeline<'a> {
     /// (`reject_past_midnight`).
     midnight: (usize, EarlierTimes, Option<Crossing>),
     /// Where held-back bucket rows go past `hold_budget` bytes (made when first needed).
-    spill: Option<spill::Spill>,
+    spill: Option<Spill>,
     hold_budget: u64,
 }
 
@@ -3281,17 +2791,17 @@ impl Pipeline<'_> {
     /// than the memory budget (many series, each holding a bucket).
     fn bound_held_rows(&mut self) -> Result<()> {
         use rayon::prelude::*;
-        let held: u64 = self.states.values().map(|s| s.carry.memory()).sum();
+        let held: u64 = self.states.values().map(|s| s.held_memory()).sum();
         if held <= self.hold_budget {
             return Ok(());
         }
-        let spill: &spill::Spill = match self.spill {
+        let spill: &Spill = match self.spill {
             Some(ref spill) => spill,
-            None => self.spill.insert(spill::Spill::create(self.db.dir())?),
+            None => self.spill.insert(Spill::create(self.db.dir())?),
         };
         self.states
             .par_iter_mut()
-            .try_for_each(|(_, state)| state.carry.spill_to(spill))?;
+            .try_for_each(|(_, state)| state.spill_held(spill))?;
         // The held rows were tens of thousands of small allocations in every thread's arena:
         // give the pages they freed back, or the process keeps them as if still held.
         // SAFETY: malloc_trim only releases free memory of the allocator.
@@ -3651,7 +3161,7 @@ fn write_batch(
     db: &Database,
     config: &Config,
     states: &mut PartStates,
-    spill: Option<&spill::Spill>,
+    spill: Option<&Spill>,
     batch: Vec<Parsed>,
     hooks: WriteHooks,
     update: bool,
@@ -3697,89 +3207,46 @@ fn write_batch(
         let id: PartId = (name.to_string(), key);
         let state = match states.remove(&id) {
             Some(state) => state,
-            None => PartState {
-                store: None,
-                touched: RoaringTreemap::new(),
-                fresh: with_target(db, &id.0, |target| {
+            None => {
+                let fresh = with_target(db, &id.0, |target| {
                     Ok(!files::exists(&target.dir().join(id.1.file_name()))?)
-                })?,
-                pending: bucket::Pending::default(),
-                carry: bucket::Carry::default(),
-                undo: None,
-                replacing: Replacing::default(),
-            },
+                })?;
+                PartWriter::new(config, fresh)
+            }
         };
         jobs.push((id, state, entries));
     }
     // Open files stay within the budget: partitions of earlier batches are closed first, then
     // the partitions of this batch past the budget are opened only while they are written.
-    let budget = open_partitions_budget(config.layout);
-    if states.values().filter(|s| s.store.is_some()).count() + jobs.len().min(budget) > budget {
-        close_stores(db, states, sync)?;
+    let budget = open_partitions_budget(config);
+    if states.values().filter(|s| s.is_open()).count() + jobs.len().min(budget) > budget {
+        close_partitions(db, states, sync)?;
     }
-    let row_len = config.schema.row_len();
-    let units_per_bucket = config.units_per_bucket();
-    let depth = config.depth as usize;
-    let unique = Unique {
-        schema: &config.schema,
-        columns: config.unique_columns(),
-        update,
-    };
-    let results: Vec<(PartId, PartState, Result<Written>)> = jobs
+    let unique = Unique::of(config, update);
+    let chunks: Vec<ParsedRows> = batch.iter().map(Parsed::rows_view).collect();
+    let results: Vec<(PartId, PartWriter, Result<Written>)> = jobs
         .into_par_iter()
         .enumerate()
         .map(|(k, (id, mut state, entries))| {
             let key = id.1;
-            if config.layout == Layout::Bucket && !update {
-                if let Some(w) =
-                    bucket::hold_back(key, &mut state.carry, &entries, &batch, units_per_bucket, row_len)
-                {
-                    return (id, state, Ok(w));
-                }
+            if let Some(w) = state.hold_back(key, &entries, &chunks, &unique) {
+                return (id, state, Ok(w));
             }
-            if let Err(e) = state.carry.restore(spill, row_len) {
-                return (id, state, Err(e));
-            }
-            if state.store.is_none() {
-                match open_store(db, config, &id, hooks.resuming) {
-                    Ok(store) => state.store = Some(store),
-                    Err(e) => return (id, state, Err(e)),
+            let r = (|| {
+                state.restore_held(spill)?;
+                if !state.is_open() {
+                    with_target(db, &id.0, |target| state.open(target, key, hooks.resuming))?;
                 }
-            }
-            let r = match state.store.as_ref() {
-                Some(Store::Grid(part)) => {
-                    let part = Arc::clone(part);
-                    write_partition(
-                        key, part, &mut state, entries, &batch, row_len, depth, &unique, hooks,
-                    )
-                }
-                Some(Store::Bucket(part)) => {
-                    let part = Arc::clone(part);
-                    bucket::write_partition(
-                        key,
-                        &part,
-                        &mut state.touched,
-                        &mut state.pending,
-                        &mut state.replacing,
-                        &entries,
-                        &batch,
-                        &mut state.carry,
-                        false,
-                        sync,
-                        &unique,
-                    )
-                }
-                None => Err(Error::Invalid(format!("partition {key} is not open"))),
-            };
-            let r = r.and_then(|w| {
+                let w = state.write(key, entries, &chunks, &unique, hooks)?;
                 if k >= budget {
-                    close_store(db, &id, &mut state, sync)?;
+                    close_partition(db, &id, &mut state, sync)?;
                 }
                 Ok(w)
-            });
+            })();
             (id, state, r)
         })
         .collect();
+    drop(chunks);
     let mut written = Vec::with_capacity(results.len());
     let mut failure = None;
     for (id, state, result) in results {
@@ -3802,83 +3269,29 @@ fn write_carries(
     db: &Database,
     config: &Config,
     states: &mut PartStates,
-    spill: Option<&spill::Spill>,
+    spill: Option<&Spill>,
     hooks: WriteHooks,
 ) -> Result<u64> {
     use rayon::prelude::*;
     let sync = hooks.sync;
     // `--update-columns` holds nothing back (each batch writes all its buckets).
-    let unique = Unique {
-        schema: &config.schema,
-        columns: config.unique_columns(),
-        update: false,
-    };
+    let unique = Unique::of(config, false);
     states
         .par_iter_mut()
-        .filter(|(_, state)| !state.carry.is_empty())
+        .filter(|(_, state)| state.holds_rows())
         .map(|(id, state)| {
-            state.carry.restore(spill, config.schema.row_len())?;
-            let was_open = state.store.is_some();
+            state.restore_held(spill)?;
+            let was_open = state.is_open();
             if !was_open {
-                state.store = Some(open_store(db, config, id, hooks.resuming)?);
+                with_target(db, &id.0, |target| state.open(target, id.1, hooks.resuming))?;
             }
-            let Some(Store::Bucket(part)) = state.store.as_ref() else {
-                return Err(Error::Invalid(format!(
-                    "partition {} is not a bucket partition",
-                    id.1
-                )));
-            };
-            let part = Arc::clone(part);
-            let written = bucket::write_partition(
-                id.1,
-                &part,
-                &mut state.touched,
-                &mut state.pending,
-                &mut state.replacing,
-                &[],
-                &[],
-                &mut state.carry,
-                true,
-                sync,
-                &unique,
-            )?;
-            drop(part);
+            let replaced = state.write_held(id.1, &unique, sync)?;
             if !was_open {
-                close_store(db, id, state, sync)?;
+                close_partition(db, id, state, sync)?;
             }
-            Ok(written.replaced)
+            Ok(replaced)
         })
         .sum()
-}
-
-/// How an import's rows meet the stored rows of their time: merged by the unique key (no
-/// columns: none), and with `update` (`--update-columns`) applied column by column.
-pub(crate) struct Unique<'a> {
-    schema: &'a Schema,
-    columns: Vec<usize>,
-    update: bool,
-}
-
-impl Unique<'_> {
-    /// Whether stored rows are read and merged with the incoming ones, rather than replaced.
-    fn merges(&self) -> bool {
-        self.update || !self.columns.is_empty()
-    }
-
-    /// `db::unique::patch_rows` with this key.
-    fn patch<'r>(
-        &self,
-        old: impl IntoIterator<Item = &'r [u8]>,
-        new: impl IntoIterator<Item = (&'r [u8], &'r [usize])>,
-        out: &mut Vec<u8>,
-    ) -> Result<crate::db::unique::Patched> {
-        crate::db::unique::patch_rows(self.schema, &self.columns, old, new, out)
-    }
-}
-
-/// The database columns the input of `e`'s row gives.
-fn batch_given<'a>(batch: &'a [Parsed], e: &Entry) -> &'a [usize] {
-    &batch[e.chunk as usize].work.plan.given
 }
 
 /// Runs `f` on the database a series' rows go to: the series' own (made when missing) in a
@@ -3893,44 +3306,11 @@ fn with_target<T>(db: &Database, series: &str, f: impl FnOnce(&Database) -> Resu
     f(&target)
 }
 
-/// Opens (creating it if needed) the partition `id` for writing.
-fn open_store(db: &Database, config: &Config, id: &PartId, resuming: bool) -> Result<Store> {
-    let key = id.1;
-    with_target(db, &id.0, |target| {
-        let missing = || Error::Invalid(format!("partition {key} could not be created"));
-        Ok(match config.layout {
-            Layout::Grid => Store::Grid(target.partition(key, true)?.ok_or_else(missing)?),
-            Layout::Bucket => {
-                let part = target.bucket_partition(key, true)?.ok_or_else(missing)?;
-                // Completing an unfinished import: first clear the all-zero directory blocks
-                // a power loss may have left in the middle of it.
-                if resuming {
-                    part.punch_zeroed_dir_blocks()?;
-                }
-                Store::Bucket(part)
-            }
-        })
-    })
-}
-
-/// Partitions an import keeps open at most: what the process may open, less a reserve for
-/// the inputs, the rejects file and directories, over the files a partition takes (a bucket
-/// partition has two).
-fn open_partitions_budget(layout: Layout) -> usize {
-    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    let limit = *LIMIT.get_or_init(files::raise_open_file_limit);
-    let per_partition = match layout {
-        Layout::Grid => 1,
-        Layout::Bucket => 2,
-    };
-    (limit.saturating_sub(256) / per_partition).max(16) as usize
-}
-
 /// Closes every open partition (their state is kept): an import that touches more series'
 /// partitions than it may hold open goes on by opening them again as they come.
-fn close_stores(db: &Database, states: &mut PartStates, sync: bool) -> Result<()> {
+fn close_partitions(db: &Database, states: &mut PartStates, sync: bool) -> Result<()> {
     for (id, state) in states.iter_mut() {
-        close_store(db, id, state, sync)?;
+        close_partition(db, id, state, sync)?;
     }
     Ok(())
 }
@@ -3940,36 +3320,17 @@ fn close_stores(db: &Database, states: &mut PartStates, sync: bool) -> Result<()
 /// marker goes.
 fn remove_journals(states: &mut PartStates, sync: bool) -> Result<()> {
     for state in states.values_mut() {
-        if let Some(journal) = state.undo.take() {
-            if let (true, Some(Store::Grid(part))) = (sync, &state.store) {
-                part.sync()?;
-            }
-            journal.remove()?;
-        }
+        state.remove_journal(sync)?;
     }
     Ok(())
 }
 
 /// Closes the partition `id`: its pending directory entries are written first, and the
 /// database's cached handle is dropped with the import's, so the file is closed now.
-fn close_store(db: &Database, id: &PartId, state: &mut PartState, sync: bool) -> Result<()> {
-    let Some(store) = state.store.take() else {
+fn close_partition(db: &Database, id: &PartId, state: &mut PartWriter, sync: bool) -> Result<()> {
+    if !state.close(sync)? {
         return Ok(());
-    };
-    match &store {
-        Store::Bucket(part) => state.pending.flush(part, sync)?,
-        Store::Grid(part) => {
-            if let Some(journal) = state.undo.take() {
-                // The journal's slots are written; durable first, so a later journal may
-                // replace it.
-                if sync {
-                    part.sync()?;
-                }
-                journal.remove()?;
-            }
-        }
     }
-    drop(store);
     with_target(db, &id.0, |target| {
         target.forget_partition(id.1);
         Ok(())

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use roaring::RoaringTreemap;
 
 use super::spill::{Segment, Spill};
-use super::{Entry, Parsed, Unique, Written};
+use super::{Entry, ParsedRows, PartWriter, Unique, Written};
 use crate::db::bucket::{self, BucketPartition, Rows};
 use crate::db::time::PartitionKey;
 use crate::error::{Error, Result};
@@ -69,28 +69,32 @@ impl Pending {
 /// many buckets; sparser batches read the entries one by one.
 const DENSE_SPAN_BUCKETS: u64 = 1 << 16;
 
-/// Writes `batch_entries` (rows of `batch`), after the rows `carry` held back from earlier
-/// batches, into the bucket partition `part`, except the rows of the last bucket, which go
-/// back into `carry` (unless `last_write`: the input has ended). `touched` holds the time
-/// slots (granularity units from the partition start) this import has written so far: their
-/// rows are kept and the batch's rows follow; other slots the batch has are replaced. It is
-/// kept and read only without a unique key and without `--update-columns` (a unique key
-/// merges by key, `--update-columns` patches the stored rows). With `sync`, the appended data
-/// is fdatasynced before the directory points to it.
+/// Writes `batch_entries` (rows of `batch`), after the rows the writer's `carry` held back
+/// from earlier batches, into the bucket partition `part`, except the rows of the last bucket,
+/// which go back into `carry` (unless `last_write`: the input has ended). The writer's
+/// `touched` holds the time slots (granularity units from the partition start) this import
+/// has written so far: their rows are kept and the batch's rows follow; other slots the batch
+/// has are replaced. It is kept and read only without a unique key and without
+/// `--update-columns` (a unique key merges by key, `--update-columns` patches the stored
+/// rows). With `sync`, the appended data is fdatasynced before the directory points to it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_partition(
     key: PartitionKey,
     part: &BucketPartition,
-    touched: &mut RoaringTreemap,
-    pending: &mut Pending,
-    replacing: &mut super::Replacing,
+    writer: &mut PartWriter,
     batch_entries: &[Entry],
-    batch: &[Parsed],
-    carry: &mut Carry,
+    batch: &[ParsedRows],
     last_write: bool,
     sync: bool,
     unique: &Unique,
 ) -> Result<Written> {
+    let PartWriter {
+        touched,
+        pending,
+        replacing,
+        carry,
+        ..
+    } = writer;
     if !carry.spilled.is_empty() {
         return Err(Error::Invalid(
             "internal: held-back rows not restored before a write".into(),
@@ -168,7 +172,7 @@ pub(super) fn hold_back(
     key: PartitionKey,
     carry: &mut Carry,
     batch_entries: &[Entry],
-    batch: &[Parsed],
+    batch: &[ParsedRows],
     units_per_bucket: u64,
     row_len: usize,
 ) -> Option<Written> {
@@ -202,7 +206,7 @@ pub(super) fn hold_back(
 /// With `--update-columns`, the batch entry of each row being written (in the same order).
 struct Origins<'a> {
     entries: &'a [&'a Entry],
-    batch: &'a [Parsed],
+    batch: &'a [ParsedRows<'a>],
 }
 
 /// Rows of a partition held back from one batch for the next (in input order), all in one
@@ -384,7 +388,7 @@ fn write_rows(
         let base = b * upb;
         let rows = if unique.update {
             let mine = &origins.entries[from..to];
-            let given = mine.iter().map(|e| super::batch_given(origins.batch, e));
+            let given = mine.iter().map(|e| e.given_in(origins.batch));
             let (updated, ambiguous) = merge_update(old, &new, given, row_len, unique, &mut merged)?;
             out.replaced += updated;
             out.stored -= ambiguous.len() as u64;

@@ -3,7 +3,7 @@
 //! A bucket partition's last bucket is held back from batch to batch until it is complete
 //! (`bucket::Carry`), so that it is written once. Time-ordered input of many series holds one
 //! bucket of every series at once: 30,000 hosts with day buckets hold the whole file. Past
-//! `Options::hold_bytes` (`HOLD_BYTES` by default), the held rows are compressed and appended
+//! the import's hold budget (`HOLD_BYTES` by default), the held rows are compressed and appended
 //! to one unnamed scratch file in the database directory, and read back when their bucket is
 //! written. The file has no name (`O_TMPFILE`, or unlinked as soon as it is made), so an
 //! import that is killed leaves nothing behind; the rows it held were not written, as before.
@@ -18,7 +18,7 @@ use crate::db::{files, vfs};
 use crate::error::{Error, Result};
 
 /// Bytes of held-back rows an import keeps in memory before it spills them, unless
-/// `Options::hold_bytes` says otherwise.
+/// the import is given another budget.
 pub const HOLD_BYTES: u64 = 32 << 20;
 
 thread_local! {
@@ -58,7 +58,7 @@ fn decompress(packed: &[u8], capacity: usize) -> std::io::Result<Vec<u8>> {
 }
 
 /// The scratch file held-back rows are spilled to.
-pub(super) struct Spill {
+pub(crate) struct Spill {
     file: File,
     /// The directory it is in, for messages.
     dir: PathBuf,
@@ -78,7 +78,7 @@ pub(super) struct Segment {
 
 impl Spill {
     /// Makes the scratch file in `dir`.
-    pub(super) fn create(dir: &Path) -> Result<Spill> {
+    pub(crate) fn create(dir: &Path) -> Result<Spill> {
         Ok(Spill {
             file: files::create_unnamed(dir)?,
             dir: dir.to_path_buf(),
