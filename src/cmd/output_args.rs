@@ -323,7 +323,7 @@ impl Writer {
     /// are no rows. Returns the rows written.
     pub fn to_file(&self, config: &Config, source: Source, path: &Path, keep_empty: bool) -> CliResult<u64> {
         let mut file = AtomicFile::create(path)?;
-        let result = self.emit(config, source, &mut file.out);
+        let result = self.emit(config, source, &mut LargeWritesThrough(&mut file.out));
         let rows = result.map_err(|e| match e {
             Fail::Read(e) => Failure::from(e),
             Fail::Write(e) => Failure::from(Error::io("write", &file.tmp, e)),
@@ -416,6 +416,33 @@ pub struct AtomicFile {
     committed: bool,
     /// Written straight into `path`, a device or a pipe: nothing to sync, rename or remove.
     in_place: bool,
+}
+
+/// Writes of at least this many bytes bypass a file's buffer: a read-out job's formatted
+/// text (a few hundred KiB) goes to the file as it is, not copied into the buffer first.
+const WRITE_THROUGH_BYTES: usize = 128 << 10;
+
+/// A file's buffered writer whose large writes go straight to the file (after what is
+/// buffered), and small ones (headers, Arrow and Parquet pieces) are collected as before.
+struct LargeWritesThrough<'a>(&'a mut BufWriter<File>);
+
+impl Write for LargeWritesThrough<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if bytes.len() < WRITE_THROUGH_BYTES {
+            return self.0.write_all(bytes);
+        }
+        self.0.flush()?;
+        self.0.get_mut().write_all(bytes)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Where `-o PATH` goes, once its symbolic links are followed.
@@ -600,5 +627,30 @@ impl<T: Clone + Send + Sync + 'static> clap::builder::TypedValueParser for Offer
         Some(Box::new(
             self.offers.iter().map(|v| clap::builder::PossibleValue::new(*v)),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Small writes are buffered and large ones go straight to the file, in the order written.
+    #[test]
+    fn large_writes_go_through_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out");
+        let pieces: Vec<Vec<u8>> = [10, WRITE_THROUGH_BYTES, 1, WRITE_THROUGH_BYTES + 7, 3 << 20, 5, 0]
+            .iter()
+            .enumerate()
+            .map(|(k, &len)| vec![b'a' + k as u8; len])
+            .collect();
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(&path).unwrap());
+        let mut through = LargeWritesThrough(&mut out);
+        for piece in &pieces {
+            through.write_all(piece).unwrap();
+        }
+        through.flush().unwrap();
+        drop(out);
+        assert_eq!(fs::read(&path).unwrap(), pieces.concat());
     }
 }
