@@ -6,8 +6,8 @@
 //! its `db::write::PartWriter`, whatever the layout, partitions in parallel, while the next
 //! batch is parsed. A per-partition bitmap of the slots this import has touched gives upsert
 //! semantics whatever the input order or batch boundaries: the first touch of a timestamp
-//! replaces its rows, later touches append after them. Rejected rows go to a rejects file with their file,
-//! line, byte offset, reason and text.
+//! replaces its rows, later touches append after them. Rejected rows go to a rejects file
+//! with their file, line, byte offset, reason and text.
 //!
 //! Memory: about 3 batches of `BATCH_CHUNKS × CHUNK_BYTES` input (one being read, one parsed,
 //! one written) plus their encoded rows, plus the touched bitmaps (at most 1 bit per slot of

@@ -251,6 +251,7 @@ impl PartWriter {
         }
     }
 
+    /// Whether the partition is open (`open`), not closed to stay within the open-file budget.
     pub fn is_open(&self) -> bool {
         self.store.is_some()
     }
