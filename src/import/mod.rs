@@ -1936,8 +1936,11 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
     let plan = Arc::clone(&work.plan);
     let delimiter = plan.csv.delimiter;
     let data = &work.chunk.data;
+    let newlines = memchr::memchr_iter(b'\n', data).count();
     let mut p = Parsed {
-        rows: Vec::with_capacity(data.len() / 2 + row_len),
+        // A row per line at most (and the last line may lack its end): sized once, where half
+        // the chunk's bytes grew a sensor chunk's rows twice, copying them.
+        rows: Vec::with_capacity((newlines + 1) * row_len),
         rec_starts: Vec::new(),
         groups: Vec::new(),
         row_groups: Vec::new(),
@@ -1946,7 +1949,7 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
         rejects: Vec::new(),
         syms: Vec::new(),
         records: 0,
-        newlines: memchr::memchr_iter(b'\n', data).count() as u64,
+        newlines: newlines as u64,
         naive: false,
         floored: 0,
         nulls: 0,
