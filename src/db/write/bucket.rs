@@ -103,11 +103,8 @@ pub(super) fn write_partition(
     let row_len = part.row_len;
     let upb = part.units_per_bucket;
     let mut out = Written {
-        key,
         stored: batch_entries.len() as u64,
-        replaced: 0,
-        overflow: Vec::new(),
-        ambiguous: Vec::new(),
+        ..Written::none(key)
     };
     // The rows held back from earlier batches come first: they came first in the input.
     let mut entries: Vec<(u64, &[u8])> = Vec::with_capacity(carry.len() + batch_entries.len());
@@ -195,11 +192,8 @@ pub(super) fn hold_back(
         carry.rows.extend_from_slice(e.row_in(batch, row_len));
     }
     Some(Written {
-        key,
         stored: batch_entries.len() as u64,
-        replaced: 0,
-        overflow: Vec::new(),
-        ambiguous: Vec::new(),
+        ..Written::none(key)
     })
 }
 
