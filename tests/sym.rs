@@ -94,6 +94,46 @@ fn a_sym_column_takes_values_longer_than_any_seen_before() {
     );
 }
 
+/// Text formats keep each written `sym` field for the next row with that code (a cache of
+/// 16 by code): many values, more than it holds, in two columns, quoted or escaped, longer
+/// than it keeps and short, must print as they were imported, in CSV and in TSV.
+#[test]
+fn many_sym_values_print_as_imported_in_csv_and_tsv() {
+    let db = trades_db(&[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let symbol = |i: usize| match i % 5 {
+        0 => format!("S{i}"),
+        1 => format!("a,b {i}"),
+        2 => format!("say \"{i}\""),
+        3 => format!("a symbol name longer than twenty-three bytes {i}"),
+        _ => format!("s{i}\\"),
+    };
+    let quoted = |text: &str| {
+        if text.contains(',') || text.contains('"') {
+            format!("\"{}\"", text.replace('"', "\"\""))
+        } else {
+            text.to_string()
+        }
+    };
+    let (mut input, mut want_csv, mut want_tsv) = (
+        String::from("time,symbol,side,price\n"),
+        String::from("time,symbol,side,price\n"),
+        String::from("time\tsymbol\tside\tprice\n"),
+    );
+    for row in 0..600usize {
+        // Values come back in a scrambled order, and the side's codes are the symbol's.
+        let (sym, side) = (symbol(row * 7 % 41), symbol(row * 3 % 7));
+        let t = format!("{DAY}T{:02}:{:02}:{:02}Z", row / 3600, row / 60 % 60, row % 60);
+        input += &format!("{t},{},{},1.5\n", quoted(&sym), quoted(&side));
+        want_csv += &format!("{t},{},{},1.5\n", quoted(&sym), quoted(&side));
+        let tsv = |text: &str| text.replace('\\', "\\\\");
+        want_tsv += &format!("{t}\t{}\t{}\t1.5\n", tsv(&sym), tsv(&side));
+    }
+    db.ok(&["import", "-q", &csv(tmp.path(), "many.csv", &input)]);
+    assert_eq!(range(&db, &[]), want_csv);
+    assert_eq!(range(&db, &["--format", "tsv"]), want_tsv);
+}
+
 #[test]
 fn put_get_filters_and_aggregates_read_the_text() {
     let db = trades_db(&["--depth", "4"]);

@@ -163,6 +163,7 @@ struct DayCache {
     day: i64,
     prefix: [u8; 11],
     float_digits: [u8; 64],
+    syms: SymFields,
 }
 
 impl DayCache {
@@ -171,7 +172,58 @@ impl DayCache {
             day: i64::MIN,
             prefix: [0; 11],
             float_digits: [0; 64],
+            syms: SymFields::default(),
         }
+    }
+}
+
+/// The text fields (as written: quoted or escaped) of the last `sym` values written, by code
+/// (one dictionary serves every `sym` column, so a code is one text in any of them). A `sym`
+/// column holds few distinct values, and looking one up in the dictionary and checking it for
+/// quoting cost several times the copy of its field.
+#[derive(Default)]
+struct SymFields {
+    slots: [SymField; 16],
+}
+
+/// One `SymFields` entry: a field of at most `SymField::MAX` bytes.
+#[derive(Clone, Copy, Default)]
+struct SymField {
+    /// The code + 1; 0 for an empty slot.
+    key: u64,
+    len: u8,
+    text: [u8; SymField::MAX],
+}
+
+impl SymField {
+    const MAX: usize = 23;
+}
+
+impl SymFields {
+    /// Appends the field of `code` if it is held; says whether it was.
+    #[inline]
+    fn write(&self, out: &mut Vec<u8>, code: u32) -> bool {
+        let field = &self.slots[code as usize % 16];
+        if field.key != u64::from(code) + 1 {
+            return false;
+        }
+        // A fixed-size copy, then the rest cut: no `memcpy` call for a few bytes.
+        let at = out.len();
+        out.extend_from_slice(&field.text);
+        out.truncate(at + usize::from(field.len));
+        true
+    }
+
+    /// Holds `text`, the field just written for `code`, if it is short.
+    #[inline]
+    fn keep(&mut self, code: u32, text: &[u8]) {
+        if text.len() > SymField::MAX {
+            return;
+        }
+        let field = &mut self.slots[code as usize % 16];
+        field.key = u64::from(code) + 1;
+        field.len = text.len() as u8;
+        field.text[..text.len()].copy_from_slice(text);
     }
 }
 
@@ -385,7 +437,14 @@ impl RowFormatter {
                     }
                     ColumnType::Str(_) => self.write_text(out, str_bytes(bytes)),
                     ColumnType::Sym => {
-                        return self.sym(bytes, f.col, t_ns, |text| self.write_text(out, text))
+                        let code = u32::from_le_bytes(le(bytes));
+                        if cache.syms.write(out, code) {
+                            return Ok(());
+                        }
+                        let at = out.len();
+                        self.sym(bytes, f.col, t_ns, |text| self.write_text(out, text))?;
+                        cache.syms.keep(code, &out[at..]);
+                        return Ok(());
                     }
                     _ => write_scalar(out, f.ty, bytes),
                 }
