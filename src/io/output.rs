@@ -1072,14 +1072,13 @@ fn write_iso_cached(out: &mut Vec<u8>, t_ns: i64, frac_digits: u32, cache: &mut 
     two(buf, 17, secs % 60);
     let mut len = 19;
     if frac_digits > 0 {
-        let digits = frac_digits.min(9) as usize;
+        // All nine digits of the nanoseconds (the first, then eight in one word), of which
+        // the `Z` and the cut keep the first `frac_digits`.
+        let ns = ns_of_day % NS_PER_SEC as u64;
         buf[19] = b'.';
-        let mut frac = ns_of_day % NS_PER_SEC as u64 / 10u64.pow(9 - digits as u32);
-        for i in (20..20 + digits).rev() {
-            buf[i] = b'0' + (frac % 10) as u8;
-            frac /= 10;
-        }
-        len = 20 + digits;
+        buf[20] = b'0' + (ns / 100_000_000) as u8;
+        buf[21..29].copy_from_slice(&eight_digits((ns % 100_000_000) as u32).to_le_bytes());
+        len = 20 + frac_digits.min(9) as usize;
     }
     buf[len] = b'Z';
     out.truncate(at + len + 1);
@@ -1208,15 +1207,26 @@ mod tests {
     #[test]
     fn cached_iso_matches_the_general_one() {
         let mut cache = DayCache::new();
-        for t in [
+        let mut times = vec![
             -3_000_000_000_000_000_007i64,
             -1,
             0,
             1,
             T,
+            T + 123_456_789,
+            T + 999_999_999,
             7_000_000_000_000_000_003,
-        ] {
-            for digits in [0, 3, 9] {
+        ];
+        // Random times of a few days (the cached date reused and replaced), every fraction.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            times.push(T + (state % (3 * NS_PER_DAY as u64)) as i64);
+        }
+        for t in times {
+            for digits in 0..=9 {
                 let mut out = Vec::new();
                 write_iso_cached(&mut out, t, digits, &mut cache);
                 assert_eq!(String::from_utf8(out).unwrap(), format_iso(t, digits));
