@@ -457,6 +457,9 @@ pub struct Opened {
     pub decoding: Option<Decoding>,
     /// Its lines end in a carriage return alone, read as line feeds.
     pub cr_line_ends: bool,
+    /// A plain file read as it is: no wrapper counts its bytes (a wrapper would make `std`
+    /// zero every buffer before reading into it), so its reader adds them here.
+    pub uncounted: Option<Arc<AtomicU64>>,
 }
 
 /// Bytes looked at for UTF-16 written without a byte-order mark.
@@ -500,12 +503,24 @@ pub fn open(
         .pipe
         .as_ref()
         .and_then(|slot| slot.lock().unwrap_or_else(|e| e.into_inner()).take());
+    let read_error = |e| Error::io("read", source_path(source), e);
     let raw: Box<dyn Read + Send> = match (&source.path, opened) {
         (_, Some(pipe)) => Box::new(io::Cursor::new(pipe.head).chain(pipe.file)),
         (None, None) => Box::new(io::stdin()),
-        (Some(path), None) => Box::new(File::open(path).map_err(|e| Error::io("open", path, e))?),
+        (Some(path), None) => {
+            let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+            if plain_text_file(&file, encoding).map_err(read_error)? {
+                return Ok(Opened {
+                    stream: Box::new(file),
+                    compression: Compression::None,
+                    decoding: None,
+                    cr_line_ends: false,
+                    uncounted: Some(raw_bytes),
+                });
+            }
+            Box::new(file)
+        }
     };
-    let read_error = |e| Error::io("read", source_path(source), e);
     let (magic, raw) = peek(
         Counting {
             inner: raw,
@@ -525,27 +540,7 @@ pub fn open(
         ),
     };
     let (head, stream) = peek(stream, UTF16_SNIFF_BYTES).map_err(read_error)?;
-    let decoding = match encoding {
-        Some(encoding) => Some(Decoding {
-            encoding,
-            known_by: KnownBy::Flag,
-        }),
-        None => match head.as_slice() {
-            [0xff, 0xfe, ..] => Some(encoding_rs::UTF_16LE),
-            [0xfe, 0xff, ..] => Some(encoding_rs::UTF_16BE),
-            _ => None,
-        }
-        .map(|encoding| Decoding {
-            encoding,
-            known_by: KnownBy::Bom,
-        })
-        .or_else(|| {
-            utf16_without_bom(&head).map(|encoding| Decoding {
-                encoding,
-                known_by: KnownBy::ZeroBytes,
-            })
-        }),
-    };
+    let decoding = decoding_of(&head, encoding);
     let stream: Box<dyn Read + Send> = match decoding {
         None => Box::new(stream),
         Some(d) => Box::new(Decoder::new(stream, d.encoding, d.known_by == KnownBy::Bom)),
@@ -564,7 +559,60 @@ pub fn open(
         compression,
         decoding,
         cr_line_ends,
+        uncounted: None,
     })
+}
+
+/// How a text whose first bytes are `head` (`UTF16_SNIFF_BYTES` of them, or all) is decoded
+/// to UTF-8: from `encoding` (`--encoding`), else from UTF-16 when it starts with a UTF-16
+/// byte-order mark or is ASCII written as UTF-16; `None` for UTF-8.
+fn decoding_of(head: &[u8], encoding: Option<&'static encoding_rs::Encoding>) -> Option<Decoding> {
+    if let Some(encoding) = encoding {
+        return Some(Decoding {
+            encoding,
+            known_by: KnownBy::Flag,
+        });
+    }
+    match head {
+        [0xff, 0xfe, ..] => Some(encoding_rs::UTF_16LE),
+        [0xfe, 0xff, ..] => Some(encoding_rs::UTF_16BE),
+        _ => None,
+    }
+    .map(|encoding| Decoding {
+        encoding,
+        known_by: KnownBy::Bom,
+    })
+    .or_else(|| {
+        utf16_without_bom(head).map(|encoding| Decoding {
+            encoding,
+            known_by: KnownBy::ZeroBytes,
+        })
+    })
+}
+
+/// Whether `file` is a regular file of UTF-8 text, not compressed, with line feeds: then it
+/// is read as it is, with no reader in between. Its head is read with `pread`, which leaves
+/// the file's offset at 0.
+fn plain_text_file(file: &File, encoding: Option<&'static encoding_rs::Encoding>) -> io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    if encoding.is_some() || !file.metadata()?.is_file() {
+        return Ok(false);
+    }
+    let mut head = vec![0; LINE_END_SNIFF_BYTES.max(UTF16_SNIFF_BYTES)];
+    let mut got = 0;
+    while got < head.len() {
+        match file.read_at(&mut head[got..], got as u64) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let more = got == head.len();
+    head.truncate(got);
+    Ok(Compression::of(&head) == Compression::None
+        && decoding_of(&head[..got.min(UTF16_SNIFF_BYTES)], None).is_none()
+        && !ends_lines_with_cr_alone(&head[..got.min(LINE_END_SNIFF_BYTES)], more))
 }
 
 /// Whether the text `head` ends its lines in a carriage return alone: it has such a CR outside
@@ -673,6 +721,8 @@ pub struct ChunkReader {
     delimiter: u8,
     /// Buffers of chunks already imported, to reuse instead of allocating.
     spare: Option<std::sync::mpsc::Receiver<Vec<u8>>>,
+    /// Where the bytes read are counted, when nothing under `src` counts them.
+    counted: Option<Arc<AtomicU64>>,
 }
 
 impl ChunkReader {
@@ -714,7 +764,14 @@ impl ChunkReader {
             max_record_bytes: max_record_bytes.max(1),
             delimiter,
             spare: None,
+            counted: None,
         }
+    }
+
+    /// Counts the bytes read in `counter` (`Opened::uncounted`: a plain file's own bytes).
+    pub fn counting_into(mut self, counter: Option<Arc<AtomicU64>>) -> ChunkReader {
+        self.counted = counter;
+        self
     }
 
     /// Reads until `buf` holds at least `want` bytes or the stream ends.
@@ -726,7 +783,11 @@ impl ChunkReader {
             self.buf.reserve(grow);
             match (&mut self.src).take(grow as u64).read_to_end(&mut self.buf) {
                 Ok(0) => self.eof = true,
-                Ok(_) => {}
+                Ok(n) => {
+                    if let Some(counted) = &self.counted {
+                        counted.fetch_add(n as u64, Ordering::Relaxed);
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.buf.truncate(at);
@@ -899,6 +960,60 @@ mod tests {
                 return Ok(got);
             }
             got.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    /// Every file is read to the same text, and its own bytes (compressed ones for a compressed
+    /// file) are counted once for the progress bar, whether a reader wraps it or it is read as
+    /// it is.
+    #[test]
+    fn files_read_whole_and_counted_once_in_every_form() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let text: Vec<u8> = (0..20_000)
+            .flat_map(|i| format!("2024-01-01T00:00:{:02}Z,{i}\n", i % 60).into_bytes())
+            .collect();
+        let gzip = {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(&text).unwrap();
+            e.finish().unwrap()
+        };
+        let utf16: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain(text.iter().flat_map(|&b| [b, 0]))
+            .collect();
+        let cr: Vec<u8> = text.iter().map(|&b| if b == b'\n' { b'\r' } else { b }).collect();
+        let bom: Vec<u8> = [0xef, 0xbb, 0xbf].iter().chain(&text).copied().collect();
+        let cases: [(&str, Vec<u8>, bool); 6] = [
+            ("plain", text.clone(), true),
+            ("bom", bom, true),
+            ("empty", Vec::new(), true),
+            ("gzip", gzip, false),
+            ("zstd", zstd::encode_all(&text[..], 1).unwrap(), false),
+            ("utf16", utf16, false),
+        ];
+        for (name, bytes, as_it_is) in cases.into_iter().chain([("cr", cr, false)]) {
+            let path = dir.path().join(name);
+            fs::write(&path, &bytes).unwrap();
+            let source = Source {
+                name: name.into(),
+                path: Some(path),
+                len_bytes: bytes.len() as u64,
+                columnar: None,
+                pipe: None,
+            };
+            let counted = Arc::new(AtomicU64::new(0));
+            let opened = open(&source, Arc::clone(&counted), None).unwrap();
+            assert_eq!(opened.uncounted.is_some(), as_it_is, "{name}");
+            let mut reader =
+                ChunkReader::new(opened.stream, name, 4096, 1 << 20, b',').counting_into(opened.uncounted);
+            let mut read = Vec::new();
+            while let Some(chunk) = reader.next_chunk().unwrap() {
+                read.extend_from_slice(&chunk.data);
+            }
+            let want: &[u8] = if name == "empty" { &[] } else { &text };
+            assert_eq!(read, want, "{name}");
+            assert_eq!(counted.load(Ordering::Relaxed), bytes.len() as u64, "{name}");
         }
     }
 

@@ -411,7 +411,8 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
         csv.chunk_bytes,
         MAX_RECORD_BYTES,
         csv.delimiter,
-    );
+    )
+    .counting_into(opened.uncounted);
     let chunk = reader.next_chunk()?;
     let mut sample = Sample {
         source_len_bytes: first_source.len_bytes,
@@ -2435,7 +2436,8 @@ fn spawn_reader(
                             chunk_bytes,
                             MAX_RECORD_BYTES,
                             delimiter,
-                        ),
+                        )
+                        .counting_into(opened.uncounted),
                         None,
                     ),
                     Err(e) => {
