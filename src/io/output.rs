@@ -177,10 +177,10 @@ impl DayCache {
     }
 }
 
-/// The text fields (as written: quoted or escaped) of the last `sym` values written, by code
-/// (one dictionary serves every `sym` column, so a code is one text in any of them). A `sym`
-/// column holds few distinct values, and looking one up in the dictionary and checking it for
-/// quoting cost several times the copy of its field.
+/// The text fields (as written: quoted or escaped) of `sym` values written, one slot per code
+/// mod 16, the last code written in each (one dictionary serves every `sym` column, so a code
+/// is one text in any of them). A `sym` column holds few distinct values, and looking one up
+/// in the dictionary and checking it for quoting cost several times the copy of its field.
 #[derive(Default)]
 struct SymFields {
     slots: [SymField; 16],
@@ -766,42 +766,32 @@ trait DigitWord: Copy {
     fn store(self, buf: &mut [u8; 40], at: usize);
 }
 
-impl DigitWord for u64 {
-    const DIGITS: usize = 8;
-    #[inline]
-    fn leading_zeros(self) -> usize {
-        // Each leading '0' is 8 zero bits once the ASCII offset is gone.
-        ((self - 0x3030_3030_3030_3030).trailing_zeros() / 8) as usize
-    }
-    #[inline]
-    fn skip(self, k: usize) -> Self {
-        self >> (8 * k)
-    }
-    #[inline]
-    fn store(self, buf: &mut [u8; 40], at: usize) {
-        if let Some(dst) = buf.get_mut(at..at + 8) {
-            dst.copy_from_slice(&self.to_le_bytes());
+/// `DigitWord` for an unsigned integer of `$digits` bytes.
+macro_rules! digit_word {
+    ($word:ty, $digits:expr) => {
+        impl DigitWord for $word {
+            const DIGITS: usize = $digits;
+            #[inline]
+            fn leading_zeros(self) -> usize {
+                // Each leading '0' is 8 zero bits once the ASCII offset is gone.
+                ((self - <$word>::from_le_bytes([b'0'; $digits])).trailing_zeros() / 8) as usize
+            }
+            #[inline]
+            fn skip(self, k: usize) -> Self {
+                self >> (8 * k)
+            }
+            #[inline]
+            fn store(self, buf: &mut [u8; 40], at: usize) {
+                if let Some(dst) = buf.get_mut(at..at + $digits) {
+                    dst.copy_from_slice(&self.to_le_bytes());
+                }
+            }
         }
-    }
+    };
 }
 
-impl DigitWord for u128 {
-    const DIGITS: usize = 16;
-    #[inline]
-    fn leading_zeros(self) -> usize {
-        ((self - 0x3030_3030_3030_3030_3030_3030_3030_3030).trailing_zeros() / 8) as usize
-    }
-    #[inline]
-    fn skip(self, k: usize) -> Self {
-        self >> (8 * k)
-    }
-    #[inline]
-    fn store(self, buf: &mut [u8; 40], at: usize) {
-        if let Some(dst) = buf.get_mut(at..at + 16) {
-            dst.copy_from_slice(&self.to_le_bytes());
-        }
-    }
-}
+digit_word!(u64, 8);
+digit_word!(u128, 16);
 
 /// `write_decimal` of the number whose digits are `all` (`frac_digits < W::DIGITS`).
 #[inline]
@@ -1361,7 +1351,7 @@ mod tests {
         let mut edges = vec![0, 1, u64::MAX, u64::MAX - 1];
         for j in 0..20 {
             let p = 10u64.pow(j);
-            edges.extend([p - 1, p, p + 1, p * 9 / 10 * 10 + 5]);
+            edges.extend([p - 1, p, p + 1, p / 10 * 9 + 5]);
         }
         for &n in &edges {
             for k in 0..=19 {
