@@ -492,8 +492,10 @@ fn utf16_without_bom(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
 
 /// Opens `source` as a stream of uncompressed UTF-8 text: decompressed when its first bytes
 /// say gzip or zstd, and decoded from `encoding` (`--encoding`), else from UTF-16 when it
-/// starts with a UTF-16 byte-order mark or its head is ASCII written as UTF-16. `raw_bytes` counts bytes taken from the file or pipe
-/// itself.
+/// starts with a UTF-16 byte-order mark or its head is ASCII written as UTF-16. `raw_bytes`
+/// counts the bytes taken from the file or pipe itself: counted under the stream, or, for a
+/// plain file read as it is, handed back as `Opened::uncounted` for the caller to pass to
+/// `ChunkReader::counting_into`.
 pub fn open(
     source: &Source,
     raw_bytes: Arc<AtomicU64>,
@@ -591,11 +593,13 @@ fn decoding_of(head: &[u8], encoding: Option<&'static encoding_rs::Encoding>) ->
 }
 
 /// Whether `file` is a regular file of UTF-8 text, not compressed, with line feeds: then it
-/// is read as it is, with no reader in between. Its head is read with `pread`, which leaves
-/// the file's offset at 0.
+/// is read as it is, with no reader in between. Its head is read with `pread`, which moves
+/// no offset; a file not at offset 0 (an open file shared through `/dev/fd/N` on some
+/// systems) takes the general path, which reads from where it is.
 fn plain_text_file(file: &File, encoding: Option<&'static encoding_rs::Encoding>) -> io::Result<bool> {
+    use std::io::Seek;
     use std::os::unix::fs::FileExt;
-    if encoding.is_some() || !file.metadata()?.is_file() {
+    if encoding.is_some() || !file.metadata()?.is_file() || (&*file).stream_position()? != 0 {
         return Ok(false);
     }
     let mut head = vec![0; LINE_END_SNIFF_BYTES.max(UTF16_SNIFF_BYTES)];
