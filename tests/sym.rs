@@ -95,11 +95,17 @@ fn a_sym_column_takes_values_longer_than_any_seen_before() {
 }
 
 /// Text formats keep each written `sym` field for the next row with that code (a cache of
-/// 16 by code): many values, more than it holds, in two columns, quoted or escaped, longer
-/// than it keeps and short, must print as they were imported, in CSV and in TSV.
+/// 16 slots by code, per batch): many values, more than it holds, in two columns, quoted or
+/// escaped, longer than it keeps and short, must print as they were imported, in CSV and in
+/// TSV. The rows share one bucket, so they are one batch in the bucket layout too.
 #[test]
 fn many_sym_values_print_as_imported_in_csv_and_tsv() {
-    let db = trades_db(&[]);
+    let one_bucket = if common::layout() == "bucket" {
+        vec!["--bucket", "1h"]
+    } else {
+        vec![]
+    };
+    let db = TestDb::create("1s", "symbol:sym,side:sym,price:f64", &one_bucket);
     let tmp = tempfile::tempdir().unwrap();
     let symbol = |i: usize| match i % 5 {
         0 => format!("S{i}"),
