@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use xs::db::series::name_from_parts;
-use xs::io::output::{write_csv_str, write_tsv_str, Format, RowFormatter};
+use xs::io::output::{write_csv_str, write_tsv_str, Format, RowCache, RowFormatter};
 use xs::io::timefmt::EpochUnit;
 use xs::query::asof_join::{asof_join, MatchSink, Strategy};
 use xs::Database;
@@ -307,6 +307,7 @@ fn match_store(
     // per probe at most.
     let mut formatted = Formatted {
         formatter,
+        cache: RowCache::default(),
         matches: StoreMatches {
             text: Vec::with_capacity(probes.len().min(1 << 16) * 48),
             ends: Vec::with_capacity(probes.len()),
@@ -330,13 +331,14 @@ fn match_store(
 /// The matches of one store, each formatted as the join finds it.
 struct Formatted<'a> {
     formatter: &'a RowFormatter,
+    cache: RowCache,
     matches: StoreMatches,
 }
 
 impl MatchSink for Formatted<'_> {
     fn push(&mut self, t: i64, row: &[u8]) -> xs::Result<u32> {
         let text = &mut self.matches.text;
-        self.formatter.row(text, t, row)?;
+        self.formatter.row_cached(text, t, row, &mut self.cache)?;
         text.pop(); // its newline
         self.matches.ends.push(text.len());
         Ok((self.matches.ends.len() - 1) as u32)

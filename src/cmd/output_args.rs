@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use xs::db::config::Config;
 use xs::io::columnar::{ColumnarWriter, Container, WriteError};
-use xs::io::output::{Format, OutputOptions, RowFormatter, TimeFormat};
+use xs::io::output::{Format, OutputOptions, RowCache, RowFormatter, TimeFormat};
 use xs::io::stream::{write_range_where, Compression};
 use xs::query::filter::Filter;
 use xs::{Database, Error};
@@ -367,9 +367,10 @@ impl Writer {
                     ),
                     Source::Rows(rows) => {
                         let mut buf = Vec::new();
+                        let mut cache = RowCache::default();
                         let mut n = 0u64;
                         for (t_ns, row) in rows {
-                            formatter.row(&mut buf, t_ns, row)?;
+                            formatter.row_cached(&mut buf, t_ns, row, &mut cache)?;
                             n += 1;
                             if buf.len() >= 1 << 20 {
                                 sink.write_all(&compression.encode(&buf)?).map_err(Fail::Write)?;

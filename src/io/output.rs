@@ -177,6 +177,17 @@ impl DayCache {
     }
 }
 
+/// What `RowFormatter::row_cached` keeps from row to row: the date last printed, the float
+/// digits, the `sym` fields (as a batch does). It belongs to one formatter: another database's
+/// `sym` codes name other texts.
+pub struct RowCache(DayCache);
+
+impl Default for RowCache {
+    fn default() -> RowCache {
+        RowCache(DayCache::new())
+    }
+}
+
 /// The text fields (as written: quoted or escaped) of `sym` values written, one slot per code
 /// mod 16, the last code written in each (one dictionary serves every `sym` column, so a code
 /// is one text in any of them). A `sym` column holds few distinct values, and looking one up
@@ -347,6 +358,12 @@ impl RowFormatter {
     /// lost); `out` then holds part of the row, which must not be written.
     pub fn row(&self, out: &mut Vec<u8>, t_ns: i64, row: &[u8]) -> Result<()> {
         self.write_row(out, t_ns, row, &mut DayCache::new())
+    }
+
+    /// `row` for callers that format rows one at a time: `cache` keeps what one row's
+    /// formatting learnt for the next (use one cache per formatter).
+    pub fn row_cached(&self, out: &mut Vec<u8>, t_ns: i64, row: &[u8], cache: &mut RowCache) -> Result<()> {
+        self.write_row(out, t_ns, row, &mut cache.0)
     }
 
     /// Appends the rows of a scan batch, at most `max_rows`. Returns the rows written; fails

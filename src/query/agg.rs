@@ -28,7 +28,7 @@ use crate::db::time::{
 };
 use crate::db::{Batch, BucketSummary, Columns, Database, RunTimes, Scanned};
 use crate::error::{Error, Result};
-use crate::io::output::RowFormatter;
+use crate::io::output::{RowCache, RowFormatter};
 use crate::io::timefmt::format_iso_exact;
 use crate::query::filter::Filter;
 
@@ -1453,6 +1453,7 @@ fn write_buckets_of<E: From<Error>>(
     let mut writer = Writer {
         plan,
         formatter,
+        cache: RowCache::default(),
         buckets,
         // A whole-window aggregate answers even for an empty window (count 0, as SQL's
         // aggregate without GROUP BY does); per series, only the series with rows answer.
@@ -1561,6 +1562,7 @@ fn write_buckets_of<E: From<Error>>(
 struct Writer<'a> {
     plan: &'a Plan,
     formatter: &'a RowFormatter,
+    cache: RowCache,
     buckets: Buckets,
     fill: bool,
     row: Vec<u8>,
@@ -1595,7 +1597,8 @@ impl Writer<'_> {
         for (i, (agg, acc)) in self.plan.aggs.iter().zip(accs.iter_mut()).enumerate() {
             acc.write(agg, schema, &mut self.row, self.plan.group_len + i, bucket_ns)?;
         }
-        self.formatter.row(&mut self.bytes, bucket_ns, &self.row)?;
+        self.formatter
+            .row_cached(&mut self.bytes, bucket_ns, &self.row, &mut self.cache)?;
         self.left -= 1;
         self.rows += 1;
         Ok(())
