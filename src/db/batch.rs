@@ -4,6 +4,10 @@
 
 use super::config::Config;
 use super::schema::Schema;
+use std::sync::Arc;
+
+use super::{RecordPlace, RecordScratch};
+use crate::error::Error;
 
 /// A piece of a scan, in time order: what `Database::scan_batches` hands out.
 #[derive(Clone, Copy, Debug)]
@@ -269,12 +273,17 @@ pub struct FlatRows {
 }
 
 /// Scan batches copied back to back, to be walked again later (a read-out job's input): its
-/// buffers are kept across `clear`, so a reused one allocates nothing.
+/// buffers are kept across `clear`, so a reused one allocates nothing. Stored records are kept
+/// as stored, not copied, and decoded as they are walked, by the thread that walks them.
 #[derive(Default)]
 pub struct BatchBuf {
     pieces: Vec<Copied>,
     bytes: Vec<u8>,
     times: Vec<i64>,
+    /// The stored records (or pieces of them), their bytes shared by the pieces.
+    records: Vec<(RecordPlace, Arc<[u8]>)>,
+    /// Bytes of the rows held: slots and rows as copied, records as they decode.
+    load: usize,
 }
 
 /// One batch inside a `BatchBuf`.
@@ -284,6 +293,8 @@ enum Copied {
     Slots { start_ns: i64, len_bytes: usize },
     /// `count` rows (their times are next in `times`), `len_bytes` long.
     Rows { count: usize, len_bytes: usize },
+    /// The next record of `records`.
+    Record,
 }
 
 impl BatchBuf {
@@ -308,15 +319,24 @@ impl BatchBuf {
                 rows
             }
         };
+        self.load += bytes.len();
         if self.bytes.is_empty() {
             self.bytes.reserve(expect_bytes.saturating_add(bytes.len()));
         }
         self.bytes.extend_from_slice(bytes);
     }
 
-    /// Bytes of slots and rows held.
+    /// Appends a stored record (or a piece of one, `RecordPlace::split`), whose `bytes` are
+    /// shared, to be decoded when the buffer is walked.
+    pub fn push_record(&mut self, place: RecordPlace, bytes: &Arc<[u8]>) {
+        self.pieces.push(Copied::Record);
+        self.load += place.decoded_bytes();
+        self.records.push((place, Arc::clone(bytes)));
+    }
+
+    /// Bytes of the rows held (a record's as they decode, at most).
     pub fn len_bytes(&self) -> usize {
-        self.bytes.len()
+        self.load
     }
 
     pub fn is_empty(&self) -> bool {
@@ -328,27 +348,48 @@ impl BatchBuf {
         self.pieces.clear();
         self.bytes.clear();
         self.times.clear();
+        self.records.clear();
+        self.load = 0;
     }
 
-    /// The batches pushed, in order.
-    pub fn batches(&self) -> impl Iterator<Item = Batch<'_>> {
-        let (mut at, mut time_at) = (0, 0);
-        self.pieces.iter().map(move |&piece| match piece {
-            Copied::Slots { start_ns, len_bytes } => {
-                let bytes = &self.bytes[at..at + len_bytes];
-                at += len_bytes;
-                Batch::Slots { start_ns, bytes }
+    /// Hands the batches pushed to `visit`, in order, decoding records into `scratch`; a
+    /// record with no rows in its window hands out nothing. Stops when `visit` returns
+    /// `Ok(false)`.
+    pub fn visit<E: From<Error>>(
+        &self,
+        scratch: &mut RecordScratch,
+        mut visit: impl FnMut(Batch<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let (mut at, mut time_at, mut records) = (0, 0, self.records.iter());
+        for &piece in &self.pieces {
+            let len = match piece {
+                Copied::Slots { len_bytes, .. } | Copied::Rows { len_bytes, .. } => len_bytes,
+                Copied::Record => 0,
+            };
+            let bytes = &self.bytes[at..at + len];
+            at += len;
+            let batch = match piece {
+                Copied::Slots { start_ns, .. } => Batch::Slots { start_ns, bytes },
+                Copied::Rows { count, .. } => {
+                    time_at += count;
+                    Batch::Rows {
+                        times: &self.times[time_at - count..time_at],
+                        rows: bytes,
+                    }
+                }
+                Copied::Record => {
+                    let (place, bytes) = records.next().expect("one place per record");
+                    match place.decode(bytes, scratch)? {
+                        Some(batch) => batch,
+                        None => continue,
+                    }
+                }
+            };
+            if !visit(batch)? {
+                break;
             }
-            Copied::Rows { count, len_bytes } => {
-                let batch = Batch::Rows {
-                    times: &self.times[time_at..time_at + count],
-                    rows: &self.bytes[at..at + len_bytes],
-                };
-                at += len_bytes;
-                time_at += count;
-                batch
-            }
-        })
+        }
+        Ok(())
     }
 }
 
@@ -573,6 +614,17 @@ mod tests {
         );
     }
 
+    /// The batches a buffer hands out, as text.
+    fn walk(buf: &BatchBuf) -> Vec<String> {
+        let mut back = Vec::new();
+        buf.visit(&mut RecordScratch::default(), |b| -> Result<bool, Error> {
+            back.push(format!("{b:?}"));
+            Ok(true)
+        })
+        .expect("no records to decode");
+        back
+    }
+
     #[test]
     fn a_batch_buffer_gives_back_what_was_pushed_in_order() {
         let slots = grid_slots();
@@ -609,7 +661,7 @@ mod tests {
                 64,
             );
             assert_eq!(buf.len_bytes(), 30 + 4 + 6 + 2, "round {round}");
-            let back: Vec<String> = buf.batches().map(|b| format!("{b:?}")).collect();
+            let back = walk(&buf);
             let want = [
                 format!(
                     "{:?}",
@@ -642,7 +694,7 @@ mod tests {
             ];
             assert_eq!(back, want, "round {round}");
             buf.clear();
-            assert!(buf.is_empty() && buf.len_bytes() == 0 && buf.batches().count() == 0);
+            assert!(buf.is_empty() && buf.len_bytes() == 0 && walk(&buf).is_empty());
         }
     }
 }

@@ -738,7 +738,7 @@ impl BucketPartition {
     }
 
     /// Checks a version-3 record (`bytes` = `entry.len` bytes) and returns it without its check.
-    fn checked_record<'b>(&self, b: u64, entry: Entry, bytes: &'b [u8]) -> Result<&'b [u8]> {
+    pub(super) fn checked_record<'b>(&self, b: u64, entry: Entry, bytes: &'b [u8]) -> Result<&'b [u8]> {
         if !self.has_checks() {
             return Ok(bytes);
         }
@@ -1144,6 +1144,45 @@ impl BucketPartition {
         }
     }
 
+    /// Whether `bytes` (a record as read) is columnar: a record worth decoding apart from its
+    /// reading, on another thread, and in spans (`span_cuts`).
+    pub fn is_columnar_record(&self, bytes: &[u8]) -> bool {
+        self.columnar.is_some() && bytes.first() == Some(&COLUMNAR_TAG)
+    }
+
+    /// Time offsets at which the columnar record `body` (`checked_record`) may be cut into
+    /// spans of about `rows` rows that decode apart (`codec::span_cuts`).
+    pub fn span_cuts(&self, entry: Entry, body: &[u8], rows: usize) -> Vec<u64> {
+        codec::span_cuts(body, entry.rows as usize, rows)
+    }
+
+    /// Decodes the rows `select` picks of bucket `b`'s columnar record `body`, its check
+    /// passed (`checked_record`), into `decoded`, their time offsets into `units`; of the
+    /// value columns, those `columns` marks (see `decode_units_of`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode_columnar_body(
+        &self,
+        b: u64,
+        entry: Entry,
+        body: &[u8],
+        units: &mut Vec<u64>,
+        decoded: &mut Vec<u8>,
+        columns: Option<&[bool]>,
+        select: Select,
+    ) -> Result<()> {
+        units.clear();
+        let Some(layout) = &self.columnar else {
+            return Err(self.columnar_corrupt(
+                b,
+                entry,
+                "a columnar record in a partition of raw records".into(),
+            ));
+        };
+        codec::decode_selected(layout, body, entry.rows as usize, units, decoded, columns, select)
+            .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
+        self.check_units(b, entry, units)
+    }
+
     /// Decodes a columnar record's time offsets into `units` and its columns into `parts`
     /// (`codec::decode_columns`: the row flags, and the value columns `columns` marks), of
     /// the rows `select` picks (`units[k]` and row k of each part: the k-th picked row);
@@ -1231,11 +1270,8 @@ impl BucketPartition {
     ) -> Result<Option<&'b [u8]>> {
         units.clear();
         let bytes = self.checked_record(b, entry, bytes)?;
-        if let (Some(layout), Some(&COLUMNAR_TAG)) = (&self.columnar, bytes.first()) {
-            let n = entry.rows as usize;
-            codec::decode_selected(layout, bytes, n, units, decoded, columns, select)
-                .map_err(|e| self.columnar_corrupt(b, entry, e.0))?;
-            self.check_units(b, entry, units)?;
+        if self.is_columnar_record(bytes) {
+            self.decode_columnar_body(b, entry, bytes, units, decoded, columns, select)?;
             return Ok(None);
         }
         let corrupt = |why: &str| self.record_corrupt(b, entry, "record", why);

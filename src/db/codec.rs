@@ -1012,6 +1012,62 @@ pub fn decode(
     decode_selected(layout, body, n, units, rows, None, Select::All).map(|_| ())
 }
 
+/// Time offsets at which a columnar record of `n` rows (`body`) may be cut into spans of
+/// about `rows` rows that decode apart (`Select::Span`), each only its own rows or pages:
+/// ascending, past the first row's. Empty where a span would decode more than its share (a
+/// stream that is a zstd frame or an unpaged pco file decodes whole, for every span), where
+/// the time offsets cannot be told apart, or where the record does not parse (decoding it
+/// then says why).
+pub fn span_cuts(body: &[u8], n: usize, rows: usize) -> Vec<u64> {
+    let Ok(mut streams) = Streams::of_record(body, n) else {
+        return Vec::new();
+    };
+    let Ok(times) = streams.next("time offsets") else {
+        return Vec::new();
+    };
+    while streams.at < body.len() {
+        match streams.next("a column") {
+            Ok((Codec::Raw | Codec::Constant | Codec::PcoPages | Codec::Linear, _)) => {}
+            _ => return Vec::new(),
+        }
+    }
+    let rows = rows.max(1);
+    match times {
+        (Codec::PcoPages, payload) => {
+            let Ok(pages) = Pages::parse(payload, n, true) else {
+                return Vec::new();
+            };
+            let count = pages.firsts.len() / 8;
+            let firsts = (0..count)
+                .step_by((rows / pages.page).max(1))
+                .map(|page| pages.first(page));
+            strictly_rising(firsts)
+        }
+        // Offset i is `first + i × step`.
+        (Codec::Linear, payload) if payload.len() == 16 => {
+            let (first, step) = (uint_of(&payload[..8]), uint_of(&payload[8..]));
+            let at = |i: usize| step.checked_mul(i as u64).and_then(|d| first.checked_add(d));
+            strictly_rising((0..n).step_by(rows).map_while(at))
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The values of `offsets` (the first a row's, not a cut) that rise above all before them.
+fn strictly_rising(mut offsets: impl Iterator<Item = u64>) -> Vec<u64> {
+    let Some(mut last) = offsets.next() else {
+        return Vec::new();
+    };
+    let mut cuts = Vec::new();
+    for at in offsets {
+        if at > last {
+            cuts.push(at);
+            last = at;
+        }
+    }
+    cuts
+}
+
 /// Which rows of a record `decode_selected` rebuilds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Select {

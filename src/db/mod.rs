@@ -1071,9 +1071,9 @@ impl Database {
                 })
             }),
             Layout::Bucket => self.scan_buckets(from_ns, to_ns, Scan::Rows, prune, |piece| match piece {
-                Scanned::Batch(batch) => visit(batch),
+                Piece::Scanned(Scanned::Batch(batch)) => visit(batch),
                 // Not asked for: `scan_buckets` hands out none.
-                Scanned::Summary(_) | Scanned::Columns(_) => Ok(true),
+                Piece::Scanned(Scanned::Summary(_) | Scanned::Columns(_)) | Piece::Stored(_) => Ok(true),
             }),
         }
     }
@@ -1118,7 +1118,41 @@ impl Database {
             Layout::Grid => {
                 self.scan_batches_local(from_ns, to_ns, None, |batch| visit(Scanned::Batch(batch)))
             }
-            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Scan::Columns, None, visit),
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Scan::Columns, None, |piece| match piece {
+                Piece::Scanned(scanned) => visit(scanned),
+                // Not asked for: `scan_buckets` hands out none.
+                Piece::Stored(_) => Ok(true),
+            }),
+        }
+    }
+
+    /// Like `scan_batches`, but a columnar bucket-layout record comes as it is stored
+    /// (`Stored::Record`), to be decoded by the caller, on whichever thread it formats on,
+    /// every column (`with_columns` does not apply); everything else (grid, raw records,
+    /// several series merged) comes as rows (`Stored::Batch`).
+    pub fn scan_stored<E: From<Error>>(
+        &self,
+        from_ns: i64,
+        to_ns: i64,
+        mut visit: impl FnMut(Stored<'_>) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        if self.is_series_root() {
+            let kids = self.selected_series()?;
+            if let [(_, one)] = kids.as_slice() {
+                return one.scan_stored(from_ns, to_ns, visit);
+            }
+            return self.series_scan_batches(from_ns, to_ns, None, |batch| visit(Stored::Batch(batch)));
+        }
+        match self.config.layout {
+            Layout::Grid => {
+                self.scan_batches_local(from_ns, to_ns, None, |batch| visit(Stored::Batch(batch)))
+            }
+            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Scan::Stored, None, |piece| match piece {
+                Piece::Stored(record) => visit(Stored::Record(record)),
+                Piece::Scanned(Scanned::Batch(batch)) => visit(Stored::Batch(batch)),
+                // Not asked for: `scan_buckets` hands out none.
+                Piece::Scanned(Scanned::Summary(_) | Scanned::Columns(_)) => Ok(true),
+            }),
         }
     }
 
@@ -1135,7 +1169,19 @@ impl Database {
             Layout::Grid => {
                 self.scan_batches_local(from_ns, to_ns, prune, |batch| visit(Scanned::Batch(batch)))
             }
-            Layout::Bucket => self.scan_buckets(from_ns, to_ns, Scan::Summarized(same_bucket), prune, visit),
+            Layout::Bucket => {
+                self.scan_buckets(
+                    from_ns,
+                    to_ns,
+                    Scan::Summarized(same_bucket),
+                    prune,
+                    |piece| match piece {
+                        Piece::Scanned(scanned) => visit(scanned),
+                        // Not asked for: `scan_buckets` hands out none.
+                        Piece::Stored(_) => Ok(true),
+                    },
+                )
+            }
         }
     }
 
@@ -1145,7 +1191,7 @@ impl Database {
         to_ns: i64,
         scan: Scan<'_>,
         prune: Prune<'_>,
-        mut visit: impl FnMut(Scanned<'_>) -> Result<bool, E>,
+        mut visit: impl FnMut(Piece<'_>) -> Result<bool, E>,
     ) -> Result<(), E> {
         let from_ns = from_ns.max(MIN_TIME_NS);
         let to_ns = to_ns.min(END_TIME_NS);
@@ -1154,11 +1200,12 @@ impl Database {
         }
         let same_bucket = match scan {
             Scan::Summarized(same) => Some(same),
-            Scan::Rows | Scan::Columns => None,
+            Scan::Rows | Scan::Columns | Scan::Stored => None,
         };
         let mut reader = RecordReader {
             columns: COLUMNS_READ.with(|c| c.borrow().clone()),
             as_columns: matches!(scan, Scan::Columns),
+            as_stored: matches!(scan, Scan::Stored),
             time_grid: TIME_GRID.with(|g| g.get()),
             ..RecordReader::default()
         };
@@ -1211,7 +1258,7 @@ impl Database {
                             rows: u64::from(e.rows),
                             bounds,
                         };
-                        go_on = keep(visit(Scanned::Summary(summary)), &mut failure);
+                        go_on = keep(visit(Piece::Scanned(Scanned::Summary(summary))), &mut failure);
                     }
                     Ok(go_on)
                 })?;
@@ -1544,6 +1591,14 @@ enum Scan<'a> {
     Summarized(&'a dyn Fn(i64, i64) -> bool),
     /// A columnar record's columns, other records' rows.
     Columns,
+    /// A columnar record as it is stored, other records' rows.
+    Stored,
+}
+
+/// What a bucket scan hands out: a piece of a scan, or (`Scan::Stored`) a record as stored.
+enum Piece<'a> {
+    Scanned(Scanned<'a>),
+    Stored(StoredRecord<'a>),
 }
 
 /// Reads the records a bucket scan takes as rows and hands each one to `visit` as a batch,
@@ -1552,12 +1607,11 @@ enum Scan<'a> {
 /// with `as_columns`, a columnar record as its columns.
 #[derive(Default)]
 struct RecordReader {
-    times: Vec<i64>,
-    units: Vec<u64>,
-    /// The rows of a columnar record, decoded.
-    decoded: Vec<u8>,
+    scratch: RecordScratch,
     /// Hand out columnar records as `Scanned::Columns`, their parts decoded into `parts`.
     as_columns: bool,
+    /// Hand out columnar records as stored (`Piece::Stored`), not decoded.
+    as_stored: bool,
     parts: Vec<codec::PartValues>,
     /// The value columns to rebuild from columnar records (`with_columns`); `None`: all.
     columns: Option<Vec<bool>>,
@@ -1634,32 +1688,34 @@ fn columns_read() -> Option<Vec<bool>> {
 
 impl RecordReader {
     /// Reads the records of `pending` (then empties it) and hands out their rows with
-    /// `lo <= t < hi`, one batch per record. `Ok(false)`: stop (`visit` said so, or failed
-    /// into `failure`).
+    /// `lo <= t < hi`, one batch per record (or, `as_stored`, a columnar record as stored).
+    /// `Ok(false)`: stop (`visit` said so, or failed into `failure`).
     fn read<E>(
         &mut self,
-        part: &BucketPartition,
+        part: &Arc<BucketPartition>,
         pending: &mut Vec<(u64, bucket::Entry)>,
         lo: i64,
         hi: i64,
-        visit: &mut impl FnMut(Scanned<'_>) -> Result<bool, E>,
+        visit: &mut impl FnMut(Piece<'_>) -> Result<bool, E>,
         failure: &mut Option<E>,
     ) -> Result<bool> {
-        let row_len = part.row_len;
         let go_on = part.read_records(pending, |bucket, entry, bytes| {
-            let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
-            // A columnar record the window cuts: only the pages of its rows in the window are
-            // decoded (a short window, or a parallel aggregate's slice edge inside it, would
-            // otherwise decode the whole record for a few rows).
-            let end = start.saturating_add(part.bucket_ns);
-            let select = if lo <= start && end <= hi {
-                codec::Select::All
-            } else {
-                // Offsets u with lo <= start + u·g < hi; each bound within the bucket.
-                let first_unit = |t: i64| ((t.clamp(start, end) - start) as u64).div_ceil(g as u64);
-                codec::Select::Span(first_unit(lo), first_unit(hi))
-            };
+            if self.as_stored && part.is_columnar_record(bytes) {
+                // Checked here, once: its pieces decode apart, each only a few of its pages.
+                let bytes = part.checked_record(bucket, entry, bytes)?;
+                let place = RecordPlace {
+                    part: Arc::clone(part),
+                    bucket,
+                    entry,
+                    lo,
+                    hi,
+                    decoded_bytes: entry.rows as usize * part.row_len,
+                };
+                return Ok(keep(visit(Piece::Stored(StoredRecord { place, bytes })), failure));
+            }
+            let select = select_in(part, bucket, lo, hi);
             if self.as_columns {
+                let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
                 let columns = self.columns.as_deref();
                 // Offsets `a <= b` whose times lie in one cell of the grid and in the window.
                 let coarse = self.time_grid.map(|grid| {
@@ -1669,57 +1725,220 @@ impl RecordReader {
                     }
                 });
                 let coarse = coarse.as_ref().map(|c| c as &dyn Fn(u64, u64) -> bool);
+                let RecordScratch { units, times, .. } = &mut self.scratch;
                 if let Some(layout) = part.decode_columns_of(
                     bucket,
                     entry,
                     bytes,
-                    &mut self.units,
+                    units,
                     &mut self.parts,
                     columns,
                     select,
                     coarse,
                 )? {
-                    self.times.clear();
-                    self.times
-                        .extend(self.units.iter().map(|&u| start + u as i64 * g));
+                    times.clear();
+                    times.extend(units.iter().map(|&u| start + u as i64 * g));
                     // Times are in order (`check_units`): the window holds a run of them.
-                    let first = self.times.partition_point(|&t| t < lo);
-                    let end = self.times.partition_point(|&t| t < hi);
+                    let first = times.partition_point(|&t| t < lo);
+                    let end = times.partition_point(|&t| t < hi);
                     if first == end {
                         return Ok(true);
                     }
-                    let columns = Columns::new(&self.times[first..end], layout, &self.parts, first);
-                    return Ok(keep(visit(Scanned::Columns(columns)), failure));
+                    let columns = Columns::new(&times[first..end], layout, &self.parts, first);
+                    return Ok(keep(visit(Piece::Scanned(Scanned::Columns(columns))), failure));
                 }
             }
-            let rows = part.decode_units_of(
+            let columns = self.columns.as_deref();
+            match record_rows(
+                part,
                 bucket,
                 entry,
-                bytes,
-                &mut self.units,
-                &mut self.decoded,
-                self.columns.as_deref(),
-                select,
-            )?;
-            self.times.clear();
-            self.times
-                .extend(self.units.iter().map(|&u| start + u as i64 * g));
-            // Offsets are in order (checked as they are decoded): the window holds a run of
-            // the rows decoded (all of a raw record's), handed out in place.
-            let first = self.times.partition_point(|&t| t < lo);
-            let end = self.times.partition_point(|&t| t < hi);
-            if first == end {
-                return Ok(true);
+                Read::AsStored(bytes),
+                lo,
+                hi,
+                columns,
+                &mut self.scratch,
+            )? {
+                Some(batch) => Ok(keep(visit(Piece::Scanned(Scanned::Batch(batch))), failure)),
+                None => Ok(true),
             }
-            let batch = Batch::Rows {
-                times: &self.times[first..end],
-                rows: &rows[first * row_len..end * row_len],
-            };
-            Ok(keep(visit(Scanned::Batch(batch)), failure))
         })?;
         pending.clear();
         Ok(go_on)
     }
+}
+
+/// Which rows of bucket `bucket`'s record a scan of `[lo, hi)` decodes: a columnar record the
+/// window cuts has only the pages of its rows in the window decoded (a short window, or a
+/// parallel aggregate's slice edge inside it, would otherwise decode the whole record for a
+/// few rows).
+fn select_in(part: &BucketPartition, bucket: u64, lo: i64, hi: i64) -> codec::Select {
+    let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
+    let end = start.saturating_add(part.bucket_ns);
+    if lo <= start && end <= hi {
+        return codec::Select::All;
+    }
+    // Offsets u with lo <= start + u·g < hi; each bound within the bucket.
+    let first_unit = |t: i64| ((t.clamp(start, end) - start) as u64).div_ceil(g as u64);
+    codec::Select::Span(first_unit(lo), first_unit(hi))
+}
+
+/// A record's bytes as `record_rows` takes them.
+enum Read<'s> {
+    /// As read: the check is verified first, and the record may be raw or columnar.
+    AsStored(&'s [u8]),
+    /// The body of a columnar record whose check passed (`checked_record`).
+    CheckedColumnar(&'s [u8]),
+}
+
+/// The rows of bucket `bucket`'s record with `lo <= t < hi`, as one batch borrowed from the
+/// record (raw) or from `scratch` (columnar, decoded there); `None` when the window holds
+/// none of them.
+#[allow(clippy::too_many_arguments)]
+fn record_rows<'s>(
+    part: &BucketPartition,
+    bucket: u64,
+    entry: bucket::Entry,
+    bytes: Read<'s>,
+    lo: i64,
+    hi: i64,
+    columns: Option<&[bool]>,
+    scratch: &'s mut RecordScratch,
+) -> Result<Option<Batch<'s>>> {
+    let (start, g) = (part.bucket_start_ns(bucket), part.granularity_ns);
+    let select = select_in(part, bucket, lo, hi);
+    let RecordScratch {
+        units,
+        times,
+        decoded,
+    } = scratch;
+    let rows: &'s [u8] = match bytes {
+        Read::AsStored(bytes) => {
+            part.decode_units_of(bucket, entry, bytes, units, decoded, columns, select)?
+        }
+        Read::CheckedColumnar(body) => {
+            part.decode_columnar_body(bucket, entry, body, units, decoded, columns, select)?;
+            let decoded: &'s Vec<u8> = decoded;
+            decoded
+        }
+    };
+    times.clear();
+    times.extend(units.iter().map(|&u| start + u as i64 * g));
+    let times: &'s [i64] = times;
+    // Offsets are in order (checked as they are decoded): the window holds a run of the rows
+    // decoded (all of a raw record's), handed out in place.
+    let first = times.partition_point(|&t| t < lo);
+    let end = times.partition_point(|&t| t < hi);
+    if first == end {
+        return Ok(None);
+    }
+    let row_len = part.row_len;
+    Ok(Some(Batch::Rows {
+        times: &times[first..end],
+        rows: &rows[first * row_len..end * row_len],
+    }))
+}
+
+/// What `scan_stored` hands out, in time order.
+pub enum Stored<'a> {
+    Batch(Batch<'a>),
+    /// A columnar bucket record, not yet decoded.
+    Record(StoredRecord<'a>),
+}
+
+/// A columnar bucket record within a scan window as stored (`Database::scan_stored`): its
+/// bytes as read (its check passed and cut off), and where it lies, with which `RecordPlace::decode` makes its rows later, on
+/// any thread. A reader that formats on other threads decodes there too.
+pub struct StoredRecord<'a> {
+    pub place: RecordPlace,
+    pub bytes: &'a [u8],
+}
+
+/// Where a stored record lies, and the window of it a scan wants: what decoding its bytes
+/// needs, checks included.
+#[derive(Clone)]
+pub struct RecordPlace {
+    part: Arc<BucketPartition>,
+    bucket: u64,
+    entry: bucket::Entry,
+    /// The window: rows with `lo <= t < hi`.
+    lo: i64,
+    hi: i64,
+    /// About the bytes the window's rows take decoded (all the record's, or a piece's share).
+    decoded_bytes: usize,
+}
+
+impl RecordPlace {
+    /// About the bytes the window's rows take decoded.
+    pub fn decoded_bytes(&self) -> usize {
+        self.decoded_bytes
+    }
+
+    /// The window cut into pieces of about `max_bytes` decoded each (one, the whole window,
+    /// when it is small or the record cannot be cut, `BucketPartition::span_cuts`): the
+    /// pieces decode apart, on any thread, each a few pages of the record (`bytes`), and
+    /// together hand out its rows in the window once each, in order.
+    pub fn split(&self, bytes: &[u8], max_bytes: usize) -> Vec<RecordPlace> {
+        if self.decoded_bytes <= max_bytes {
+            return vec![self.clone()];
+        }
+        let rows = max_bytes / self.part.row_len.max(1);
+        let (start, g) = (self.part.bucket_start_ns(self.bucket), self.part.granularity_ns);
+        let time_of = |unit: u64| {
+            i64::try_from(unit)
+                .ok()
+                .and_then(|u| u.checked_mul(g))
+                .and_then(|offset| start.checked_add(offset))
+        };
+        let cuts = self.part.span_cuts(self.entry, bytes, rows);
+        // What a piece of the whole record decodes, about; the window's pieces no more.
+        let decoded_bytes = self.decoded_bytes / (cuts.len() + 1);
+        let mut pieces = Vec::new();
+        let mut lo = self.lo;
+        for t in cuts.into_iter().filter_map(time_of) {
+            if lo < t && t < self.hi {
+                pieces.push(RecordPlace {
+                    lo,
+                    hi: t,
+                    decoded_bytes,
+                    ..self.clone()
+                });
+                lo = t;
+            }
+        }
+        pieces.push(RecordPlace {
+            lo,
+            decoded_bytes,
+            ..self.clone()
+        });
+        pieces
+    }
+
+    /// The rows of the record (`bytes`, as the scan handed them out, its check passed) in the
+    /// window, as one batch decoded into `scratch`; `None` when the window holds none. Every
+    /// column is decoded.
+    pub fn decode<'s>(&self, bytes: &'s [u8], scratch: &'s mut RecordScratch) -> Result<Option<Batch<'s>>> {
+        let body = Read::CheckedColumnar(bytes);
+        record_rows(
+            &self.part,
+            self.bucket,
+            self.entry,
+            body,
+            self.lo,
+            self.hi,
+            None,
+            scratch,
+        )
+    }
+}
+
+/// The buffers decoding a record into rows reuses.
+#[derive(Default)]
+pub struct RecordScratch {
+    units: Vec<u64>,
+    times: Vec<i64>,
+    /// The rows of a columnar record, decoded.
+    decoded: Vec<u8>,
 }
 
 /// Hole-punching granularity (the ext4/xfs block size).

@@ -1,12 +1,14 @@
 //! Reading out a time range at speed: the scan's batches, gathered into jobs of about
-//! `JOB_INPUT_BYTES`, are formatted (and, for `.zst` or `.gz` output, compressed) on the rayon pool while the scan reads on, then handed to a sink in
-//! time order. Small ranges (up to two jobs) are formatted on the calling thread and never use
+//! `JOB_INPUT_BYTES` of rows, are formatted (and, for `.zst` or `.gz` output, compressed) on
+//! the rayon pool while the scan reads on, then handed to a sink in time order. Columnar
+//! records come undecoded, cut into pieces of about a job's rows each, and are decoded by the
+//! job too. Small ranges (up to two jobs) are formatted on the calling thread and never use
 //! the pool.
 
 use std::collections::BTreeMap;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 
-use crate::db::{Batch, BatchBuf, Database, Prune};
+use crate::db::{Batch, BatchBuf, Database, Prune, RecordScratch, Stored};
 use crate::error::{Error, Result};
 use crate::io::output::RowFormatter;
 use crate::query::filter::Filter;
@@ -48,8 +50,8 @@ impl Compression {
 }
 
 /// Formatted jobs in flight at most, per formatting thread: the scan runs ahead of the
-/// formatters by this much and no further, so memory stays bounded (about 768 KiB of input and
-/// its output per thread) while the scan, the formatters and the sink all keep busy.
+/// formatters by this much and no further, so memory stays bounded (about 768 KiB of rows and
+/// their output per thread) while the scan, the formatters and the sink all keep busy.
 const IN_FLIGHT_PER_THREAD: usize = 3;
 
 /// Input bytes gathered into one job: scans of fragmented data hand out many small chunks
@@ -72,11 +74,13 @@ pub fn set_job_input_bytes(bytes: usize) {
     JOB_BYTES.with(|b| b.set(bytes.max(1)));
 }
 
-/// Consecutive scan batches, formatted by one thread into one output block.
+/// Consecutive scan batches, decoded and formatted by one thread into one output block.
 #[derive(Default)]
 struct Job {
-    /// Scan batches packed back to back.
+    /// Scan batches packed back to back; stored records as stored.
     input: BatchBuf,
+    /// Where the records of `input` are decoded.
+    scratch: RecordScratch,
     output: Vec<u8>,
     encoded: Vec<u8>,
     rows: u64,
@@ -96,12 +100,17 @@ impl Job {
         // touched, and a reused job keeps its capacity).
         self.output.reserve(2 * self.input.len_bytes());
         self.rows = 0;
-        for batch in self.input.batches() {
-            self.rows += formatter.batch(&mut self.output, batch, max_rows - self.rows)?;
-            if self.rows == max_rows {
-                break;
-            }
-        }
+        let Job {
+            input,
+            scratch,
+            output,
+            rows,
+            ..
+        } = self;
+        input.visit(scratch, |batch| -> Result<bool> {
+            *rows += formatter.batch(output, batch, max_rows - *rows)?;
+            Ok(*rows < max_rows)
+        })?;
         if compression != Compression::None {
             self.encoded = if self.output.is_empty() {
                 Vec::new()
@@ -170,10 +179,13 @@ pub fn write_range_where<E: From<Error>>(
     let job_bytes = JOB_BYTES.with(|b| b.get());
     let mut limited_first = limit != u64::MAX;
     let shape = db.batch_shape();
+    // Where a record that cannot be cut is decoded on this thread.
+    let mut scratch = RecordScratch::default();
     // Jobs spawned in the scope are all finished when it returns, even after an error.
     rayon::in_place_scope(|scope| -> Result<u64, E> {
-        let mut take = |batch: Batch<'_>| -> Result<bool, E> {
-            job.input.push(batch, job_bytes);
+        // Puts a piece into the job with `fill`, and sends the job off when it is full.
+        let mut take = |fill: &dyn Fn(&mut BatchBuf)| -> Result<bool, E> {
+            fill(&mut job.input);
             if job.input.len_bytes() < job_bytes {
                 return Ok(true);
             }
@@ -198,17 +210,52 @@ pub fn write_range_where<E: From<Error>>(
             }
             Ok(out.left > 0)
         };
-        scan_where(db, from_ns, to_ns, filter, |batch| -> Result<bool, E> {
-            // A storage bucket's rows come as one batch of up to 64 MiB: cut, they make
-            // several jobs, formatted side by side in buffers the jobs before them used
-            // (whole, a day of one symbol was four jobs, each formatted alone into new memory).
-            for piece in shape.cut(batch, job_bytes) {
-                if !take(piece)? {
-                    return Ok(false);
+        // A storage bucket's rows come as one batch or record of up to 64 MiB: cut, they make
+        // several jobs, decoded and formatted side by side in buffers the jobs before them
+        // used (whole, a day of one symbol was four jobs, each formatted alone into new
+        // memory). A record's pieces share its bytes, each decoding a few of its pages.
+        let mut visit = |piece: Stored<'_>| -> Result<bool, E> {
+            match piece {
+                Stored::Batch(batch) => {
+                    for cut in shape.cut(batch, job_bytes) {
+                        if !take(&|input| input.push(cut, job_bytes))? {
+                            return Ok(false);
+                        }
+                    }
+                }
+                Stored::Record(record) => {
+                    let pieces = record.place.split(record.bytes, job_bytes);
+                    if let [whole] = pieces.as_slice() {
+                        // A large record that cannot be cut is decoded here, and its rows are
+                        // cut into jobs as a batch's: one job would format it all alone.
+                        if whole.decoded_bytes() > job_bytes {
+                            let Some(batch) = whole.decode(record.bytes, &mut scratch)? else {
+                                return Ok(true);
+                            };
+                            for cut in shape.cut(batch, job_bytes) {
+                                if !take(&|input| input.push(cut, job_bytes))? {
+                                    return Ok(false);
+                                }
+                            }
+                            return Ok(true);
+                        }
+                    }
+                    let bytes: Arc<[u8]> = Arc::from(record.bytes);
+                    for place in pieces {
+                        if !take(&|input| input.push_record(place.clone(), &bytes))? {
+                            return Ok(false);
+                        }
+                    }
                 }
             }
             Ok(true)
-        })?;
+        };
+        match filter {
+            Some(_) => scan_where(db, from_ns, to_ns, filter, |batch| visit(Stored::Batch(batch)))?,
+            // Without a filter, records come as stored: each job decodes its own, so that
+            // decoding runs on the pool beside the formatting, not ahead of it on this thread.
+            None => db.scan_stored(from_ns, to_ns, &mut visit)?,
+        }
         let last = (!job.input.is_empty()).then_some(job);
         match pipeline.as_mut() {
             Some(p) => {
