@@ -1315,13 +1315,15 @@ mod tests {
         assert_eq!(render(&c, &options, 0, &["1", ""]), "b\n\"\"\n");
     }
 
+    /// `write_decimal`'s text after an `x`: what it appends, and nothing before it touched.
+    fn text(negative: bool, n: u64, k: usize, dot_zero: bool) -> String {
+        let mut out = b"x".to_vec();
+        write_decimal(&mut out, negative, n, k, dot_zero);
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
     fn decimals_print_every_integer() {
-        let text = |negative, n, k, dot_zero| {
-            let mut out = b"x".to_vec();
-            write_decimal(&mut out, negative, n, k, dot_zero);
-            String::from_utf8(out).unwrap()
-        };
         assert_eq!(text(false, 0, 0, false), "x0");
         assert_eq!(text(false, u64::MAX, 0, false), "x18446744073709551615");
         assert_eq!(
@@ -1349,11 +1351,6 @@ mod tests {
 
     #[test]
     fn decimals_match_the_reference_at_every_length() {
-        let text = |negative, n, k, dot_zero| {
-            let mut out = b"x".to_vec();
-            write_decimal(&mut out, negative, n, k, dot_zero);
-            String::from_utf8(out).unwrap()
-        };
         let check = |n: u64, k: usize| {
             for (negative, dot_zero) in [(false, false), (true, false), (false, true), (true, true)] {
                 assert_eq!(
