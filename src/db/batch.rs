@@ -334,7 +334,7 @@ impl BatchBuf {
         self.records.push((place, Arc::clone(bytes)));
     }
 
-    /// Bytes of the rows held (a record's as they decode, at most).
+    /// Bytes of the rows held (a record's about what it decodes to).
     pub fn len_bytes(&self) -> usize {
         self.load
     }

@@ -1404,6 +1404,28 @@ fn decode_units(
             )?;
             decoded
         }
+        (Codec::Linear, Select::Span(from, to), _) if payload.len() == 16 => {
+            // Offsets `first + i × step`: the rows of the span are computed, not all `n` (a
+            // record read in pieces would otherwise make every row's offset for each piece).
+            let (first, step) = (uint_of(&payload[..8]), uint_of(&payload[8..]));
+            // The first row whose offset is at or past `unit`.
+            let row_at = |unit: u64| match unit.checked_sub(first) {
+                None | Some(0) => 0,
+                Some(_) if step == 0 => n,
+                Some(d) => usize::try_from(d.div_ceil(step)).map_or(n, |i| i.min(n)),
+            };
+            let decoded = row_at(from)..row_at(to).max(row_at(from));
+            with_stream(
+                (codec, payload),
+                Number::U64,
+                n,
+                8,
+                decoded.clone(),
+                column,
+                |bytes| extend_units(units, bytes),
+            )?;
+            decoded
+        }
         _ => {
             with_stream((codec, payload), Number::U64, n, 8, 0..n, column, |bytes| {
                 extend_units(units, bytes)
@@ -1771,7 +1793,7 @@ mod tests {
         let mut rng = Rng(0x5BA7_0001);
         let (mut units, mut all_units, mut all_rows) = (Vec::new(), Vec::new(), Vec::new());
         let mut parts = Vec::new();
-        let mut partial_pages = 0;
+        let (mut partial_pages, mut linear_records) = (0, 0);
         for k in 0..150 {
             let (mut u, r) = case(&mut rng, &schema);
             if k % 3 == 0 && !u.is_empty() {
@@ -1780,9 +1802,17 @@ mod tests {
                 for (i, x) in u.iter_mut().enumerate() {
                     *x = i as u64 / span * 5;
                 }
+            } else if k % 6 == 1 {
+                // A regular series (a progression, computed for the span alone), or all rows
+                // at one offset.
+                let step = [0, 1, 7][k / 6 % 3];
+                for (i, x) in u.iter_mut().enumerate() {
+                    *x = 3 + step * i as u64;
+                }
             }
             let mut body = Vec::new();
             encode(&layout, &u, &r, &mut body, k % 4 != 3);
+            linear_records += usize::from(k % 4 != 3 && body.get(5) == Some(&(Codec::Linear as u8)));
             decode(&layout, &body, u.len(), &mut all_units, &mut all_rows).unwrap();
             let mut bounds: Vec<u64> = u.iter().flat_map(|&x| [x, x + 1, x.saturating_sub(1)]).collect();
             bounds.extend([0, u64::MAX]);
@@ -1838,6 +1868,10 @@ mod tests {
             }
         }
         assert!(partial_pages > 100, "only {partial_pages} spans left pages out");
+        assert!(
+            linear_records > 10,
+            "only {linear_records} records had a progression"
+        );
     }
 
     /// A coarse reader (`Coarse`) gets every value column as a full decode has it, and time

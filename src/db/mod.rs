@@ -1603,8 +1603,8 @@ enum Piece<'a> {
 
 /// Reads the records a bucket scan takes as rows and hands each one to `visit` as a batch,
 /// its rows borrowed from the read buffer or the decoded rows (no copy, also where the
-/// window's edge cuts the record); or,
-/// with `as_columns`, a columnar record as its columns.
+/// window's edge cuts the record); or, with `as_columns`, a columnar record as its columns;
+/// or, with `as_stored`, a columnar record as stored.
 #[derive(Default)]
 struct RecordReader {
     scratch: RecordScratch,
@@ -1847,8 +1847,9 @@ pub enum Stored<'a> {
 }
 
 /// A columnar bucket record within a scan window as stored (`Database::scan_stored`): its
-/// bytes as read (its check passed and cut off), and where it lies, with which `RecordPlace::decode` makes its rows later, on
-/// any thread. A reader that formats on other threads decodes there too.
+/// bytes as read (its check passed and cut off), and where it lies, with which
+/// `RecordPlace::decode` makes its rows later, on any thread. A reader that formats on other
+/// threads decodes there too.
 pub struct StoredRecord<'a> {
     pub place: RecordPlace,
     pub bytes: &'a [u8],
@@ -1864,12 +1865,13 @@ pub struct RecordPlace {
     /// The window: rows with `lo <= t < hi`.
     lo: i64,
     hi: i64,
-    /// About the bytes the window's rows take decoded (all the record's, or a piece's share).
+    /// About the bytes decoding the window takes: all the record's rows, or, for a piece
+    /// of it (`split`), a piece's share of them.
     decoded_bytes: usize,
 }
 
 impl RecordPlace {
-    /// About the bytes the window's rows take decoded.
+    /// About the bytes decoding the window takes (an estimate, not a bound).
     pub fn decoded_bytes(&self) -> usize {
         self.decoded_bytes
     }

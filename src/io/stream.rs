@@ -226,8 +226,9 @@ pub fn write_range_where<E: From<Error>>(
                 Stored::Record(record) => {
                     let pieces = record.place.split(record.bytes, job_bytes);
                     if let [whole] = pieces.as_slice() {
-                        // A large record that cannot be cut is decoded here, and its rows are
-                        // cut into jobs as a batch's: one job would format it all alone.
+                        // A large record that cannot be cut (or a window inside one large
+                        // piece) is decoded here, and its rows are cut into jobs as a batch's:
+                        // one job would decode and format it all alone.
                         if whole.decoded_bytes() > job_bytes {
                             let Some(batch) = whole.decode(record.bytes, &mut scratch)? else {
                                 return Ok(true);
