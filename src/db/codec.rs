@@ -1381,40 +1381,10 @@ fn decode_units(
             }
             decoded
         }
-        (Codec::Linear, Select::At(unit), _) if payload.len() == 16 => {
-            // Offsets `first + i × step`: the one row at `unit`, if any, is computed.
-            let (first, step) = (uint_of(&payload[..8]), uint_of(&payload[8..]));
-            let i = match unit.checked_sub(first) {
-                Some(0) => 0,
-                Some(d) if step > 0 && d % step == 0 => usize::try_from(d / step).unwrap_or(n),
-                _ => n,
-            };
-            if i >= n {
+        (Codec::Linear, Select::At(_) | Select::Span(..), _) if payload.len() == 16 => {
+            let Some(decoded) = linear_rows(payload, n, select) else {
                 return Ok(0..0);
-            }
-            let decoded = if step == 0 { 0..n } else { i..i + 1 };
-            with_stream(
-                (codec, payload),
-                Number::U64,
-                n,
-                8,
-                decoded.clone(),
-                column,
-                |bytes| extend_units(units, bytes),
-            )?;
-            decoded
-        }
-        (Codec::Linear, Select::Span(from, to), _) if payload.len() == 16 => {
-            // Offsets `first + i × step`: the rows of the span are computed, not all `n` (a
-            // record read in pieces would otherwise make every row's offset for each piece).
-            let (first, step) = (uint_of(&payload[..8]), uint_of(&payload[8..]));
-            // The first row whose offset is at or past `unit`.
-            let row_at = |unit: u64| match unit.checked_sub(first) {
-                None | Some(0) => 0,
-                Some(_) if step == 0 => n,
-                Some(d) => usize::try_from(d.div_ceil(step)).map_or(n, |i| i.min(n)),
             };
-            let decoded = row_at(from)..row_at(to).max(row_at(from));
             with_stream(
                 (codec, payload),
                 Number::U64,
@@ -1452,6 +1422,34 @@ fn decode_units(
             decoded.start + a..decoded.start + b
         }
     })
+}
+
+/// The rows `select` picks of `n` time offsets `first + i × step` (a `Linear` stream's
+/// `payload`), computed, not decoded: the one row at a point read's offset (all of them, for
+/// a step of 0), or a span's rows (a record read in pieces would otherwise make every row's
+/// offset for each piece); `None` for a point read that no row holds.
+fn linear_rows(payload: &[u8], n: usize, select: Select) -> Option<Range<usize>> {
+    let (first, step) = (uint_of(&payload[..8]), uint_of(&payload[8..]));
+    match select {
+        Select::All => Some(0..n),
+        Select::At(unit) => {
+            let i = match unit.checked_sub(first) {
+                Some(0) => 0,
+                Some(d) if step > 0 && d % step == 0 => usize::try_from(d / step).unwrap_or(n),
+                _ => n,
+            };
+            (i < n).then(|| if step == 0 { 0..n } else { i..i + 1 })
+        }
+        Select::Span(from, to) => {
+            // The first row whose offset is at or past `unit`.
+            let row_at = |unit: u64| match unit.checked_sub(first) {
+                None | Some(0) => 0,
+                Some(_) if step == 0 => n,
+                Some(d) => usize::try_from(d.div_ceil(step)).map_or(n, |i| i.min(n)),
+            };
+            Some(row_at(from)..row_at(to).max(row_at(from)))
+        }
+    }
 }
 
 /// `decode_units` of every row of paged time offsets for a `Coarse` reader: runs of pages
