@@ -1870,11 +1870,30 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         let d = v.strip_prefix(b"-").unwrap_or(v);
         !d.is_empty() && d.len() <= 20 && d.iter().all(u8::is_ascii_digit)
     };
-    if present().all(|v| is_int(v) || text(v).is_none()) {
+    // Whether the values are integers, one of them written with a leading zero, and which
+    // types hold them all: one pass (cpu-only tables have ten integer columns to type).
+    let (mut all_ints, mut leading_zero, mut all_i64, mut all_u64) = (true, false, true, true);
+    for v in present() {
+        leading_zero |= v.len() >= 2 && v[0] == b'0';
+        if is_int(v) {
+            // Up to 18 digits fit an i64; longer ones are read to find out.
+            if v.len() - usize::from(v[0] == b'-') > 18 {
+                let t = text(v).unwrap_or_default();
+                all_i64 &= t.parse::<i64>().is_ok();
+                all_u64 &= t.parse::<u64>().is_ok();
+            } else if v[0] == b'-' {
+                all_u64 = false;
+            }
+        } else if text(v).is_some() {
+            all_ints = false;
+            break;
+        }
+    }
+    if all_ints {
         // Integers written with leading zeros (`0001`, `000001`) are identifiers: station and
         // stock codes, postcodes. As numbers their zeros would be lost (`0001` and `001` one
         // value), so they stay text.
-        if present().any(|v| v.len() >= 2 && v[0] == b'0') {
+        if leading_zero {
             let (text_type, _) = text_type(values);
             return (
                 text_type,
@@ -1882,11 +1901,10 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
                  the zeros stay; pass --columns NAME:i64 to store them as numbers",
             );
         }
-        let ints = || present().filter_map(text);
-        if ints().all(|v| v.parse::<i64>().is_ok()) {
+        if all_i64 {
             return (ColumnType::I64, "");
         }
-        if ints().all(|v| v.parse::<u64>().is_ok()) {
+        if all_u64 {
             return (ColumnType::U64, "");
         }
     }
@@ -4055,6 +4073,21 @@ mod tests {
         assert!(why.contains("NAME:f64"), "{why}");
         assert_eq!(ints(&["18446744073709551615", "1"]).0, ColumnType::U64);
         assert_eq!(ints(&["74.93588199999998", "1e5", "2"]).0, ColumnType::F64);
+        // The edges of i64 and u64, decided in one pass with the leading zeros.
+        assert_eq!(
+            ints(&["9223372036854775807", "-9223372036854775808"]).0,
+            ColumnType::I64
+        );
+        assert_eq!(
+            ints(&["-999999999999999999", "999999999999999999"]).0,
+            ColumnType::I64
+        );
+        assert_eq!(ints(&["9223372036854775808", "0"]).0, ColumnType::U64);
+        assert_ne!(ints(&["9223372036854775808", "-1"]).0, ColumnType::U64);
+        assert_ne!(ints(&["9223372036854775808", "-1"]).0, ColumnType::I64);
+        assert!(matches!(ints(&["7", "007"]).0, ColumnType::Str(_)));
+        assert_eq!(ints(&["-07", "7"]).0, ColumnType::I64);
+        assert_eq!(ints(&[" 12 ", "", "-3"]).0, ColumnType::I64);
     }
 
     #[test]
