@@ -730,6 +730,11 @@ impl PartValues {
         self.len = 0;
     }
 
+    /// The bytes it holds allocated.
+    pub fn capacity_bytes(&self) -> usize {
+        8 * self.words.capacity()
+    }
+
     /// Makes room for `bytes` bytes; what they held before is not kept when it must grow.
     fn reserve_bytes(&mut self, bytes: usize, keep: bool) {
         let words = bytes.div_ceil(8);

@@ -1202,12 +1202,16 @@ impl Database {
             Scan::Summarized(same) => Some(same),
             Scan::Rows | Scan::Columns | Scan::Stored => None,
         };
+        let (scratch, parts) = KEPT_BUFFERS
+            .with(|kept| kept.borrow_mut().take())
+            .unwrap_or_default();
         let mut reader = RecordReader {
+            scratch,
+            parts,
             columns: COLUMNS_READ.with(|c| c.borrow().clone()),
             as_columns: matches!(scan, Scan::Columns),
             as_stored: matches!(scan, Scan::Stored),
             time_grid: TIME_GRID.with(|g| g.get()),
-            ..RecordReader::default()
         };
         // An error of `visit` met inside an engine callback waits here to be returned.
         let mut failure: Option<E> = None;
@@ -1605,7 +1609,6 @@ enum Piece<'a> {
 /// its rows borrowed from the read buffer or the decoded rows (no copy, also where the
 /// window's edge cuts the record); or, with `as_columns`, a columnar record as its columns;
 /// or, with `as_stored`, a columnar record as stored.
-#[derive(Default)]
 struct RecordReader {
     scratch: RecordScratch,
     /// Hand out columnar records as `Scanned::Columns`, their parts decoded into `parts`.
@@ -1620,6 +1623,11 @@ struct RecordReader {
 }
 
 thread_local! {
+    /// The decode buffers of this thread's last bucket scan, for its next one: an aggregate
+    /// scans once per slice of its window, and each scan grew new buffers from nothing
+    /// (reallocated, zeroed and faulted in page by page: 5 % of a day's VWAP).
+    static KEPT_BUFFERS: std::cell::RefCell<Option<(RecordScratch, Vec<codec::PartValues>)>> =
+        const { std::cell::RefCell::new(None) };
     /// The value columns scans on this thread need (`with_columns`).
     static COLUMNS_READ: std::cell::RefCell<Option<Vec<bool>>> = const { std::cell::RefCell::new(None) };
     /// How finely scans of columns on this thread tell times apart (`with_time_grid`).
@@ -1684,6 +1692,23 @@ pub fn with_columns<T>(wanted: Option<Vec<bool>>, f: impl FnOnce() -> T) -> T {
 /// series to other threads passes on to them.
 fn columns_read() -> Option<Vec<bool>> {
     COLUMNS_READ.with(|c| c.borrow().clone())
+}
+
+/// The most a thread keeps of a scan's decode buffers for its next scan: a record of a
+/// burst can decode to tens of megabytes, which would stay held after the scan.
+const KEEP_BUFFER_BYTES: usize = 16 << 20;
+
+impl Drop for RecordReader {
+    fn drop(&mut self) {
+        let scratch = std::mem::take(&mut self.scratch);
+        let parts = std::mem::take(&mut self.parts);
+        let held =
+            scratch.capacity_bytes() + parts.iter().map(codec::PartValues::capacity_bytes).sum::<usize>();
+        if held <= KEEP_BUFFER_BYTES {
+            // `try_with`: nothing is kept on a thread that is ending.
+            let _ = KEPT_BUFFERS.try_with(|kept| *kept.borrow_mut() = Some((scratch, parts)));
+        }
+    }
 }
 
 impl RecordReader {
@@ -1941,6 +1966,13 @@ pub struct RecordScratch {
     times: Vec<i64>,
     /// The rows of a columnar record, decoded.
     decoded: Vec<u8>,
+}
+
+impl RecordScratch {
+    /// The bytes its buffers hold allocated.
+    fn capacity_bytes(&self) -> usize {
+        8 * (self.units.capacity() + self.times.capacity()) + self.decoded.capacity()
+    }
 }
 
 /// Hole-punching granularity (the ext4/xfs block size).
