@@ -1694,8 +1694,9 @@ fn columns_read() -> Option<Vec<bool>> {
     COLUMNS_READ.with(|c| c.borrow().clone())
 }
 
-/// The most a thread keeps of a scan's decode buffers for its next scan: a record of a
-/// burst can decode to tens of megabytes, which would stay held after the scan.
+/// The most a thread keeps of a scan's decode buffers for its next scan, held until the thread
+/// ends (each worker that scanned keeps its own): a record of a burst can decode to tens of
+/// megabytes, which would stay held after the scan.
 const KEEP_BUFFER_BYTES: usize = 16 << 20;
 
 impl Drop for RecordReader {

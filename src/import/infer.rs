@@ -1849,9 +1849,10 @@ fn dotted_dates(values: &[&[u8]]) -> bool {
 
 /// A column's type from its sample values.
 fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
-    // Each test is a pass over the values that stops at the first one failing it: no copies of
-    // the values are made (a sample holds tens of thousands). Values that are not UTF-8 are
-    // left out; numbers and booleans are read without spaces around them, text keeps them.
+    // Each test is a pass over the values that stops at the first one failing it (the integer
+    // pass: at the first value that is no integer): no copies of the values are made (a sample
+    // holds tens of thousands). Values that are not UTF-8 are left out; numbers and booleans
+    // are read without spaces around them, text keeps them.
     let present = || values.iter().map(|v| v.trim_ascii()).filter(|v| !v.is_empty());
     fn text(v: &[u8]) -> Option<&str> {
         std::str::from_utf8(v).ok()
