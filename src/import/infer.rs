@@ -2127,6 +2127,88 @@ fn zone_abbreviation_hint(value: &str) -> String {
 
 /// Infers a database for the sample.
 pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
+    // A column's type depends on its own values alone: found on a second thread while this
+    // one chooses the time and the series, and taken last. The import's other core idles
+    // until the inference is done; on the 100-host cpu file the types took ~25 of its ~80 ms
+    // (docs/BENCHMARKS.md).
+    std::thread::scope(|scope| {
+        let typing = std::thread::Builder::new().spawn_scoped(scope, || column_verdicts(sample, o));
+        infer_with(sample, o, move || match typing {
+            Ok(handle) => match handle.join() {
+                Ok(verdicts) => verdicts,
+                Err(panic) => std::panic::resume_unwind(panic),
+            },
+            // No second thread to be had: the types are found in the loop, one by one.
+            Err(_) => Vec::new(),
+        })
+    })
+}
+
+/// A column's type as its sample shows it, for a column whose type is not given: the type,
+/// why (for the notes; empty when there is nothing to say), and the null tokens met.
+struct Verdict<'s> {
+    ty: ColumnType,
+    why: &'static str,
+    nulls: Vec<&'s [u8]>,
+}
+
+/// `column_verdict` of every column whose type is not given, but those named like a time
+/// (`None` for these): the time is most likely among them, and typing 60,000 timestamps as
+/// text would make the types the last to be ready. A time-named column that is not the time
+/// is typed when the inference comes to it.
+fn column_verdicts<'s>(sample: &'s Sample, o: &Overrides) -> Vec<Option<Verdict<'s>>> {
+    let given: Vec<usize> = o
+        .types
+        .iter()
+        .filter_map(|(name, _)| sample.column_index(name))
+        .collect();
+    // One buffer for every column's values: a fresh one per column would be mapped and
+    // page-faulted in again each time.
+    let mut present = Vec::new();
+    (0..sample.names.len())
+        .map(|i| {
+            let typed = !given.contains(&i) && time_name_score(&sample.names[i]) == 0;
+            typed.then(|| column_verdict(sample, o, i, &mut present))
+        })
+        .collect()
+}
+
+/// The type of column `i` from its values that are not null (`present` is scratch).
+fn column_verdict<'s>(
+    sample: &'s Sample,
+    o: &Overrides,
+    i: usize,
+    present: &mut Vec<&'s [u8]>,
+) -> Verdict<'s> {
+    let is_null = |v: &&[u8]| dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v);
+    // The null tokens met, collected in the same pass as the values.
+    let mut nulls: Vec<&[u8]> = Vec::new();
+    present.clear();
+    for v in sample.rows.column(i) {
+        if is_null(&v) {
+            nulls.push(v);
+        } else {
+            present.push(v);
+        }
+    }
+    let (mut ty, mut why) = infer_type(present);
+    // A weak null (a lone `.`, `-`, `?`) is null only beside numbers or booleans: a column of
+    // dashes alone, or of dashes and words (a log's missing user), is text.
+    let weak = |v: &[u8]| dialect::WEAK_NULLS.contains(&v) && !o.nulls.iter().any(|n| n == v);
+    if nulls.iter().any(|v| weak(v)) && (present.is_empty() || ty.is_text()) {
+        present.extend(nulls.iter().filter(|v| weak(v)));
+        nulls.retain(|v| !weak(v));
+        (ty, why) = infer_type(present);
+    }
+    Verdict { ty, why, nulls }
+}
+
+/// `infer`, given the columns' verdicts (`column_verdicts`; empty: each found when needed).
+fn infer_with<'s>(
+    sample: &'s Sample,
+    o: &Overrides,
+    verdicts: impl FnOnce() -> Vec<Option<Verdict<'s>>>,
+) -> Result<Inference> {
     let names = &sample.names;
     if names.is_empty() {
         return Err(Error::Invalid(format!(
@@ -2710,8 +2792,7 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         }
     }
     let mut columns = Vec::new();
-    // One buffer for every column's values: a fresh one per column would be mapped and
-    // page-faulted in again each time.
+    let mut verdicts = verdicts();
     let mut present: Vec<&[u8]> = Vec::new();
     for (i, name) in names.iter().enumerate() {
         if time_idx.contains(&i) {
@@ -2719,32 +2800,14 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
         }
         let given = types.iter().find(|(n, _)| *n == i).map(|(_, t)| *t);
         let is_null = |v: &&[u8]| dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v);
-        // The null tokens met, collected in the same pass as the values when types are inferred.
-        let mut nulls: Vec<&[u8]> = Vec::new();
-        let ty = match given {
-            Some(t) => {
-                nulls.extend(sample.rows.column(i).filter(is_null));
-                t
-            }
+        let (ty, nulls) = match given {
+            Some(t) => (t, sample.rows.column(i).filter(is_null).collect::<Vec<_>>()),
             None => {
-                present.clear();
-                for v in sample.rows.column(i) {
-                    if is_null(&v) {
-                        nulls.push(v);
-                    } else {
-                        present.push(v);
-                    }
-                }
-                let (mut t, mut why) = infer_type(&present);
-                // A weak null (a lone `.`, `-`, `?`) is null only beside numbers or booleans: a
-                // column of dashes alone, or of dashes and words (a log's missing user), is text.
-                let weak = |v: &[u8]| dialect::WEAK_NULLS.contains(&v) && !o.nulls.iter().any(|n| n == v);
-                if nulls.iter().any(|v| weak(v)) && (present.is_empty() || t.is_text()) {
-                    present.extend(nulls.iter().filter(|v| weak(v)));
-                    nulls.retain(|v| !weak(v));
-                    (t, why) = infer_type(&present);
-                }
-                if matches!(t, ColumnType::Str(_)) && series_idx.contains(&i) {
+                let Verdict { ty: t, why, nulls } = verdicts
+                    .get_mut(i)
+                    .and_then(Option::take)
+                    .unwrap_or_else(|| column_verdict(sample, o, i, &mut present));
+                let t = if matches!(t, ColumnType::Str(_)) && series_idx.contains(&i) {
                     // A series key's text repeats in every row of its series, though a sample
                     // of 30,000 hosts shows each only a few times: a 4-byte code, not str(N).
                     notes.push(format!(
@@ -2757,7 +2820,8 @@ pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
                         notes.push(format!("column `{name}`: {t} ({why})"));
                     }
                     t
-                }
+                };
+                (t, nulls)
             }
         };
         if !ty.is_text() {
@@ -4214,6 +4278,50 @@ mod tests {
             "{:?}",
             inf.notes
         );
+    }
+
+    #[test]
+    fn types_found_beside_the_time_choice_are_the_ones_found_in_turn() {
+        // The columns' types come from a second thread (`column_verdicts`), or one by one in
+        // the loop when there is none: the same database and the same notes either way, with
+        // a time-named column that is not the time (typed in the loop), null tokens, a weak
+        // null beside numbers, text, a series key and types given.
+        let mut text = String::from("time,elapsed_time,price,side,qty,note,host\n");
+        for i in 0..400 {
+            let qty = match i % 7 {
+                0 => "NA".to_string(),
+                3 => "-".to_string(),
+                5 => "x".to_string(),
+                _ => (i % 13).to_string(),
+            };
+            text.push_str(&format!(
+                "{},{},{}.{:02},{},{qty},n{},h{}\n",
+                1_609_459_200 + i / 4,
+                i * 3,
+                100 + i % 9,
+                i % 100,
+                if i % 3 == 0 { "buy" } else { "sell" },
+                i % 50,
+                i % 4
+            ));
+        }
+        // `x` is text, unless it is a null token.
+        let given = Overrides {
+            types: vec![("price".to_string(), ColumnType::F64)],
+            nulls: vec![b"x".to_vec()],
+            ..Overrides::default()
+        };
+        for (o, qty) in [(Overrides::default(), ",qty:sym,"), (given, ",qty:i64,")] {
+            let s = sample(&text);
+            let beside = infer(&s, &o).unwrap();
+            let in_turn = infer_with(&s, &o, Vec::new).unwrap();
+            assert_eq!(beside.config, in_turn.config);
+            assert_eq!(beside.notes, in_turn.notes);
+            assert_eq!(beside.time_columns, ["time"]);
+            let spec = beside.config.schema.spec();
+            assert!(spec.starts_with("elapsed_time:i64,price:"), "{spec}");
+            assert!(spec.contains(qty) && spec.contains(",host:sym"), "{spec}");
+        }
     }
 
     #[test]
