@@ -2128,11 +2128,12 @@ fn zone_abbreviation_hint(value: &str) -> String {
 /// Infers a database for the sample.
 pub fn infer(sample: &Sample, o: &Overrides) -> Result<Inference> {
     // A column's type depends on its own values alone: found on a second thread while this
-    // one chooses the time and the series, and taken last. The import's other core idles
-    // until the inference is done; on the 100-host cpu file the types took ~25 of its ~80 ms
-    // (docs/BENCHMARKS.md).
+    // one chooses the time and the series, and taken last. The import's other cores idle
+    // until the inference is done (docs/BENCHMARKS.md, "The import's types found beside").
     std::thread::scope(|scope| {
-        let typing = std::thread::Builder::new().spawn_scoped(scope, || column_verdicts(sample, o));
+        let typing = std::thread::Builder::new()
+            .name("infer-types".into())
+            .spawn_scoped(scope, || column_verdicts(sample, o));
         infer_with(sample, o, move || match typing {
             Ok(handle) => match handle.join() {
                 Ok(verdicts) => verdicts,
@@ -2152,15 +2153,14 @@ struct Verdict<'s> {
     nulls: Vec<&'s [u8]>,
 }
 
-/// `column_verdict` of every column whose type is not given, but those named like a time
-/// (`None` for these): the time is most likely among them, and typing 60,000 timestamps as
-/// text would make the types the last to be ready. A time-named column that is not the time
-/// is typed when the inference comes to it.
+/// `column_verdict` of every column but those whose type is given and those given or named
+/// as the time (`None` for these): the time is most likely among the time-named ones, and
+/// typing 60,000 timestamps as text would make the types the last to be ready. A time-named
+/// column that is not the time is typed when the inference comes to it.
 fn column_verdicts<'s>(sample: &'s Sample, o: &Overrides) -> Vec<Option<Verdict<'s>>> {
-    let given: Vec<usize> = o
-        .types
-        .iter()
-        .filter_map(|(name, _)| sample.column_index(name))
+    let given: Vec<usize> = (o.types.iter().map(|(name, _)| name))
+        .chain(&o.time_columns)
+        .filter_map(|name| sample.column_index(name))
         .collect();
     // One buffer for every column's values: a fresh one per column would be mapped and
     // page-faulted in again each time.
@@ -4313,6 +4313,17 @@ mod tests {
         };
         for (o, qty) in [(Overrides::default(), ",qty:sym,"), (given, ",qty:i64,")] {
             let s = sample(&text);
+            // Each verdict is its own column's: the time-named columns (and a given type)
+            // are left to the loop.
+            let mut present = Vec::new();
+            for (i, verdict) in column_verdicts(&s, &o).into_iter().enumerate() {
+                let left = i < 2 || (i == 2 && !o.types.is_empty());
+                assert_eq!(verdict.is_none(), left, "column {i}");
+                if let Some(v) = verdict {
+                    let own = column_verdict(&s, &o, i, &mut present);
+                    assert_eq!((v.ty, v.why, v.nulls), (own.ty, own.why, own.nulls), "column {i}");
+                }
+            }
             let beside = infer(&s, &o).unwrap();
             let in_turn = infer_with(&s, &o, Vec::new).unwrap();
             assert_eq!(beside.config, in_turn.config);
