@@ -2597,9 +2597,16 @@ fn infer_with<'s>(
         }
         let precision = text_precision_ns(&refs, &format);
         let (series_idx, series_note) = choose_series(sample, o, idx, &row_times)?;
+        // Each row's series, and the times by series: found once, for the granularity here
+        // and the depth and the bucket below.
+        let series = match series_idx.is_empty() {
+            true => Vec::new(),
+            false => series_numbers(sample, &series_idx, row_times.len()),
+        };
+        let groups = series_groups(&series, &row_times);
         let (g, g_note) = match o.granularity {
             Some(g) => (g.ns(), format!("granularity {g} as given")),
-            None => infer_granularity(&series_groups(sample, &series_idx, &row_times), precision),
+            None => infer_granularity(&groups, precision),
         };
         readable.push((idx.clone(), g));
         let Some(granularity) = Granularity::from_ns(g) else {
@@ -2623,7 +2630,7 @@ fn infer_with<'s>(
                 g_note,
                 (date, date_ns, date_note),
                 joined_note,
-                (series_idx, series_note),
+                (series_idx, series_note, series, groups),
             ));
             break;
         }
@@ -2637,7 +2644,7 @@ fn infer_with<'s>(
         g_note,
         (date, _, date_note),
         joined_note,
-        (series_idx, series_note),
+        (series_idx, series_note, series, groups),
     )) = chosen
     else {
         if let Some(refusal) = refusal {
@@ -2747,9 +2754,9 @@ fn infer_with<'s>(
     let g = granularity.ns();
     let mut floored: Vec<i64> = times.iter().map(|t| t - t.rem_euclid(g)).collect();
     floored.sort_unstable();
-    let stretches = series_segments(sample, &series_idx, &row_times, g);
+    let stretches = series_segments(sample, &series, &row_times, g);
     let mut max_per_time = 0usize;
-    for series_times in series_groups(sample, &series_idx, &row_times) {
+    for series_times in &groups {
         let mut floored: Vec<i64> = series_times.iter().map(|t| t - t.rem_euclid(g)).collect();
         floored.sort_unstable();
         let mut run = 0usize;
@@ -3060,28 +3067,18 @@ fn slot_density(segments: &[Vec<i64>], g: i64) -> f64 {
 }
 
 /// The sample's times cut into the stretches of the file they were read from (the head, and
-/// each window of a sample across the file) and, with a series key, into series; each floored
-/// to `g` and sorted.
-fn series_segments(
-    sample: &Sample,
-    series_idx: &[usize],
-    row_times: &[Option<i64>],
-    g: i64,
-) -> Vec<Vec<i64>> {
+/// each window of a sample across the file) and, with a series key, into series (`series`:
+/// each row's, from `series_numbers`; empty without a key); each floored to `g` and sorted.
+fn series_segments(sample: &Sample, series: &[u32], row_times: &[Option<i64>], g: i64) -> Vec<Vec<i64>> {
     let mut bounds = sample.segment_starts.clone();
     if bounds.first() != Some(&0) {
         bounds.insert(0, 0);
     }
     bounds.push(row_times.len());
-    let series = if series_idx.is_empty() {
-        Vec::new()
-    } else {
-        series_numbers(sample, series_idx, row_times.len())
-    };
     let mut out = Vec::new();
     for w in bounds.windows(2) {
         let (from, to) = (w[0].min(row_times.len()), w[1].min(row_times.len()));
-        if series_idx.is_empty() {
+        if series.is_empty() {
             // One series: no key to hash per row.
             let mut t: Vec<i64> = row_times[from.min(to)..to]
                 .iter()
@@ -3140,13 +3137,13 @@ fn series_value<'a>(sample: &'a Sample, series_idx: &[usize], r: usize) -> Vec<&
         .collect()
 }
 
-/// The sample's times by series (one group without a series key), in sample order.
-fn series_groups(sample: &Sample, series_idx: &[usize], row_times: &[Option<i64>]) -> Vec<Vec<i64>> {
-    if series_idx.is_empty() {
+/// The sample's times by series (`series`: each row's, from `series_numbers`; empty without a
+/// key, one group), in sample order.
+fn series_groups(series: &[u32], row_times: &[Option<i64>]) -> Vec<Vec<i64>> {
+    if series.is_empty() {
         // One series: no key to hash per row.
         return vec![row_times.iter().flatten().copied().collect()];
     }
-    let series = series_numbers(sample, series_idx, row_times.len());
     // A series' group is made at its first row with a time, in that order.
     let mut groups: Vec<Vec<i64>> = Vec::new();
     let mut group_of: Vec<Option<usize>> = Vec::new();
@@ -3396,6 +3393,14 @@ fn choose_series(
     // column named like one (`symbol`) needs only values that come back over time.
     let shared_evidence = shared_rows * 10 >= rows;
     let mut best: Option<(f64, f64, usize, usize)> = None; // score, share, column, distinct values
+
+    // Per column, reused: each row's value as a number (rows without a time have none), and
+    // each value's first time and whether it comes again at another time. Numbers, not the
+    // values, are compared and sorted below (30,000 hosts' names would be compared byte by byte).
+    let mut ids: Vec<u32> = Vec::with_capacity(row_times.len());
+    let mut seen: Vec<(i64, bool)> = Vec::new();
+    let mut id_of: HashMap<&[u8], u32, FnvBuild> = HashMap::default();
+    let mut group_ids: Vec<u32> = Vec::new();
     for i in 0..sample.names.len() {
         if time_idx.contains(&i) {
             continue;
@@ -3404,16 +3409,26 @@ fn choose_series(
         if !series_text(&values) {
             continue;
         }
-        // Each value's first time, and whether it comes again at another time.
-        let mut seen: HashMap<&[u8], (i64, bool)> = HashMap::new();
+        ids.clear();
+        seen.clear();
+        id_of.clear();
         for (r, t) in row_times.iter().enumerate() {
-            let Some(t) = *t else { continue };
-            seen.entry(values[r])
-                .and_modify(|(first, again)| *again |= *first != t)
-                .or_insert((t, false));
+            let Some(t) = *t else {
+                ids.push(u32::MAX);
+                continue;
+            };
+            let next = seen.len() as u32;
+            let id = *id_of.entry(values[r]).or_insert(next);
+            if id == next {
+                seen.push((t, false));
+            } else {
+                let (first, again) = &mut seen[id as usize];
+                *again |= *first != t;
+            }
+            ids.push(id);
         }
         let distinct = seen.len();
-        let recurring = seen.values().filter(|(_, again)| *again).count();
+        let recurring = seen.iter().filter(|(_, again)| *again).count();
         let named = SERIES_NAMES.contains(&sample.names[i].to_ascii_lowercase().as_str());
         // Series values come back over time; a value per row (an id) does not.
         if distinct < 2 || (distinct < 3 && !named) || recurring * 10 < distinct {
@@ -3429,9 +3444,11 @@ fn choose_series(
         // their rows that it tells apart (a host: all of them; a region: few).
         let (mut apart, mut unique_rows) = (0usize, 0usize);
         for rows in &shared {
-            apart += usize::from(rows.iter().any(|&r| values[r] != values[rows[0]]));
-            let mut vals: Vec<&[u8]> = rows.iter().map(|&r| values[r]).collect();
-            vals.sort_unstable();
+            apart += usize::from(rows.iter().any(|&r| ids[r] != ids[rows[0]]));
+            group_ids.clear();
+            group_ids.extend(rows.iter().map(|&r| ids[r]));
+            group_ids.sort_unstable();
+            let vals = &group_ids;
             unique_rows += (0..vals.len())
                 .filter(|&k| (k == 0 || vals[k - 1] != vals[k]) && vals.get(k + 1) != Some(&vals[k]))
                 .count();
@@ -3496,7 +3513,14 @@ fn second_series_column(
 ) -> Option<usize> {
     let column =
         |i: usize| -> Vec<&[u8]> { sample.rows.iter().map(|r| r.get(i).unwrap_or(&b""[..])).collect() };
-    let firsts = column(first);
+    // The `first` values as numbers: rows are grouped by them below, not by comparing text.
+    let mut id_of: HashMap<&[u8], u32, FnvBuild> = HashMap::default();
+    let firsts: Vec<u32> = (column(first).into_iter())
+        .map(|v| {
+            let next = id_of.len() as u32;
+            *id_of.entry(v).or_insert(next)
+        })
+        .collect();
     // The rows of each shared timestamp that also share their `first` value.
     let mut still: Vec<Vec<usize>> = Vec::new();
     for rows in shared {
@@ -3543,18 +3567,39 @@ fn second_series_column(
 /// not series), none longer than 64 bytes. Empty values do not count.
 fn series_text(values: &[&[u8]]) -> bool {
     let texts = values.iter().filter(|v| !v.is_empty()).count();
-    let numbers = values
-        .iter()
-        .filter(|v| {
-            // Codes written with leading zeros (`0001`) are names, not numbers.
-            let code = v.len() >= 2 && v[0] == b'0' && v[1].is_ascii_digit();
-            // The plain-decimal test first: it settles most numbers without parsing.
-            !code
-                && (is_plain_decimal(v)
-                    || std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok()))
-        })
-        .count();
-    texts > 0 && numbers * 2 <= texts && values.iter().all(|v| v.len() <= 64)
+    if texts == 0 || values.iter().any(|v| v.len() > 64) {
+        return false;
+    }
+    let is_number = |v: &[u8]| {
+        // Codes written with leading zeros (`0001`) are names, not numbers.
+        let code = v.len() >= 2 && v[0] == b'0' && v[1].is_ascii_digit();
+        // The plain-decimal test first: it settles most numbers without parsing; then names,
+        // which a glance at their first character settles.
+        !code
+            && (is_plain_decimal(v)
+                || (!starts_like_a_name(v)
+                    && std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok())))
+    };
+    // Decided as soon as numbers are more than half: a column of numbers stops halfway.
+    let mut numbers = 0usize;
+    for v in values {
+        numbers += usize::from(is_number(v));
+        if numbers * 2 > texts {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `v` cannot read as a float (`f64`'s `from_str` after `str::trim`), by its first
+/// character after spaces and a sign: a printable ASCII one that starts no number, `inf` or
+/// `nan` (`host_0`, `AAPL`). Others, and what is not ASCII, are left to the parse.
+fn starts_like_a_name(v: &[u8]) -> bool {
+    let t = v.trim_ascii_start();
+    let t = t.strip_prefix(b"+").or_else(|| t.strip_prefix(b"-")).unwrap_or(t);
+    t.first().is_some_and(|&c| {
+        (0x21..=0x7e).contains(&c) && !c.is_ascii_digit() && !matches!(c, b'.' | b'i' | b'I' | b'n' | b'N')
+    })
 }
 
 /// A text column named like a series key (`symbol`, `ticker`, `host` …) is one even where the
@@ -4102,6 +4147,44 @@ mod tests {
         }
         assert_eq!(time_name_score("updated_at"), 0);
         assert_eq!(time_name_score("TradeDate"), 1);
+    }
+
+    /// `series_text` skips parsing a value that `starts_like_a_name`: no such value may read
+    /// as a float. Every first byte, with the characters that matter around it (spaces, signs,
+    /// the letters of `inf` and `nan`, digits, a point, a byte of a UTF-8 space).
+    #[test]
+    fn values_that_start_like_a_name_never_read_as_floats() {
+        let around: &[u8] = b" \t\x0b+-.05eEiInNfahx_\xc2\xa0";
+        let parses = |v: &[u8]| std::str::from_utf8(v).is_ok_and(|s| s.trim().parse::<f64>().is_ok());
+        let mut names = 0;
+        for first in 0..=255u8 {
+            for &b in around {
+                for &c in around {
+                    for v in [[first, b, c], [b, first, c], [b, c, first]] {
+                        if starts_like_a_name(&v) {
+                            names += 1;
+                            assert!(!parses(&v), "{:?} reads as a float", String::from_utf8_lossy(&v));
+                        }
+                    }
+                }
+            }
+        }
+        for v in [
+            "inf",
+            "-Infinity",
+            "+nan",
+            "NaN",
+            " 1e5",
+            ".5",
+            "-.5e-3",
+            "\u{a0}7",
+        ] {
+            assert!(!starts_like_a_name(v.as_bytes()) && parses(v.as_bytes()), "{v}");
+        }
+        for v in ["host_0", "AAPL", "us-west-1", "-x", "+a", " zz"] {
+            assert!(starts_like_a_name(v.as_bytes()) && !parses(v.as_bytes()), "{v}");
+        }
+        assert!(names > 10_000, "{names} names met");
     }
 
     #[test]
