@@ -2173,6 +2173,11 @@ fn column_verdicts<'s>(sample: &'s Sample, o: &Overrides) -> Vec<Option<Verdict<
         .collect()
 }
 
+/// Whether `v` is null: a default null token, or one given with `--null`.
+fn is_null_token(o: &Overrides, v: &[u8]) -> bool {
+    dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v)
+}
+
 /// The type of column `i` from its values that are not null (`present` is scratch).
 fn column_verdict<'s>(
     sample: &'s Sample,
@@ -2180,12 +2185,11 @@ fn column_verdict<'s>(
     i: usize,
     present: &mut Vec<&'s [u8]>,
 ) -> Verdict<'s> {
-    let is_null = |v: &&[u8]| dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v);
     // The null tokens met, collected in the same pass as the values.
     let mut nulls: Vec<&[u8]> = Vec::new();
     present.clear();
     for v in sample.rows.column(i) {
-        if is_null(&v) {
+        if is_null_token(o, v) {
             nulls.push(v);
         } else {
             present.push(v);
@@ -2806,9 +2810,15 @@ fn infer_with<'s>(
             continue;
         }
         let given = types.iter().find(|(n, _)| *n == i).map(|(_, t)| *t);
-        let is_null = |v: &&[u8]| dialect::is_default_null(v) || o.nulls.iter().any(|n| n == v);
         let (ty, nulls) = match given {
-            Some(t) => (t, sample.rows.column(i).filter(is_null).collect::<Vec<_>>()),
+            Some(t) => (
+                t,
+                sample
+                    .rows
+                    .column(i)
+                    .filter(|v| is_null_token(o, v))
+                    .collect::<Vec<_>>(),
+            ),
             None => {
                 let Verdict { ty: t, why, nulls } = verdicts
                     .get_mut(i)
@@ -3515,7 +3525,8 @@ fn second_series_column(
         |i: usize| -> Vec<&[u8]> { sample.rows.iter().map(|r| r.get(i).unwrap_or(&b""[..])).collect() };
     // The `first` values as numbers: rows are grouped by them below, not by comparing text.
     let mut id_of: HashMap<&[u8], u32, FnvBuild> = HashMap::default();
-    let firsts: Vec<u32> = (column(first).into_iter())
+    let firsts: Vec<u32> = column(first)
+        .into_iter()
         .map(|v| {
             let next = id_of.len() as u32;
             *id_of.entry(v).or_insert(next)
