@@ -9,6 +9,10 @@
 //! - the documented re-run (the command in the marker, else the same command) succeeds and
 //!   leaves the rows of a clean run, a clean `xs check`, and (grid) the same bytes.
 //!
+//! Every `xs` here builds the new series of an import past the first two aside and puts them in
+//! place at its end (`XS_IMPORT_DEFER_SYNC_AFTER=2`; 32 by default), so that a few series
+//! exercise what 30,000 do.
+//!
 //! `XS_FAULTS_FULL=1` tries every fault kind at every operation (the default rotates the errno
 //! kinds, and the two kinds of crash, over the operations); `XS_FAULTS_TORN_SEEDS=k` adds
 //! k - 1 more torn crashes (other pages kept) at every operation; `XS_FAULTS_ONLY=<name>` runs one scenario.
@@ -21,6 +25,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
+/// New series an import syncs one by one before it builds the others aside.
+const DEFER_SYNC: (&str, &str) = ("XS_IMPORT_DEFER_SYNC_AFTER", "2");
 /// Status of a process that "lost power" (src/db/vfs/fault.rs).
 const CRASH_STATUS: i32 = 86;
 const ALL: [&str; 2] = ["2000-01-01", "2100-01-01"];
@@ -35,7 +41,8 @@ fn xs(dir: &Path, args: &[String], fault: Option<&str>) -> (i32, String, String)
     cmd.current_dir(dir)
         .args(args)
         .env_remove("XS_DB")
-        .env_remove("XS_LAYOUT");
+        .env_remove("XS_LAYOUT")
+        .env(DEFER_SYNC.0, DEFER_SYNC.1);
     cmd.env_remove("XS_FAULT").env_remove("XS_FAULT_TRACE");
     if let Some(fault) = fault {
         cmd.env("XS_FAULT", fault);
@@ -233,6 +240,20 @@ fn scenarios() -> Vec<Scenario> {
             same_bytes: false,
         },
         Scenario {
+            // Past the first two new series, an import builds each new one aside, with no
+            // fsync of its own, and puts them in place at its end (`series/.NAME.new`).
+            name: "import_many_new_series_bucket",
+            setup: vec![import("tbase.csv", &trades)],
+            op: import("tmany.csv", &[]),
+            same_bytes: false,
+        },
+        Scenario {
+            name: "import_many_new_series_grid",
+            setup: vec![import("tbase.csv", &trades_grid)],
+            op: import("tmany.csv", &[]),
+            same_bytes: true,
+        },
+        Scenario {
             name: "import_series_grid",
             setup: vec![import("tbase.csv", &trades_grid)],
             op: import("tover.csv", &[]),
@@ -333,6 +354,26 @@ fn write_inputs(dir: &Path) {
         }
         std::fs::write(dir.join(format!("{name}.csv")), csv).unwrap();
     }
+    // Five new symbols and one stored, after the stored trades (a grid slot holds one row per
+    // series): more new series than an import syncs one by one.
+    let mut csv = String::from("time,symbol,trade_id,price,qty\n");
+    for i in 0..24u32 {
+        let symbol = match i % 6 {
+            5 => "BTC".to_string(),
+            k => format!("S{k:02}"),
+        };
+        let price = 100.0 + (next() % 10000) as f64 / 100.0;
+        writeln!(
+            csv,
+            "2024-03-01T00:00:{:02}.{:03}Z,{symbol},{},{price},{}",
+            30 + i / 10,
+            (i % 10) * 100,
+            5000 + i,
+            1 + next() % 9
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.join("tmany.csv"), csv).unwrap();
 }
 
 /// The rows of `range` output grouped by timestamp (the first field), each group sorted; in a
@@ -538,6 +579,7 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
                     .arg(text.trim())
                     .current_dir(&work)
                     .env("PATH", path)
+                    .env(DEFER_SYNC.0, DEFER_SYNC.1)
                     .env_remove("XS_FAULT")
                     .env_remove("XS_LAYOUT")
                     .env_remove("XS_DB")
@@ -576,8 +618,13 @@ fn run_scenario(base: &Path, s: &Scenario, full: bool) -> Tally {
         let left: Vec<_> = files_of(&work.join("db"))
             .into_keys()
             .filter(|p| {
-                p.to_string_lossy().contains(".xs-fault-backup")
-                    || p.to_string_lossy().ends_with("-unfinished")
+                let text = p.to_string_lossy();
+                // A series an import built aside and never put in place.
+                let aside = p.components().any(|c| {
+                    let c = c.as_os_str().to_string_lossy();
+                    c.starts_with('.') && c.ends_with(".new")
+                });
+                text.contains(".xs-fault-backup") || text.ends_with("-unfinished") || aside
             })
             .collect();
         if !left.is_empty() {

@@ -740,10 +740,14 @@ impl Case {
         let sync = self.rng.chance(20);
         // Held-back bucket rows kept in memory: 1 byte spills them after every batch.
         let hold_bytes = self.rng.pick(&[1u64, 4096, xs::import::HOLD_BYTES]);
+        // New series built aside and put in place at the end: none, some, or all of them.
+        let defer_after = self
+            .rng
+            .pick(&[0usize, 1, 3, xs::import::DEFER_SYNC_AFTER_SERIES]);
         let _ = writeln!(
             self.log,
             "import{described} floor={floor} chunk_bytes={chunk_bytes} threads={threads} update={update} \
-             hold_bytes={hold_bytes}"
+             hold_bytes={hold_bytes} defer_after={defer_after}"
         );
 
         // The model: every row stored or rejected; a timestamp's first touch clears it.
@@ -847,6 +851,7 @@ impl Case {
             sync,
             update,
             hold_bytes,
+            defer_after,
             rejects: self.tmp.path().join("rejects.csv"),
         };
         if copies {
@@ -2104,6 +2109,7 @@ impl Case {
             sync: false,
             update: false,
             hold_bytes: xs::import::HOLD_BYTES,
+            defer_after: xs::import::DEFER_SYNC_AFTER_SERIES,
             rejects: self.tmp.path().join("rejects-copy.csv"),
         };
         let summary = run_import(&copy, std::slice::from_ref(&path), &setting)
@@ -2141,6 +2147,8 @@ struct ImportSetting {
     update: bool,
     /// `Options::hold_bytes`.
     hold_bytes: u64,
+    /// `Options::defer_sync_after_series`.
+    defer_after: usize,
     rejects: PathBuf,
 }
 
@@ -2177,6 +2185,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         rerun_command: "xs import (model test)".into(),
         kill_after_journal: false,
         hold_bytes: setting.hold_bytes,
+        defer_sync_after_series: setting.defer_after,
     };
     xs::import::run(db, prepared, &opts, &|_| {})
 }

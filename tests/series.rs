@@ -1325,3 +1325,103 @@ fn xs_time(text: &str) -> i64 {
         .timestamp_nanos_opt()
         .unwrap()
 }
+
+/// Bars of `tickers` (`T000`, `T001`, …) at three daily timestamps, `close` = `base` + the
+/// ticker's number.
+fn many_tickers(numbers: std::ops::Range<usize>, base: f64) -> String {
+    let mut text = String::from("date,ticker,close\n");
+    for day in 0..3 {
+        let t = 1_704_067_200 + day * 86_400;
+        for n in numbers.clone() {
+            text.push_str(&format!("{t},T{n:03},{:.2}\n", base + n as f64));
+        }
+    }
+    text
+}
+
+/// The entries of the database's `series/` directory, sorted.
+fn series_entries(w: &Work) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(w.db().join("series"))
+        .expect("series/")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn many_new_series_are_put_in_place_whole() {
+    // Past 32 new series an import builds each one aside (`series/.NAME.new`) and renames
+    // them into place at its end: every row is there, nothing is left aside.
+    let w = Work::new();
+    let first = w.file("first.csv", &many_tickers(0..50, 100.0));
+    w.import(&first, &["--series-by", "ticker", "--time-unit", "s"]);
+    let names: Vec<String> = (0..50).map(|n| format!("T{n:03}")).collect();
+    assert_eq!(series_entries(&w), names);
+    let all = w.ok(&["range", "2024-01-01", "2025-01-01"]);
+    assert_eq!(lines(&all).len(), 1 + 3 * 50, "{all}");
+    assert!(all.contains("2024-01-03T00:00:00Z,T049,149.00\n"), "{all}");
+
+    // Ten stored series changed, forty new ones: the stored ones are written in place.
+    let second = w.file("second.csv", &many_tickers(40..90, 500.0));
+    w.import(&second, &[]);
+    let names: Vec<String> = (0..90).map(|n| format!("T{n:03}")).collect();
+    assert_eq!(series_entries(&w), names);
+    let all = w.ok(&["range", "2024-01-01", "2025-01-01"]);
+    assert_eq!(lines(&all).len(), 1 + 3 * 90, "{all}");
+    assert!(all.contains("2024-01-01T00:00:00Z,T039,139.00\n"), "{all}");
+    assert!(all.contains("2024-01-01T00:00:00Z,T040,540.00\n"), "{all}");
+    assert!(all.contains("2024-01-02T00:00:00Z,T089,589.00\n"), "{all}");
+    let one = w.ok(&["range", "2024-01-01", "2025-01-01", "--series", "T077"]);
+    assert_eq!(
+        lines(&one)[1..],
+        [
+            "2024-01-01T00:00:00Z,T077,577.00",
+            "2024-01-02T00:00:00Z,T077,577.00",
+            "2024-01-03T00:00:00Z,T077,577.00"
+        ]
+    );
+    let (code, _, err) = w.xs(&["check"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_series_an_import_left_aside_is_never_read_and_goes_with_the_next_writer() {
+    let w = Work::new();
+    let first = w.file("first.csv", &many_tickers(0..3, 100.0));
+    w.import(&first, &["--series-by", "ticker", "--time-unit", "s"]);
+    let before = w.ok(&["range", "2024-01-01", "2025-01-01"]);
+    // What an import killed before its end leaves: a series built aside, and its marker.
+    let aside = w.db().join("series").join(".T009.new");
+    common::sparse_copy(&w.db().join("series").join("T000"), &aside);
+    std::fs::write(w.db().join(".import-unfinished"), "xs -d db import first.csv\n").unwrap();
+    assert_eq!(w.ok(&["range", "2024-01-01", "2025-01-01"]), before);
+    let (_, out, _) = w.xs(&["stat"]);
+    assert!(!out.contains("T009"), "{out}");
+    // The next writer removes it before anything else.
+    w.import(&first, &[]);
+    assert_eq!(series_entries(&w), ["T000", "T001", "T002"]);
+    assert_eq!(w.ok(&["range", "2024-01-01", "2025-01-01"]), before);
+}
+
+#[test]
+fn series_built_aside_are_put_in_place_under_no_sync_too() {
+    // Every new series built aside (the test hook), the import told not to fsync: they are
+    // still renamed into place whole, and stored as a synced import stores them.
+    let w = Work::new();
+    let file = w.file("bars.csv", &many_tickers(0..5, 100.0));
+    let mut cmd = xs();
+    cmd.env("XS_IMPORT_DEFER_SYNC_AFTER", "0")
+        .arg("-d")
+        .arg(w.db())
+        .args(["import", "--no-sync", "--series-by", "ticker", "--time-unit", "s"])
+        .arg(&file);
+    let (code, _, err) = run(cmd);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(series_entries(&w), ["T000", "T001", "T002", "T003", "T004"]);
+    let all = w.ok(&["range", "2024-01-01", "2025-01-01"]);
+    assert_eq!(lines(&all).len(), 1 + 3 * 5, "{all}");
+    let synced = Work::new();
+    synced.import(&file, &["--series-by", "ticker", "--time-unit", "s"]);
+    assert_eq!(synced.ok(&["range", "2024-01-01", "2025-01-01"]), all);
+}

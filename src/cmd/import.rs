@@ -205,6 +205,8 @@ pub struct Args {
 const KILL_AT_ENV: &str = "XS_IMPORT_KILL_AT";
 /// Test hook: bytes of held-back bucket rows kept in memory (1: every batch spills them).
 const HOLD_BYTES_ENV: &str = "XS_IMPORT_HOLD_BYTES";
+/// Test hook: new series synced one by one before the others are built aside (0: none).
+const DEFER_SYNC_ENV: &str = "XS_IMPORT_DEFER_SYNC_AFTER";
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let delimiter = match &args.delimiter {
@@ -575,6 +577,12 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
                 .parse()
                 .map_err(|_| Failure::usage(format!("{HOLD_BYTES_ENV}: not a byte count: `{text}`")))?,
             Err(_) => xs::import::HOLD_BYTES,
+        },
+        defer_sync_after_series: match std::env::var(DEFER_SYNC_ENV) {
+            Ok(text) => text
+                .parse()
+                .map_err(|_| Failure::usage(format!("{DEFER_SYNC_ENV}: not a count: `{text}`")))?,
+            Err(_) => xs::import::DEFER_SYNC_AFTER_SERIES,
         },
     };
     let total_bytes: u64 = prepared.sources().iter().map(|s| s.len_bytes).sum();

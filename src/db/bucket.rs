@@ -290,6 +290,8 @@ pub struct BucketPartition {
     data_end: Mutex<u64>,
     /// Where each column of a row lies, for columnar records (version 4 only).
     columnar: Option<RecordLayout>,
+    /// In a series directory an import has not yet put in place: no fsyncs (`create`).
+    sync_deferred: bool,
 }
 
 /// The error for partition `key` of `dir` whose directory file is there and data file is not.
@@ -341,6 +343,7 @@ impl BucketPartition {
             summaries,
             writable: false,
             sparse_dir: false,
+            sync_deferred: false,
             salvaged: Mutex::new(std::collections::BTreeSet::new()),
             data_end: Mutex::new(data_end),
             columnar: is_columnar_version(version).then(|| RecordLayout::new(&config.schema)),
@@ -542,10 +545,20 @@ impl BucketPartition {
     }
 
     /// Creates both files (each as `.NAME.tmp`: header, size, fsync, rename), data file first,
-    /// of the newest version (entries with summaries).
-    pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<BucketPartition> {
-        let part = BucketPartition::create_as(dir, config, key, &key.file_name(), &data_file_name(key))?;
-        sync_dir(dir)?;
+    /// of the newest version (entries with summaries). With `sync_deferred` (a series
+    /// directory an import has not yet put in place), nothing is fsynced, now or by `sync`:
+    /// the import makes the file system durable before it renames the directory into place.
+    pub fn create(
+        dir: &Path,
+        config: &Config,
+        key: PartitionKey,
+        sync_deferred: bool,
+    ) -> Result<BucketPartition> {
+        let (dir_name, data_name) = (key.file_name(), data_file_name(key));
+        let part = BucketPartition::create_named(dir, config, key, &dir_name, &data_name, sync_deferred)?;
+        if !sync_deferred {
+            sync_dir(dir)?;
+        }
         Ok(part)
     }
 
@@ -558,17 +571,29 @@ impl BucketPartition {
         dir_name: &str,
         data_name: &str,
     ) -> Result<BucketPartition> {
+        BucketPartition::create_named(dir, config, key, dir_name, data_name, false)
+    }
+
+    fn create_named(
+        dir: &Path,
+        config: &Config,
+        key: PartitionKey,
+        dir_name: &str,
+        data_name: &str,
+        sync_deferred: bool,
+    ) -> Result<BucketPartition> {
         let version = newest_version(config, key);
         let entry_len = entry_len_of(&SummaryLayout::new(&config.schema), version);
         let dir_len = dir_len_of(config, key, entry_len)
             .ok_or_else(|| Error::Invalid(format!("partition {key}: too many buckets")))?;
         let header = header_of(config, key, version).encode();
-        let make = |name: &str, len: u64| create_file_atomically(dir, name, &header, len);
+        let make = |name: &str, len: u64| create_file_atomically(dir, name, &header, len, !sync_deferred);
         let data_file = make(data_name, HEADER_LEN)?;
         let dir_file = make(dir_name, dir_len)?;
         let mut part = BucketPartition::new(key, dir, config, dir_file, data_file, HEADER_LEN, version);
         (part.dir_path, part.data_path) = (dir.join(dir_name), dir.join(data_name));
         part.writable = true;
+        part.sync_deferred = sync_deferred;
         part.sparse_dir = {
             use std::os::unix::fs::MetadataExt;
             let meta = part
@@ -1395,7 +1420,15 @@ impl BucketPartition {
 
     /// Makes appended data durable: must precede writing entries that point to it.
     pub fn sync_data(&self) -> Result<()> {
+        if self.sync_deferred {
+            return Ok(());
+        }
         vfs::sync_data(&self.data_file).map_err(|e| Error::io("sync", &self.data_path, e))
+    }
+
+    /// Leaves this handle's syncs to the import that made its unpublished series directory.
+    pub fn defer_syncs(&mut self) {
+        self.sync_deferred = true;
     }
 
     /// Writes the entries of consecutive buckets from `first`.
@@ -1540,6 +1573,9 @@ impl BucketPartition {
         self.sync_data()?;
         let end = self.data_len();
         self.write_committed(end)?;
+        if self.sync_deferred {
+            return Ok(());
+        }
         vfs::sync_data(&self.dir_file).map_err(|e| Error::io("sync", &self.dir_path, e))
     }
 

@@ -205,6 +205,16 @@ pub fn create_dir(path: &Path) -> Result<()> {
     }
 }
 
+/// Removes the directory `path` and everything in it (links are removed, never followed);
+/// a missing one is fine.
+pub fn remove_dir_all(path: &Path) -> Result<()> {
+    match vfs::remove_dir_all(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Error::io("remove directory", path, e)),
+    }
+}
+
 /// `open`, or `Ok(None)` when `path` is missing.
 pub fn open_if_exists(path: &Path, mode: Mode) -> Result<Option<File>> {
     match open(path, mode, "open") {

@@ -38,6 +38,7 @@ use files::exists;
 use lock::{LockWait, WriteLock};
 use partition::Partition;
 use schema::Schema;
+pub use series_root::DEFER_SYNC_AFTER_SERIES;
 use time::{in_storable_range, PartitionKey, Period, END_TIME_NS, MIN_TIME_NS};
 
 /// What `Database::create_or_open` did.
@@ -101,6 +102,11 @@ pub struct Database {
     checking: bool,
     /// Series root: the bytes a read over several series gathers per window, about.
     merge_window_bytes: std::sync::atomic::AtomicUsize,
+    /// Series root: how the series this handle creates are made durable.
+    new_series: series_root::NewSeries,
+    /// One series, made by an import in a directory not yet in place: nothing is fsynced
+    /// (`series_root::NewSeries`).
+    sync_deferred: bool,
 }
 
 /// What a `Database` handle stores.
@@ -321,7 +327,11 @@ impl Database {
 
     fn checked(dir: &Path, config: Config, lock: Option<WriteLock>) -> Result<Database> {
         if lock.is_some() {
-            // An alter cut by a kill: its new files are put in place (or removed) first.
+            // What a killed import built aside goes first (an alter would rewrite it too);
+            // then an alter cut by a kill: its new files are put in place (or removed).
+            if config.has_series() {
+                series_root::remove_unpublished(dir)?;
+            }
             alter::finish_interrupted(dir, &config)?;
         }
         let db = Database::new(dir, config, lock)?;
@@ -520,6 +530,8 @@ impl Database {
             series_listed: Mutex::new(None),
             checking: false,
             merge_window_bytes: series_root::MERGE_WINDOW_BYTES.into(),
+            new_series: series_root::NewSeries::default(),
+            sync_deferred: false,
         }
     }
 
@@ -658,8 +670,14 @@ impl Database {
             &self.partitions,
             key,
             create,
-            || Partition::open(&self.dir, &self.config, key, self.writable),
-            || Partition::create(&self.dir, &self.config, key),
+            || {
+                let mut partition = Partition::open(&self.dir, &self.config, key, self.writable)?;
+                if self.sync_deferred {
+                    partition.defer_syncs();
+                }
+                Ok(partition)
+            },
+            || Partition::create(&self.dir, &self.config, key, self.sync_deferred),
         )
     }
 
@@ -678,8 +696,14 @@ impl Database {
             &self.buckets,
             key,
             create,
-            || BucketPartition::open(&self.dir, &self.config, key, self.writable),
-            || BucketPartition::create(&self.dir, &self.config, key),
+            || {
+                let mut part = BucketPartition::open(&self.dir, &self.config, key, self.writable)?;
+                if self.sync_deferred {
+                    part.defer_syncs();
+                }
+                Ok(part)
+            },
+            || BucketPartition::create(&self.dir, &self.config, key, self.sync_deferred),
         )
     }
 
@@ -890,6 +914,9 @@ impl Database {
     pub fn sync(&self) -> Result<()> {
         if self.is_series_root() {
             return self.series_sync();
+        }
+        if self.sync_deferred {
+            return Ok(());
         }
         let open: Vec<Arc<Partition>> = {
             let cache = self
@@ -1565,12 +1592,15 @@ impl Database {
                     p.sync()?;
                 }
             }
-            return sync_dir(&self.dir);
-        }
-        for &key in keys {
-            if let Some(p) = self.partition(key, false)? {
-                p.sync()?;
+        } else {
+            for &key in keys {
+                if let Some(p) = self.partition(key, false)? {
+                    p.sync()?;
+                }
             }
+        }
+        if self.sync_deferred {
+            return Ok(());
         }
         sync_dir(&self.dir)
     }

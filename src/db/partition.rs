@@ -231,6 +231,8 @@ pub struct Partition {
     /// Partition header version: 1 (no checks) or `CHECKSUM_VERSION`.
     pub version: u32,
     granularity_ns: i64,
+    /// In a series directory an import has not yet put in place: no fsyncs (`create`).
+    sync_deferred: bool,
 }
 
 impl Partition {
@@ -285,15 +287,30 @@ impl Partition {
 
     /// Creates a partition file: header written, sized sparse to its full logical length, fsynced,
     /// then renamed into place so a crash never leaves a headerless file under the real name.
-    pub fn create(dir: &Path, config: &Config, key: PartitionKey) -> Result<Partition> {
-        let partition = Partition::create_as(dir, config, key, &key.file_name())?;
-        sync_dir(dir)?;
+    /// With `sync_deferred` (a series directory an import has not yet put in place), nothing
+    /// is fsynced, now or by `sync`: the import makes the file system durable before it
+    /// renames the directory into place (docs/FORMAT.md, "Writes and durability").
+    pub fn create(dir: &Path, config: &Config, key: PartitionKey, sync_deferred: bool) -> Result<Partition> {
+        let partition = Partition::create_named(dir, config, key, &key.file_name(), sync_deferred)?;
+        if !sync_deferred {
+            sync_dir(dir)?;
+        }
         Ok(partition)
     }
 
     /// `create` under the file name `name` (`xs alter` writes a partition's new file beside
     /// the old one); the caller fsyncs the directory.
     pub fn create_as(dir: &Path, config: &Config, key: PartitionKey, name: &str) -> Result<Partition> {
+        Partition::create_named(dir, config, key, name, false)
+    }
+
+    fn create_named(
+        dir: &Path,
+        config: &Config,
+        key: PartitionKey,
+        name: &str,
+        sync_deferred: bool,
+    ) -> Result<Partition> {
         let version = newest_grid_version(config, key);
         let mut header = Header::for_partition(config, key);
         header.format_version = version;
@@ -308,8 +325,10 @@ impl Partition {
             };
             HEADER_LEN + slots * (config.slab_len() + check)
         };
-        let file = create_file_atomically(dir, name, &header.encode(), len_bytes)?;
-        Ok(Partition::new(key, path, file, config, version))
+        let file = create_file_atomically(dir, name, &header.encode(), len_bytes, !sync_deferred)?;
+        let mut partition = Partition::new(key, path, file, config, version);
+        partition.sync_deferred = sync_deferred;
+        Ok(partition)
     }
 
     fn new(key: PartitionKey, path: PathBuf, file: File, config: &Config, version: u32) -> Partition {
@@ -327,6 +346,7 @@ impl Partition {
             slot_len: slab_len + if checked { SLOT_CHECK_LEN } else { 0 },
             version,
             granularity_ns: config.granularity.ns(),
+            sync_deferred: false,
         }
     }
 
@@ -565,9 +585,17 @@ impl Partition {
         vfs::write_at(&self.file, buf, offset).map_err(|e| Error::io("write", &self.path, e))
     }
 
-    /// Flushes written data to disk (fdatasync).
+    /// Flushes written data to disk (fdatasync); nothing while syncs are deferred.
     pub fn sync(&self) -> Result<()> {
+        if self.sync_deferred {
+            return Ok(());
+        }
         vfs::sync_data(&self.file).map_err(|e| Error::io("sync", &self.path, e))
+    }
+
+    /// Leaves this handle's syncs to the import that made its unpublished series directory.
+    pub fn defer_syncs(&mut self) {
+        self.sync_deferred = true;
     }
 
     /// The data segments (runs between holes) overlapping `[from, to)`, clipped to it.
@@ -671,15 +699,24 @@ mod small_crc {
 }
 
 /// Creates `dir/name` so that a crash never leaves a headerless file under that name: written
-/// as `.name.tmp` with `header` at offset 0, sized sparse to `len_bytes`, fsynced, renamed into
-/// place. The caller fsyncs the directory once its files are all in place.
-pub fn create_file_atomically(dir: &Path, name: &str, header: &[u8], len_bytes: u64) -> Result<File> {
+/// as `.name.tmp` with `header` at offset 0, sized sparse to `len_bytes`, fsynced (with
+/// `sync`; else the caller makes it durable before `dir` is in place), renamed into place. The
+/// caller fsyncs the directory once its files are all in place.
+pub fn create_file_atomically(
+    dir: &Path,
+    name: &str,
+    header: &[u8],
+    len_bytes: u64,
+    sync: bool,
+) -> Result<File> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
     let file = files::create_temp(&tmp, 0o644)?;
     vfs::write_at(&file, header, 0).map_err(|e| Error::io("write", &tmp, e))?;
     vfs::set_len(&file, len_bytes).map_err(|e| Error::io("size", &tmp, e))?;
-    vfs::sync_all(&file).map_err(|e| Error::io("sync", &tmp, e))?;
+    if sync {
+        vfs::sync_all(&file).map_err(|e| Error::io("sync", &tmp, e))?;
+    }
     vfs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
     Ok(file)
 }
@@ -792,7 +829,7 @@ mod tests {
                 date_order: None,
             };
             let key = PartitionKey::of(Period::Day, 86_400_000_000_000 * i64::from(depth));
-            let p = Partition::create(tmp.path(), &config, key).unwrap();
+            let p = Partition::create(tmp.path(), &config, key, false).unwrap();
             assert!(p.has_checks());
             let slab = p.slab_len as usize;
             let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ u64::from(depth);
@@ -849,7 +886,7 @@ mod tests {
             date_order: None,
         };
         let key = PartitionKey::of(Period::Day, 0);
-        let p = Partition::create(tmp.path(), &config, key).unwrap();
+        let p = Partition::create(tmp.path(), &config, key, false).unwrap();
         assert!(p.has_checks());
         // 20,000 slots (past the parallel threshold); before 10,000 every third one is empty.
         let n = 20_000u64;

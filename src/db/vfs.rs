@@ -155,6 +155,12 @@ pub fn remove_file(path: &Path) -> io::Result<()> {
     std::fs::remove_file(path)
 }
 
+/// `rm -r path`: a directory and what it holds, links removed, never followed.
+pub fn remove_dir_all(path: &Path) -> io::Result<()> {
+    let _guard = fault::enter(Op::Remove, Target::Remove(path))?;
+    std::fs::remove_dir_all(path)
+}
+
 /// Opens `path` with `open`, which may create it.
 pub fn create(path: &Path, open: impl FnOnce() -> io::Result<File>) -> io::Result<File> {
     let _guard = fault::enter(Op::Create, Target::Create(path))?;

@@ -26,6 +26,7 @@ mod midnight;
 pub mod sample;
 pub mod scan;
 pub use crate::db::write::HOLD_BYTES;
+pub use crate::db::DEFER_SYNC_AFTER_SERIES;
 pub mod syms;
 pub mod timeparse;
 
@@ -903,6 +904,9 @@ pub struct Options {
     /// Bytes of bucket rows held back for the next batch that stay in memory; past them they
     /// spill to a scratch file (`HOLD_BYTES` by default).
     pub hold_bytes: u64,
+    /// New series an import into a series database syncs one by one; it builds the others
+    /// aside and makes them durable at once (`DEFER_SYNC_AFTER_SERIES` by default).
+    pub defer_sync_after_series: usize,
 }
 
 /// Progress so far, for a progress bar.
@@ -2554,6 +2558,26 @@ pub fn run(
     opts: &Options,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Summary> {
+    if !db.is_series_root() {
+        return run_pipeline(db, prepared, opts, progress);
+    }
+    // Past a few, new series are built aside, fsynced as one, and put in place at the end.
+    db.defer_new_series(opts.defer_sync_after_series);
+    let summary = run_pipeline(db, prepared, opts, progress);
+    if summary.is_err() {
+        // The error is the one to report. What this fails to remove, the next writer's open
+        // does (the import's marker stays until the end).
+        let _ = db.discard_new_series();
+    }
+    summary
+}
+
+fn run_pipeline(
+    db: &Database,
+    prepared: Prepared,
+    opts: &Options,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Summary> {
     let started = Instant::now();
     let config = db.config().clone();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -2726,6 +2750,9 @@ pub fn run(
     series.dedup();
     if opts.sync {
         sync_written(db, &ids, series.len())?;
+    }
+    if db.is_series_root() {
+        db.publish_new_series(opts.sync)?;
     }
     let mut keys: Vec<PartitionKey> = ids.iter().map(|(_, k)| *k).collect();
     keys.sort();
