@@ -1426,9 +1426,11 @@ impl BucketPartition {
         vfs::sync_data(&self.data_file).map_err(|e| Error::io("sync", &self.data_path, e))
     }
 
-    /// Leaves this handle's syncs to the import that made its unpublished series directory.
-    pub fn defer_syncs(&mut self) {
-        self.sync_deferred = true;
+    /// With `deferred`, leaves this handle's syncs to the import that made its unpublished
+    /// series directory.
+    pub fn with_syncs_deferred(mut self, deferred: bool) -> Self {
+        self.sync_deferred = deferred;
+        self
     }
 
     /// Writes the entries of consecutive buckets from `first`.

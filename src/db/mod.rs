@@ -671,11 +671,8 @@ impl Database {
             key,
             create,
             || {
-                let mut partition = Partition::open(&self.dir, &self.config, key, self.writable)?;
-                if self.sync_deferred {
-                    partition.defer_syncs();
-                }
-                Ok(partition)
+                let partition = Partition::open(&self.dir, &self.config, key, self.writable)?;
+                Ok(partition.with_syncs_deferred(self.sync_deferred))
             },
             || Partition::create(&self.dir, &self.config, key, self.sync_deferred),
         )
@@ -697,11 +694,8 @@ impl Database {
             key,
             create,
             || {
-                let mut part = BucketPartition::open(&self.dir, &self.config, key, self.writable)?;
-                if self.sync_deferred {
-                    part.defer_syncs();
-                }
-                Ok(part)
+                let part = BucketPartition::open(&self.dir, &self.config, key, self.writable)?;
+                Ok(part.with_syncs_deferred(self.sync_deferred))
             },
             || BucketPartition::create(&self.dir, &self.config, key, self.sync_deferred),
         )

@@ -593,9 +593,11 @@ impl Partition {
         vfs::sync_data(&self.file).map_err(|e| Error::io("sync", &self.path, e))
     }
 
-    /// Leaves this handle's syncs to the import that made its unpublished series directory.
-    pub fn defer_syncs(&mut self) {
-        self.sync_deferred = true;
+    /// With `deferred`, leaves this handle's syncs to the import that made its unpublished
+    /// series directory.
+    pub fn with_syncs_deferred(mut self, deferred: bool) -> Self {
+        self.sync_deferred = deferred;
+        self
     }
 
     /// The data segments (runs between holes) overlapping `[from, to)`, clipped to it.

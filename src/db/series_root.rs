@@ -651,11 +651,11 @@ impl Database {
     }
 
     /// Puts the series built in hidden directories in place: the file system made durable
-    /// first (even under `--no-sync`: a series never appears without its files' headers), so
-    /// that each appears whole or not at all, then a rename each, then `series/` fsynced (with
-    /// `sync`). Returns how many there were. On an error, those not yet in place are left
-    /// for `discard_new_series`.
-    pub fn publish_new_series(&self, sync: bool) -> Result<usize> {
+    /// first (even under `--no-sync`: a series never appears without its files' headers;
+    /// skipped when the caller has just done it, `fs_synced`), so that each appears whole or
+    /// not at all, then a rename each, then `series/` fsynced (with `sync`). Returns how many
+    /// there were. On an error, those not yet in place are left for `discard_new_series`.
+    pub fn publish_new_series(&self, sync: bool, fs_synced: bool) -> Result<usize> {
         self.new_series.deferring.store(false, Ordering::Relaxed);
         let names: Vec<String> = self.new_series.unpublished().iter().cloned().collect();
         if names.is_empty() {
@@ -664,7 +664,9 @@ impl Database {
         // Their handles name the hidden directories and skip their syncs: none is used again.
         self.forget_named(&names);
         let top = self.dir.join(SERIES_DIR);
-        super::files::sync_file_system(&self.dir)?;
+        if !fs_synced {
+            super::files::sync_file_system(&self.dir)?;
+        }
         for name in &names {
             let from = unpublished_dir(&top, name);
             let to = top.join(name);

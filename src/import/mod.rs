@@ -2748,11 +2748,9 @@ fn run_pipeline(
     remove_journals(&mut pipeline.states, opts.sync)?;
     let mut series: Vec<&str> = ids.iter().map(|(s, _)| s.as_str()).collect();
     series.dedup();
-    if opts.sync {
-        sync_written(db, &ids, series.len())?;
-    }
+    let fs_synced = opts.sync && sync_written(db, &ids, series.len())?;
     if db.is_series_root() {
-        db.publish_new_series(opts.sync)?;
+        db.publish_new_series(opts.sync, fs_synced)?;
     }
     let mut keys: Vec<PartitionKey> = ids.iter().map(|(_, k)| *k).collect();
     keys.sort();
@@ -2772,14 +2770,17 @@ fn run_pipeline(
 const SYNCFS_SERIES: usize = 32;
 
 /// Makes the partitions `ids` (sorted) durable, with the directories that name them.
-fn sync_written(db: &Database, ids: &[PartId], series: usize) -> Result<()> {
+/// Returns whether it did so by syncing the whole file system.
+fn sync_written(db: &Database, ids: &[PartId], series: usize) -> Result<bool> {
     if !db.is_series_root() {
         let keys: Vec<PartitionKey> = ids.iter().map(|(_, k)| *k).collect();
-        return db.sync_partitions(&keys);
+        db.sync_partitions(&keys)?;
+        return Ok(false);
     }
     if series > SYNCFS_SERIES {
         // One journal commit for thousands of small files, instead of one per file.
-        return files::sync_file_system(db.dir());
+        files::sync_file_system(db.dir())?;
+        return Ok(true);
     }
     let mut i = 0;
     while i < ids.len() {
@@ -2792,7 +2793,8 @@ fn sync_written(db: &Database, ids: &[PartId], series: usize) -> Result<()> {
         with_target(db, name, |target| target.sync_partitions(&keys))?;
         i = j;
     }
-    db.sync()
+    db.sync()?;
+    Ok(false)
 }
 
 /// State of the import between batches.
