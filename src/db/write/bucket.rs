@@ -95,7 +95,7 @@ pub(super) fn write_partition(
         carry,
         ..
     } = writer;
-    if !carry.spilled.is_empty() {
+    if carry.spilled.is_some() {
         return Err(Error::Invalid(
             "internal: held-back rows not restored before a write".into(),
         ));
@@ -211,24 +211,31 @@ pub(super) struct Carry {
     slots: Vec<u64>,
     /// The rows, `row_len` bytes each.
     rows: Vec<u8>,
-    /// Earlier rows, moved to the import's scratch file (oldest first): they come before
-    /// `slots` and `rows`.
-    spilled: Vec<Segment>,
+    /// Earlier rows, moved to the import's scratch file: they come before `slots` and `rows`.
+    spilled: Option<Spilled>,
+}
+
+/// The rows a carry moved to the scratch file, in segments chained from the newest.
+#[derive(Debug)]
+struct Spilled {
+    newest: Segment,
+    rows: usize,
+    first_slot: u64,
 }
 
 impl Carry {
     pub(super) fn len(&self) -> usize {
-        self.slots.len() + self.spilled.iter().map(|s| s.rows as usize).sum::<usize>()
+        self.slots.len() + self.spilled.as_ref().map_or(0, |s| s.rows)
     }
 
     pub(super) fn is_empty(&self) -> bool {
-        self.slots.is_empty() && self.spilled.is_empty()
+        self.slots.is_empty() && self.spilled.is_none()
     }
 
     /// The slot of its first row.
     fn first_slot(&self) -> Option<u64> {
         self.spilled
-            .first()
+            .as_ref()
             .map(|s| s.first_slot)
             .or(self.slots.first().copied())
     }
@@ -240,8 +247,16 @@ impl Carry {
 
     /// Moves the rows held in memory to `spill`.
     pub(super) fn spill_to(&mut self, spill: &Spill) -> Result<()> {
-        if !self.slots.is_empty() {
-            self.spilled.push(spill.put(&self.slots, &self.rows)?);
+        if let Some(&first_slot) = self.slots.first() {
+            let before = self.spilled.as_ref().map(|s| &s.newest);
+            let newest = spill.put(&self.slots, &self.rows, before)?;
+            let spilled = self.spilled.get_or_insert(Spilled {
+                newest,
+                rows: 0,
+                first_slot,
+            });
+            spilled.newest = newest;
+            spilled.rows += self.slots.len();
         }
         self.slots = Vec::new();
         self.rows = Vec::new();
@@ -251,19 +266,24 @@ impl Carry {
     /// Brings spilled rows back into memory, before the ones held there (`write_partition`
     /// takes them from there).
     pub(super) fn restore(&mut self, spill: Option<&Spill>, row_len: usize) -> Result<()> {
-        if self.spilled.is_empty() {
+        let Some(spilled) = &self.spilled else {
             return Ok(());
-        }
+        };
         let spill = spill.ok_or_else(|| Error::Invalid("internal: held-back rows spilled nowhere".into()))?;
         let n = self.len();
         let (mut slots, mut rows) = (Vec::with_capacity(n), Vec::with_capacity(n * row_len));
-        for segment in &self.spilled {
-            spill.take(segment, row_len, &mut slots, &mut rows)?;
+        spill.take(&spilled.newest, row_len, &mut slots, &mut rows)?;
+        if slots.len() != spilled.rows {
+            return Err(Error::Invalid(format!(
+                "internal: {} held-back rows spilled, {} read back",
+                spilled.rows,
+                slots.len()
+            )));
         }
         slots.extend_from_slice(&self.slots);
         rows.extend_from_slice(&self.rows);
         (self.slots, self.rows) = (slots, rows);
-        self.spilled.clear();
+        self.spilled = None;
         Ok(())
     }
 }

@@ -5,8 +5,10 @@
 //! bucket of every series at once: 30,000 hosts with day buckets hold the whole file. Past
 //! the import's hold budget (`HOLD_BYTES` by default), the held rows are compressed and appended
 //! to one unnamed scratch file in the database directory, and read back when their bucket is
-//! written. The file has no name (`O_TMPFILE`, or unlinked as soon as it is made), so an
-//! import that is killed leaves nothing behind; the rows it held were not written, as before.
+//! written. Each segment names the one spilled before it for the same rows, so that a carry
+//! remembers only its newest however often it was spilled. The file has no name (`O_TMPFILE`,
+//! or unlinked as soon as it is made), so an import that is killed leaves nothing behind; the
+//! rows it held were not written, as before.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -66,14 +68,41 @@ pub(crate) struct Spill {
     end: AtomicU64,
 }
 
-/// One spilled run of held-back rows: where it is, and what it holds.
+/// One spilled run of held-back rows: where it is, and what it holds. In the file, each
+/// segment starts with the `Segment` of the one spilled before it for the same rows
+/// (`LINK_BYTES`, uncompressed), so a carry keeps only its newest: thousands of series spilled
+/// dozens of times each kept a list of every segment, growing with the input.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Segment {
     at: u64,
+    /// Bytes, the link included.
     len: u32,
     pub(super) rows: u32,
-    /// The slot of its first row (all of a carry's rows are in one bucket).
-    pub(super) first_slot: u64,
+}
+
+/// A segment's link: the `at`, `len` and `rows` of the segment before it (`rows` 0: none).
+const LINK_BYTES: usize = 16;
+
+impl Segment {
+    fn link(before: Option<&Segment>) -> [u8; LINK_BYTES] {
+        let mut link = [0u8; LINK_BYTES];
+        if let Some(b) = before {
+            link[..8].copy_from_slice(&b.at.to_le_bytes());
+            link[8..12].copy_from_slice(&b.len.to_le_bytes());
+            link[12..].copy_from_slice(&b.rows.to_le_bytes());
+        }
+        link
+    }
+
+    fn unlink(link: &[u8; LINK_BYTES]) -> Option<Segment> {
+        let [a0, a1, a2, a3, a4, a5, a6, a7, l0, l1, l2, l3, r0, r1, r2, r3] = *link;
+        let rows = u32::from_le_bytes([r0, r1, r2, r3]);
+        (rows != 0).then(|| Segment {
+            at: u64::from_le_bytes([a0, a1, a2, a3, a4, a5, a6, a7]),
+            len: u32::from_le_bytes([l0, l1, l2, l3]),
+            rows,
+        })
+    }
 }
 
 impl Spill {
@@ -86,8 +115,9 @@ impl Spill {
         })
     }
 
-    /// Appends `slots` and their rows, compressed; callers may append side by side.
-    pub(super) fn put(&self, slots: &[u64], rows: &[u8]) -> Result<Segment> {
+    /// Appends `slots` (not empty) and their rows, compressed, after a link to `before`, the
+    /// segment spilled before for the same rows; callers may append side by side.
+    pub(super) fn put(&self, slots: &[u64], rows: &[u8], before: Option<&Segment>) -> Result<Segment> {
         let mut plain = Vec::with_capacity(slots.len() * 8 + rows.len());
         for s in slots {
             plain.extend_from_slice(&s.to_le_bytes());
@@ -95,57 +125,127 @@ impl Spill {
         plain.extend_from_slice(rows);
         let packed =
             compress(&plain).map_err(|e| self.error("compress rows for the import's scratch file in", e))?;
-        let len = u32::try_from(packed.len()).map_err(|_| {
-            Error::Invalid(format!(
-                "{} held-back rows do not fit a spill segment",
-                slots.len()
-            ))
-        })?;
+        let mut bytes = Vec::with_capacity(LINK_BYTES + packed.len());
+        bytes.extend_from_slice(&Segment::link(before));
+        bytes.extend_from_slice(&packed);
+        let (len, count) = match (u32::try_from(bytes.len()), u32::try_from(slots.len())) {
+            (Ok(len), Ok(count)) if count > 0 => (len, count),
+            _ => {
+                return Err(Error::Invalid(format!(
+                    "{} held-back rows do not fit a spill segment",
+                    slots.len()
+                )))
+            }
+        };
         let at = self.end.fetch_add(u64::from(len), Ordering::Relaxed);
-        vfs::write_at(&self.file, &packed, at)
+        vfs::write_at(&self.file, &bytes, at)
             .map_err(|e| self.error("write the import's scratch file in", e))?;
-        Ok(Segment {
-            at,
-            len,
-            rows: slots.len() as u32,
-            first_slot: slots.first().copied().unwrap_or(0),
-        })
+        Ok(Segment { at, len, rows: count })
     }
 
-    /// Reads `segment` back, appending its slots and rows (`row_len` bytes each).
+    /// Reads back `newest` and every segment before it, appending their slots and rows
+    /// (`row_len` bytes each) oldest first.
     pub(super) fn take(
         &self,
-        segment: &Segment,
+        newest: &Segment,
         row_len: usize,
         slots: &mut Vec<u64>,
         rows: &mut Vec<u8>,
     ) -> Result<()> {
-        let mut packed = vec![0u8; segment.len as usize];
-        self.file
-            .read_exact_at(&mut packed, segment.at)
-            .map_err(|e| self.error("read the import's scratch file in", e))?;
-        let n = segment.rows as usize;
-        let plain = decompress(&packed, n * (8 + row_len))
-            .map_err(|e| self.error("decompress rows from the import's scratch file in", e))?;
-        if plain.len() != n * (8 + row_len) {
-            return Err(Error::Invalid(format!(
-                "the import's scratch file in {} gave back {} bytes for {n} held-back rows; \
-                 run the import again",
-                self.dir.display(),
-                plain.len()
-            )));
+        // Newest first from the links, so the chain is read before any of it is decoded.
+        let mut chain: Vec<(u32, Vec<u8>)> = Vec::new();
+        let mut next = Some(*newest);
+        while let Some(segment) = next {
+            let mut bytes = vec![0u8; segment.len as usize];
+            self.file
+                .read_exact_at(&mut bytes, segment.at)
+                .map_err(|e| self.error("read the import's scratch file in", e))?;
+            let link: &[u8; LINK_BYTES] = match bytes.first_chunk() {
+                Some(link) => link,
+                None => return Err(self.damaged()),
+            };
+            next = Segment::unlink(link);
+            // Links point back, strictly: a damaged one cannot loop.
+            if next.is_some_and(|before| before.at >= segment.at) {
+                return Err(self.damaged());
+            }
+            chain.push((segment.rows, bytes));
         }
-        let (slot_bytes, row_bytes) = plain.split_at(n * 8);
-        slots.extend(
-            slot_bytes
-                .chunks_exact(8)
-                .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())),
-        );
-        rows.extend_from_slice(row_bytes);
+        for (count, bytes) in chain.iter().rev() {
+            let n = *count as usize;
+            let plain = decompress(&bytes[LINK_BYTES..], n * (8 + row_len))
+                .map_err(|e| self.error("decompress rows from the import's scratch file in", e))?;
+            if plain.len() != n * (8 + row_len) {
+                return Err(self.damaged());
+            }
+            let (slot_bytes, row_bytes) = plain.split_at(n * 8);
+            slots.extend(
+                slot_bytes
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())),
+            );
+            rows.extend_from_slice(row_bytes);
+        }
         Ok(())
+    }
+
+    fn damaged(&self) -> Error {
+        Error::Invalid(format!(
+            "the import's scratch file in {} did not give back the held-back rows it was given; \
+             run the import again",
+            self.dir.display()
+        ))
     }
 
     fn error(&self, op: &'static str, e: std::io::Error) -> Error {
         Error::io(op, &self.dir, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows_of(slots: &[u64], row_len: usize) -> Vec<u8> {
+        slots.iter().flat_map(|&s| vec![s as u8; row_len]).collect()
+    }
+
+    /// Segments put side by side for two carries come back per carry, oldest first, from
+    /// each carry's newest segment alone.
+    #[test]
+    fn a_chain_of_segments_comes_back_oldest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = Spill::create(dir.path()).unwrap();
+        let row_len = 3;
+        let (mut a, mut b): (Option<Segment>, Option<Segment>) = (None, None);
+        for round in 0..5u64 {
+            let sa: Vec<u64> = (0..=round).map(|k| round * 10 + k).collect();
+            a = Some(spill.put(&sa, &rows_of(&sa, row_len), a.as_ref()).unwrap());
+            let sb = [1000 + round];
+            b = Some(spill.put(&sb, &rows_of(&sb, row_len), b.as_ref()).unwrap());
+        }
+        let (mut slots, mut rows) = (Vec::new(), Vec::new());
+        spill.take(&a.unwrap(), row_len, &mut slots, &mut rows).unwrap();
+        let want: Vec<u64> = (0..5u64).flat_map(|r| (0..=r).map(move |k| r * 10 + k)).collect();
+        assert_eq!(slots, want);
+        assert_eq!(rows, rows_of(&want, row_len));
+        let (mut slots, mut rows) = (Vec::new(), Vec::new());
+        spill.take(&b.unwrap(), row_len, &mut slots, &mut rows).unwrap();
+        assert_eq!(slots, vec![1000, 1001, 1002, 1003, 1004]);
+        assert_eq!(rows.len(), 5 * row_len);
+    }
+
+    /// A link that does not point back (damage) is an error, never a loop.
+    #[test]
+    fn a_link_that_points_forward_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = Spill::create(dir.path()).unwrap();
+        let first = spill.put(&[1], &[7], None).unwrap();
+        let second = spill.put(&[2], &[8], Some(&first)).unwrap();
+        // The first segment's link rewritten to name the second (itself later in the file).
+        vfs::write_at(&spill.file, &Segment::link(Some(&second)), first.at).unwrap();
+        let (mut slots, mut rows) = (Vec::new(), Vec::new());
+        let err = spill.take(&second, 1, &mut slots, &mut rows).unwrap_err();
+        assert!(err.to_string().contains("run the import again"), "{err}");
     }
 }
