@@ -250,13 +250,19 @@ impl Carry {
         if let Some(&first_slot) = self.slots.first() {
             let before = self.spilled.as_ref().map(|s| &s.newest);
             let newest = spill.put(&self.slots, &self.rows, before)?;
-            let spilled = self.spilled.get_or_insert(Spilled {
-                newest,
-                rows: 0,
-                first_slot,
-            });
-            spilled.newest = newest;
-            spilled.rows += self.slots.len();
+            match &mut self.spilled {
+                Some(spilled) => {
+                    spilled.newest = newest;
+                    spilled.rows += self.slots.len();
+                }
+                None => {
+                    self.spilled = Some(Spilled {
+                        newest,
+                        rows: self.slots.len(),
+                        first_slot,
+                    })
+                }
+            }
         }
         self.slots = Vec::new();
         self.rows = Vec::new();
@@ -272,14 +278,7 @@ impl Carry {
         let spill = spill.ok_or_else(|| Error::Invalid("internal: held-back rows spilled nowhere".into()))?;
         let n = self.len();
         let (mut slots, mut rows) = (Vec::with_capacity(n), Vec::with_capacity(n * row_len));
-        spill.take(&spilled.newest, row_len, &mut slots, &mut rows)?;
-        if slots.len() != spilled.rows {
-            return Err(Error::Invalid(format!(
-                "internal: {} held-back rows spilled, {} read back",
-                spilled.rows,
-                slots.len()
-            )));
-        }
+        spill.take(&spilled.newest, spilled.rows, row_len, &mut slots, &mut rows)?;
         slots.extend_from_slice(&self.slots);
         rows.extend_from_slice(&self.rows);
         (self.slots, self.rows) = (slots, rows);

@@ -77,7 +77,7 @@ pub(super) struct Segment {
     at: u64,
     /// Bytes, the link included.
     len: u32,
-    pub(super) rows: u32,
+    rows: u32,
 }
 
 /// A segment's link: the `at`, `len` and `rows` of the segment before it (`rows` 0: none).
@@ -118,6 +118,9 @@ impl Spill {
     /// Appends `slots` (not empty) and their rows, compressed, after a link to `before`, the
     /// segment spilled before for the same rows; callers may append side by side.
     pub(super) fn put(&self, slots: &[u64], rows: &[u8], before: Option<&Segment>) -> Result<Segment> {
+        if slots.is_empty() {
+            return Err(Error::Invalid("internal: an empty spill segment".into()));
+        }
         let mut plain = Vec::with_capacity(slots.len() * 8 + rows.len());
         for s in slots {
             plain.extend_from_slice(&s.to_le_bytes());
@@ -128,14 +131,11 @@ impl Spill {
         let mut bytes = Vec::with_capacity(LINK_BYTES + packed.len());
         bytes.extend_from_slice(&Segment::link(before));
         bytes.extend_from_slice(&packed);
-        let (len, count) = match (u32::try_from(bytes.len()), u32::try_from(slots.len())) {
-            (Ok(len), Ok(count)) if count > 0 => (len, count),
-            _ => {
-                return Err(Error::Invalid(format!(
-                    "{} held-back rows do not fit a spill segment",
-                    slots.len()
-                )))
-            }
+        let (Ok(len), Ok(count)) = (u32::try_from(bytes.len()), u32::try_from(slots.len())) else {
+            return Err(Error::Invalid(format!(
+                "{} held-back rows do not fit a spill segment",
+                slots.len()
+            )));
         };
         let at = self.end.fetch_add(u64::from(len), Ordering::Relaxed);
         vfs::write_at(&self.file, &bytes, at)
@@ -143,19 +143,26 @@ impl Spill {
         Ok(Segment { at, len, rows: count })
     }
 
-    /// Reads back `newest` and every segment before it, appending their slots and rows
-    /// (`row_len` bytes each) oldest first.
+    /// Reads back `newest` and every segment before it, `total` rows in all, appending their
+    /// slots and rows (`row_len` bytes each) oldest first.
     pub(super) fn take(
         &self,
         newest: &Segment,
+        total: usize,
         row_len: usize,
         slots: &mut Vec<u64>,
         rows: &mut Vec<u8>,
     ) -> Result<()> {
         // Newest first from the links, so the chain is read before any of it is decoded.
         let mut chain: Vec<(u32, Vec<u8>)> = Vec::new();
+        let mut counted = 0usize;
         let mut next = Some(*newest);
         while let Some(segment) = next {
+            // A damaged link must not ask for more than the segments before it hold.
+            counted += segment.rows as usize;
+            if counted > total {
+                return Err(self.damaged());
+            }
             let mut bytes = vec![0u8; segment.len as usize];
             self.file
                 .read_exact_at(&mut bytes, segment.at)
@@ -165,11 +172,15 @@ impl Spill {
                 None => return Err(self.damaged()),
             };
             next = Segment::unlink(link);
-            // Links point back, strictly: a damaged one cannot loop.
-            if next.is_some_and(|before| before.at >= segment.at) {
+            // Links point back to a segment that ends before this one starts: a damaged one
+            // cannot loop or name more bytes than precede it.
+            if next.is_some_and(|before| before.at.saturating_add(u64::from(before.len)) > segment.at) {
                 return Err(self.damaged());
             }
             chain.push((segment.rows, bytes));
+        }
+        if counted != total {
+            return Err(self.damaged());
         }
         for (count, bytes) in chain.iter().rev() {
             let n = *count as usize;
@@ -225,12 +236,16 @@ mod tests {
             b = Some(spill.put(&sb, &rows_of(&sb, row_len), b.as_ref()).unwrap());
         }
         let (mut slots, mut rows) = (Vec::new(), Vec::new());
-        spill.take(&a.unwrap(), row_len, &mut slots, &mut rows).unwrap();
+        spill
+            .take(&a.unwrap(), 15, row_len, &mut slots, &mut rows)
+            .unwrap();
         let want: Vec<u64> = (0..5u64).flat_map(|r| (0..=r).map(move |k| r * 10 + k)).collect();
         assert_eq!(slots, want);
         assert_eq!(rows, rows_of(&want, row_len));
         let (mut slots, mut rows) = (Vec::new(), Vec::new());
-        spill.take(&b.unwrap(), row_len, &mut slots, &mut rows).unwrap();
+        spill
+            .take(&b.unwrap(), 5, row_len, &mut slots, &mut rows)
+            .unwrap();
         assert_eq!(slots, vec![1000, 1001, 1002, 1003, 1004]);
         assert_eq!(rows.len(), 5 * row_len);
     }
@@ -245,7 +260,29 @@ mod tests {
         // The first segment's link rewritten to name the second (itself later in the file).
         vfs::write_at(&spill.file, &Segment::link(Some(&second)), first.at).unwrap();
         let (mut slots, mut rows) = (Vec::new(), Vec::new());
-        let err = spill.take(&second, 1, &mut slots, &mut rows).unwrap_err();
+        let err = spill.take(&second, 2, 1, &mut slots, &mut rows).unwrap_err();
         assert!(err.to_string().contains("run the import again"), "{err}");
+    }
+
+    /// A link that names more rows than were spilled, or fewer, is an error before anything
+    /// is allocated for them or decoded.
+    #[test]
+    fn a_link_with_another_count_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = Spill::create(dir.path()).unwrap();
+        let first = spill.put(&[1], &[7], None).unwrap();
+        let second = spill.put(&[2], &[8], Some(&first)).unwrap();
+        let huge = Segment {
+            rows: u32::MAX,
+            len: u32::MAX,
+            ..first
+        };
+        vfs::write_at(&spill.file, &Segment::link(Some(&huge)), second.at).unwrap();
+        let (mut slots, mut rows) = (Vec::new(), Vec::new());
+        assert!(spill.take(&second, 2, 1, &mut slots, &mut rows).is_err());
+        // The link cut: one row short.
+        vfs::write_at(&spill.file, &Segment::link(None), second.at).unwrap();
+        assert!(spill.take(&second, 2, 1, &mut slots, &mut rows).is_err());
+        assert!(slots.is_empty() && rows.is_empty());
     }
 }
