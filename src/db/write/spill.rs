@@ -250,13 +250,20 @@ mod tests {
         assert_eq!(rows.len(), 5 * row_len);
     }
 
-    /// A link that does not point back (damage) is an error, never a loop.
-    #[test]
-    fn a_link_that_points_forward_is_refused() {
+    /// A scratch file of two one-row segments, the second linked to the first (keep the
+    /// directory alive with the file).
+    fn two_linked_segments() -> (tempfile::TempDir, Spill, Segment, Segment) {
         let dir = tempfile::tempdir().unwrap();
         let spill = Spill::create(dir.path()).unwrap();
         let first = spill.put(&[1], &[7], None).unwrap();
         let second = spill.put(&[2], &[8], Some(&first)).unwrap();
+        (dir, spill, first, second)
+    }
+
+    /// A link that does not point back (damage) is an error, never a loop.
+    #[test]
+    fn a_link_that_points_forward_is_refused() {
+        let (_dir, spill, first, second) = two_linked_segments();
         // The first segment's link rewritten to name the second (itself later in the file).
         vfs::write_at(&spill.file, &Segment::link(Some(&second)), first.at).unwrap();
         let (mut slots, mut rows) = (Vec::new(), Vec::new());
@@ -268,10 +275,7 @@ mod tests {
     /// is allocated for them or decoded.
     #[test]
     fn a_link_with_another_count_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let spill = Spill::create(dir.path()).unwrap();
-        let first = spill.put(&[1], &[7], None).unwrap();
-        let second = spill.put(&[2], &[8], Some(&first)).unwrap();
+        let (_dir, spill, first, second) = two_linked_segments();
         let huge = Segment {
             rows: u32::MAX,
             len: u32::MAX,
