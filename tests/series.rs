@@ -994,6 +994,74 @@ fn a_link_in_place_of_a_series_directory_is_refused() {
     assert!(err.contains("is a file where xs keeps a directory"), "{err}");
 }
 
+/// Every file and directory under `dir` with its bytes (directories as empty), sorted.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                found.push((path.clone(), Vec::new()));
+                todo.push(path);
+            } else {
+                found.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// `series/` itself a link to another database's series: every command refuses it before it
+/// reads or writes a byte there. Before, reads answered with the other database's rows (and
+/// this one's symbol texts), `put` wrote into it, and `alter` rewrote its partitions.
+#[test]
+fn a_link_in_place_of_the_series_directory_is_refused_and_its_target_untouched() {
+    let w = Work::new();
+    let f = w.file("a.csv", "time,sym,v\n2024-01-01T00:00:01Z,A,1\n");
+    w.import(&f, &["--series-by", "sym"]);
+    let other = w.tmp.path().join("other");
+    let g = w.file("z.csv", "time,sym,v\n2024-01-01T00:00:01Z,Z,9\n");
+    let (code, _, err) = run({
+        let mut cmd = xs();
+        cmd.arg("-d")
+            .arg(&other)
+            .arg("import")
+            .arg(&g)
+            .args(["--series-by", "sym"]);
+        cmd
+    });
+    assert_eq!(code, 0, "{err}");
+    // What a killed import leaves there too: a writer must not clear it through the link.
+    std::fs::create_dir(other.join("series").join(".Y.new")).unwrap();
+    std::fs::write(w.db().join(".import-unfinished"), "xs import a.csv\n").unwrap();
+    let before = tree(&other);
+    std::fs::rename(w.db().join("series"), w.tmp.path().join("kept")).unwrap();
+    std::os::unix::fs::symlink(other.join("series"), w.db().join("series")).unwrap();
+    let h = w.file("b.csv", "time,sym,v\n2024-01-01T00:00:03Z,Z,4\n");
+    let h = h.to_str().unwrap();
+    for args in [
+        &["range", ".."][..],
+        &["range", "..", "--series", "Z"],
+        &["get", "--asof", "2024-01-02"],
+        &["range", "..", "--every", "1h", "--agg", "sum(v)"],
+        &["export", "-o", "-"],
+        &["put", "2024-01-01T00:00:02Z", "Z", "5"],
+        &["import", h],
+        &["delete", "2024-01-01", "2024-01-02"],
+        &["alter", "--add", "w:i64"],
+        &["defrag"],
+        &["stat"],
+        &["check"],
+    ] {
+        let (code, out, err) = w.xs(args);
+        assert_eq!(code, 3, "{args:?}: {out}{err}");
+        assert!(err.contains("series is a symbolic link"), "{args:?}: {err}");
+    }
+    assert!(tree(&other) == before, "the linked database changed");
+}
+
 /// The as-of join of an input large enough to be read in pieces side by side (several
 /// 64 KiB pieces), against a brute-force join: probes of every series in no order, a series
 /// with no quotes, keys with spaces and over 15 bytes, epoch and ISO times, missing times,

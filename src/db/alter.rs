@@ -670,17 +670,13 @@ fn rewrite_bucket(
 /// The directories that hold partition files: `dir`, or each series directory.
 fn partition_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut dirs = vec![dir.to_path_buf()];
+    // Listed without following a link in its place (an error, not another directory's files).
     let top = dir.join(SERIES_DIR);
-    let entries = match fs::read_dir(&top) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(dirs),
-        Err(e) => return Err(Error::io("read directory", &top, e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io("read directory", &top, e))?;
+    for name in super::files::list_dir(&top)?.unwrap_or_default() {
+        let path = top.join(name);
         // Never followed as links: a link is not a series directory.
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            dirs.push(entry.path());
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            dirs.push(path);
         }
     }
     Ok(dirs)

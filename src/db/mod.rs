@@ -481,6 +481,9 @@ impl Database {
     /// and shared by every series handle through the schema.
     fn new(dir: &Path, mut config: Config, lock: Option<WriteLock>) -> Result<Database> {
         let role = if config.has_series() {
+            // `series/` is where every read and write of the rows goes: a link there would
+            // send them into another directory (refused before anything is read through it).
+            files::is_dir(&dir.join(series::SERIES_DIR))?;
             Role::SeriesRoot
         } else {
             Role::Plain

@@ -69,20 +69,15 @@ pub(super) fn remove_unpublished(dir: &Path) -> Result<()> {
     if !super::files::exists(&dir.join(super::marker::IMPORT_MARKER))? {
         return Ok(());
     }
+    // Listed without following a link in its place (an error): the removal is not sent
+    // into another directory.
     let top = dir.join(SERIES_DIR);
-    let entries = match fs::read_dir(&top) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::io("read directory", &top, e)),
-    };
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io("read directory", &top, e))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
+    for name in super::files::list_dir(&top)?.unwrap_or_default() {
+        let path = top.join(&name);
         // Never followed as links: a link is not a directory an import made.
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let is_dir = fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
         if is_dir && name.starts_with('.') && name.ends_with(UNPUBLISHED_SUFFIX) {
-            super::files::remove_dir_all(&entry.path())?;
+            super::files::remove_dir_all(&path)?;
         }
     }
     Ok(())
@@ -203,18 +198,9 @@ impl Database {
 
     fn list_series(&self) -> Result<Vec<String>> {
         let top = self.dir.join(SERIES_DIR);
-        let entries = match fs::read_dir(&top) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io("read directory", &top, e)),
-        };
         let columns = self.config.series_columns();
         let mut named = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| Error::io("read directory", &top, e))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                continue;
-            };
+        for name in super::files::list_dir(&top)?.unwrap_or_default() {
             // Anything that is not a series directory this xs wrote is not a series.
             let Some(values) = series::values_of(&self.config.schema, &columns, &name) else {
                 continue;
