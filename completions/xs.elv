@@ -154,7 +154,7 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;import'= {
             cand --delimiter 'Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`)'
             cand --skip-lines 'Skip N lines (a preamble) at the start of every input before the header (default: lines before a header whose field count differs from the rows'' are skipped)'
-            cand --null 'More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, `\N`, `n/e`, a lone `.`, `-` or `?`, are null anyway (a row whose time is null is rejected)'
+            cand --null 'More values to read as null, comma-separated (`--null -200,-999`); in numeric columns a number also matches however it is written (`-200.0`, `-2e2`, `-200,0`). Empty fields, and in numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, `\N`, `n/e`, a lone `.`, `-` or `?`, are null anyway (a row whose time is null is rejected)'
             cand --columns 'Without a header: the input''s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)'
             cand --time-column 'The input column holding the time, or several joined with a space in the order given (`Date,Time`) (default: the database''s time column, or a guess). Header text or its alias'
             cand --date 'The date of times that carry none (`09:30:00`, or a number since midnight with --time-unit) (default: a date in the file name, such as `20131007_…`)'

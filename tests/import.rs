@@ -289,6 +289,57 @@ fn quoting_crlf_bom_and_nulls() {
     );
 }
 
+/// A `--null` sentinel given as a number matches that number however a numeric column writes
+/// it (`-200.0`, `-2e2`, `-200,0` under a decimal comma), never a nearby value; in a text
+/// column only its own text is null. Before, `-200,0` in UCI's air-quality file was stored
+/// as -200.0 under `--null -200`.
+#[test]
+fn a_numeric_null_sentinel_matches_the_number_however_written() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    create(
+        d,
+        "s",
+        &[
+            "--granularity",
+            "1s",
+            "--columns",
+            "f:f64,i:i64,m:dec(2),s:str(8)",
+        ],
+    );
+    let input = write(
+        d,
+        "s.csv",
+        "time,f,i,m,s\n\
+         2024-01-01T00:00:01Z,-200.0,-200,-200.00,-200\n\
+         2024-01-01T00:00:02Z,-2e2,-0200,-200,-200.0\n\
+         2024-01-01T00:00:03Z,-200.5,-201,-199.99,x\n",
+    );
+    let (_, err) = ok(xs(d).args(["-d", "s", "import", "--null", "-200"]).arg(&input));
+    assert!(err.contains("7 field(s) held a null token"), "{err}");
+    assert_eq!(
+        range(d, "s"),
+        "time,f,i,m,s\n2024-01-01T00:00:01Z,,,,\n2024-01-01T00:00:02Z,,,,-200.0\n\
+         2024-01-01T00:00:03Z,-200.5,-201,-199.99,x\n"
+    );
+    // Under a decimal comma, `-200,0` is the number too.
+    let input = write(d, "c.csv", "time;f;m\n2024-01-01T00:00:04Z;-200,0;-200,00\n");
+    ok(xs(d)
+        .args([
+            "-d",
+            "s",
+            "import",
+            "--null",
+            "-200",
+            "--decimal-comma",
+            "--update-columns",
+        ])
+        .arg(&input));
+    let (code, out, err) = run(xs(d).args(["-d", "s", "get", "2024-01-01T00:00:04Z"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "time,f,i,m,s\n2024-01-01T00:00:04Z,,,,\n");
+}
+
 #[test]
 fn column_mapping() {
     let t = TempDir::new().unwrap();

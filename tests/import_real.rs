@@ -171,7 +171,8 @@ fn a_header_short_of_one_name_over_a_date_and_a_time() {
 fn semicolons_decimal_commas_two_time_columns_and_sentinels() {
     let t = TempDir::new().unwrap();
     let d = t.path();
-    // UCI air quality: `;`, `2,6`, DD/MM/YYYY + HH.MM.SS, -200 = missing, `;;` trailing
+    // UCI air quality: `;`, `2,6`, DD/MM/YYYY + HH.MM.SS, -200 = missing (also written
+    // `-200,0`, which `--null -200` must match too: it was stored as -200.0), `;;` trailing
     // columns, all-`;` lines at the end, CRLF, names like CO(GT).
     let input = fixture(d, "airquality.csv");
     let (_, err) = ok(xs(d).args(["-d", "air", "import", "--null", "-200"]).arg(&input));
@@ -182,8 +183,8 @@ fn semicolons_decimal_commas_two_time_columns_and_sentinels() {
         "column \"\" is called `column_7`",
         "time from columns `Date`+`Time` joined",
         "day/month/year",
-        "4 rows read, 4 stored, 0 rejected",
-        "2 field(s) held a null token",
+        "5 rows read, 5 stored, 0 rejected",
+        "4 field(s) held a null token",
     ] {
         assert!(err.contains(needle), "{needle} not in\n{err}");
     }
@@ -193,7 +194,8 @@ fn semicolons_decimal_commas_two_time_columns_and_sentinels() {
          2004-03-10T18:00:00Z,2.6,1360,13.6,48.9,,\n\
          2004-03-10T19:00:00Z,2.0,1292,13.3,47.7,,\n\
          2004-03-10T20:00:00Z,,1402,11.9,54.0,,\n\
-         2004-03-13T21:00:00Z,2.2,,11.0,60.0,,\n"
+         2004-03-13T21:00:00Z,2.2,,11.0,60.0,,\n\
+         2004-03-13T22:00:00Z,,1100,,61.5,,\n"
     );
     // The alias and the header text both name columns in specs.
     ok(xs(d)

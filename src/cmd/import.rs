@@ -69,7 +69,8 @@ pub struct Args {
     #[arg(long)]
     pub decimal_comma: bool,
 
-    /// More values to read as null, comma-separated (`--null -200,-999`). Empty fields, and in
+    /// More values to read as null, comma-separated (`--null -200,-999`); in numeric columns a
+    /// number also matches however it is written (`-200.0`, `-2e2`, `-200,0`). Empty fields, and in
     /// numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, `\N`, `n/e`, a lone
     /// `.`, `-` or `?`, are null anyway
     /// (a row whose time is null is rejected).

@@ -226,6 +226,9 @@ fn set_text(ctx: &ParseCtx, row: &mut [u8], col: usize, bytes: &[u8]) -> Result<
     {
         bytes = &fixed;
     }
+    if ctx.is_null_number(col, bytes) {
+        return Ok(true);
+    }
     match ctx.encoder.set(schema, row, col, bytes) {
         Ok(()) => Ok(false),
         Err(e) => {

@@ -46,6 +46,82 @@ pub fn is_default_null(v: &[u8]) -> bool {
     }
 }
 
+/// A number written in decimal (`-200`, `-200.0`, `-2e2`, ` +0.50 `), reduced to its sign,
+/// its significant digits and a power of ten, so that ways of writing one number compare
+/// equal and no two numbers do: a `--null` sentinel given as a number matches it however a
+/// file writes it (`-200,0` once its decimal comma is read), and never a nearby value. Exact,
+/// not a float: `-200.00000000000000001` is not `-200`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecimalValue {
+    negative: bool,
+    /// No leading or trailing zero; empty for zero (whose sign is dropped).
+    digits: Vec<u8>,
+    exponent: i64,
+}
+
+impl DecimalValue {
+    /// `v` as a decimal number (spaces around it allowed), or `None` when it is not one.
+    pub fn parse(v: &[u8]) -> Option<DecimalValue> {
+        let v = v.trim_ascii();
+        let (negative, body) = match v {
+            [b'-', rest @ ..] => (true, rest),
+            [b'+', rest @ ..] => (false, rest),
+            _ => (false, v),
+        };
+        let (mantissa, exp) = match body.iter().position(|&c| c == b'e' || c == b'E') {
+            Some(p) => (&body[..p], Some(&body[p + 1..])),
+            None => (body, None),
+        };
+        let (int, frac) = match mantissa.iter().position(|&c| c == b'.') {
+            Some(p) => (&mantissa[..p], &mantissa[p + 1..]),
+            None => (mantissa, &b""[..]),
+        };
+        let all_digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+        if int.len() + frac.len() == 0 || !all_digits(int) || !all_digits(frac) {
+            return None;
+        }
+        let mut exponent = match exp {
+            None => 0,
+            Some(e) => {
+                let digits = e.strip_prefix(b"-").or(e.strip_prefix(b"+")).unwrap_or(e);
+                // Bounded, so the arithmetic below cannot overflow; no number needs more.
+                if digits.is_empty() || digits.len() > 9 || !all_digits(digits) {
+                    return None;
+                }
+                let n: i64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+                if e.starts_with(b"-") {
+                    -n
+                } else {
+                    n
+                }
+            }
+        };
+        exponent -= frac.len() as i64;
+        let mut digits: Vec<u8> = int
+            .iter()
+            .chain(frac)
+            .copied()
+            .skip_while(|&c| c == b'0')
+            .collect();
+        while digits.last() == Some(&b'0') {
+            digits.pop();
+            exponent += 1;
+        }
+        if digits.is_empty() {
+            return Some(DecimalValue {
+                negative: false,
+                digits,
+                exponent: 0,
+            });
+        }
+        Some(DecimalValue {
+            negative,
+            digits,
+            exponent,
+        })
+    }
+}
+
 /// A printable name for a delimiter.
 pub fn delimiter_name(d: u8) -> String {
     match d {
@@ -578,6 +654,54 @@ fn valid_date(y: u64, m: u64, d: u64) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn one_number_written_many_ways_is_one_decimal_value() {
+        let value = |t: &str| DecimalValue::parse(t.as_bytes());
+        let minus_200 = value("-200");
+        assert!(minus_200.is_some());
+        for same in [
+            "-200.0",
+            "-200.000",
+            " -200 ",
+            "-2e2",
+            "-2.00E+2",
+            "-0200",
+            "-20000e-2",
+        ] {
+            assert_eq!(value(same), minus_200, "{same}");
+        }
+        for other in [
+            "-200.5",
+            "200",
+            "-20",
+            "-2000",
+            "-200.00000000000000001",
+            "-199.99999999999999999",
+        ] {
+            assert_ne!(value(other), minus_200, "{other}");
+        }
+        assert_eq!(value("0"), value("-0.000"));
+        assert_eq!(value(".5"), value("0.50"));
+        assert_eq!(value("5."), value("5"));
+        for not in [
+            "",
+            "-",
+            ".",
+            "e5",
+            "1e",
+            "1e+",
+            "--1",
+            "1.2.3",
+            "0x10",
+            "1e9999999999",
+            "NA",
+            "1,5",
+            "inf",
+        ] {
+            assert_eq!(value(not), None, "{not}");
+        }
+    }
     use super::*;
 
     #[test]

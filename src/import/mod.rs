@@ -1553,6 +1553,19 @@ struct ParseCtx<'a> {
     is_series: Vec<bool>,
     /// Per column: whether it holds numbers (a decimal comma is read only there).
     is_numeric: Vec<bool>,
+    /// The `--null` tokens that are numbers: in a numeric column they match the same number
+    /// written another way (`-200.0`, `-200,0` for `--null -200`).
+    null_numbers: Vec<dialect::DecimalValue>,
+}
+
+impl ParseCtx<'_> {
+    /// Whether `bytes`, a field of column `col` with its decimal comma read, is a `--null`
+    /// number written as that column writes it. Only imports given `--null` pay for it.
+    fn is_null_number(&self, col: usize, bytes: &[u8]) -> bool {
+        !self.null_numbers.is_empty()
+            && self.is_numeric[col]
+            && dialect::DecimalValue::parse(bytes).is_some_and(|v| self.null_numbers.contains(&v))
+    }
 }
 
 /// Where each parsed row goes: its time on the granularity, its series (by the key columns'
@@ -2134,6 +2147,10 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
                     {
                         bytes = &number;
                     }
+                    if ctx.is_null_number(col, bytes) {
+                        p.nulls += 1;
+                        continue;
+                    }
                     if let Err(e) = ctx.encoder.set(schema, row, col, bytes) {
                         // Spaces around a number or a boolean (`1, 2.5`): read without them;
                         // only a failed field pays for the second try.
@@ -2652,6 +2669,12 @@ fn run_pipeline(
             .columns()
             .iter()
             .map(|c| !c.ty.is_text() && c.ty != crate::db::schema::ColumnType::Bool)
+            .collect(),
+        null_numbers: opts
+            .csv
+            .nulls
+            .iter()
+            .filter_map(|t| dialect::DecimalValue::parse(t))
             .collect(),
     };
     let sym_cols: Vec<usize> = (0..ctx.is_sym.len()).filter(|&c| ctx.is_sym[c]).collect();
