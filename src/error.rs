@@ -230,6 +230,12 @@ impl std::fmt::Display for Error {
 
 /// An I/O error as a person reads it: the system's text without its "(os error N)" suffix.
 pub fn describe_io(e: &io::Error) -> String {
+    // A positioned read or write on a named pipe or a socket: xs reads files by offset.
+    if e.raw_os_error() == Some(libc::ESPIPE) {
+        return "it is not a regular file (a named pipe or a socket?); a database holds only \
+                regular files and directories: remove it, or restore the file from a backup"
+            .into();
+    }
     let text = e.to_string();
     let text = match text.find(" (os error ") {
         Some(at) if text.ends_with(')') => text[..at].to_string(),

@@ -199,6 +199,45 @@ fn a_config_link_is_refused() {
     assert_refuses_link(&db, &["put", "2024-01-01T00:00:00Z", "2"], "xs.toml");
 }
 
+/// A named pipe in place of a partition, a data file or the config: every command fails at
+/// once (exit 3, naming the file and what it is) instead of waiting forever for a writer to
+/// open the pipe, as opening it for reading did.
+#[test]
+fn a_named_pipe_in_place_of_a_database_file_is_refused_not_waited_on() {
+    for (db, name) in [
+        (grid_db(), "2023.xs"),
+        (bucket_db(), "2024.xs.data"),
+        (grid_db(), "xs.toml"),
+    ] {
+        let path = db.file(name);
+        let _ = fs::remove_file(&path);
+        let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the NUL-terminated path only.
+        assert_eq!(
+            unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) },
+            0,
+            "mkfifo {name}"
+        );
+        for args in [
+            &["range", ".."][..],
+            &["get", "2024-01-01T00:00:00Z"],
+            &["put", "2024-01-01T00:00:02Z", "3"],
+            &["schema"],
+            &["stat"],
+            &["check"],
+        ] {
+            let mut cmd = db.xs(args);
+            cmd.timeout(std::time::Duration::from_secs(30));
+            let (code, out, err) = run(cmd);
+            assert_eq!(code, 3, "{name}: xs {args:?}\n{out}{err}");
+            assert!(
+                err.contains(&format!("{}: it is not a regular file", path.display())),
+                "{name}: xs {args:?}: {err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_database_path_itself_may_be_a_link() {
     let db = grid_db();

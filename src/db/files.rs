@@ -38,9 +38,12 @@ pub fn open(path: &Path, mode: Mode, op: &'static str) -> Result<File> {
         // Replace truncates after opening, so the truncation is a change `vfs` sees.
         Mode::Create | Mode::Replace => options.read(true).write(true).create(true).truncate(false),
     };
+    // O_NONBLOCK: a named pipe put in place of a database file opens at once instead of
+    // waiting for a writer that never comes (its first read then fails, see `describe_io`);
+    // a regular file ignores the flag.
     options
         .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK);
     let file = match mode {
         Mode::Read | Mode::ReadWrite => options.open(path),
         Mode::Create | Mode::Replace => vfs::create(path, || options.open(path)),
@@ -230,6 +233,14 @@ pub fn read_to_string(path: &Path) -> Result<Option<String>> {
     let Some(mut file) = open_if_exists(path, Mode::Read)? else {
         return Ok(None);
     };
+    // A named pipe would read as empty text (the config, a marker): refused by its kind.
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(Error::io(
+            "read",
+            path,
+            io::Error::from_raw_os_error(libc::ESPIPE),
+        ));
+    }
     let mut text = String::new();
     file.read_to_string(&mut text)
         .map_err(|e| Error::io("read", path, e))?;
