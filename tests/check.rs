@@ -770,6 +770,60 @@ fn a_data_file_cut_inside_its_header_is_damage() {
     }
 }
 
+/// A data file cut short after its header: count, min and max, which the directory's
+/// summaries answer without reading a record, refuse the buckets whose records were cut off,
+/// as every other read does. Before, they answered the figures of the lost rows with exit 0.
+#[test]
+fn summaries_of_records_cut_off_the_data_file_are_not_answered() {
+    for layout in ["bucket", "columnar"] {
+        let (_tmp, dir) = create(layout);
+        import(&dir, "rows.csv", &some_rows());
+        let data = row_file(&dir, layout);
+        let aggs = [
+            "range",
+            "2024-01-01",
+            "2024-01-03",
+            "--agg",
+            "count,min(v),max(n)",
+        ];
+        let (code, out, err) = xs_in(&dir, &aggs);
+        assert_eq!(
+            (code, out.as_str()),
+            (0, "time,count,min_v,max_n\n2024-01-01T00:00:00Z,720,1000.0,719\n"),
+            "{err}"
+        );
+        let len = fs::metadata(&data).unwrap().len();
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&data)
+            .unwrap()
+            .set_len(len - 100)
+            .unwrap();
+        let (code, out, err) = xs_in(&dir, &aggs);
+        assert_eq!(code, 3, "{layout}: {out}{err}");
+        assert!(
+            err.contains("of a") && err.contains("-byte data file (corrupt)"),
+            "{layout}: {err}"
+        );
+        // A window whose records are all whole still answers.
+        let (code, out, err) = xs_in(
+            &dir,
+            &[
+                "range",
+                "2024-01-01T00:00:00Z",
+                "2024-01-01T00:30:00Z",
+                "--agg",
+                "count",
+            ],
+        );
+        assert_eq!(
+            (code, out.as_str()),
+            (0, "time,count\n2024-01-01T00:00:00Z,180\n"),
+            "{layout}: {err}"
+        );
+    }
+}
+
 /// `check` lists a bucket partition whose data file is gone as damage with the others (exit 6),
 /// in a plain database and in a series database, where it stopped at it (exit 3); reads
 /// still refuse it, naming the file.
