@@ -633,7 +633,7 @@ fn a_column_that_holds_no_value_takes_any_type() {
         .collect();
     assert!(
         rejects.contains("column `id`: a whole number past 2^53, which f64 holds only rounded")
-            && rejects.contains("`xs alter --widen NAME:i64` if this column holds no value yet"),
+            && rejects.contains("`xs alter --widen id:i64` if this column holds no value yet"),
         "{rejects}"
     );
     let (code, _, err) = run(db.xs(&["put", "2025-03-02T00:00:00Z", "sym=BTC", "id=9007199254740993"]));

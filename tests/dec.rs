@@ -367,7 +367,7 @@ fn values_that_would_be_rounded_are_rejected_with_their_reason() {
     assert!(lines[1].contains(",3,"), "line number of 1.005: {listed}");
     assert!(
         lines[1].contains(
-            "column `price`: 3 decimals, more than dec(2) holds (it is never rounded); widen the scale: `xs alter --widen 'NAME:dec(3)'` for this database"
+            "column `price`: 3 decimals, more than dec(2) holds (it is never rounded); widen the scale: `xs alter --widen 'price:dec(3)'` for this database"
         ),
         "{listed}"
     );

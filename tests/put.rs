@@ -144,7 +144,7 @@ fn bad_values_are_refused_with_the_column_and_reason() {
         (
             &["s=123456789"],
             "column `s`: `123456789`: string too long: 9 bytes, the column holds 8 (it is never \
-             cut); widen it: `xs alter --widen 'NAME:str(9)'` for this database",
+             cut); widen it: `xs alter --widen 's:str(9)'` for this database",
         ),
         // Past any str(N): no widening to offer, and the value shown by its start.
         (
@@ -174,6 +174,10 @@ fn bad_values_are_refused_with_the_column_and_reason() {
     let (code, _, stderr) = run(db.xs(&["put", "2024-01-01T00:00:01Z", "zz=1"]));
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown column names: zz=1"), "{stderr}");
+    // One column twice: refused, not the last value taken.
+    let (code, _, stderr) = run(db.xs(&["put", "2024-01-01T00:00:01Z", "a=1", "b=2", "a=2"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("column `a` is given twice"), "{stderr}");
     let (code, _, _) = run(db.xs(&["get", "2024-01-01T00:00:01Z"]));
     assert_eq!(code, 1, "nothing was stored by the refused puts");
 }

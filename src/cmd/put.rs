@@ -70,14 +70,21 @@ fn encode_values(schema: &Schema, values: &[String]) -> CliResult<Vec<u8>> {
         schema.set_field(row, col, text).map_err(|e| {
             // A long value is shown by its start, as import's rejects show it.
             let shown = xs::import::show(text.as_bytes());
-            Failure::usage(format!("column `{name}`: `{shown}`: {e}"))
+            Failure::usage(format!("column `{name}`: `{shown}`: {}", e.for_column(name)))
         })
     };
     if named == values.len() {
+        let mut given = vec![false; schema.columns().len()];
         for pair in values {
             // Every value was checked above to be name=value with a known name.
             let (name, text) = pair.split_once('=').unwrap_or_default();
             let col = schema.column_index(name).unwrap_or_default();
+            // Two values for one column: which one was meant is the user's to say.
+            if std::mem::replace(&mut given[col], true) {
+                return Err(Failure::usage(format!(
+                    "column `{name}` is given twice; give each column once"
+                )));
+            }
             set(&mut row, col, text)?;
         }
     } else if named == 0 && !values.iter().all(|v| looks_named(v)) {

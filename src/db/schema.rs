@@ -160,6 +160,14 @@ pub enum FieldError {
     Sym(SymError),
 }
 
+impl FieldError {
+    /// The message for a value of the column `name`: its hints (`xs alter --widen
+    /// 'NAME:dec(3)'`) name the column, so that they can be run as printed.
+    pub fn for_column(&self, name: &str) -> String {
+        self.to_string().replace("NAME:", &format!("{name}:"))
+    }
+}
+
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

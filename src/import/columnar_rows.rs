@@ -245,9 +245,10 @@ fn set_text(ctx: &ParseCtx, row: &mut [u8], col: usize, bytes: &[u8]) -> Result<
                 ctx.encoder.set_null(row, col);
                 return Ok(true);
             }
+            let name = &schema.columns()[col].name;
             Err(format!(
-                "column `{}`: {e}: `{}`",
-                schema.columns()[col].name,
+                "column `{name}`: {}: `{}`",
+                e.for_column(name),
                 show(trimmed)
             ))
         }

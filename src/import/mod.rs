@@ -2169,9 +2169,10 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
                             p.nulls += 1;
                             continue;
                         }
+                        let name = &schema.columns()[col].name;
                         failure = Some(format!(
-                            "column `{}`: {e}: `{}`",
-                            schema.columns()[col].name,
+                            "column `{name}`: {}: `{}`",
+                            e.for_column(name),
                             show(bytes)
                         ));
                         break;
