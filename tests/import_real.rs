@@ -1073,7 +1073,20 @@ fn utf16_by_its_byte_order_mark_and_other_encodings_by_name() {
     fs::write(d.join("hdr.csv"), header).unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "hdr", "import", "hdr.csv"]));
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("the header is not UTF-8"), "{err}");
+    assert!(
+        err.contains("the header is not UTF-8 (`Temp\u{FFFD}rature`)"),
+        "{err}"
+    );
+    // A binary file: the message shows a short start of it, control bytes escaped, not the
+    // kilobytes of its "header" raw to the terminal.
+    let binary: Vec<u8> = (0..3000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    fs::write(d.join("bin.csv"), &binary).unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "bin", "import", "bin.csv"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.len() < 800, "{} bytes: {err}", err.len());
+    assert!(!err.bytes().any(|b| b < b' ' && b != b'\n'), "{err:?}");
     let (_, err) = ok(xs(d).args(["-d", "hdr", "import", "--encoding", "windows-1252", "hdr.csv"]));
     assert!(err.contains("Température"), "{err}");
     let (_, err) = ok(xs(d).args(["-d", "win", "import", "--encoding", "latin1", "win.csv"]));

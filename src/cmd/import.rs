@@ -1244,10 +1244,23 @@ fn parse_column_list(list: &str) -> CliResult<ColumnList> {
 fn refuse_other_encodings(sample: &xs::import::Sample) -> Result<(), Failure> {
     // The header's text was read leniently: a byte that is not UTF-8 became U+FFFD.
     if let Some(text) = sample.header_text.iter().find(|t| t.contains('\u{FFFD}')) {
+        // Its start, control bytes escaped: a binary file's would garble the terminal.
+        const SHOWN: usize = 60;
+        let mut shown: String = text
+            .chars()
+            .take(SHOWN)
+            .map(|c| match c.is_control() {
+                true => c.escape_default().to_string(),
+                false => c.to_string(),
+            })
+            .collect();
+        if text.chars().nth(SHOWN).is_some() {
+            shown.push('…');
+        }
         return Err(Failure::usage(format!(
-            "{}: the header is not UTF-8 (`{text}`); name the file's encoding with --encoding \
-             (windows-1252 for most files from Excel or other Windows programs in Western Europe \
-             and the Americas), or --encoding utf-8 to import it as UTF-8",
+            "{}: the header is not UTF-8 (`{shown}`); is it a text file? Name the file's encoding \
+             with --encoding (windows-1252 for most files from Excel or other Windows programs in \
+             Western Europe and the Americas), or --encoding utf-8 to import it as UTF-8",
             sample.source_name
         )));
     }
