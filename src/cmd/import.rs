@@ -1244,19 +1244,7 @@ fn parse_column_list(list: &str) -> CliResult<ColumnList> {
 fn refuse_other_encodings(sample: &xs::import::Sample) -> Result<(), Failure> {
     // The header's text was read leniently: a byte that is not UTF-8 became U+FFFD.
     if let Some(text) = sample.header_text.iter().find(|t| t.contains('\u{FFFD}')) {
-        // Its start, control bytes escaped: a binary file's would garble the terminal.
-        const SHOWN: usize = 60;
-        let mut shown: String = text
-            .chars()
-            .take(SHOWN)
-            .map(|c| match c.is_control() {
-                true => c.escape_default().to_string(),
-                false => c.to_string(),
-            })
-            .collect();
-        if text.chars().nth(SHOWN).is_some() {
-            shown.push('…');
-        }
+        let shown = xs::import::printable(text);
         return Err(Failure::usage(format!(
             "{}: the header is not UTF-8 (`{shown}`); is it a text file? Name the file's encoding \
              with --encoding (windows-1252 for most files from Excel or other Windows programs in \
@@ -1268,14 +1256,20 @@ fn refuse_other_encodings(sample: &xs::import::Sample) -> Result<(), Failure> {
         return Ok(());
     };
     let name = sample.names.get(column).map_or("?", String::as_str);
-    let shown: String = bytes
+    let cut = &bytes[..bytes.len().min(xs::import::SHOWN_CHARS)];
+    let mut shown: String = cut
         .utf8_chunks()
         .flat_map(|chunk| {
             let bad: String = chunk.invalid().iter().map(|b| format!("\\x{b:02X}")).collect();
-            [chunk.valid().to_string(), bad]
+            [xs::import::printable(chunk.valid()), bad]
         })
         .collect();
-    let (western, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes);
+    let (western, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(cut);
+    let mut western = xs::import::printable(&western);
+    if cut.len() < bytes.len() {
+        shown.push('…');
+        western.push('…');
+    }
     Err(Failure::usage(format!(
         "{}: the text is not UTF-8 (column `{name}` holds `{shown}`, which reads `{western}` in \
          windows-1252); name the file's encoding with --encoding: windows-1252 for most files \

@@ -590,11 +590,13 @@ pub fn fit_header(
         "the header names {from} columns but the rows have {width} fields (the first row: {}), \
          and which name belongs to which field cannot be told: quote fields that hold the \
          delimiter, or name every field with --columns",
-        first_row
-            .iter()
-            .map(|v| String::from_utf8_lossy(v).into_owned())
-            .collect::<Vec<_>>()
-            .join(",")
+        super::printable(
+            &first_row
+                .iter()
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+                .collect::<Vec<_>>()
+                .join(",")
+        )
     ))
 }
 

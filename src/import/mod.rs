@@ -1878,6 +1878,26 @@ pub fn show(bytes: &[u8]) -> String {
     }
 }
 
+/// Characters of a value shown in a message about text that may not be text.
+pub const SHOWN_CHARS: usize = 60;
+
+/// The start of `text` for a message: `SHOWN_CHARS` characters at most (then `…`), control
+/// characters escaped, so that a binary file's bytes cannot garble the terminal.
+pub fn printable(text: &str) -> String {
+    let mut shown: String = text
+        .chars()
+        .take(SHOWN_CHARS)
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect();
+    if text.chars().nth(SHOWN_CHARS).is_some() {
+        shown.push('…');
+    }
+    shown
+}
+
 /// Whether a record is a comment line: its first field starts with `#` and is more than a
 /// lone `#` (which names a column).
 fn is_comment<T: AsRef<[u8]>>(first_field: Option<T>) -> bool {
