@@ -216,7 +216,7 @@ impl fmt::Display for FieldError {
                 f,
                 "{decimals} decimals, more than dec({scale}) holds (it is never rounded); widen the \
                  scale: `xs alter --widen 'NAME:dec({decimals})'` for this database, --columns \
-                 NAME:dec({decimals}) for a new one, or store it as f64"
+                 'NAME:dec({decimals})' for a new one, or store it as f64"
             ),
             FieldError::TooLong { len_bytes, max_bytes } if *len_bytes <= usize::from(MAX_STR_LEN) => write!(
                 f,
@@ -973,6 +973,14 @@ mod tests {
         }
         .to_string();
         assert!(msg.contains("dec(9)") && msg.contains("never rounded"), "{msg}");
+        // Hints run as printed: a type with parentheses is quoted for the shell.
+        let hint = FieldError::TooManyDecimals {
+            scale: 2,
+            decimals: 3,
+        }
+        .for_column("price");
+        assert!(hint.contains("--columns 'price:dec(3)'"), "{hint}");
+        assert!(!hint.contains("NAME"), "{hint}");
     }
 
     #[test]

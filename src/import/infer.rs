@@ -1913,7 +1913,7 @@ fn infer_type(values: &[&[u8]]) -> (ColumnType, &'static str) {
         return (
             ColumnType::Dec(scale),
             "exact decimals, as many digits after the point as the sample shows at most; a later \
-             value with more is rejected, never rounded: pass --columns NAME:dec(S) for more, or \
+             value with more is rejected, never rounded: pass --columns 'NAME:dec(S)' for more, or \
              NAME:f64",
         );
     }
@@ -2834,6 +2834,8 @@ fn infer_with<'s>(
                     ColumnType::Sym
                 } else {
                     if !why.is_empty() {
+                        // The hints (`--columns 'NAME:dec(S)'`) name the column, to run as printed.
+                        let why = why.replace("NAME:", &format!("{name}:"));
                         notes.push(format!("column `{name}`: {t} ({why})"));
                     }
                     t

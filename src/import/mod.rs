@@ -1872,15 +1872,18 @@ fn past_midnight_reason(from: i64, to: i64) -> String {
     )
 }
 
-/// A field as messages show it: its first 40 bytes, then `…` when there is more.
+/// A field as messages show it: its first 40 characters, control characters escaped, then `…`
+/// when there is more.
 pub fn show(bytes: &[u8]) -> String {
-    const MAX: usize = 40;
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]);
-    if bytes.len() > MAX {
-        format!("{text}…")
-    } else {
-        text.into_owned()
-    }
+    const MAX_CHARS: usize = 40;
+    // Enough bytes for MAX_CHARS characters of up to 4 bytes and one more: a character the cut
+    // splits lies past what is shown.
+    let head = &bytes[..bytes.len().min(4 * MAX_CHARS + 4)];
+    escaped(
+        &String::from_utf8_lossy(head),
+        MAX_CHARS,
+        head.len() < bytes.len(),
+    )
 }
 
 /// Characters of a value shown in a message about text that may not be text.
@@ -1889,15 +1892,21 @@ pub const SHOWN_CHARS: usize = 60;
 /// The start of `text` for a message: `SHOWN_CHARS` characters at most (then `…`), control
 /// characters escaped, so that a binary file's bytes cannot garble the terminal.
 pub fn printable(text: &str) -> String {
+    escaped(text, SHOWN_CHARS, false)
+}
+
+/// The first `max` characters of `text`, control characters escaped (`\n`, `\u{1b}`), then `…`
+/// when `text` has more or `cut` says it was cut from more.
+fn escaped(text: &str, max: usize, cut: bool) -> String {
     let mut shown: String = text
         .chars()
-        .take(SHOWN_CHARS)
+        .take(max)
         .map(|c| match c.is_control() {
             true => c.escape_default().to_string(),
             false => c.to_string(),
         })
         .collect();
-    if text.chars().nth(SHOWN_CHARS).is_some() {
+    if cut || text.chars().nth(max).is_some() {
         shown.push('…');
     }
     shown
@@ -3434,4 +3443,25 @@ pub fn default_rejects_path(dir: &Path) -> PathBuf {
         n += 1;
     }
     path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shown_field_is_short_printable_and_never_splits_a_character() {
+        assert_eq!(show(b"12.5"), "12.5");
+        // A terminal never sees the field's control bytes, only their escapes.
+        assert_eq!(show(b"a\nb\x1b[2J"), "a\\nb\\u{1b}[2J");
+        // Forty characters of two bytes each, then more: cut between characters.
+        let long = "é".repeat(100);
+        assert_eq!(show(long.as_bytes()), format!("{}…", "é".repeat(40)));
+        // Cut inside the bytes read, past what is shown: still marked as cut.
+        let wide = "€".repeat(60);
+        assert_eq!(show(wide.as_bytes()), format!("{}…", "€".repeat(40)));
+        // Bytes that are not UTF-8 show as replacement characters.
+        assert_eq!(show(b"ab\xff"), "ab\u{fffd}");
+        assert_eq!(printable("x\ty"), "x\\ty");
+    }
 }
