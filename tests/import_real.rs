@@ -5049,3 +5049,112 @@ fn davis_weatherlinks_one_letter_meridiem_is_read() {
          2024-01-14T00:00:00Z,45.1,\n2024-01-14T12:05:00Z,50.1,50.2\n"
     );
 }
+
+#[test]
+fn a_date_and_a_time_of_day_apart_or_reversed_are_joined_never_stored_at_midnight() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // The time of day first: before, every row went to its date's midnight, exit 0.
+    let input = fixture(d, "time_before_date.csv");
+    let (_, err) = ok(xs(d).args(["-d", "rev", "import"]).arg(&input));
+    assert!(err.contains("time column `Date_Time`"), "{err}");
+    let out = range(d, "rev");
+    assert_eq!(out.lines().count(), 13, "{out}");
+    assert!(
+        out.starts_with("Date_Time,Value\n2024-03-04T09:30:00Z,0\n2024-03-04T12:30:00Z,1\n"),
+        "{out}"
+    );
+    assert!(out.contains("\n2024-03-05T18:30:00Z,11\n"), "{out}");
+    // A later file of the same shape finds the two columns again.
+    fs::write(d.join("more.csv"), "Time,Date,Value\n09:30:00,2024-03-06,12\n").unwrap();
+    ok(xs(d).args(["-d", "rev", "import"]).arg(d.join("more.csv")));
+    assert!(range(d, "rev").contains("\n2024-03-06T09:30:00Z,12\n"));
+
+    // Apart, a series key between them (`Date,Symbol,Time,Price`).
+    let input = fixture(d, "date_symbol_time.csv");
+    ok(xs(d).args(["-d", "sym", "import"]).arg(&input));
+    let out = range(d, "sym");
+    assert_eq!(out.lines().count(), 13, "{out}");
+    assert!(
+        out.starts_with(
+            "Date_Time,Symbol,Price\n2024-03-04T09:30:00Z,A,100.5\n2024-03-04T12:30:00Z,B,101.5\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_spreadsheet_footer_does_not_part_the_date_from_its_time_of_day() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Three rows and `Summe;;3.000,75;6;`: before, the footer made the dates the time, and the
+    // three rows went to midnight.
+    let input = fixture(d, "excel_footer_de.csv");
+    let (code, _, err) = run(xs(d).args(["-d", "de", "import"]).arg(&input));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("time column `Datum_Uhrzeit`"), "{err}");
+    let out = range(d, "de");
+    assert_eq!(
+        out,
+        "Datum_Uhrzeit,Preis,Menge,column_5\n\
+         2024-03-04T09:30:00Z,1000.00,1,\n\
+         2024-03-04T09:37:00Z,1001.50,2,\n\
+         2024-03-04T09:44:00Z,999.25,3,\n"
+    );
+    let rejects = fs::read_dir(d.join("de"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("rejects-"))
+        .unwrap();
+    let rejects = fs::read_to_string(rejects).unwrap();
+    assert!(rejects.contains("unreadable time: `Summe `"), "{rejects}");
+}
+
+#[test]
+fn dates_beside_times_of_day_that_cannot_be_joined_are_refused_not_stored_at_midnight() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // One value in four of `Time` is text: not joined, and the dates alone would stack each
+    // day's rows at its midnight.
+    let input = fixture(d, "clock_mixed.csv");
+    let (code, _, err) = run(xs(d).args(["-d", "mixed", "import"]).arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "column `Date` holds dates alone (`2024-03-04`) and column `Time` times of day (`09:30`)"
+        ) && err.contains("--time-column Date,Time to join them"),
+        "{err}"
+    );
+    assert!(!d.join("mixed").join("xs.toml").exists());
+    // The flag the message gives, and then the format the next message asks for: the rows
+    // with both are stored, the others rejected.
+    let (code, _, err) = run(xs(d)
+        .args(["-d", "mixed", "import", "--time-column", "Date,Time"])
+        .arg(&input));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--time-format"), "{err}");
+    let (code, _, err) = run(xs(d)
+        .args([
+            "-d",
+            "mixed",
+            "import",
+            "--time-column",
+            "Date,Time",
+            "--time-format",
+            "%Y-%m-%d %H:%M",
+        ])
+        .arg(&input));
+    assert_eq!(code, 4, "{err}");
+    let out = range(d, "mixed");
+    assert!(
+        out.starts_with("Date_Time,Value\n2024-03-04T09:30:00Z,1\n"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 8, "{out}");
+
+    // A daily table (one row a date): the dates are the time, the sunrise a value.
+    let input = fixture(d, "daily_sunrise.csv");
+    let (_, err) = ok(xs(d).args(["-d", "daily", "import"]).arg(&input));
+    assert!(err.contains("time column `Date`"), "{err}");
+    assert!(range(d, "daily").starts_with("Date,Sunrise,Temp\n2024-03-04T00:00:00Z,06:40,0.5\n"));
+}

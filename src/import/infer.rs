@@ -909,7 +909,8 @@ fn interval_format(
 }
 
 /// The sample values of the columns `idx`, joined with a space when several: one per sampled
-/// record (empty where a record lacks the column), borrowed from the sample for one column.
+/// record (empty where a record lacks the column, or one of several), borrowed from the sample
+/// for one column.
 pub fn time_values<'s>(sample: &'s Sample, idx: &[usize]) -> Vec<Cow<'s, [u8]>> {
     if let [i] = idx {
         return sample
@@ -923,6 +924,15 @@ pub fn time_values<'s>(sample: &'s Sample, idx: &[usize]) -> Vec<Cow<'s, [u8]>> 
         .iter()
         .map(|r| {
             let mut v = Vec::new();
+            // A record without one of the parts (a footer's `Summe;;300,0` under `Datum;Uhrzeit`)
+            // has no time to read: absent, it does not count against the format; the import
+            // rejects it with its reason.
+            if idx
+                .iter()
+                .any(|&i| r.get(i).is_none_or(|f| f.trim_ascii().is_empty()))
+            {
+                return Cow::Owned(v);
+            }
             for (k, &i) in idx.iter().enumerate() {
                 if k > 0 {
                     v.push(b' ');
@@ -936,10 +946,20 @@ pub fn time_values<'s>(sample: &'s Sample, idx: &[usize]) -> Vec<Cow<'s, [u8]>> 
         .collect()
 }
 
-/// An adjacent date-only and time-only pair of columns (`Date`, `Time`), if the sample has one.
+/// A date-only and a time-only column to join (`Date`, `Time`), if the sample has them: the
+/// date's index first.
 fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
-    let mostly = |i: usize, test: &dyn Fn(&[u8]) -> bool| {
-        let vals = || sample.rows.column(i).filter(|v| !v.is_empty());
+    // Nine in ten of column i's values in the rows where column `beside` has one: a footer
+    // (`Summe;;12.345,67` under `Datum;Uhrzeit;Preis`) is no row of a date and a time.
+    let mostly = |i: usize, beside: usize, test: &dyn Fn(&[u8]) -> bool| {
+        let vals = || {
+            sample
+                .rows
+                .iter()
+                .filter(move |r| r.get(beside).is_some_and(|v| !v.trim_ascii().is_empty()))
+                .filter_map(move |r| r.get(i))
+                .filter(|v| !v.is_empty())
+        };
         // The first values decide most columns at once; the whole sample only the likely ones.
         let (head, head_good) = vals()
             .take(20)
@@ -980,18 +1000,44 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
         let dates: Vec<&[u8]> = sample.rows.column(i).map(<[u8]>::trim_ascii).collect();
         repeats(&dates) && sample.rows.column(i + 1).any(|v| v.trim_ascii().len() >= 3)
     };
-    (0..sample.names.len().saturating_sub(1))
+    // Several rows share a date: taken alone, the dates would stack them at its midnight. (A
+    // daily table's `Sunrise` beside unique dates is a column, not the time of its row.)
+    let shared = |d: usize| {
+        let dates: Vec<&[u8]> = sample.rows.column(d).map(<[u8]>::trim_ascii).collect();
+        repeats(&dates)
+    };
+    let adjacent = (0..sample.names.len().saturating_sub(1))
         .find(|&i| {
             let name = sample.names[i + 1].to_ascii_lowercase();
             let clock_name = names_a_clock(&name);
-            mostly(i, &dialect::is_date_only)
+            mostly(i, i + 1, &dialect::is_date_only)
                 && !names_a_duration(&name)
-                && ((mostly(i + 1, &dialect::is_time_only) && (clock_name || !mostly(i + 1, &plain_number)))
+                && ((mostly(i + 1, i, &dialect::is_time_only)
+                    && (clock_name || (!mostly(i + 1, i, &plain_number) && shared(i))))
                     || (time_name_score(&sample.names[i + 1]) >= 2
-                        && mostly(i + 1, &clock)
+                        && mostly(i + 1, i, &clock)
                         && (!short_clocks(i) || clocks_fit(i))))
         })
-        .map(|i| (i, i + 1))
+        .map(|i| (i, i + 1));
+    // Apart, or the time of day first (`Date,Symbol,Time,Price`; `Time,Date,Value`): the nearest
+    // column of clock times, written with a colon, beside dates that repeat (taken alone, they
+    // would stack a day's rows at its midnight). A daily table's `Sunrise` stays a column.
+    let apart = || {
+        let n = sample.names.len();
+        let mut pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|d| (0..n).map(move |t| (d, t)))
+            .filter(|&(d, t)| t != d && t != d + 1)
+            .collect();
+        pairs.sort_by_key(|&(d, t)| (d, t.abs_diff(d)));
+        pairs.into_iter().find(|&(d, t)| {
+            let name = sample.names[t].to_ascii_lowercase();
+            !names_a_duration(&name)
+                && mostly(d, t, &dialect::is_date_only)
+                && mostly(t, d, &|v: &[u8]| v.contains(&b':') && dialect::is_time_only(v))
+                && shared(d)
+        })
+    };
+    adjacent.or_else(apart)
 }
 
 /// Whether a lowercase column name says it holds clock times (`Time`, `Uhrzeit`, `heure`).
@@ -1688,6 +1734,47 @@ fn seconds_beside(sample: &Sample, date: usize, name: &str) -> Option<String> {
         String::from_utf8_lossy(dates[0]),
         String::from_utf8_lossy(example),
         unit_word(unit),
+    ))
+}
+
+/// Why a column of dates alone is not the time when another column holds clock times (`20:00`)
+/// in at least half of its values, though not nine in ten as `date_time_pair` joins them, and
+/// several rows share a date: taken alone, the dates would stack a day's rows at its midnight.
+fn clock_elsewhere(sample: &Sample, idx: &[usize]) -> Option<String> {
+    let [date] = idx else { return None };
+    let values = |i: usize| -> Vec<&[u8]> {
+        sample
+            .rows
+            .column(i)
+            .map(<[u8]>::trim_ascii)
+            .filter(|v| !v.is_empty())
+            .collect()
+    };
+    let half = |vals: &[&[u8]], test: &dyn Fn(&[u8]) -> bool| {
+        !vals.is_empty() && vals.iter().filter(|v| test(v)).count() * 2 >= vals.len()
+    };
+    let dates: Vec<&[u8]> = values(*date)
+        .into_iter()
+        .filter(|v| dialect::is_date_only(v))
+        .collect();
+    if !half(&values(*date), &dialect::is_date_only) || !repeats(&dates) {
+        return None;
+    }
+    let clock = |v: &[u8]| v.contains(&b':') && dialect::is_time_only(v);
+    let (name, example) = (0..sample.names.len()).filter(|&t| t != *date).find_map(|t| {
+        let vals = values(t);
+        let distinct = vals.iter().any(|v| *v != vals[0]);
+        (distinct && !names_a_duration(&sample.names[t].to_ascii_lowercase()) && half(&vals, &clock))
+            .then(|| (&sample.names[t], vals.iter().find(|v| clock(v)).copied()))
+    })?;
+    let date_name = &sample.names[*date];
+    Some(format!(
+        "column `{date_name}` holds dates alone (`{}`) and column `{name}` times of day (`{}`), \
+         and several rows share a date: taken alone, the dates would put every row of a day at \
+         its midnight. Pass --time-column {date_name},{name} to join them, or --time-column \
+         {date_name} to store each row at its day's midnight",
+        String::from_utf8_lossy(dates[0]),
+        String::from_utf8_lossy(example.unwrap_or_default()),
     ))
 }
 
@@ -2440,7 +2527,8 @@ fn infer_with<'s>(
             hour_beside(sample, idx)
                 .or_else(|| period_beside(sample, idx))
                 .or_else(|| clock_beside(sample, idx))
-                .or_else(|| within_day_beside(sample, idx)),
+                .or_else(|| within_day_beside(sample, idx))
+                .or_else(|| clock_elsewhere(sample, idx)),
             o.time_columns.is_empty(),
         ) {
             refusal.get_or_insert(hours);

@@ -1010,9 +1010,18 @@ pub fn time_sources(
     if let Some(i) = find(db_time) {
         return Some(vec![i]);
     }
-    (0..names.len().saturating_sub(1))
-        .find(|&i| format!("{}_{}", names[i], names[i + 1]) == db_time)
+    // A date and a time of day joined (`Date_Time`): side by side, or apart in either order.
+    let joins = |i: usize, j: usize| i != j && format!("{}_{}", names[i], names[j]) == db_time;
+    let n = names.len();
+    (0..n.saturating_sub(1))
+        .find(|&i| joins(i, i + 1))
         .map(|i| vec![i, i + 1])
+        .or_else(|| {
+            (0..n)
+                .flat_map(|i| (0..n).map(move |j| (i, j)))
+                .find(|&(i, j)| joins(i, j))
+                .map(|(i, j)| vec![i, j])
+        })
 }
 
 /// The input's names, each written as the database writes it when it differs only in case
