@@ -5158,3 +5158,24 @@ fn dates_beside_times_of_day_that_cannot_be_joined_are_refused_not_stored_at_mid
     assert!(err.contains("time column `Date`"), "{err}");
     assert!(range(d, "daily").starts_with("Date,Sunrise,Temp\n2024-03-04T00:00:00Z,06:40,0.5\n"));
 }
+
+#[test]
+fn per_instrument_files_keyed_by_isin_keep_each_others_rows() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Before, `ISIN` was no series name: the second file replaced the first's 3 rows, exit 0.
+    for (file, isin, base) in [("de.csv", "DE0007164600", 100), ("us.csv", "US0378331005", 200)] {
+        let rows: String = (1..=3)
+            .map(|day| format!("2024-01-0{day},{isin},{}.5\n", base + day))
+            .collect();
+        fs::write(d.join(file), format!("Date,ISIN,Close\n{rows}")).unwrap();
+        let (_, err) = ok(xs(d).args(["-d", "isin", "import"]).arg(d.join(file)));
+        assert!(!err.contains("replaced"), "{err}");
+    }
+    let out = range(d, "isin");
+    assert_eq!(out.lines().count(), 7, "{out}");
+    assert!(
+        out.contains("2024-01-01T00:00:00Z,DE0007164600,101.5\n2024-01-01T00:00:00Z,US0378331005,201.5\n"),
+        "{out}"
+    );
+}

@@ -3410,7 +3410,7 @@ fn is_id_name(lower: &str) -> bool {
 }
 
 /// Names that say a column tells series apart.
-const SERIES_NAMES: [&str; 25] = [
+const SERIES_NAMES: [&str; 40] = [
     "symbol",
     "symbols",
     "name",
@@ -3436,6 +3436,23 @@ const SERIES_NAMES: [&str; 25] = [
     "station",
     "node",
     "series",
+    // Instrument identifiers: per-instrument files name them so.
+    "isin",
+    "cusip",
+    "sedol",
+    "figi",
+    "ric",
+    "code",
+    "ts_code",
+    "currency",
+    "ccy",
+    // Places and meters, one file each.
+    "country",
+    "region",
+    "location",
+    "meter",
+    "tag",
+    "well",
 ];
 
 /// The series key: as given, else a text column whose values repeat across timestamps while
