@@ -201,3 +201,41 @@ fn a_config_with_a_bad_or_unversioned_timezone_is_refused() {
         assert!(err.contains(says), "{err}");
     }
 }
+
+#[test]
+fn a_time_without_an_offset_among_times_with_one_is_rejected_not_read_as_utc() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Before, the third row was stored at 10:00:02Z, an hour after the row written after it.
+    fs::write(
+        d.join("mixed.csv"),
+        "time,v\n2024-01-01T10:00:00+01:00,1\n2024-01-01T10:00:01+01:00,2\n\
+         2024-01-01T10:00:02,3\n2024-01-01T10:00:03+01:00,4\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "m", "import", "mixed.csv"]));
+    assert_eq!(code, 4, "{err}");
+    let listed = fs::read_dir(d.join("m"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .expect("a rejects file");
+    let rejects = fs::read_to_string(listed).unwrap();
+    assert!(
+        rejects.contains("a time without a zone or offset among times that carry one")
+            && rejects.contains("--timezone UTC if it is UTC")
+            && rejects.contains("\"2024-01-01T10:00:02,3\""),
+        "{rejects}"
+    );
+    assert_eq!(
+        range(d, "m"),
+        "time,v\n2024-01-01T09:00:00Z,1\n2024-01-01T09:00:01Z,2\n2024-01-01T09:00:03Z,4\n"
+    );
+    // A zone given places it.
+    ok(xs(d).args(["-d", "m", "import", "mixed.csv", "--timezone", "Europe/Berlin"]));
+    assert!(range(d, "m").contains("\n2024-01-01T09:00:02Z,3\n"));
+    // Times all without a zone are still read as UTC, as the summary says.
+    fs::write(d.join("naive.csv"), "time,v\n2024-01-02T10:00:00,5\n").unwrap();
+    ok(xs(d).args(["-d", "m", "import", "naive.csv"]));
+    assert!(range(d, "m").contains("\n2024-01-02T10:00:00Z,5\n"));
+}

@@ -551,6 +551,17 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
     };
 
+    // Times with offsets (`+01:00`) and some without: reading those as UTC would misplace them
+    // by the offset. Refused unless a zone is given (a header's or the database's counts).
+    let refuse_naive = args.timezone.is_none()
+        && zone == Zone::Utc
+        && xs::import::time_sources(
+            &prepared.sample.names,
+            &prepared.sample.header_text,
+            &time_columns,
+            &db.config().time_column,
+        )
+        .is_some_and(|idx| sampled_times_carry_zones(&prepared.sample, &idx, &time_format));
     let opts = Options {
         csv: prepared.csv.clone(),
         time_columns,
@@ -560,6 +571,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             dst,
             unit_by_magnitude,
             format_detected: args.time_format.is_none(),
+            refuse_naive,
         },
         date,
         ignore_unknown_columns: args.ignore_columns,
@@ -710,6 +722,20 @@ fn warn_overlapping_inputs(spans: &[Option<(i64, i64)>], names: &[String], digit
             xs::io::timefmt::format_iso(to, digits)
         );
     }
+}
+
+/// Whether some of the sample's times in the columns `idx` that `format` reads carry a zone or
+/// an offset: then one without is not known to be UTC.
+fn sampled_times_carry_zones(
+    sample: &xs::import::Sample,
+    idx: &[usize],
+    format: &xs::import::timeparse::TimeFormat,
+) -> bool {
+    use xs::import::timeparse::TimeFormat;
+    !matches!(format, TimeFormat::Epoch(_))
+        && xs::import::infer::time_values(sample, idx)
+            .iter()
+            .any(|value| matches!(format.parse(value), Ok((_, false))))
 }
 
 /// The local zone a time column's name mentions (`MTU (CET/CEST)`, `Time (EST)`,

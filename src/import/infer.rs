@@ -2321,6 +2321,7 @@ fn infer_with<'s>(
         dst: o.dst,
         unit_by_magnitude: false,
         format_detected: false,
+        refuse_naive: false,
     };
 
     // The time: the named column(s), else a date column joined with the time-of-day column

@@ -1385,9 +1385,11 @@ fn later_time_format(
                 ours.describe()
             );
             let format = TimeFormat::Flex(other);
+            // Whether its naive times are refused is the input's own (decided by the caller).
             return Some((
                 TimeSpec {
                     format,
+                    refuse_naive: false,
                     ..spec.clone()
                 },
                 plan.date_ns,
@@ -1427,6 +1429,7 @@ fn later_time_format(
     };
     let own = TimeSpec {
         format,
+        refuse_naive: false,
         ..spec.clone()
     };
     (own.format != spec.format && mostly(reading(&own, date_ns))).then(|| {
@@ -2960,6 +2963,21 @@ impl Pipeline<'_> {
                         plan.time = Some(time);
                         plan.date_ns = date_ns;
                         self.summary.notes.push(format!("{}: {note}", source.name));
+                    }
+                    // Naive times are refused where times with offsets surround them: in this
+                    // input, not because the first input's had offsets.
+                    if self.opts.time.refuse_naive {
+                        let spec = plan.time.clone().unwrap_or_else(|| self.opts.time.clone());
+                        let values = first_time_values(&plan, &chunk.data[start..]);
+                        let zoned = values
+                            .iter()
+                            .any(|v| matches!(spec.format.parse(v), Ok((_, false))));
+                        if spec.refuse_naive != zoned {
+                            plan.time = Some(TimeSpec {
+                                refuse_naive: zoned,
+                                ..spec
+                            });
+                        }
                     }
                 }
                 self.plan = Some(Arc::new(plan));

@@ -172,6 +172,10 @@ pub struct TimeSpec {
     /// The format was detected in the first input, not given: a later input whose times are
     /// written otherwise is read in its own (`import::later_time_format`).
     pub format_detected: bool,
+    /// Sampled times carry a zone or an offset and none was given (`--timezone`, the header,
+    /// the database): a time without one (a date alone aside) cannot be placed and is
+    /// refused, never guessed to be UTC.
+    pub refuse_naive: bool,
 }
 
 impl TimeSpec {
@@ -182,6 +186,7 @@ impl TimeSpec {
             dst: Dst::Refuse,
             unit_by_magnitude: false,
             format_detected: false,
+            refuse_naive: false,
         }
     }
 }
@@ -224,6 +229,8 @@ pub enum TimeError {
     Small {
         unit: EpochUnit,
     },
+    /// A time without a zone or offset where every sampled time has one (`refuse_naive`).
+    Naive,
 }
 
 impl TimeError {
@@ -279,6 +286,10 @@ impl std::fmt::Display for TimeError {
                  drop the row, or give --time-unit to store every number as what it says",
                 unit_word(*unit),
                 unit_word(*unit)
+            ),
+            TimeError::Naive => f.write_str(
+                "a time without a zone or offset among times that carry one: it cannot be \
+                 placed; pass --timezone with the zone it is in (--timezone UTC if it is UTC)",
             ),
             TimeError::BelowNanosecond { .. } => f.write_str(
                 "the time has fraction digits below one nanosecond, finer than xs stores; pass \
@@ -501,6 +512,9 @@ impl<'a> TimeParser<'a> {
     pub fn parse(&mut self, b: &[u8]) -> Result<(i64, bool), TimeError> {
         if self.iso_utc {
             if let Some(t) = self.fast_iso(b) {
+                if t.1 && self.spec.refuse_naive {
+                    return Err(TimeError::Naive);
+                }
                 return Ok(t);
             }
         } else if let Some(unit) = self.epoch {
@@ -585,6 +599,10 @@ impl<'a> TimeParser<'a> {
             }
             f => f.parse(b)?,
         };
+        // A date alone is a day, read as UTC's among times with offsets; a time is not.
+        if naive && self.spec.refuse_naive && !super::dialect::is_date_only(b) {
+            return Err(TimeError::Naive);
+        }
         self.place(t, naive)
     }
 
