@@ -5179,3 +5179,25 @@ fn per_instrument_files_keyed_by_isin_keep_each_others_rows() {
         "{out}"
     );
 }
+
+#[test]
+fn empty_fields_past_the_headers_width_are_dropped_not_the_row() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    // Some lines end with the delimiter, as spreadsheets write ragged rows: before, each was
+    // rejected ("expected 3 fields, found 4"). A line with text past the header's width is
+    // still rejected.
+    fs::write(
+        d.join("a.csv"),
+        "time;a;b\n2024-01-01T00:00:00Z;1;2\n2024-01-02T00:00:00Z;3;4;\n\
+         2024-01-03T00:00:00Z;5;6; ;\n2024-01-04T00:00:00Z;7;8;x\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(xs(d).args(["-d", "r", "import", "a.csv"]));
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("4 rows read, 3 stored, 1 rejected"), "{err}");
+    assert_eq!(
+        range(d, "r"),
+        "time,a,b\n2024-01-01T00:00:00Z,1,2\n2024-01-02T00:00:00Z,3,4\n2024-01-03T00:00:00Z,5,6\n"
+    );
+}

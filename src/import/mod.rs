@@ -2094,6 +2094,15 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
             );
             continue;
         }
+        // Empty fields past the header's width (`…;5;6;` under `a;b;c`, as spreadsheets end
+        // their lines) hold nothing: dropped, not the whole row.
+        if fields.len() > plan.targets.len()
+            && fields[plan.targets.len()..]
+                .iter()
+                .all(|f| f.bytes(data, &scratch).trim_ascii().is_empty())
+        {
+            fields.truncate(plan.targets.len());
+        }
         if fields.len() != plan.targets.len() {
             if repeats_comment(comments, fields.first().map(|f| f.bytes(data, &scratch))) {
                 p.records -= 1;
