@@ -1023,17 +1023,34 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
     // column of clock times, written with a colon, beside dates that repeat (taken alone, they
     // would stack a day's rows at its midnight). A daily table's `Sunrise` stays a column.
     let apart = || {
+        // Candidates first, a column at a time (half of their values will do here): pairs of
+        // every two columns of a wide table would cost its width squared.
+        let half = |i: usize, test: &dyn Fn(&[u8]) -> bool| {
+            let (n, good) = sample
+                .rows
+                .column(i)
+                .map(<[u8]>::trim_ascii)
+                .filter(|v| !v.is_empty())
+                .fold((0, 0), |(n, g), v| (n + 1, g + usize::from(test(v))));
+            n > 0 && good * 2 >= n
+        };
+        let clock = |v: &[u8]| v.contains(&b':') && dialect::is_time_only(v);
         let n = sample.names.len();
-        let mut pairs: Vec<(usize, usize)> = (0..n)
-            .flat_map(|d| (0..n).map(move |t| (d, t)))
-            .filter(|&(d, t)| t != d && t != d + 1)
+        let dates: Vec<usize> = (0..n).filter(|&d| half(d, &dialect::is_date_only)).collect();
+        let clocks: Vec<usize> = (0..n)
+            .filter(|&t| !dates.contains(&t) && half(t, &clock))
+            .collect();
+        let mut pairs: Vec<(usize, usize)> = dates
+            .iter()
+            .flat_map(|&d| clocks.iter().map(move |&t| (d, t)))
+            .filter(|&(d, t)| t != d + 1)
             .collect();
         pairs.sort_by_key(|&(d, t)| (d, t.abs_diff(d)));
         pairs.into_iter().find(|&(d, t)| {
             let name = sample.names[t].to_ascii_lowercase();
             !names_a_duration(&name)
                 && mostly(d, t, &dialect::is_date_only)
-                && mostly(t, d, &|v: &[u8]| v.contains(&b':') && dialect::is_time_only(v))
+                && mostly(t, d, &clock)
                 && shared(d)
         })
     };
