@@ -25,6 +25,16 @@ fn day(dir: &Path, name: &str, date: &str, prices: &[&str]) {
     fs::write(dir.join(name), text).unwrap();
 }
 
+/// The text of the rejects file an import left in the database `db`.
+fn rejects(dir: &Path, db: &str) -> String {
+    let listed = fs::read_dir(dir.join(db))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .expect("a rejects file");
+    fs::read_to_string(listed).unwrap()
+}
+
 fn config(dir: &Path, db: &str) -> String {
     fs::read_to_string(dir.join(db).join("xs.toml")).unwrap()
 }
@@ -151,12 +161,7 @@ fn a_local_time_the_databases_zone_repeats_is_rejected_with_its_reason() {
     fs::write(d.join("fall.csv"), "time,price\n2024-11-03 01:30:00,9.5\n").unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "ny", "import", "fall.csv"]));
     assert_eq!(code, 4, "{err}");
-    let listed = fs::read_dir(d.join("ny"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
-        .expect("a rejects file");
-    let rejects = fs::read_to_string(listed).unwrap();
+    let rejects = rejects(d, "ny");
     assert!(
         rejects.contains("occurs twice in America/New_York") && rejects.contains("--dst earlier"),
         "{rejects}"
@@ -215,12 +220,7 @@ fn a_time_without_an_offset_among_times_with_one_is_rejected_not_read_as_utc() {
     .unwrap();
     let (code, _, err) = run(xs(d).args(["-d", "m", "import", "mixed.csv"]));
     assert_eq!(code, 4, "{err}");
-    let listed = fs::read_dir(d.join("m"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
-        .expect("a rejects file");
-    let rejects = fs::read_to_string(listed).unwrap();
+    let rejects = rejects(d, "m");
     assert!(
         rejects.contains("a time without a zone or offset among times that carry one")
             && rejects.contains("--timezone UTC if it is UTC")

@@ -996,16 +996,13 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
     // as a day's minute bars do (one row a date with `118` is a quantity, `ResponseTime`), and
     // some have three digits or more (`0` … `23` are hours, not minutes past midnight).
     let short_clocks = |i: usize| sample.rows.column(i + 1).any(|v| v.trim_ascii().len() <= 3);
-    let clocks_fit = |i: usize| {
-        let dates: Vec<&[u8]> = sample.rows.column(i).map(<[u8]>::trim_ascii).collect();
-        repeats(&dates) && sample.rows.column(i + 1).any(|v| v.trim_ascii().len() >= 3)
-    };
     // Several rows share a date: taken alone, the dates would stack them at its midnight. (A
     // daily table's `Sunrise` beside unique dates is a column, not the time of its row.)
     let shared = |d: usize| {
         let dates: Vec<&[u8]> = sample.rows.column(d).map(<[u8]>::trim_ascii).collect();
         repeats(&dates)
     };
+    let clocks_fit = |i: usize| shared(i) && sample.rows.column(i + 1).any(|v| v.trim_ascii().len() >= 3);
     let adjacent = (0..sample.names.len().saturating_sub(1))
         .find(|&i| {
             let name = sample.names[i + 1].to_ascii_lowercase();
@@ -1025,20 +1022,12 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
     let apart = || {
         // Candidates first, a column at a time (half of their values will do here): pairs of
         // every two columns of a wide table would cost its width squared.
-        let half = |i: usize, test: &dyn Fn(&[u8]) -> bool| {
-            let (n, good) = sample
-                .rows
-                .column(i)
-                .map(<[u8]>::trim_ascii)
-                .filter(|v| !v.is_empty())
-                .fold((0, 0), |(n, g), v| (n + 1, g + usize::from(test(v))));
-            n > 0 && good * 2 >= n
-        };
-        let clock = |v: &[u8]| v.contains(&b':') && dialect::is_time_only(v);
         let n = sample.names.len();
-        let dates: Vec<usize> = (0..n).filter(|&d| half(d, &dialect::is_date_only)).collect();
+        let dates: Vec<usize> = (0..n)
+            .filter(|&d| half_present(&present_in(sample, d), &dialect::is_date_only))
+            .collect();
         let clocks: Vec<usize> = (0..n)
-            .filter(|&t| !dates.contains(&t) && half(t, &clock))
+            .filter(|&t| !dates.contains(&t) && half_present(&present_in(sample, t), &is_colon_clock))
             .collect();
         let mut pairs: Vec<(usize, usize)> = dates
             .iter()
@@ -1050,7 +1039,7 @@ fn date_time_pair(sample: &Sample) -> Option<(usize, usize)> {
             let name = sample.names[t].to_ascii_lowercase();
             !names_a_duration(&name)
                 && mostly(d, t, &dialect::is_date_only)
-                && mostly(t, d, &clock)
+                && mostly(t, d, &is_colon_clock)
                 && shared(d)
         })
     };
@@ -1754,35 +1743,47 @@ fn seconds_beside(sample: &Sample, date: usize, name: &str) -> Option<String> {
     ))
 }
 
+/// Column `i`'s sampled values without their spaces, the empty ones left out.
+fn present_in(sample: &Sample, i: usize) -> Vec<&[u8]> {
+    sample
+        .rows
+        .column(i)
+        .map(<[u8]>::trim_ascii)
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
+/// Whether `test` holds for at least half of `values` (and there are some).
+fn half_present(values: &[&[u8]], test: &dyn Fn(&[u8]) -> bool) -> bool {
+    !values.is_empty() && values.iter().filter(|v| test(v)).count() * 2 >= values.len()
+}
+
+/// A clock time written with a colon (`20:00`, `9:30:15`): not a price such as `13.21`.
+fn is_colon_clock(v: &[u8]) -> bool {
+    v.contains(&b':') && dialect::is_time_only(v)
+}
+
 /// Why a column of dates alone is not the time when another column holds clock times (`20:00`)
 /// in at least half of its values, though not nine in ten as `date_time_pair` joins them, and
 /// several rows share a date: taken alone, the dates would stack a day's rows at its midnight.
 fn clock_elsewhere(sample: &Sample, idx: &[usize]) -> Option<String> {
     let [date] = idx else { return None };
-    let values = |i: usize| -> Vec<&[u8]> {
-        sample
-            .rows
-            .column(i)
-            .map(<[u8]>::trim_ascii)
-            .filter(|v| !v.is_empty())
-            .collect()
-    };
-    let half = |vals: &[&[u8]], test: &dyn Fn(&[u8]) -> bool| {
-        !vals.is_empty() && vals.iter().filter(|v| test(v)).count() * 2 >= vals.len()
-    };
-    let dates: Vec<&[u8]> = values(*date)
-        .into_iter()
+    let present = present_in(sample, *date);
+    let dates: Vec<&[u8]> = present
+        .iter()
+        .copied()
         .filter(|v| dialect::is_date_only(v))
         .collect();
-    if !half(&values(*date), &dialect::is_date_only) || !repeats(&dates) {
+    if !half_present(&present, &dialect::is_date_only) || !repeats(&dates) {
         return None;
     }
-    let clock = |v: &[u8]| v.contains(&b':') && dialect::is_time_only(v);
     let (name, example) = (0..sample.names.len()).filter(|&t| t != *date).find_map(|t| {
-        let vals = values(t);
+        let vals = present_in(sample, t);
         let distinct = vals.iter().any(|v| *v != vals[0]);
-        (distinct && !names_a_duration(&sample.names[t].to_ascii_lowercase()) && half(&vals, &clock))
-            .then(|| (&sample.names[t], vals.iter().find(|v| clock(v)).copied()))
+        (distinct
+            && !names_a_duration(&sample.names[t].to_ascii_lowercase())
+            && half_present(&vals, &is_colon_clock))
+        .then(|| (&sample.names[t], vals.iter().find(|v| is_colon_clock(v)).copied()))
     })?;
     let date_name = &sample.names[*date];
     Some(format!(
