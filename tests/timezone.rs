@@ -172,15 +172,73 @@ fn a_local_time_the_databases_zone_repeats_is_rejected_with_its_reason() {
     assert!(range(d, "ny").contains("2024-11-03T05:30:00Z,9.5\n"));
 }
 
+/// Times given on the command line without a zone are read in the database's zone, as its
+/// imports read the same text: a `put` of New York 09:31 was stored at 09:31 UTC (four hours
+/// before the row an import stored from the same text), and `get` of the text an import read
+/// found nothing, both with exit 0.
 #[test]
-fn times_on_the_command_line_stay_utc() {
+fn times_on_the_command_line_are_read_in_the_databases_zone() {
     let t = TempDir::new().unwrap();
     let d = t.path();
     day(d, "d1.csv", "2024-03-01", &["1.5"]);
     ok(xs(d).args(["-d", "ny", "import", "d1.csv", "--timezone", "America/New_York"]));
-    ok(xs(d).args(["-d", "ny", "put", "2024-03-01T09:30:00", "7.5"]));
-    let (out, _) = ok(xs(d).args(["-d", "ny", "get", "2024-03-01T09:30:00Z"]));
-    assert_eq!(out, "time,price\n2024-03-01T09:30:00Z,7.5\n");
+    let get = |args: &[&str]| ok(xs(d).args(["-d", "ny", "get"]).args(args)).0;
+    let first = "time,price\n2024-03-01T14:30:00Z,1.5\n";
+    // The text the import read, with a space or a T; an offset or an epoch stays what it says.
+    assert_eq!(get(&["2024-03-01 09:30:00"]), first);
+    assert_eq!(get(&["2024-03-01T09:30"]), first);
+    assert_eq!(get(&["2024-03-01T14:30:00Z"]), first);
+    assert_eq!(get(&["2024-03-01T09:30:00-05:00"]), first);
+    assert_eq!(get(&["1709303400s"]), first);
+    ok(xs(d).args(["-d", "ny", "put", "2024-03-01 09:31:00", "7.5"]));
+    let second = "time,price\n2024-03-01T14:31:00Z,7.5\n";
+    let stdin = ok(xs(d)
+        .args(["-d", "ny", "get", "-"])
+        .write_stdin("2024-03-01 09:31:00\n"))
+    .0;
+    assert_eq!(stdin, second);
+    let window = |args: &[&str]| ok(xs(d).args(["-d", "ny", "range"]).args(args)).0;
+    assert_eq!(window(&["2024-03-01 09:31", "2024-03-01 09:32"]), second);
+    assert_eq!(window(&["2024-03-01T09:31..2024-03-01T09:32"]), second);
+    // A local day is the zone's day: both rows (as a UTC day it also would be, by luck of the
+    // hour; the day before, as the zone reads it, holds none).
+    assert_eq!(
+        window(&["2024-03-01", "2024-03-02"]),
+        "time,price\n2024-03-01T14:30:00Z,1.5\n2024-03-01T14:31:00Z,7.5\n"
+    );
+    assert_eq!(
+        window(&["2024-03-01T09:31:00", "--where", "time<2024-03-01T09:31:00"]),
+        "time,price\n"
+    );
+    assert_eq!(window(&["..", "--where", "time>=2024-03-01T09:31:00"]), second);
+    let exported = ok(xs(d).args(["-d", "ny", "export", "--from", "2024-03-01 09:31", "-o", "-"])).0;
+    assert_eq!(exported, second);
+    fs::write(d.join("probe.csv"), "time,note\n2024-03-01 09:30:30,a\n").unwrap();
+    let joined = ok(xs(d).args(["-d", "ny", "get", "--asof", "--join", "probe.csv"])).0;
+    assert!(
+        joined.contains("2024-03-01 09:30:30,a,2024-03-01T14:30:00Z,1.5"),
+        "{joined}"
+    );
+    let (_, err) = ok(xs(d).args(["-d", "ny", "delete", "2024-03-01 09:31:00"]));
+    assert!(err.contains("deleted 1 rows"), "{err}");
+    assert_eq!(range(d, "ny"), first);
+    // A wall time the zone skips or repeats is refused, naming the offsets that say which.
+    let (code, _, err) = run(xs(d).args(["-d", "ny", "get", "2024-03-10 02:30"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("time `2024-03-10T02:30:00` does not exist in America/New_York")
+            && err.contains("2024-03-10T02:30:00-05:00"),
+        "{err}"
+    );
+    let (code, _, err) = run(xs(d).args(["-d", "ny", "put", "2024-11-03 01:30", "9"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("occurs twice in America/New_York")
+            && err
+                .contains("2024-11-03T01:30:00-04:00 (the first) or 2024-11-03T01:30:00-05:00 (the second)"),
+        "{err}"
+    );
+    assert_eq!(range(d, "ny"), first);
 }
 
 #[test]

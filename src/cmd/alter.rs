@@ -130,7 +130,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     }
     if plan.new.timezone != plan.old.timezone {
         eprintln!(
-            "  imports now read times written without a zone in {} (was {}); stored rows do not move",
+            "  imports and time arguments now read times written without a zone in {} (was {}); \
+             stored rows do not move",
             plan.new.timezone.describe(),
             plan.old.timezone.describe()
         );

@@ -3,8 +3,9 @@
 use xs::io::timefmt::format_iso_exact;
 
 use super::series_args::SeriesArgs;
-use super::{parse_time, Context};
+use super::{parse_time, place, Context};
 use crate::exit::{CliResult, Failure};
+use xs::io::timefmt::TimeArg;
 
 const EXAMPLES: &str = "Examples:
   xs delete 2024-08-08T23:54:15.342Z                   # the rows at one timestamp
@@ -21,37 +22,40 @@ pub struct Args {
     #[command(flatten)]
     pub wait: super::WaitArg,
 
-    /// Start, inclusive (or the one timestamp to delete when TO is absent).
+    /// Start, inclusive (or the one timestamp to delete when TO is absent); ISO-8601 (without a
+    /// zone: in the database's time zone) or epoch with a unit.
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
-    pub from: i64,
+    pub from: TimeArg,
 
     /// End, exclusive.
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
-    pub to: Option<i64>,
+    pub to: Option<TimeArg>,
 
     #[command(flatten)]
     pub series: SeriesArgs,
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
+    let mut db = ctx.open_write()?;
+    let from = place(&db, args.from)?;
+    let to = args.to.map(|to| place(&db, to)).transpose()?;
     // Refused as `range` refuses it: swapped bounds would delete nothing, silently.
-    if let Some(to) = args.to.filter(|&to| args.from > to) {
+    if let Some(to) = to.filter(|&to| from > to) {
         return Err(Failure::usage(format!(
             "FROM ({}) is after TO ({}); give the window as FROM TO",
-            format_iso_exact(args.from),
+            format_iso_exact(from),
             format_iso_exact(to)
         )));
     }
-    let mut db = ctx.open_write()?;
     args.series.apply(&mut db)?;
-    let to = match args.to {
+    let to = match to {
         Some(to) => to,
         None => {
-            db.check_time(args.from)?;
-            args.from + db.config().granularity.ns()
+            db.check_time(from)?;
+            from + db.config().granularity.ns()
         }
     };
-    let deleted = db.delete(args.from, to)?;
+    let deleted = db.delete(from, to)?;
     db.sync()?;
     eprintln!("deleted {deleted} rows");
     Ok(())

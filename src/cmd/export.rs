@@ -13,8 +13,9 @@ use xs::{Database, Error};
 
 use super::output_args::{FormatArgs, Source, To, Writer};
 use super::series_args::SeriesArgs;
-use super::{parse_time, Context};
+use super::{parse_time, place, Context};
 use crate::exit::{CliResult, Failure};
+use xs::io::timefmt::TimeArg;
 
 const EXAMPLES: &str = "Examples:
   xs export -o backup.csv.zst                                  # everything, zstd-compressed
@@ -31,13 +32,14 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Start, inclusive (ISO-8601 or epoch with a unit); default: the first row.
+    /// Start, inclusive (ISO-8601 or epoch with a unit; without a zone, in the database's time
+    /// zone); default: the first row.
     #[arg(long, value_parser = parse_time, allow_hyphen_values = true, value_name = "TIME")]
-    pub from: Option<i64>,
+    pub from: Option<TimeArg>,
 
     /// End, exclusive; default: after the last row.
     #[arg(long, value_parser = parse_time, allow_hyphen_values = true, value_name = "TIME")]
-    pub to: Option<i64>,
+    pub to: Option<TimeArg>,
 
     /// Output file, `-` for stdout, or with --split a directory (created if missing).
     #[arg(short, long, value_name = "PATH")]
@@ -71,8 +73,9 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
-    let from_ns = args.from.unwrap_or(MIN_TIME_NS);
-    let to_ns = args.to.unwrap_or(END_TIME_NS);
+    let mut db = ctx.open_read()?;
+    let from_ns = args.from.map_or(Ok(MIN_TIME_NS), |t| place(&db, t))?;
+    let to_ns = args.to.map_or(Ok(END_TIME_NS), |t| place(&db, t))?;
     if from_ns > to_ns {
         return Err(Failure::usage(format!(
             "--from ({}) is after --to ({})",
@@ -95,7 +98,6 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     } else {
         To::File(&args.output)
     };
-    let mut db = ctx.open_read()?;
     args.series.apply(&mut db)?;
     let writer = args
         .format

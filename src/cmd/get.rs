@@ -9,7 +9,7 @@ use xs::query::filter::Filter;
 
 use super::output_args::{FormatArgs, OutputFileArgs, Source, To};
 use super::series_args::SeriesArgs;
-use super::{parse_time, Context};
+use super::{parse_time, place, Context};
 use crate::exit::{CliResult, Failure, NOT_FOUND};
 
 const EXAMPLES: &str = "Examples:
@@ -40,8 +40,9 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Timestamps (ISO-8601 or epoch with a unit), or `-` to read one a line from stdin (with
-    /// --asof: an as-of join of stdin, as --join -). Negative epochs go after `--`: xs get -- -5ms
+    /// Timestamps (ISO-8601, without a zone in the database's time zone, or epoch with a unit),
+    /// or `-` to read one a line from stdin (with --asof: an as-of join of stdin, as --join -).
+    /// Negative epochs go after `--`: xs get -- -5ms
     #[arg(required_unless_present = "join")]
     pub times: Vec<String>,
 
@@ -151,9 +152,9 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
     let filter = Filter::parse(db.config(), &args.filter).map_err(Failure::usage)?;
     let passes = |t: i64, row: &[u8]| filter.as_ref().map_or(Ok(true), |f| f.matches(t, row));
     let times = if args.times == ["-"] {
-        read_times_from_stdin()?
+        read_times_from_stdin(&db)?
     } else {
-        parse_times(&args.times)?
+        parse_times(&db, &args.times)?
     };
     let limit = args.limit.unwrap_or(u64::MAX);
     let mut wanted = times.clone();
@@ -280,14 +281,15 @@ fn asof_rows(
     Ok(())
 }
 
-fn parse_times(texts: &[String]) -> CliResult<Vec<i64>> {
+fn parse_times(db: &xs::Database, texts: &[String]) -> CliResult<Vec<i64>> {
     texts
         .iter()
-        .map(|t| parse_time(t).map_err(Failure::usage))
+        .map(|t| place(db, parse_time(t).map_err(Failure::usage)?))
         .collect()
 }
 
-fn read_times_from_stdin() -> CliResult<Vec<i64>> {
+fn read_times_from_stdin(db: &xs::Database) -> CliResult<Vec<i64>> {
+    let zone = &db.config().timezone;
     let mut times = Vec::new();
     for (i, line) in std::io::stdin().lock().lines().enumerate() {
         let line = line.map_err(|e| Failure::usage(format!("cannot read stdin: {e}")))?;
@@ -295,7 +297,8 @@ fn read_times_from_stdin() -> CliResult<Vec<i64>> {
         if text.is_empty() {
             continue;
         }
-        times.push(parse_time(text).map_err(|e| Failure::usage(format!("stdin line {}: {e}", i + 1)))?);
+        let t = parse_time(text).and_then(|t| t.in_zone(zone));
+        times.push(t.map_err(|e| Failure::usage(format!("stdin line {}: {e}", i + 1)))?);
     }
     Ok(times)
 }

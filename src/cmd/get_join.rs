@@ -72,7 +72,7 @@ pub fn run(db: &Database, formatter: &RowFormatter, args: &JoinArgs) -> CliResul
         .map(|&c| config.schema.columns()[c].name.clone())
         .collect();
     let mut input = read_input(args.input, args.on, &config.time_column, &key_names)?;
-    let times = probe_times(&mut input, args.time_unit)?;
+    let times = probe_times(&mut input, args.time_unit, &config.timezone)?;
     let (stores, store_of_key) = series_of_keys(db, &input, &keys, &key_names, args.series)?;
     let joined = match_in_stores(db, formatter, args, &input, &stores, &store_of_key, &times)?;
     write_joined(db, formatter, args.prefix, &input, &joined)

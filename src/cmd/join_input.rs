@@ -15,6 +15,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use xs::db::syms::FnvBuild;
+use xs::db::time::Zone;
 use xs::import::timeparse::{epoch_magnitude, is_epoch_number, parse_epoch_bytes, unit_by_magnitude};
 use xs::io::timefmt::EpochUnit;
 
@@ -658,8 +659,9 @@ fn read_quoted(input: &mut Input, data: &[u8], body: usize, before: usize, at: &
 
 /// The probe time of each record, in input order; `NO_TIME` for a record without one (it is
 /// printed without a match, as a null key joins nothing). Bare epoch numbers are in `unit`,
-/// else in the unit their largest magnitude says.
-pub(super) fn probe_times(input: &mut Input, unit: Option<EpochUnit>) -> CliResult<Vec<i64>> {
+/// else in the unit their largest magnitude says; ISO times without a zone are read in `zone`
+/// (the database's), as its imports read them.
+pub(super) fn probe_times(input: &mut Input, unit: Option<EpochUnit>, zone: &Zone) -> CliResult<Vec<i64>> {
     let unit = unit.unwrap_or_else(|| {
         let slow_max = input
             .slow
@@ -707,7 +709,7 @@ pub(super) fn probe_times(input: &mut Input, unit: Option<EpochUnit>) -> CliResu
             let t = if is_epoch_number(text) {
                 parse_epoch_bytes(text, unit).map_err(|e| e.to_string())
             } else {
-                xs::io::timefmt::parse_time_arg(&String::from_utf8_lossy(text))
+                xs::io::timefmt::parse_time_arg(&String::from_utf8_lossy(text)).and_then(|t| t.in_zone(zone))
             };
             t.map(|t| (*k, t)).map_err(|e| (*k, fail(*k, text, e)))
         })

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use xs::db::config::CONFIG_FILE;
 use xs::db::lock::LockWait;
+use xs::io::timefmt::TimeArg;
 use xs::{Access, Database};
 
 use crate::cli::{Cli, Command};
@@ -137,9 +138,16 @@ pub fn run(cli: Cli) -> CliResult {
     }
 }
 
-/// A time argument for clap: ISO-8601 or an epoch number with a unit.
-pub fn parse_time(text: &str) -> Result<i64, String> {
+/// A time argument for clap: ISO-8601 or an epoch number with a unit. One written without a
+/// zone is a wall-clock time, placed once the database is open (`place`).
+pub fn parse_time(text: &str) -> Result<TimeArg, String> {
     xs::io::timefmt::parse_time_arg(text)
+}
+
+/// `t` in UTC ns: a wall-clock time is read in the database's `timezone` (UTC without one),
+/// as its imports read the same text, so `get` finds the row an import stored from it.
+pub fn place(db: &xs::Database, t: TimeArg) -> CliResult<i64> {
+    t.in_zone(&db.config().timezone).map_err(Failure::usage)
 }
 
 /// Buffered stdout that flushes in large writes and maps write errors to failures

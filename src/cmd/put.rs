@@ -3,8 +3,9 @@
 use xs::db::schema::Schema;
 use xs::PutMode;
 
-use super::{parse_time, Context};
+use super::{parse_time, place, Context};
 use crate::exit::{CliResult, Failure};
+use xs::io::timefmt::TimeArg;
 
 const EXAMPLES: &str = "Examples:
   xs put 2024-08-08T23:54:15.342Z price=61837.63 qty=0.02 side=buy
@@ -21,9 +22,10 @@ pub struct Args {
     #[command(flatten)]
     pub wait: super::WaitArg,
 
-    /// Timestamp: ISO-8601 or epoch with a unit (1723161255342ms).
+    /// Timestamp: ISO-8601 or epoch with a unit (1723161255342ms); written without a zone, in
+    /// the database's time zone (UTC unless it was created with --timezone).
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
-    pub time: i64,
+    pub time: TimeArg,
 
     /// Values: name=value pairs, or one value per column in schema order (`-1.5` and `-inf`
     /// are values; `--append` and `--wait` after them are still the options).
@@ -51,7 +53,7 @@ pub fn run(ctx: &Context, mut args: Args) -> CliResult {
     } else {
         PutMode::Replace
     };
-    db.put(args.time, &row, mode)?;
+    db.put(place(&db, args.time)?, &row, mode)?;
     Ok(db.sync()?)
 }
 

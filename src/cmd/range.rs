@@ -9,8 +9,9 @@ use xs::query::filter::Filter;
 
 use super::output_args::{FormatArgs, OutputFileArgs, Source, To};
 use super::series_args::SeriesArgs;
-use super::{parse_time, Context, Output};
+use super::{parse_time, place, Context, Output};
 use crate::exit::{CliResult, Failure};
+use xs::io::timefmt::TimeArg;
 
 const EXAMPLES: &str = "Examples:
   xs range 2024-08-08 2024-08-09 > day.csv
@@ -33,14 +34,15 @@ const EXAMPLES: &str = "Examples:
 #[derive(clap::Args, Debug)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Start, inclusive (ISO-8601, epoch with a unit, or `now`); `FROM..TO` and `..TO` give the
-    /// whole window in one word, `..TO` from the first row.
+    /// Start, inclusive (ISO-8601, without a zone in the database's time zone; epoch with a
+    /// unit; or `now`); `FROM..TO` and `..TO` give the whole window in one word, `..TO` from the
+    /// first row.
     #[arg(value_parser = parse_window, allow_hyphen_values = true)]
     pub from: Option<Window>,
 
     /// End, exclusive; default: after the last row.
     #[arg(value_parser = parse_time, allow_hyphen_values = true)]
-    pub to: Option<i64>,
+    pub to: Option<TimeArg>,
 
     /// The window from DUR before now (15m, 1h, 1d) onwards, instead of FROM and TO.
     #[arg(long, value_name = "DUR", value_parser = parse_every, conflicts_with_all = ["from", "to"])]
@@ -94,8 +96,8 @@ pub struct Args {
 /// FROM as given: a time, or a window `A..B`, `..B` or `A..` (an open end is `None`).
 #[derive(Clone, Copy, Debug)]
 pub struct Window {
-    from: Option<i64>,
-    to: Option<i64>,
+    from: Option<TimeArg>,
+    to: Option<TimeArg>,
 }
 
 fn parse_window(text: &str) -> Result<Window, String> {
@@ -118,7 +120,7 @@ fn parse_window(text: &str) -> Result<Window, String> {
 fn window(args: &Args, db: &xs::Database) -> CliResult<(i64, i64)> {
     let (from, to) = match (args.last, args.from, args.to) {
         (Some(last), _, _) => {
-            let now = parse_time("now").map_err(Failure::usage)?;
+            let now = parse_time("now").map_err(Failure::usage)?.utc();
             (Some(now.saturating_sub(last)), None)
         }
         (None, Some(w), Some(_)) if w.to.is_some() => {
@@ -126,7 +128,10 @@ fn window(args: &Args, db: &xs::Database) -> CliResult<(i64, i64)> {
                 "the window is given twice: FROM..TO and TO; give one of them",
             ))
         }
-        (None, Some(w), to) => (w.from, w.to.or(to)),
+        (None, Some(w), to) => {
+            let at = |t: Option<TimeArg>| t.map(|t| place(db, t)).transpose();
+            (at(w.from)?, at(w.to.or(to))?)
+        }
         (None, None, _) => {
             return Err(Failure::usage(
                 "give the window: FROM [TO] (`..` for every row, `2024-08-08..` from a time on), \

@@ -79,7 +79,7 @@ fn to_text(config: &Config) -> String {
     line(
         "time zone",
         format!(
-            "{} (imports read times written without a zone in it)",
+            "{} (imports and time arguments read times written without a zone in it)",
             config.timezone.describe()
         ),
     );

@@ -45,18 +45,83 @@ impl EpochUnit {
     }
 }
 
+/// A time argument as written: an instant, or a wall-clock time that a zone places.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeArg {
+    /// An epoch number, `now`, or an ISO time with `Z` or an offset: UTC ns.
+    Instant(i64),
+    /// An ISO date or time without a zone or offset, in ns as if it were UTC. A database with
+    /// a `timezone` reads it in that zone, as its imports read the same text.
+    Wall(i64),
+}
+
+impl TimeArg {
+    /// UTC ns, a wall-clock time read in `zone`. A wall time the zone skips (clocks forward)
+    /// or shows twice (clocks back) is refused with the offsets that name it, as imports
+    /// refuse it without `--dst`.
+    pub fn in_zone(self, zone: &crate::db::time::Zone) -> Result<i64, String> {
+        use crate::import::timeparse::{local_to_utc, Dst, TimeError};
+        let wall = match self {
+            TimeArg::Instant(t) => return Ok(t),
+            TimeArg::Wall(t) => t,
+        };
+        let shown = || format_iso_exact(wall).trim_end_matches('Z').to_string();
+        let with_offset = |dst: Dst| {
+            let utc = local_to_utc(wall, zone, dst).unwrap_or(wall);
+            let minutes = (wall - utc) / NS_PER_MIN;
+            let sign = if minutes < 0 { '-' } else { '+' };
+            format!(
+                "{}{sign}{:02}:{:02}",
+                shown(),
+                minutes.abs() / 60,
+                minutes.abs() % 60
+            )
+        };
+        local_to_utc(wall, zone, Dst::Refuse).map_err(|e| match e {
+            TimeError::DstGap(_) => format!(
+                "time `{}` does not exist in {} (the clocks skip it); write it with an offset, \
+                 such as {}",
+                shown(),
+                zone.describe(),
+                with_offset(Dst::Earlier)
+            ),
+            TimeError::DstOverlap(_) => format!(
+                "time `{}` occurs twice in {} (the clocks go back); write it with an offset: \
+                 {} (the first) or {} (the second)",
+                shown(),
+                zone.describe(),
+                with_offset(Dst::Earlier),
+                with_offset(Dst::Later)
+            ),
+            _ => format!(
+                "time `{}` in {} is outside what xs can represent, 1677-09-21 to 2262-04-11",
+                shown(),
+                zone.describe()
+            ),
+        })
+    }
+
+    /// UTC ns, a wall-clock time read as UTC: for a database without a `timezone`.
+    pub fn utc(self) -> i64 {
+        match self {
+            TimeArg::Instant(t) | TimeArg::Wall(t) => t,
+        }
+    }
+}
+
 /// Parses a time argument: an ISO-8601 date or datetime (`2024-02-29`, `2024-02-29T13:45:00.5Z`,
-/// `2024-02-29 13:45:00+02:00`; naive times are UTC) or an epoch number with a unit
-/// (`1700000000s`, `1700000000123ms`, `…us`, `…ns`).
-pub fn parse_time_arg(text: &str) -> Result<i64, String> {
+/// `2024-02-29 13:45:00+02:00`; written without a zone, a wall-clock time) or an epoch number
+/// with a unit (`1700000000s`, `1700000000123ms`, `…us`, `…ns`).
+pub fn parse_time_arg(text: &str) -> Result<TimeArg, String> {
     let text = text.trim();
     if text == "now" {
         return chrono::Utc::now()
             .timestamp_nanos_opt()
+            .map(TimeArg::Instant)
             .ok_or_else(|| "the clock reads a time xs cannot represent".to_string());
     }
     if let Some(t) = parse_fractional_epoch(text) {
-        return t;
+        return t.map(TimeArg::Instant);
     }
     let digits_end = text
         .char_indices()
@@ -65,6 +130,7 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
     if digits_end > 0 && digits_end < text.len() && !text[digits_end..].starts_with('-') {
         if let Some(unit) = EpochUnit::parse(&text[digits_end..]) {
             return parse_epoch(&text[..digits_end], unit)
+                .map(TimeArg::Instant)
                 .ok_or_else(|| format!("time `{text}` is out of range"));
         }
     }
@@ -73,7 +139,11 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
             "time `{text}` has no unit: write it as {text}s, {text}ms, {text}us or {text}ns, or as ISO-8601"
         ));
     }
-    parse_iso(text.as_bytes()).ok_or_else(|| {
+    let parsed = parse_iso(text.as_bytes()).map(|t| match is_wall_clock(text) {
+        true => TimeArg::Wall(t),
+        false => TimeArg::Instant(t),
+    });
+    parsed.ok_or_else(|| {
         // A time that reads in another year (2000, a leap year) is one xs cannot represent:
         // say so, rather than that it cannot be read.
         let year = text
@@ -100,6 +170,13 @@ pub fn parse_time_arg(text: &str) -> Result<i64, String> {
             ),
         }
     })
+}
+
+/// Whether an ISO date or time (one `parse_iso` reads) names no zone: no `Z` and no offset
+/// after the clock (the date's own hyphens are before it).
+fn is_wall_clock(text: &str) -> bool {
+    let clock = text.get(11..).unwrap_or("");
+    !clock.ends_with(['Z', 'z']) && !clock.contains(['+', '-'])
 }
 
 /// An epoch number with a fraction and a unit (`1704067200.25s`, `1704067200250.5ms`): `None`
@@ -308,21 +385,76 @@ fn push_digits(out: &mut Vec<u8>, value: u64, width: usize) {
 mod tests {
     use super::*;
 
+    /// A time argument in UTC, as a database without a `timezone` reads it.
+    fn arg_utc(text: &str) -> Result<i64, String> {
+        parse_time_arg(text).map(TimeArg::utc)
+    }
+
+    #[test]
+    fn a_time_argument_without_a_zone_is_a_wall_clock_time_its_zone_places() {
+        use crate::db::time::Zone;
+        let t = parse_iso(b"2024-02-29T13:45:00Z").unwrap();
+        for wall in [
+            "2024-02-29T13:45:00",
+            "2024-02-29 13:45",
+            "2024-02-29t13:45:00.000",
+        ] {
+            assert_eq!(parse_time_arg(wall), Ok(TimeArg::Wall(t)), "{wall}");
+        }
+        assert_eq!(
+            parse_time_arg("2024-02-29"),
+            Ok(TimeArg::Wall(t - 13 * NS_PER_HOUR - 45 * NS_PER_MIN))
+        );
+        for instant in [
+            "2024-02-29T13:45:00Z",
+            "2024-02-29 15:45:00+02:00",
+            "2024-02-29T08:45-0500",
+        ] {
+            assert_eq!(parse_time_arg(instant), Ok(TimeArg::Instant(t)), "{instant}");
+        }
+        assert!(matches!(parse_time_arg("1700000000s"), Ok(TimeArg::Instant(_))));
+        assert!(matches!(parse_time_arg("now"), Ok(TimeArg::Instant(_))));
+        // A wall time moves by the zone's offset; an instant never does.
+        let plus2 = Zone::parse("+02:00").unwrap();
+        assert_eq!(TimeArg::Wall(t).in_zone(&plus2), Ok(t - 2 * NS_PER_HOUR));
+        assert_eq!(TimeArg::Instant(t).in_zone(&plus2), Ok(t));
+        assert_eq!(TimeArg::Wall(t).in_zone(&Zone::Utc), Ok(t));
+        let berlin = Zone::parse("Europe/Berlin").unwrap();
+        let skipped = parse_time_arg("2024-03-31 02:30")
+            .unwrap()
+            .in_zone(&berlin)
+            .unwrap_err();
+        assert_eq!(
+            skipped,
+            "time `2024-03-31T02:30:00` does not exist in Europe/Berlin (the clocks skip it); \
+             write it with an offset, such as 2024-03-31T02:30:00+01:00"
+        );
+        let twice = parse_time_arg("2024-10-27 02:30")
+            .unwrap()
+            .in_zone(&berlin)
+            .unwrap_err();
+        assert!(
+            twice
+                .ends_with("2024-10-27T02:30:00+02:00 (the first) or 2024-10-27T02:30:00+01:00 (the second)"),
+            "{twice}"
+        );
+    }
+
     #[test]
     fn epoch_numbers_with_fractions_and_now() {
         let t = 1_704_067_200_000_000_000;
-        assert_eq!(parse_time_arg("1704067200.25s"), Ok(t + 250_000_000));
-        assert_eq!(parse_time_arg("1704067200250.5ms"), Ok(t + 250_500_000));
-        assert_eq!(parse_time_arg("1704067200250000.125us"), Ok(t + 250_000_125));
-        assert_eq!(parse_time_arg("1704067200.000000001s"), Ok(t + 1));
-        assert_eq!(parse_time_arg("1704067200.5000000000s"), Ok(t + 500_000_000));
-        assert_eq!(parse_time_arg("-1.5s"), Ok(-1_500_000_000));
-        let finer = parse_time_arg("1704067200.0000000001s").unwrap_err();
+        assert_eq!(arg_utc("1704067200.25s"), Ok(t + 250_000_000));
+        assert_eq!(arg_utc("1704067200250.5ms"), Ok(t + 250_500_000));
+        assert_eq!(arg_utc("1704067200250000.125us"), Ok(t + 250_000_125));
+        assert_eq!(arg_utc("1704067200.000000001s"), Ok(t + 1));
+        assert_eq!(arg_utc("1704067200.5000000000s"), Ok(t + 500_000_000));
+        assert_eq!(arg_utc("-1.5s"), Ok(-1_500_000_000));
+        let finer = arg_utc("1704067200.0000000001s").unwrap_err();
         assert!(finer.contains("finer than a nanosecond"), "{finer}");
-        assert!(parse_time_arg("1.5ns").is_err());
-        assert!(parse_time_arg("1.s").is_err() && parse_time_arg(".5s").is_err());
+        assert!(arg_utc("1.5ns").is_err());
+        assert!(arg_utc("1.s").is_err() && arg_utc(".5s").is_err());
         let now = chrono::Utc::now().timestamp_nanos_opt().unwrap();
-        let got = parse_time_arg("now").unwrap();
+        let got = arg_utc("now").unwrap();
         assert!((got - now).abs() < 60_000_000_000, "{got} vs {now}");
     }
 
@@ -355,20 +487,20 @@ mod tests {
             "2262-04-12",
             "9999-12-31 00:00",
         ] {
-            let err = parse_time_arg(text).unwrap_err();
+            let err = arg_utc(text).unwrap_err();
             assert!(
                 err.contains("is outside what xs can represent, 1677-09-21 to 2262-04-11"),
                 "{text}: {err}"
             );
         }
-        assert!(parse_time_arg("1678-01-01").is_ok());
+        assert!(arg_utc("1678-01-01").is_ok());
         // A malformed date is one, whatever its year.
         for text in ["2024-13-01", "2262-02-30", "1677-12-31T25:00:00Z", "1500-01-01x"] {
-            let err = parse_time_arg(text).unwrap_err();
+            let err = arg_utc(text).unwrap_err();
             assert!(err.starts_with("cannot read time"), "{text}: {err}");
         }
         // A day its year lacks is said as such, not as a year xs cannot store.
-        let err = parse_time_arg("2023-02-29").unwrap_err();
+        let err = arg_utc("2023-02-29").unwrap_err();
         assert_eq!(
             err,
             "time `2023-02-29` names a day that 2023 does not have; check the date"
@@ -423,16 +555,13 @@ mod tests {
 
     #[test]
     fn time_args_take_units() {
-        assert_eq!(parse_time_arg("1700000000s"), Ok(1_700_000_000 * NS_PER_SEC));
-        assert_eq!(
-            parse_time_arg("1700000000123ms"),
-            Ok(1_700_000_000_123 * NS_PER_MS)
-        );
-        assert_eq!(parse_time_arg("-5us"), Ok(-5000));
-        assert_eq!(parse_time_arg("7ns"), Ok(7));
-        assert!(parse_time_arg("1700000000").unwrap_err().contains("no unit"));
-        assert!(parse_time_arg("99999999999999999999s").is_err());
-        assert_eq!(parse_time_arg("2024-02-29"), Ok(1_709_164_800 * NS_PER_SEC));
+        assert_eq!(arg_utc("1700000000s"), Ok(1_700_000_000 * NS_PER_SEC));
+        assert_eq!(arg_utc("1700000000123ms"), Ok(1_700_000_000_123 * NS_PER_MS));
+        assert_eq!(arg_utc("-5us"), Ok(-5000));
+        assert_eq!(arg_utc("7ns"), Ok(7));
+        assert!(arg_utc("1700000000").unwrap_err().contains("no unit"));
+        assert!(arg_utc("99999999999999999999s").is_err());
+        assert_eq!(arg_utc("2024-02-29"), Ok(1_709_164_800 * NS_PER_SEC));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::db::config::Config;
 use crate::db::schema::{ColumnType, FieldAt, Num, Schema};
 use crate::db::summary::{decode_bounds, BoundKind, Bounds, SummaryLayout};
 use crate::db::syms::Snapshot;
+use crate::db::time::Zone;
 use crate::error::Result;
 
 /// The comparison of a condition.
@@ -445,7 +446,7 @@ fn parse_cond(config: &Config, layout: &SummaryLayout, text: &str) -> Result<Con
         Target::Field(f) => format!("{}", f.ty),
     };
     let typed = |v: &str| -> Result<Val, String> {
-        value(target, v).map_err(|accepts| {
+        value(target, v, &config.timezone).map_err(|accepts| {
             format!("--where `{text}`: `{v}` is not a value of column `{name}` ({ty_name}): {accepts}")
         })
     };
@@ -626,16 +627,15 @@ fn is_inexact_dec(target: Target, text: &str) -> bool {
     }
 }
 
-/// `text` as a value of `target` (a decimal finer than a `dec(S)` column: its floor at S);
-/// `Err` says what the column accepts.
-fn value(target: Target, text: &str) -> Result<Val, String> {
+/// `text` as a value of `target` (a decimal finer than a `dec(S)` column: its floor at S; a
+/// time without a zone read in `zone`, the database's); `Err` says what the column accepts.
+fn value(target: Target, text: &str, zone: &Zone) -> Result<Val, String> {
     let ty = match target {
         Target::Time => {
-            return crate::io::timefmt::parse_time_arg(text)
-                .map(|ns| Val::Int(i128::from(ns)))
-                .map_err(|_| {
-                    "give a time as for FROM/TO (ISO-8601, or epoch with a unit: 1723161255342ms)".into()
-                })
+            let arg = crate::io::timefmt::parse_time_arg(text).map_err(|_| {
+                "give a time as for FROM/TO (ISO-8601, or epoch with a unit: 1723161255342ms)".to_string()
+            })?;
+            return arg.in_zone(zone).map(|ns| Val::Int(i128::from(ns)));
         }
         Target::Field(f) => f.ty,
     };

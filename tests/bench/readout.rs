@@ -26,10 +26,15 @@ use xs::db::schema::Schema;
 use xs::db::time::{Granularity, Period, NS_PER_MS, NS_PER_SEC};
 use xs::io::output::{OutputOptions, RowFormatter};
 use xs::io::stream::{write_range, Compression};
-use xs::io::timefmt::{parse_iso, parse_time_arg};
+use xs::io::timefmt::{parse_iso, parse_time_arg, TimeArg};
 use xs::{Access, Database};
 
 type Res<T = ()> = Result<T, Box<dyn std::error::Error>>;
+
+/// A time argument as the benchmark databases (no `timezone`) read it.
+fn utc_arg(text: &str) -> Result<i64, String> {
+    parse_time_arg(text).map(TimeArg::utc)
+}
 
 fn main() -> Res {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
@@ -56,15 +61,10 @@ fn main() -> Res {
             let median_us = get(db, n.parse()?)?;
             merge_inproc_json(json, dataset, median_us)
         }
-        ["format", db, from, to] => format(db, parse_time_arg(from)?, parse_time_arg(to)?),
-        ["series-range", db, series, from, to, columns, n] => series_range(
-            db,
-            series,
-            parse_time_arg(from)?,
-            parse_time_arg(to)?,
-            columns,
-            n.parse()?,
-        ),
+        ["format", db, from, to] => format(db, utc_arg(from)?, utc_arg(to)?),
+        ["series-range", db, series, from, to, columns, n] => {
+            series_range(db, series, utc_arg(from)?, utc_arg(to)?, columns, n.parse()?)
+        }
         [] => Ok(()), // `cargo bench` without arguments: nothing to do
         other => Err(format!("unknown arguments {other:?}; see the header of tests/bench/readout.rs").into()),
     }
@@ -124,6 +124,7 @@ fn build(csv: &str, db: &str, spec: &str, granularity_ns: i64, days: Option<i64>
         codec: Default::default(),
         timezone: Default::default(),
         date_order: None,
+        decimal_comma: false,
     };
     let database = Database::create(Path::new(db), &config)?;
     drop(database);
