@@ -3904,6 +3904,56 @@ fn daily_day_first_files_read_in_the_order_the_database_records() {
     );
 }
 
+/// A cron job loading a German vendor's daily files (`;`, `1.234,5`): the first file showed
+/// decimal commas, and the database records it, so the next day's file whose numbers all look
+/// like `-2.000` stores −2000, not −2 (which it did with exit 0 and a warning only).
+#[test]
+fn daily_decimal_comma_files_read_with_the_mark_the_database_records() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let first = "Datum;Wert\n01.03.2024;1,5\n02.03.2024;-2,25\n03.03.2024;3,125\n";
+    let (code, err) = import_text(d, "de", "d1.csv", first, &[]);
+    assert_eq!(code, 0, "{err}");
+    let toml = fs::read_to_string(d.join("de/xs.toml")).unwrap();
+    assert!(
+        toml.contains("format = 7\n") && toml.contains("decimal_comma = true\n"),
+        "{toml}"
+    );
+    let (out, _) = ok(xs(d).args(["-d", "de", "schema"]));
+    assert!(out.contains("decimal mark comma"), "{out}");
+    let ambiguous = "Datum;Wert\n04.03.2024;-2.000\n05.03.2024;1.500\n";
+    let (code, err) = import_text(d, "de", "d2.csv", ambiguous, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("numbers read with a decimal comma, as the database records")
+            && !err.contains("warning"),
+        "{err}"
+    );
+    // A file whose numbers show a point decides for itself.
+    let (code, err) = import_text(d, "de", "d3.csv", "Datum;Wert\n06.03.2024;7.25\n", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        range(d, "de"),
+        "Datum,Wert\n2024-03-01T00:00:00Z,1.500\n2024-03-02T00:00:00Z,-2.250\n\
+         2024-03-03T00:00:00Z,3.125\n2024-03-04T00:00:00Z,-2000.000\n\
+         2024-03-05T00:00:00Z,1500.000\n2024-03-06T00:00:00Z,7.250\n"
+    );
+    // --decimal-point says the points are decimal points.
+    let again = "Datum;Wert\n05.03.2024;1.500\n";
+    let (code, err) = import_text(d, "de", "d4.csv", again, &["--decimal-point"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "de").contains("2024-03-05T00:00:00Z,1.500\n"));
+    // A database from decimal points records nothing, and its next such file is warned about.
+    let points = "Datum;Wert\n01.03.2024;1.25\n";
+    let (code, err) = import_text(d, "pt", "p1.csv", points, &[]);
+    assert_eq!(code, 0, "{err}");
+    let toml = fs::read_to_string(d.join("pt/xs.toml")).unwrap();
+    assert!(!toml.contains("decimal_comma"), "{toml}");
+    let (code, err) = import_text(d, "pt", "p2.csv", ambiguous, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: p2.csv: numbers such as `-2.000`"), "{err}");
+}
+
 #[test]
 fn a_price_beside_a_date_is_a_value_not_the_time_of_day() {
     // `13.21` reads as H.MM: a daily file of a date and a close price was stored at

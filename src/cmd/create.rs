@@ -218,6 +218,7 @@ pub fn config_from_args(args: &Args) -> CliResult<Config> {
             None => Zone::Utc,
         },
         date_order: None,
+        decimal_comma: false,
     };
     config.check_keys().map_err(Failure::usage)?;
     let slab_len = config.slab_len();

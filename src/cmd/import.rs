@@ -65,9 +65,15 @@ pub struct Args {
     pub skip_lines: Option<usize>,
 
     /// Numbers are written with a decimal comma (`2,6`) (default: detected in files not
-    /// separated by commas).
+    /// separated by commas; a database created from such a file records it, and reads later
+    /// files whose numbers do not show their mark, such as `1.500`, with a decimal comma).
     #[arg(long)]
     pub decimal_comma: bool,
+
+    /// Numbers are written with a decimal point (`2.6`, `1.500` is one and a half): the default,
+    /// unless the file's numbers show a decimal comma or the database records one.
+    #[arg(long, conflicts_with = "decimal_comma")]
+    pub decimal_point: bool,
 
     /// More values to read as null, comma-separated (`--null -200,-999`); in numeric columns a
     /// number also matches however it is written (`-200.0`, `-2e2`, `-200,0`). Empty fields, and in
@@ -289,18 +295,17 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             )));
         }
     }
-    // Into an existing database, a header is recognised by the names it shares with it.
-    let known_names: Vec<String> = if exists {
-        match xs::db::config::Config::load(&dir) {
-            Ok(config) => std::iter::once(config.time_column.clone())
-                .chain(config.schema.columns().iter().map(|c| c.name.clone()))
-                .chain(time_columns.iter().cloned())
-                .collect(),
-            Err(_) => Vec::new(),
-        }
-    } else {
-        Vec::new()
+    // Into an existing database, a header is recognised by the names it shares with it, and
+    // numbers that do not show their decimal mark are read with the one it records.
+    let existing = exists.then(|| xs::db::config::Config::load(&dir).ok()).flatten();
+    let known_names: Vec<String> = match &existing {
+        Some(config) => std::iter::once(config.time_column.clone())
+            .chain(config.schema.columns().iter().map(|c| c.name.clone()))
+            .chain(time_columns.iter().cloned())
+            .collect(),
+        None => Vec::new(),
     };
+    let recorded_decimal_comma = existing.as_ref().is_some_and(|c| c.decimal_comma);
     // A path that names nothing is a mistake in the command (exit 2), not a failure.
     if let Some(missing) = args.files.iter().find(|f| {
         f.as_os_str() != "-"
@@ -374,7 +379,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             delimiter: delimiter.is_none(),
             header: !args.header && !args.no_header && !all_columnar,
             preamble: args.skip_lines.is_none() && !args.no_header,
-            decimal_comma: !args.decimal_comma,
+            decimal_comma: !args.decimal_comma && !args.decimal_point,
+            recorded_decimal_comma,
             known_names,
         },
         columnar: columnar.inputs.clone(),
@@ -528,6 +534,8 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             }
         }
         check_dated(prepared.sources(), &inference.date)?;
+        // Recorded, so that the next file's `1.500` reads as this one's numbers did.
+        inference.config.decimal_comma = prepared.csv.decimal_comma;
         report_inference(&dir, &prepared.sample, &inference, args.quiet);
         let wait = if ctx.wait { LockWait::Yes } else { LockWait::No };
         match Database::create_or_open(&dir, &inference.config, wait, &mut waiting_on(&dir))? {

@@ -2,7 +2,7 @@
 //! JSON (keys documented in README.md, "Schema"; stable).
 
 use serde_json::{json, Value};
-use xs::db::config::{Config, Layout};
+use xs::db::config::{Config, DayMonth, Layout};
 use xs::db::summary::SummaryLayout;
 use xs::db::time::format_duration;
 
@@ -83,6 +83,19 @@ fn to_text(config: &Config) -> String {
             config.timezone.describe()
         ),
     );
+    if let Some(order) = config.date_order {
+        let example = match order {
+            DayMonth::DayFirst => "01/02/2024 is 1 February",
+            DayMonth::MonthFirst => "01/02/2024 is 2 January",
+        };
+        line("date order", format!("{} (imports read {example})", order.name()));
+    }
+    if config.decimal_comma {
+        line(
+            "decimal mark",
+            "comma (imports read 1.500 as 1500 in files whose numbers do not show their mark)".into(),
+        );
+    }
     let keys = |k: &[String]| {
         if k.is_empty() {
             "none".to_string()
@@ -140,6 +153,8 @@ fn to_json(config: &Config) -> Value {
         "partition": config.period.name(),
         "time_column": config.time_column,
         "timezone": config.timezone.spelling(),
+        "date_order": config.date_order.map(|o| o.name()),
+        "decimal_mark": if config.decimal_comma { "comma" } else { "point" },
         "series_by": config.keys.series,
         "unique_by": config.keys.unique,
         "row_len_bytes": config.schema.row_len(),

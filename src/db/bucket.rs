@@ -2332,6 +2332,7 @@ mod tests {
             codec,
             timezone: Default::default(),
             date_order: None,
+            decimal_comma: false,
         };
         drop(crate::Database::create(dir, &config).unwrap());
         open_writer(dir)
@@ -2527,6 +2528,7 @@ mod tests {
             codec: Default::default(),
             timezone: Default::default(),
             date_order: None,
+            decimal_comma: false,
         };
         let key = PartitionKey::of(Period::Year, 1_704_067_200_000_000_000);
         assert_eq!(newest_version(&config, key), PARTITION_VERSION);

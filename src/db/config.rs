@@ -27,8 +27,11 @@ pub const TIMEZONE_FORMAT_VERSION: u32 = 5;
 /// The format of a database that records the order of day and month in its imports' dates
 /// (`date_order`): an older build would refuse the next file whose days are all 12 or less.
 pub const DATE_ORDER_FORMAT_VERSION: u32 = 6;
+/// The format of a database that records that its imports' numbers have a decimal comma
+/// (`decimal_comma`): an older build would read the next file's `-2.000` as −2, not −2000.
+pub const DECIMAL_COMMA_FORMAT_VERSION: u32 = 7;
 /// The newest format this build reads.
-pub const NEWEST_FORMAT_VERSION: u32 = DATE_ORDER_FORMAT_VERSION;
+pub const NEWEST_FORMAT_VERSION: u32 = DECIMAL_COMMA_FORMAT_VERSION;
 pub const CONFIG_FILE: &str = "xs.toml";
 /// The temporary name `xs.toml` is written under before its rename.
 pub const CONFIG_TEMP_FILE: &str = ".xs.toml.tmp";
@@ -127,6 +130,10 @@ pub struct Config {
     /// recorded when the first import decided it (from the sample, or `--time-format dmy`):
     /// a later file whose days are all 12 or less reads as the first did. Format 6.
     pub date_order: Option<DayMonth>,
+    /// Whether imports read numbers with a decimal comma (`2,6`, `1.234,5`), recorded when the
+    /// first import read them so (detected, or `--decimal-comma`): a later file whose numbers
+    /// do not show their mark (`-2.000`, `1.500`) reads as the first did. Format 7.
+    pub decimal_comma: bool,
 }
 
 /// The order of day and month in dates written with both as numbers.
@@ -210,6 +217,9 @@ struct RawConfig {
     /// `dmy` or `mdy` (format 6): the order of day and month in imported dates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     date_order: Option<String>,
+    /// `true` (format 7): imported numbers have a decimal comma.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    decimal_comma: bool,
     columns: Vec<RawColumn>,
 }
 
@@ -370,6 +380,12 @@ impl Config {
                 raw.format
             ));
         }
+        if raw.decimal_comma && raw.format < DECIMAL_COMMA_FORMAT_VERSION {
+            return Err(format!(
+                "decimal_comma needs `format = {DECIMAL_COMMA_FORMAT_VERSION}`; the config says {}",
+                raw.format
+            ));
+        }
         let config = Config {
             layout,
             bucket_ns,
@@ -382,6 +398,7 @@ impl Config {
             codec,
             timezone,
             date_order,
+            decimal_comma: raw.decimal_comma,
         };
         if config.schema.has_sym() && raw.format < SYM_FORMAT_VERSION {
             return Err(format!(
@@ -522,7 +539,9 @@ impl Config {
 
     /// The format `xs.toml` is written with: the oldest that holds this database.
     pub fn format_version(&self) -> u32 {
-        if self.date_order.is_some() {
+        if self.decimal_comma {
+            DECIMAL_COMMA_FORMAT_VERSION
+        } else if self.date_order.is_some() {
             DATE_ORDER_FORMAT_VERSION
         } else if self.timezone != Zone::Utc {
             TIMEZONE_FORMAT_VERSION
@@ -553,6 +572,7 @@ impl Config {
             schema_hash: self.schema.partition_hash().map(|h| format!("{h:016x}")),
             timezone: (self.timezone != Zone::Utc).then(|| self.timezone.spelling()),
             date_order: self.date_order.map(|o| o.name().to_string()),
+            decimal_comma: self.decimal_comma,
             columns: self
                 .schema
                 .columns()
@@ -716,7 +736,28 @@ mod tests {
             codec: Default::default(),
             timezone: Default::default(),
             date_order: None,
+            decimal_comma: false,
         }
+    }
+
+    #[test]
+    fn a_decimal_comma_is_format_7_and_round_trips() {
+        let mut config = config();
+        config.decimal_comma = true;
+        config.date_order = Some(DayMonth::DayFirst);
+        let toml = config.to_toml();
+        assert!(
+            toml.contains("format = 7\n") && toml.contains("decimal_comma = true\n"),
+            "{toml}"
+        );
+        assert_eq!(Config::parse(&toml).unwrap(), config);
+        let old = toml.replace("format = 7", "format = 6");
+        assert!(Config::parse(&old)
+            .unwrap_err()
+            .contains("decimal_comma needs `format = 7`"));
+        // A point (the default) is not written: the format stays what the rest needs.
+        config.decimal_comma = false;
+        assert!(!config.to_toml().contains("decimal_comma"));
     }
 
     #[test]
@@ -793,7 +834,7 @@ mod tests {
     fn corrupt_configs_are_refused_with_reasons() {
         let good = config().to_toml();
         let cases = [
-            (good.replace("format = 1", "format = 7"), "format version 7"),
+            (good.replace("format = 1", "format = 8"), "format version 8"),
             (good.replace("\"f64\"", "\"f128\""), "unknown type"),
             (good.replace("row_len = ", "row_len = 1"), "row_len"),
             (good.replace("\"grid\"", "\"tree\""), "unknown layout"),

@@ -727,6 +727,7 @@ mod tests {
             codec: Default::default(),
             timezone: Default::default(),
             date_order: None,
+            decimal_comma: false,
         };
         drop(Database::create(&dir, &config).unwrap());
         let db = Database::open(&dir, Access::Write(crate::db::lock::LockWait::No), &mut |_| {}).unwrap();

@@ -829,6 +829,7 @@ mod tests {
                 codec: Default::default(),
                 timezone: Default::default(),
                 date_order: None,
+                decimal_comma: false,
             };
             let key = PartitionKey::of(Period::Day, 86_400_000_000_000 * i64::from(depth));
             let p = Partition::create(tmp.path(), &config, key, false).unwrap();
@@ -886,6 +887,7 @@ mod tests {
             codec: Default::default(),
             timezone: Default::default(),
             date_order: None,
+            decimal_comma: false,
         };
         let key = PartitionKey::of(Period::Day, 0);
         let p = Partition::create(tmp.path(), &config, key, false).unwrap();

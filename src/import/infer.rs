@@ -3000,6 +3000,8 @@ fn infer_with<'s>(
         codec: RecordCodec::Raw,
         timezone: o.zone.clone(),
         date_order: day_month_of(&format),
+        // The dialect's, set by the import that creates the database.
+        decimal_comma: false,
     };
     grid.keys.series = series_idx.iter().map(|&i| names[i].clone()).collect();
     let (unique, unique_note) = choose_unique(sample, o, &grid, &time_idx, &series_idx, &row_times)?;

@@ -112,6 +112,9 @@ pub struct Sniff {
     pub header: bool,
     pub preamble: bool,
     pub decimal_comma: bool,
+    /// With `decimal_comma`: the database records that its imports read decimal commas, so
+    /// numbers that do not show their mark (`-2.000`, `1.500`) are read with one.
+    pub recorded_decimal_comma: bool,
     /// Column names of an existing database (its time column first): with them, the first
     /// line is a header when it names one of them, whatever its values look like.
     pub known_names: Vec<String>,
@@ -595,6 +598,17 @@ fn detect_dialect(
             notes.push("numbers with a decimal comma (detected; pass --decimal-comma to force it)".into());
         }
         mark_told = commas || dots;
+        if !mark_told && sniff.recorded_decimal_comma {
+            // A German export's next file whose numbers all look like `1.500`: the points
+            // group thousands, as the database's first file showed.
+            csv.decimal_comma = true;
+            mark_told = true;
+            notes.push(
+                "numbers read with a decimal comma, as the database records (`decimal_comma` in \
+                 xs.toml); pass --decimal-point if this file's points are decimal points"
+                    .into(),
+            );
+        }
         // `1.736` beside `736` and no number that tells the mark: a point grouping thousands,
         // as software writing `;` and decimal commas does, reads the same as a decimal point.
         let dot_grouped = |v: &&Vec<u8>| {

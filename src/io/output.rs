@@ -1113,6 +1113,7 @@ mod tests {
             codec: Default::default(),
             timezone: Default::default(),
             date_order: None,
+            decimal_comma: false,
         }
     }
 

@@ -457,6 +457,7 @@ impl Plan {
             codec: Default::default(),
             timezone: Default::default(),
             date_order: None,
+            decimal_comma: false,
         };
         let layout = SummaryLayout::new(&config.schema);
         let summary_slots = (config.may_summarize() && filter.is_none())

@@ -48,6 +48,7 @@ fn config() -> Config {
         codec: Default::default(),
         timezone: Default::default(),
         date_order: None,
+        decimal_comma: false,
     }
 }
 
