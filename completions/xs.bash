@@ -703,7 +703,7 @@ _xs() {
             return 0
             ;;
         xs__subcmd__import)
-            opts="-q -d -h -V --wait --delimiter --header --no-header --skip-lines --decimal-comma --null --columns --ignore-columns --update-columns --time-column --date --timezone --dst --time-unit --time-format --encoding --floor-time --granularity --depth --layout --bucket --codec --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --help --version"
+            opts="-q -d -h -V --wait --delimiter --header --no-header --skip-lines --decimal-comma --thousands --decimal-point --null --columns --ignore-columns --update-columns --time-column --date --timezone --dst --time-unit --time-format --encoding --floor-time --granularity --depth --layout --bucket --codec --partition --rejects --series-by --unique-by --max-rejects --threads --quiet --no-sync --chunk-bytes --db --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -714,6 +714,10 @@ _xs() {
                     return 0
                     ;;
                 --skip-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --thousands)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

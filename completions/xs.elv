@@ -130,7 +130,7 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --version 'Print version'
         }
         &'xs;export'= {
-            cand --from 'Start, inclusive (ISO-8601 or epoch with a unit); default: the first row'
+            cand --from 'Start, inclusive (ISO-8601 or epoch with a unit; without a zone, in the database''s time zone); default: the first row'
             cand --to 'End, exclusive; default: after the last row'
             cand -o 'Output file, `-` for stdout, or with --split a directory (created if missing)'
             cand --output 'Output file, `-` for stdout, or with --split a directory (created if missing)'
@@ -154,6 +154,7 @@ set edit:completion:arg-completer[xs] = {|@words|
         &'xs;import'= {
             cand --delimiter 'Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`)'
             cand --skip-lines 'Skip N lines (a preamble) at the start of every input before the header (default: lines before a header whose field count differs from the rows'' are skipped)'
+            cand --thousands 'The mark that groups thousands in numbers: `,` (`1,234.5`), `''` (`1''234.5`), `space` (`1 234,5`), `nbsp` (a no-break space), or `none` (default: detected from the first records; under a decimal comma, points group thousands anyway)'
             cand --null 'More values to read as null, comma-separated (`--null -200,-999`); in numeric columns a number also matches however it is written (`-200.0`, `-2e2`, `-200,0`). Empty fields, and in numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, `\N`, `n/e`, a lone `.`, `-` or `?`, are null anyway (a row whose time is null is rejected)'
             cand --columns 'Without a header: the input''s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)'
             cand --time-column 'The input column holding the time, or several joined with a space in the order given (`Date,Time`) (default: the database''s time column, or a guess). Header text or its alias'
@@ -180,7 +181,8 @@ set edit:completion:arg-completer[xs] = {|@words|
             cand --wait 'When another process holds the writer lock, wait for it instead of failing with exit 5'
             cand --header 'The first line is a header (default: detected — a first line that does not type like the rows below it is a header; into an existing database, one that names its columns)'
             cand --no-header 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)'
-            cand --decimal-comma 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)'
+            cand --decimal-comma 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas; a database created from such a file records it, and reads later files whose numbers do not show their mark, such as `1.500`, with a decimal comma)'
+            cand --decimal-point 'Numbers are written with a decimal point (`2.6`, `1.500` is one and a half): the default, unless the file''s numbers show a decimal comma or the database records one'
             cand --ignore-columns 'Skip input columns the database does not have (default: refuse them)'
             cand --update-columns 'Change only the columns the input has in the stored rows it meets: the row with the same unique key, or the one row stored at that time and series (default: an input must have every column, and its rows replace the stored rows of their times). Rows that were not stored are added with the other columns null'
             cand --floor-time 'Round times down to the granularity instead of rejecting misaligned ones'

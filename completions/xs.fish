@@ -120,7 +120,7 @@ complete -c xs -n "__fish_xs_using_subcommand delete" -s d -l db -d 'Database di
 complete -c xs -n "__fish_xs_using_subcommand delete" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c xs -n "__fish_xs_using_subcommand delete" -s V -l version -d 'Print version'
-complete -c xs -n "__fish_xs_using_subcommand export" -l from -d 'Start, inclusive (ISO-8601 or epoch with a unit); default: the first row' -r
+complete -c xs -n "__fish_xs_using_subcommand export" -l from -d 'Start, inclusive (ISO-8601 or epoch with a unit; without a zone, in the database\'s time zone); default: the first row' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -l to -d 'End, exclusive; default: after the last row' -r
 complete -c xs -n "__fish_xs_using_subcommand export" -s o -l output -d 'Output file, `-` for stdout, or with --split a directory (created if missing)' -r -F
 complete -c xs -n "__fish_xs_using_subcommand export" -l compress -d 'Compression of text output: zstd, gzip or none; default: from the file name\'s .zst or .gz. (Parquet compresses its column chunks with zstd itself.)' -r -f -a "zstd\t''
@@ -149,6 +149,7 @@ complete -c xs -n "__fish_xs_using_subcommand export" -s h -l help -d 'Print hel
 complete -c xs -n "__fish_xs_using_subcommand export" -s V -l version -d 'Print version'
 complete -c xs -n "__fish_xs_using_subcommand import" -l delimiter -d 'Field delimiter: one character, or `tab` (default: detected among `,` `;` tab `|`)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l skip-lines -d 'Skip N lines (a preamble) at the start of every input before the header (default: lines before a header whose field count differs from the rows\' are skipped)' -r
+complete -c xs -n "__fish_xs_using_subcommand import" -l thousands -d 'The mark that groups thousands in numbers: `,` (`1,234.5`), `\'` (`1\'234.5`), `space` (`1 234,5`), `nbsp` (a no-break space), or `none` (default: detected from the first records; under a decimal comma, points group thousands anyway)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l null -d 'More values to read as null, comma-separated (`--null -200,-999`); in numeric columns a number also matches however it is written (`-200.0`, `-2e2`, `-200,0`). Empty fields, and in numeric and boolean columns `NA`, `N/A`, `null`, `NULL`, `None`, `#N/A`, `\\N`, `n/e`, a lone `.`, `-` or `?`, are null anyway (a row whose time is null is rejected)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l columns -d 'Without a header: the input\'s column names in order, each optionally with a type for a new database (`time,price:f64,side:str(4)`). With a header: types for a new database that replace the guessed ones (`symbol:str(8),qty:f32`)' -r
 complete -c xs -n "__fish_xs_using_subcommand import" -l time-column -d 'The input column holding the time, or several joined with a space in the order given (`Date,Time`) (default: the database\'s time column, or a guess). Header text or its alias' -r
@@ -183,7 +184,8 @@ complete -c xs -n "__fish_xs_using_subcommand import" -s d -l db -d 'Database di
 complete -c xs -n "__fish_xs_using_subcommand import" -l wait -d 'When another process holds the writer lock, wait for it instead of failing with exit 5'
 complete -c xs -n "__fish_xs_using_subcommand import" -l header -d 'The first line is a header (default: detected — a first line that does not type like the rows below it is a header; into an existing database, one that names its columns)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l no-header -d 'The input has no header line; name its columns with --columns (default for an existing database: the time column, then its columns in order; for a new one: column_1, column_2…)'
-complete -c xs -n "__fish_xs_using_subcommand import" -l decimal-comma -d 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l decimal-comma -d 'Numbers are written with a decimal comma (`2,6`) (default: detected in files not separated by commas; a database created from such a file records it, and reads later files whose numbers do not show their mark, such as `1.500`, with a decimal comma)'
+complete -c xs -n "__fish_xs_using_subcommand import" -l decimal-point -d 'Numbers are written with a decimal point (`2.6`, `1.500` is one and a half): the default, unless the file\'s numbers show a decimal comma or the database records one'
 complete -c xs -n "__fish_xs_using_subcommand import" -l ignore-columns -d 'Skip input columns the database does not have (default: refuse them)'
 complete -c xs -n "__fish_xs_using_subcommand import" -l update-columns -d 'Change only the columns the input has in the stored rows it meets: the row with the same unique key, or the one row stored at that time and series (default: an input must have every column, and its rows replace the stored rows of their times). Rows that were not stored are added with the other columns null'
 complete -c xs -n "__fish_xs_using_subcommand import" -l floor-time -d 'Round times down to the granularity instead of rejecting misaligned ones'

@@ -2162,6 +2162,7 @@ fn run_import(db: &Database, inputs: &[PathBuf], setting: &ImportSetting) -> xs:
         unit_lines: false,
         column_names: None,
         decimal_comma: false,
+        thousands: None,
         nulls: Vec::new(),
         chunk_bytes: setting.chunk_bytes,
         sniff: Sniff::default(),

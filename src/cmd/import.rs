@@ -70,6 +70,12 @@ pub struct Args {
     #[arg(long)]
     pub decimal_comma: bool,
 
+    /// The mark that groups thousands in numbers: `,` (`1,234.5`), `'` (`1'234.5`), `space`
+    /// (`1 234,5`), `nbsp` (a no-break space), or `none` (default: detected from the first
+    /// records; under a decimal comma, points group thousands anyway).
+    #[arg(long, value_name = "MARK", value_parser = parse_thousands)]
+    pub thousands: Option<Thousands>,
+
     /// Numbers are written with a decimal point (`2.6`, `1.500` is one and a half): the default,
     /// unless the file's numbers show a decimal comma or the database records one.
     #[arg(long, conflicts_with = "decimal_comma")]
@@ -214,6 +220,27 @@ const KILL_AT_ENV: &str = "XS_IMPORT_KILL_AT";
 const HOLD_BYTES_ENV: &str = "XS_IMPORT_HOLD_BYTES";
 /// Test hook: new series synced one by one before the others are built aside (0: none).
 const DEFER_SYNC_ENV: &str = "XS_IMPORT_DEFER_SYNC_AFTER";
+
+/// `--thousands`: the mark, or none.
+#[derive(Clone, Debug)]
+pub struct Thousands(Option<Vec<u8>>);
+
+fn parse_thousands(text: &str) -> Result<Thousands, String> {
+    let mark: &str = match text {
+        "none" => return Ok(Thousands(None)),
+        "," | "'" | "\u{2019}" => text,
+        "space" | " " => " ",
+        "nbsp" | "\u{a0}" => "\u{a0}",
+        "nnbsp" | "\u{202f}" => "\u{202f}",
+        _ => {
+            return Err(format!(
+                "bad --thousands `{text}`: `,`, `'`, space, nbsp or none (points group thousands \
+                 under --decimal-comma)"
+            ))
+        }
+    };
+    Ok(Thousands(Some(mark.as_bytes().to_vec())))
+}
 
 pub fn run(ctx: &Context, args: Args) -> CliResult {
     let delimiter = match &args.delimiter {
@@ -372,6 +399,10 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         unit_lines: false,
         column_names: if args.no_header { column_names } else { None },
         decimal_comma: args.decimal_comma,
+        thousands: match &args.thousands {
+            Some(Thousands(mark)) => mark.clone(),
+            None => None,
+        },
         nulls: nulls.clone(),
         // Offsets inside a chunk are u32: keep chunks far below 4 GiB.
         chunk_bytes: args.chunk_bytes.clamp(1, 256 << 20),
@@ -380,6 +411,7 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
             header: !args.header && !args.no_header && !all_columnar,
             preamble: args.skip_lines.is_none() && !args.no_header,
             decimal_comma: !args.decimal_comma && !args.decimal_point,
+            thousands: args.thousands.is_none(),
             recorded_decimal_comma,
             known_names,
         },

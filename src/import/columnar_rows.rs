@@ -126,7 +126,8 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work) -> Parsed {
         null_tokens: Vec::new(),
     };
     // Every column through the text path: null tokens and decimal commas are text matters.
-    let all_text = !ctx.opts.csv.nulls.is_empty() || ctx.opts.csv.decimal_comma;
+    let all_text =
+        !ctx.opts.csv.nulls.is_empty() || ctx.opts.csv.decimal_comma || ctx.opts.csv.thousands.is_some();
     let mut times = TimeParser::new(&ctx.opts.time, plan.date_ns);
     let joined_time = plan.time_parts > 1;
     let mut time_col = usize::MAX;
@@ -220,9 +221,15 @@ fn set_text(ctx: &ParseCtx, row: &mut [u8], col: usize, bytes: &[u8]) -> Result<
     // As the CSV path reads them: only numeric columns, and dots group thousands there.
     let mut fixed = Vec::new();
     let mut bytes = bytes;
-    if ctx.opts.csv.decimal_comma
+    let csv = &ctx.opts.csv;
+    if (csv.decimal_comma || csv.thousands.is_some())
         && ctx.is_numeric[col]
-        && dialect::from_decimal_comma(bytes.trim_ascii(), &mut fixed)
+        && dialect::plain_number(
+            bytes.trim_ascii(),
+            csv.decimal_comma,
+            csv.thousands.as_deref(),
+            &mut fixed,
+        )
     {
         bytes = &fixed;
     }

@@ -220,6 +220,91 @@ pub fn is_grouped(int: &[u8], group: u8) -> bool {
         && groups.iter().all(|g| g.iter().all(u8::is_ascii_digit))
 }
 
+/// Marks that group thousands besides the comma and the point: an apostrophe (Swiss), a space,
+/// a no-break space and a narrow no-break space (French, ISO 80000). None of them is ever a
+/// decimal mark, so a single number grouped by one tells.
+pub const GROUP_MARKS: [&str; 4] = ["'", " ", "\u{a0}", "\u{202f}"];
+
+/// Whether `v` is a number whose whole part is grouped in thousands by `group` (`1 234`,
+/// `12'345.5`, `-1,234,567`), with `decimal` before its fraction, if any.
+pub fn grouped_by(v: &[u8], group: &[u8], decimal: u8) -> bool {
+    let v = v.strip_prefix(b"-").unwrap_or(v);
+    let (int, frac) = match v.iter().position(|&c| c == decimal) {
+        Some(p) => (&v[..p], Some(&v[p + 1..])),
+        None => (v, None),
+    };
+    if frac.is_some_and(|f| f.is_empty() || !f.iter().all(u8::is_ascii_digit)) || group.is_empty() {
+        return false;
+    }
+    let mut groups = 0;
+    let mut rest = int;
+    loop {
+        let end = memchr::memmem::find(rest, group).unwrap_or(rest.len());
+        let digits = &rest[..end];
+        let width_ok = match groups {
+            0 => (1..=3).contains(&digits.len()) && digits[0] != b'0',
+            _ => digits.len() == 3,
+        };
+        if !width_ok || !digits.iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+        groups += 1;
+        if end == rest.len() {
+            return groups > 1;
+        }
+        rest = &rest[end + group.len()..];
+    }
+}
+
+/// `v` without any `mark` (`1 234,5` → `1234,5`).
+pub fn without_mark(v: &[u8], mark: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len());
+    without_mark_into(v, mark, &mut out);
+    out
+}
+
+/// `without_mark` into `out` (cleared first): no allocation per field once `out` has grown.
+fn without_mark_into(v: &[u8], mark: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    let mut rest = v;
+    while let Some(p) = memchr::memmem::find(rest, mark) {
+        out.extend_from_slice(&rest[..p]);
+        rest = &rest[p + mark.len()..];
+    }
+    out.extend_from_slice(rest);
+}
+
+/// A thousands mark in words, for notes: `,`, `'`, a space, a no-break space.
+pub fn group_mark_name(mark: &[u8]) -> String {
+    match mark {
+        b" " => "a space".into(),
+        [0xc2, 0xa0] => "a no-break space".into(),
+        [0xe2, 0x80, 0xaf] => "a narrow no-break space".into(),
+        other => format!("`{}`", String::from_utf8_lossy(other)),
+    }
+}
+
+/// A number as xs reads numbers, in `out`, from one written with a decimal comma (see
+/// `from_decimal_comma`) or with its thousands grouped by `group` (`1,234.5`, `1 234,5` →
+/// `1234.5`). False, `out` untouched, for anything else: a number already as xs reads it, or
+/// text.
+pub fn plain_number(v: &[u8], decimal_comma: bool, group: Option<&[u8]>, out: &mut Vec<u8>) -> bool {
+    let decimal = if decimal_comma { b',' } else { b'.' };
+    match group.filter(|g| grouped_by(v, g, decimal)) {
+        Some(g) => {
+            without_mark_into(v, g, out);
+            if decimal_comma {
+                // Digits and one comma are left: the comma is the point.
+                if let Some(c) = out.iter_mut().find(|c| **c == b',') {
+                    *c = b'.';
+                }
+            }
+            true
+        }
+        None => decimal_comma && from_decimal_comma(v, out),
+    }
+}
+
 /// A number written with a decimal comma, in `out` as xs reads numbers: `12,5` → `12.5`,
 /// `1.234,5` and `1.234` → `1234.5` and `1234` (dots group thousands there). False, `out`
 /// untouched, for anything else.
@@ -715,6 +800,53 @@ mod tests {
         // One mark alone, groups of other than three digits, a leading zero: no evidence.
         for v in ["1.234", "1234,5", "12.34,5", "0.123,4", "1.234,", "1.2a4,5"] {
             assert!(!grouped_decimal(v.as_bytes(), b'.', b','), "{v}");
+        }
+    }
+
+    #[test]
+    fn grouped_thousands_read_as_plain_numbers() {
+        let plain = |v: &str, comma: bool, g: &str| {
+            let mut out = Vec::new();
+            plain_number(v.as_bytes(), comma, Some(g.as_bytes()), &mut out)
+                .then(|| String::from_utf8(out).unwrap())
+        };
+        assert_eq!(plain("1,234.56", false, ","), Some("1234.56".into()));
+        assert_eq!(plain("-12,345,678", false, ","), Some("-12345678".into()));
+        assert_eq!(plain("1 234,5", true, " "), Some("1234.5".into()));
+        assert_eq!(
+            plain("1\u{a0}234\u{a0}567,25", true, "\u{a0}"),
+            Some("1234567.25".into())
+        );
+        assert_eq!(plain("1'234.5", false, "'"), Some("1234.5".into()));
+        // Under a decimal comma, dots still group thousands where the group mark is absent.
+        assert_eq!(plain("1.234,5", true, " "), Some("1234.5".into()));
+        // Not grouped in thousands, or not a number: left alone.
+        for v in [
+            "1,23.5", "12,3456", "0,123", "1,234.", "1,,234", "a,234", "1 234 5", "999.5", "",
+        ] {
+            assert_eq!(plain(v, false, ","), None, "{v}");
+        }
+        assert_eq!(plain("1 23", true, " "), None);
+        // Any whole number and fraction, grouped and read back, is itself.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let whole = seed % 10u64.pow((seed % 13) as u32 + 1);
+            let frac = (seed >> 40) % 1000;
+            let digits = whole.to_string();
+            let mut grouped = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                    grouped.push('\u{202f}');
+                }
+                grouped.push(c);
+            }
+            let text = format!("-{grouped},{frac}");
+            let want = format!("-{whole}.{frac}");
+            // (Below 1000 there is no group: the decimal comma alone is read.)
+            assert_eq!(plain(&text, true, "\u{202f}"), Some(want), "{text}");
         }
     }
 

@@ -30,6 +30,7 @@ pub use crate::db::DEFER_SYNC_AFTER_SERIES;
 pub mod syms;
 pub mod timeparse;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -83,6 +84,9 @@ pub struct CsvOptions {
     pub column_names: Option<Vec<String>>,
     /// Numbers are written with a decimal comma (`2,6`).
     pub decimal_comma: bool,
+    /// The mark that groups thousands in numbers, when it is not the point under a decimal
+    /// comma (`,` in `1,234.5`, a space in `1 234,5`, `'` in `1'234.5`): removed from numbers.
+    pub thousands: Option<Vec<u8>>,
     /// Field values read as null besides the empty field (and, in numeric columns, the
     /// default tokens `NA`, `null`…).
     pub nulls: Vec<Vec<u8>>,
@@ -112,6 +116,8 @@ pub struct Sniff {
     pub header: bool,
     pub preamble: bool,
     pub decimal_comma: bool,
+    /// The mark that groups thousands (`1,234.5`, `1 234,5`, `1'234.5`).
+    pub thousands: bool,
     /// With `decimal_comma`: the database records that its imports read decimal commas, so
     /// numbers that do not show their mark (`-2.000`, `1.500`) are read with one.
     pub recorded_decimal_comma: bool,
@@ -356,15 +362,15 @@ fn sample_records(
         if !pushed {
             return (record_start, seen);
         }
-        if csv.decimal_comma {
+        if csv.decimal_comma || csv.thousands.is_some() {
             // As the import reads numbers (`1.234,5` → `1234.5`), so that the types seen here
             // are the ones the rows get; a column that is not numeric keeps its text there.
             let record = rows.len() - 1;
+            let group = csv.thousands.as_deref();
             for i in 0..fields.len() {
-                if rows
-                    .field_of(record, i)
-                    .is_some_and(|v| dialect::from_decimal_comma(v.trim_ascii(), &mut number))
-                {
+                if rows.field_of(record, i).is_some_and(|v| {
+                    dialect::plain_number(v.trim_ascii(), csv.decimal_comma, group, &mut number)
+                }) {
                     rows.shorten_field(record, i, &number);
                 }
             }
@@ -513,7 +519,7 @@ pub fn prepare(inputs: &[PathBuf], csv: &CsvOptions) -> Result<Prepared> {
 /// detect; the first input (`sample`) `has_header`.
 fn each_input(asked: &CsvOptions, has_header: bool, sample: &Sample) -> Option<Arc<CsvOptions>> {
     let sniff = &asked.sniff;
-    (sniff.delimiter || sniff.header || sniff.preamble || sniff.decimal_comma).then(|| {
+    (sniff.delimiter || sniff.header || sniff.preamble || sniff.decimal_comma || sniff.thousands).then(|| {
         let mut asked = asked.clone();
         if asked.sniff.known_names.is_empty() && has_header {
             // A later input's first line is its header when it names the first input's columns.
@@ -571,28 +577,55 @@ fn detect_dialect(
         }
     }
     let head = dialect::records(data, at, csv.delimiter, 1000);
+    // A number grouped by a mark that is never a decimal one (`1 234,5`, `12'345.6`) tells
+    // that mark; the decimal mark is then told from the numbers without it.
+    let mut cells: Vec<Cow<[u8]>> = head
+        .iter()
+        .skip(1)
+        .flat_map(|(_, r)| r.iter().map(|v| Cow::Borrowed(v.trim_ascii())))
+        .collect();
+    let by = |g: &[u8], v: &[u8]| dialect::grouped_by(v, g, b'.') || dialect::grouped_by(v, g, b',');
+    if sniff.thousands {
+        let mark = dialect::GROUP_MARKS
+            .iter()
+            .map(|g| g.as_bytes())
+            .filter(|g| *g != [csv.delimiter])
+            .find(|g| cells.iter().any(|v| by(g, v)));
+        if let Some(g) = mark {
+            csv.thousands = Some(g.to_vec());
+            notes.push(format!(
+                "numbers with thousands grouped by {} (detected; pass --thousands to choose)",
+                dialect::group_mark_name(g)
+            ));
+        }
+    }
+    if let Some(g) = csv.thousands.as_deref().filter(|g| *g != b",") {
+        for v in cells.iter_mut().filter(|v| by(g, v)) {
+            *v = Cow::Owned(dialect::without_mark(v, g));
+        }
+    }
+    let values = || cells.iter().map(|v| v.as_ref());
+    // Whether `v` has `sep` as a decimal mark: a comma or a point followed by other than three
+    // digits (`2,6`, `129.41`); three (`143,301`) may group thousands, unless what comes before
+    // cannot start a group (`0,123`, `1234,567`).
+    let decimal = |v: &[u8], sep: u8| {
+        let v = v.strip_prefix(b"-").unwrap_or(v);
+        v.iter().position(|&c| c == sep).is_some_and(|p| {
+            let (int, frac) = (&v[..p], &v[p + 1..]);
+            !int.is_empty()
+                && !frac.is_empty()
+                && (frac.len() != 3 || int == b"0" || int.len() > 3)
+                && int.iter().chain(frac).all(u8::is_ascii_digit)
+        })
+    };
     if sniff.decimal_comma && csv.delimiter != b',' {
-        let values = || head.iter().skip(1).flat_map(|(_, r)| r.iter());
-        // A comma followed by other than three digits is a decimal comma (`2,6`); three
-        // (`143,301`) may group thousands, unless what comes before cannot start a group (`0,123`,
-        // `1234,567`). A dot so placed (`129.41`) is a decimal point, and then the commas group
-        // thousands. A number with both (`1.234,56`, `1,234.56`) tells which is which.
-        let decimal = |v: &[u8], sep: u8| {
-            let v = v.trim_ascii();
-            let v = v.strip_prefix(b"-").unwrap_or(v);
-            v.iter().position(|&c| c == sep).is_some_and(|p| {
-                let (int, frac) = (&v[..p], &v[p + 1..]);
-                !int.is_empty()
-                    && !frac.is_empty()
-                    && (frac.len() != 3 || int == b"0" || int.len() > 3)
-                    && int.iter().chain(frac).all(u8::is_ascii_digit)
-            })
-        };
+        // A comma so placed is a decimal comma; a dot so placed is a decimal point, and then
+        // the commas group thousands. A number with both (`1.234,56`, `1,234.56`) tells which
+        // is which.
         let commas = values().any(|v| {
-            (dialect::is_decimal_comma(v.trim_ascii()) && decimal(v, b','))
-                || dialect::grouped_decimal(v.trim_ascii(), b'.', b',')
+            (dialect::is_decimal_comma(v) && decimal(v, b',')) || dialect::grouped_decimal(v, b'.', b',')
         });
-        let dots = values().any(|v| decimal(v, b'.') || dialect::grouped_decimal(v.trim_ascii(), b',', b'.'));
+        let dots = values().any(|v| decimal(v, b'.') || dialect::grouped_decimal(v, b',', b'.'));
         if commas && !dots {
             csv.decimal_comma = true;
             notes.push("numbers with a decimal comma (detected; pass --decimal-comma to force it)".into());
@@ -611,14 +644,11 @@ fn detect_dialect(
         }
         // `1.736` beside `736` and no number that tells the mark: a point grouping thousands,
         // as software writing `;` and decimal commas does, reads the same as a decimal point.
-        let dot_grouped = |v: &&Vec<u8>| {
-            let v = v.trim_ascii();
-            dialect::is_grouped(v.strip_prefix(b"-").unwrap_or(v), b'.')
-        };
+        let dot_grouped = |v: &&[u8]| dialect::is_grouped(v.strip_prefix(b"-").unwrap_or(v), b'.');
         let shown: Vec<String> = values()
             .filter(dot_grouped)
             .take(3)
-            .map(|v| String::from_utf8_lossy(v.trim_ascii()).into_owned())
+            .map(|v| String::from_utf8_lossy(v).into_owned())
             .collect();
         if let (false, Some(first)) = (mark_told, shown.first()) {
             warnings.push(format!(
@@ -629,6 +659,22 @@ fn detect_dialect(
                 head.len().saturating_sub(1),
                 first.replace('.', ""),
                 dialect::delimiter_name(csv.delimiter)
+            ));
+        }
+    }
+    // Commas group thousands where a number shows it (`1,234.56`, `1,234,567`), or where one is
+    // so grouped (`143,301`) and others show a decimal point (quoted, in a comma-separated file).
+    if sniff.thousands && csv.thousands.is_none() && !csv.decimal_comma {
+        let grouped = |v: &[u8]| dialect::grouped_by(v, b",", b'.');
+        let told = values().any(|v| {
+            dialect::grouped_decimal(v, b',', b'.')
+                || (grouped(v) && v.iter().filter(|&&c| c == b',').count() > 1)
+        }) || (values().any(grouped) && values().any(|v| decimal(v, b'.')));
+        if told {
+            csv.thousands = Some(b",".to_vec());
+            notes.push(format!(
+                "numbers with thousands grouped by {} (detected; pass --thousands to choose)",
+                dialect::group_mark_name(b",")
             ));
         }
     }
@@ -2058,6 +2104,8 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
     let mut times = timeparse::TimeParser::new(plan.time.as_ref().unwrap_or(&ctx.opts.time), plan.date_ns);
     let nulls = &ctx.opts.csv.nulls;
     let decimal_comma = plan.csv.decimal_comma;
+    let thousands = plan.csv.thousands.as_deref();
+    let rewrite_numbers = decimal_comma || thousands.is_some();
     let comments = &plan.csv.comments;
     let joined_time = plan.time_parts > 1;
     let mut parts: [Option<usize>; MAX_TIME_PARTS] = [None; MAX_TIME_PARTS];
@@ -2210,9 +2258,9 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
                         continue;
                     }
                     // Numbers only: a text column keeps its commas.
-                    if decimal_comma
+                    if rewrite_numbers
                         && ctx.is_numeric[col]
-                        && dialect::from_decimal_comma(bytes.trim_ascii(), &mut number)
+                        && dialect::plain_number(bytes.trim_ascii(), decimal_comma, thousands, &mut number)
                     {
                         bytes = &number;
                     }
@@ -2239,11 +2287,12 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
                             continue;
                         }
                         let name = &schema.columns()[col].name;
-                        failure = Some(format!(
-                            "column `{name}`: {}: `{}`",
-                            e.for_column(name),
-                            show(bytes)
-                        ));
+                        failure = Some(match grouped_number_hint(ctx.is_numeric[col], bytes) {
+                            // `1,200` where nothing told the import that commas group
+                            // thousands: say so rather than offer a wider type.
+                            Some(hint) => format!("column `{name}`: `{}` {hint}", show(bytes)),
+                            None => format!("column `{name}`: {}: `{}`", e.for_column(name), show(bytes)),
+                        });
                         break;
                     }
                 }
@@ -2465,6 +2514,31 @@ fn quote(out: &mut Vec<u8>, text: &[u8]) {
 /// it, when `Prepared::each_input` asks for one.
 type ChunkMsg = Result<(usize, Chunk, Option<Arc<CsvOptions>>)>;
 
+/// For a numeric field that did not read as a number: when its thousands are grouped
+/// (`1,200`, `12 345`), the words that say so and name `--thousands`.
+fn grouped_number_hint(numeric: bool, v: &[u8]) -> Option<String> {
+    if !numeric {
+        return None;
+    }
+    std::iter::once(",")
+        .chain(dialect::GROUP_MARKS)
+        .chain(std::iter::once("."))
+        .find(|g| dialect::grouped_by(v, g.as_bytes(), b'.') || dialect::grouped_by(v, g.as_bytes(), b','))
+        .map(|g| {
+            let flag = match g {
+                "." => "--decimal-comma".to_string(),
+                " " => "--thousands space".to_string(),
+                "\u{a0}" | "\u{202f}" => "--thousands nbsp".to_string(),
+                other => format!("--thousands '{other}'"),
+            };
+            format!(
+                "reads as a number whose thousands are grouped by {}, but the file's first \
+                 records did not show that mark; if it is one, pass {flag}",
+                dialect::group_mark_name(g.as_bytes())
+            )
+        })
+}
+
 /// A later input's own dialect: what `asked` leaves to detection, found in the bytes its first
 /// chunk is cut from; the rest as for the first input (`first`, whose columns are
 /// `first_names`).
@@ -2481,6 +2555,11 @@ fn later_input_csv(
         // Numbers that do not tell (`1.500`, or none in the first records) are read as the
         // first input's: the next part of a German export groups thousands with dots.
         csv.decimal_comma = first.decimal_comma;
+    }
+    if asked.sniff.thousands && csv.thousands.is_none() && (csv.decimal_comma == first.decimal_comma) {
+        // The next part of a file whose first numbers grouped their thousands, in the same
+        // decimal mark: its numbers are grouped the same way where they are.
+        csv.thousands = first.thousands.clone();
     }
     csv.sniff = Sniff::default();
     if csv.column_names.is_none() {
