@@ -1695,7 +1695,10 @@ fn thousands_separators_are_not_decimal_commas() {
     let (_, err) = ok(xs(d).args(["-d", "u", "import"]).arg(&input));
     assert!(!err.contains("decimal comma"), "{err}");
     let out = range(d, "u");
-    assert!(err.contains("numbers with thousands grouped by `,` (detected"), "{err}");
+    assert!(
+        err.contains("numbers with thousands grouped by `,` (detected"),
+        "{err}"
+    );
     assert!(out.contains("2021-01-04T00:00:00Z,129.41,143301\n"), "{out}");
     assert!(!out.contains("143.301"), "{out}");
     let input = fixture(d, "de_thousands_dot.csv");
@@ -4027,6 +4030,38 @@ fn numbers_with_grouped_thousands_are_read_as_numbers() {
     let (code, _, err) = run(xs(d).args(["-d", "us", "import", "next.csv", "--thousands", "x"]));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad --thousands `x`"), "{err}");
+}
+
+/// A file split for mailing, its header in the first part only, its time in the second
+/// field: the second part was read in the database's order (time first), and every row was
+/// rejected (`unreadable time: BTC`). The field that holds the times places them, the other
+/// columns in the database's order, and the import says how it read them.
+#[test]
+fn the_rest_of_a_split_file_without_a_header_is_read_in_its_own_order() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let first = "symbol,time,price\nBTC,2024-01-02T00:00:00Z,1.5\nETH,2024-01-02T00:00:01Z,2.5\n";
+    let (code, err) = import_text(d, "s", "part1.csv", first, &[]);
+    assert_eq!(code, 0, "{err}");
+    let rest = "BTC,2024-01-02T00:00:02Z,1.6\nETH,2024-01-02T00:00:03Z,2.6\n";
+    let (code, err) = import_text(d, "s", "part2.csv", rest, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(
+            "the times are in field 2 of each line, not the first: the fields are read as symbol,time,price"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        range(d, "s"),
+        "time,symbol,price\n2024-01-02T00:00:00Z,BTC,1.5\n2024-01-02T00:00:01Z,ETH,2.5\n\
+         2024-01-02T00:00:02Z,BTC,1.6\n2024-01-02T00:00:03Z,ETH,2.6\n"
+    );
+    // Times first, as the database reads a headerless file: nothing said, nothing moved.
+    let (code, err) = import_text(d, "s", "part3.csv", "2024-01-02T00:00:04Z,SOL,3.5\n", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("the times are in field"), "{err}");
+    assert!(range(d, "s").ends_with("2024-01-02T00:00:04Z,SOL,3.5\n"));
 }
 
 #[test]

@@ -485,6 +485,22 @@ pub fn run(ctx: &Context, args: Args) -> CliResult {
         }
         let db = open_write(ctx, &dir)?;
         check_keys_match(db.config(), &overrides)?;
+        if prepared.sample.names.is_empty() && time_columns.is_empty() {
+            if let Some((k, names)) = xs::import::continuation_names(db.config(), &prepared.sample) {
+                // The rest of a split file: read in its own order, not the database's.
+                if !args.quiet {
+                    eprintln!(
+                        "xs: no header, and the times are in field {} of each line, not the first: \
+                         the fields are read as {} (pass --no-header --columns to name them)",
+                        k + 1,
+                        names.join(",")
+                    );
+                }
+                prepared.sample.header_text = vec![String::new(); names.len()];
+                prepared.sample.names = names.clone();
+                prepared.csv.column_names = Some(names);
+            }
+        }
         let (format, date, from_db) = existing_time_plan(
             db.config(),
             &prepared,

@@ -1119,6 +1119,40 @@ pub fn headerless_names(config: &Config) -> Vec<String> {
     })
 }
 
+/// The names of a headerless input's columns when its times are not first, as the database
+/// reads them: the rest of a split file whose first part (`symbol,time,price`) created the
+/// database holds its time in the same field, the other columns in the database's order. `None`
+/// when the first field holds the times (or nothing is sampled), when no single other field
+/// holds them, or when the database's names are generated ones (`column_N`).
+pub fn continuation_names(config: &Config, sample: &Sample) -> Option<(usize, Vec<String>)> {
+    let columns = config.schema.columns();
+    let width = columns.len() + 1;
+    let rows = &sample.rows;
+    if generated_names(config).is_some() || rows.is_empty() || rows.max_width() != width {
+        return None;
+    }
+    let timed = |i: usize| {
+        let values: Vec<&[u8]> = rows
+            .column(i)
+            .map(<[u8]>::trim_ascii)
+            .filter(|v| !v.is_empty())
+            .collect();
+        let times = values.iter().filter(|v| dialect::is_time_like(v)).count();
+        !values.is_empty() && times * 10 >= values.len() * 9
+    };
+    if timed(0) {
+        return None;
+    }
+    let mut at = (1..width).filter(|&i| timed(i));
+    let k = at.next()?;
+    if at.next().is_some() {
+        return None;
+    }
+    let mut names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    names.insert(k, config.time_column.clone());
+    Some((k, names))
+}
+
 /// `column_1` … `column_N` when every name of the database is one of them (see
 /// `headerless_names`).
 fn generated_names(config: &Config) -> Option<Vec<String>> {
