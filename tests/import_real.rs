@@ -4064,6 +4064,36 @@ fn the_rest_of_a_split_file_without_a_header_is_read_in_its_own_order() {
     assert!(range(d, "s").ends_with("2024-01-02T00:00:04Z,SOL,3.5\n"));
 }
 
+/// NumPy's `savetxt` writes every float as `%.18e` (`1.704355201500000000e+09`), R and
+/// spreadsheets write large numbers as `1.7043552E+09`: epoch times so written were refused
+/// ("read in no format xs knows"). They are read exactly, and their padding zeros do not make
+/// the granularity a nanosecond.
+#[test]
+fn epoch_times_in_scientific_notation_are_read_exactly() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let text = "time v\n1.704355200000000000e+09 1.500000000000000000e+00\n\
+                1.704355201500000000e+09 2.500000000000000000e+00\n";
+    let (code, err) = import_text(d, "np", "np.txt", text, &["--delimiter", " "]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("epoch numbers read as seconds") && err.contains("granularity 100ms"),
+        "{err}"
+    );
+    assert_eq!(
+        range(d, "np"),
+        "time,v\n2024-01-04T08:00:00.0Z,1.5\n2024-01-04T08:00:01.5Z,2.5\n"
+    );
+    let text = "Timestamp,Value\n1.7043552E+09,3\n1.7043553E+09,4\n";
+    let (code, err) = import_text(d, "r", "r.csv", text, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("granularity 1s"), "{err}");
+    assert_eq!(
+        range(d, "r"),
+        "Timestamp,Value\n2024-01-04T08:00:00Z,3\n2024-01-04T08:01:40Z,4\n"
+    );
+}
+
 #[test]
 fn a_price_beside_a_date_is_a_value_not_the_time_of_day() {
     // `13.21` reads as H.MM: a daily file of a date and a close price was stored at

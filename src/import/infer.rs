@@ -1328,7 +1328,14 @@ fn text_precision_ns(values: &[&[u8]], format: &TimeFormat) -> Option<i64> {
         TimeFormat::Epoch(unit) => {
             let frac = values
                 .iter()
-                .map(|v| v.iter().position(|&c| c == b'.').map_or(0, |p| v.len() - p - 1))
+                .map(|v| match crate::import::timeparse::sci_to_plain(v) {
+                    // Scientific notation pads its digits (NumPy writes 18): only the digits
+                    // that are not trailing zeros tell the precision.
+                    Some(plain) => plain.iter().position(|&c| c == b'.').map_or(0, |p| {
+                        plain.len() - p - 1 - plain.iter().rev().take_while(|&&c| c == b'0').count()
+                    }),
+                    None => v.iter().position(|&c| c == b'.').map_or(0, |p| v.len() - p - 1),
+                })
                 .max()
                 .unwrap_or(0);
             let mut ns = unit.ns();

@@ -407,8 +407,13 @@ pub fn unit_word(unit: EpochUnit) -> &'static str {
     }
 }
 
-/// Whether `b` looks like an epoch number: optional sign, digits, optional fraction.
+/// Whether `b` looks like an epoch number: optional sign, digits, optional fraction; or the
+/// same in scientific notation with an exponent of 0 to 30 (`1.7043552e+09`, as NumPy's
+/// `savetxt` and R write floats).
 pub fn is_epoch_number(b: &[u8]) -> bool {
+    if b.iter().any(|&c| c == b'e' || c == b'E') {
+        return sci_to_plain(b).is_some();
+    }
     let b = b.strip_prefix(b"-").unwrap_or(b);
     let (int, frac) = match b.iter().position(|&c| c == b'.') {
         Some(p) => (&b[..p], Some(&b[p + 1..])),
@@ -433,8 +438,57 @@ pub fn unit_by_magnitude(max_abs: u64) -> EpochUnit {
     }
 }
 
+/// An epoch number in scientific notation (`-1.7043552e+09`) written out (`-1704355200`),
+/// exactly: the point moves, no float is involved. `None` for anything else, and for an
+/// exponent below 0 or above 30 (no time needs more digits than 30).
+pub fn sci_to_plain(b: &[u8]) -> Option<Vec<u8>> {
+    let e = b.iter().position(|&c| c == b'e' || c == b'E')?;
+    let (mantissa, exp) = (&b[..e], &b[e + 1..]);
+    let exp = exp.strip_prefix(b"+").unwrap_or(exp);
+    if exp.is_empty() || exp.len() > 2 || !exp.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let shift = usize::from(exp.iter().fold(0u8, |n, &c| n * 10 + (c - b'0')));
+    let (sign, body) = match mantissa.strip_prefix(b"-") {
+        Some(rest) => (&b"-"[..], rest),
+        None => (&b""[..], mantissa),
+    };
+    let (int, frac) = match body.iter().position(|&c| c == b'.') {
+        Some(p) => (&body[..p], &body[p + 1..]),
+        None => (body, &b""[..]),
+    };
+    let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+    if shift > 30
+        || int.is_empty()
+        || !digits(int)
+        || !digits(frac)
+        || (frac.is_empty() && body.len() != int.len())
+    {
+        return None;
+    }
+    let mut out = Vec::with_capacity(sign.len() + int.len() + frac.len().max(shift) + 1);
+    out.extend_from_slice(sign);
+    out.extend_from_slice(int);
+    let moved = frac.len().min(shift);
+    out.extend_from_slice(&frac[..moved]);
+    out.resize(out.len() + shift - moved, b'0');
+    if moved < frac.len() {
+        out.push(b'.');
+        out.extend_from_slice(&frac[moved..]);
+    }
+    Some(out)
+}
+
 /// The integer part's absolute value of an epoch number (saturating).
 pub fn epoch_magnitude(b: &[u8]) -> u64 {
+    if let Some(plain) = b
+        .iter()
+        .any(|&c| c == b'e' || c == b'E')
+        .then(|| sci_to_plain(b))
+        .flatten()
+    {
+        return epoch_magnitude(&plain);
+    }
     let b = b.strip_prefix(b"-").unwrap_or(b);
     let mut n: u64 = 0;
     for &c in b.iter().take_while(|c| c.is_ascii_digit()) {
@@ -766,6 +820,14 @@ fn fast_epoch(b: &[u8], unit: EpochUnit) -> Option<i64> {
 }
 
 pub fn parse_epoch_bytes(b: &[u8], unit: EpochUnit) -> Result<i64, TimeError> {
+    if let Some(plain) = b
+        .iter()
+        .any(|&c| c == b'e' || c == b'E')
+        .then(|| sci_to_plain(b))
+        .flatten()
+    {
+        return parse_epoch_bytes(&plain, unit);
+    }
     let (negative, digits) = match b.first() {
         Some(b'-') => (true, &b[1..]),
         Some(b'+') => (false, &b[1..]),
@@ -1086,6 +1148,34 @@ fn hour_24(text: &str, pattern: &str) -> Option<chrono::NaiveDateTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn epoch_numbers_in_scientific_notation_are_written_out_exactly() {
+        let plain = |v: &str| sci_to_plain(v.as_bytes()).map(|p| String::from_utf8(p).unwrap());
+        assert_eq!(plain("1.7043552e+09").as_deref(), Some("1704355200"));
+        assert_eq!(
+            plain("1.704355201500000000e+09").as_deref(),
+            Some("1704355201.500000000")
+        );
+        assert_eq!(plain("-1.5E3").as_deref(), Some("-1500"));
+        assert_eq!(plain("17e0").as_deref(), Some("17"));
+        for bad in [
+            "1.5e-03", "1.5e", "e5", "1.e5", ".5e5", "1.5e+100", "1,5e3", "1.5x3", "1.5e+3.0",
+        ] {
+            assert_eq!(plain(bad), None, "{bad}");
+        }
+        // The time is the plain number's, to the nanosecond: no float rounds it.
+        assert_eq!(
+            parse_epoch_bytes(b"1.704355201123456789e+09", EpochUnit::S),
+            Ok(1_704_355_201_123_456_789)
+        );
+        assert_eq!(
+            parse_epoch_bytes(b"1.7043552012e+12", EpochUnit::Ms),
+            Ok(1_704_355_201_200_000_000)
+        );
+        assert!(is_epoch_number(b"1.7043552e+09") && !is_epoch_number(b"2.5E-03"));
+        assert_eq!(epoch_magnitude(b"-1.7043552e+09"), 1_704_355_200);
+    }
 
     /// The time `text` reads as under the strftime `pattern`, written in ISO.
     fn read_with(pattern: &str, text: &str) -> Result<String, TimeError> {
