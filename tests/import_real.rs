@@ -190,12 +190,12 @@ fn semicolons_decimal_commas_two_time_columns_and_sentinels() {
     }
     assert_eq!(
         range(d, "air"),
-        "Date_Time,co_gt,pt08_s1_co,T,RH,column_7,column_8\n\
-         2004-03-10T18:00:00Z,2.6,1360,13.6,48.9,,\n\
-         2004-03-10T19:00:00Z,2.0,1292,13.3,47.7,,\n\
-         2004-03-10T20:00:00Z,,1402,11.9,54.0,,\n\
-         2004-03-13T21:00:00Z,2.2,,11.0,60.0,,\n\
-         2004-03-13T22:00:00Z,,1100,,61.5,,\n"
+        "Date_Time,co_gt,pt08_s1_co,T,RH\n\
+         2004-03-10T18:00:00Z,2.6,1360,13.6,48.9\n\
+         2004-03-10T19:00:00Z,2.0,1292,13.3,47.7\n\
+         2004-03-10T20:00:00Z,,1402,11.9,54.0\n\
+         2004-03-13T21:00:00Z,2.2,,11.0,60.0\n\
+         2004-03-13T22:00:00Z,,1100,,61.5\n"
     );
     // The alias and the header text both name columns in specs.
     ok(xs(d)
@@ -1144,8 +1144,8 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
     );
     assert_eq!(
         range(d, "influx"),
-        "_time,column_1,result,table,_value,_field\n2021-01-01T00:00:10Z,,,0,21.5,temp\n\
-         2021-01-01T00:00:20Z,,,0,21.6,temp\n"
+        "_time,result,table,_value,_field\n2021-01-01T00:00:10Z,,0,21.5,temp\n\
+         2021-01-01T00:00:20Z,,0,21.6,temp\n"
     );
     // Several tables, each with its annotations and header again: those are not rows, and do
     // not hide the header from the sniffer.
@@ -1173,8 +1173,8 @@ fn comment_lines_before_the_header_and_dots_and_dashes_as_nulls() {
     assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
     assert_eq!(
         range(d, "tables"),
-        "_time,column_1,result,table\n2021-01-01T00:00:10Z,,,0\n2021-01-01T00:00:20Z,,,0\n\
-         2021-01-01T00:00:30Z,,,1\n"
+        "_time,result,table\n2021-01-01T00:00:10Z,,0\n2021-01-01T00:00:20Z,,0\n\
+         2021-01-01T00:00:30Z,,1\n"
     );
     // Under a leading comment, rows whose first field starts with `#` (hashtags, `#1`) are
     // data: stored, or rejected with their reason; only a line that starts as a leading
@@ -2443,7 +2443,8 @@ fn a_header_short_of_names_is_fitted_only_where_the_rows_say_how() {
         &[],
     );
     assert_eq!(code, 0, "{err}");
-    assert!(range(d, "e").starts_with("time,v,column_3\n2024-01-01T00:00:00Z,1,\n"));
+    // (The empty third field is no column: unnamed, without a value.)
+    assert!(range(d, "e").starts_with("time,v\n2024-01-01T00:00:00Z,1\n"));
     let (code, err) = import_text(d, "h", "h.csv", "time,a,b,\n2024-01-01T00:00:00Z,1,2\n", &[]);
     assert_eq!(code, 0, "{err}");
     assert!(
@@ -2457,7 +2458,7 @@ fn a_header_short_of_names_is_fitted_only_where_the_rows_say_how() {
     let text = "station,observed,temp\n1,2024-01-01 00:00,5.5,\n1,2024-01-01 01:00,6.5,\n";
     let (code, err) = import_text(d, "st", "st.csv", text, &[]);
     assert_eq!(code, 0, "{err}");
-    assert!(range(d, "st").starts_with("observed,station,temp,column_4\n2024-01-01T00:00:00Z,1,5.5,\n"));
+    assert!(range(d, "st").starts_with("observed,station,temp\n2024-01-01T00:00:00Z,1,5.5\n"));
     let (code, err) = import_text(
         d,
         "qp",
@@ -4094,6 +4095,62 @@ fn epoch_times_in_scientific_notation_are_read_exactly() {
     );
 }
 
+/// Spreadsheet exports end their lines in delimiters (`time;v;;`): the two unnamed, empty
+/// fields became f64 columns `column_3` and `column_4`, and the next day's file that ended its
+/// lines in one `;` fewer was refused (exit 2) as lacking `column_4`. They are no columns now;
+/// such a field is skipped while empty, and a row with a value there is rejected, not stored
+/// without it.
+#[test]
+fn unnamed_empty_trailing_fields_are_no_columns_and_later_files_may_vary() {
+    let t = TempDir::new().unwrap();
+    let d = t.path();
+    let first = "time;v;;\n2024-01-02T00:00:00Z;1;;\n2024-01-02T00:01:00Z;2;;\n";
+    let (code, err) = import_text(d, "e", "d1.csv", first, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("`column_3`, `column_4` (unnamed in the header) hold no value in the sample"),
+        "{err}"
+    );
+    assert!(err.contains("columns: v:i64 ("), "{err}");
+    for (name, text) in [
+        ("d2.csv", "time;v;\n2024-01-03T00:00:00Z;3;\n"),
+        ("d3.csv", "time;v;;;\n2024-01-04T00:00:00Z;4;;;\n"),
+        ("d4.csv", "time;v\n2024-01-05T00:00:00Z;5\n"),
+    ] {
+        let (code, err) = import_text(d, "e", name, text, &[]);
+        assert_eq!(code, 0, "{name}: {err}");
+    }
+    let (code, err) = import_text(d, "e", "d5.csv", "time;v;;\n2024-01-06T00:00:00Z;6;7;\n", &[]);
+    assert_eq!(code, 4, "{err}");
+    let rejects = fs::read_dir(d.join("e"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .map(|p| fs::read_to_string(p).unwrap())
+        .unwrap();
+    assert!(
+        rejects.contains(
+            "field 3 has no name in the header and no column in the database, so `7` would be lost"
+        ),
+        "{rejects}"
+    );
+    assert_eq!(
+        range(d, "e"),
+        "time,v\n2024-01-02T00:00:00Z,1\n2024-01-02T00:01:00Z,2\n2024-01-03T00:00:00Z,3\n\
+         2024-01-04T00:00:00Z,4\n2024-01-05T00:00:00Z,5\n"
+    );
+    // --ignore-columns leaves the value out, as it leaves out a named column.
+    let (code, err) = import_text(
+        d,
+        "e",
+        "d5.csv",
+        "time;v;;\n2024-01-06T00:00:00Z;6;7;\n",
+        &["--ignore-columns"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(range(d, "e").ends_with("2024-01-06T00:00:00Z,6\n"));
+}
+
 #[test]
 fn a_price_beside_a_date_is_a_value_not_the_time_of_day() {
     // `13.21` reads as H.MM: a daily file of a date and a close price was stored at
@@ -4956,11 +5013,11 @@ fn a_repeated_header_does_not_hide_the_header() {
     let (_, err) = ok(xs(d).args(["-d", "j", "import"]).arg(&input));
     assert!(err.contains("1 line(s) repeating the header skipped"), "{err}");
     let rows = range(d, "j");
-    assert!(rows.starts_with("timestamp,value,"), "{rows}");
+    assert!(rows.starts_with("timestamp,value\n"), "{rows}");
     assert!(
-        rows.contains("\n2024-01-01T00:00:00Z,1.0,\n")
-            && rows.contains("\n2024-01-01T00:10:00Z,1.1,\n")
-            && rows.contains("\n2024-01-01T00:20:00Z,1.2,\n"),
+        rows.contains("\n2024-01-01T00:00:00Z,1.0\n")
+            && rows.contains("\n2024-01-01T00:10:00Z,1.1\n")
+            && rows.contains("\n2024-01-01T00:20:00Z,1.2\n"),
         "{rows}"
     );
     assert_eq!(rows.lines().count(), 4, "{rows}");
@@ -5286,10 +5343,10 @@ fn a_spreadsheet_footer_does_not_part_the_date_from_its_time_of_day() {
     let out = range(d, "de");
     assert_eq!(
         out,
-        "Datum_Uhrzeit,Preis,Menge,column_5\n\
-         2024-03-04T09:30:00Z,1000.00,1,\n\
-         2024-03-04T09:37:00Z,1001.50,2,\n\
-         2024-03-04T09:44:00Z,999.25,3,\n"
+        "Datum_Uhrzeit,Preis,Menge\n\
+         2024-03-04T09:30:00Z,1000.00,1\n\
+         2024-03-04T09:37:00Z,1001.50,2\n\
+         2024-03-04T09:44:00Z,999.25,3\n"
     );
     let rejects = fs::read_dir(d.join("de"))
         .unwrap()

@@ -135,7 +135,8 @@ pub(super) fn parse_batch(ctx: &ParseCtx, work: Work) -> Parsed {
     let mut sym_cols: Vec<(usize, usize)> = Vec::new();
     for (i, (array, target)) in batch.columns().iter().zip(&plan.targets).enumerate() {
         match *target {
-            Target::Skip => {}
+            // (Parquet and Arrow columns always have names.)
+            Target::Skip | Target::Unnamed => {}
             Target::Time(k) if joined_time => parts.push((k, column_text(array, false))),
             Target::Time(_) => {
                 time_col = i;

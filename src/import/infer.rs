@@ -2919,11 +2919,23 @@ fn infer_with<'s>(
     let mut columns = Vec::new();
     let mut verdicts = verdicts();
     let mut present: Vec<&[u8]> = Vec::new();
+    let mut unnamed = Vec::new();
+    let header = sample.header_text.iter().any(|t| !t.is_empty());
     for (i, name) in names.iter().enumerate() {
         if time_idx.contains(&i) {
             continue;
         }
         let given = types.iter().find(|(n, _)| *n == i).map(|(_, t)| *t);
+        // A field without a name and without a value in the sample (`a;b;;`: lines that end in
+        // delimiters) is no column: imports skip it, and reject a row with a value there.
+        if given.is_none()
+            && header
+            && sample.header_text.get(i).is_some_and(String::is_empty)
+            && sample.rows.column(i).all(|v| v.trim_ascii().is_empty())
+        {
+            unnamed.push(format!("`{name}`"));
+            continue;
+        }
         let (ty, nulls) = match given {
             Some(t) => (
                 t,
@@ -2978,6 +2990,13 @@ fn infer_with<'s>(
             name: name.clone(),
             ty,
         });
+    }
+    if !unnamed.is_empty() {
+        notes.push(format!(
+            "{} (unnamed in the header) hold no value in the sample (the lines end in delimiters): \
+             not stored; a row with a value there is rejected",
+            unnamed.join(", ")
+        ));
     }
     if columns.is_empty() {
         return Err(Error::Invalid(format!(

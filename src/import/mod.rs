@@ -116,7 +116,7 @@ pub struct Sniff {
     pub header: bool,
     pub preamble: bool,
     pub decimal_comma: bool,
-    /// The mark that groups thousands (`1,234.5`, `1 234,5`, `1'234.5`).
+    /// Detect the mark that groups thousands (`1,234.5`, `1 234,5`, `1'234.5`).
     pub thousands: bool,
     /// With `decimal_comma`: the database records that its imports read decimal commas, so
     /// numbers that do not show their mark (`-2.000`, `1.500`) are read with one.
@@ -1022,6 +1022,10 @@ enum Target {
     Time(u8),
     Column(usize),
     Skip,
+    /// A field the header leaves unnamed and the database has no column for (`a;b;;`: lines
+    /// that end in delimiters): skipped when empty, and a row with a value there is rejected,
+    /// never stored without it.
+    Unnamed,
 }
 
 /// How one input's fields map to the database.
@@ -1222,6 +1226,12 @@ fn plan_for(
             Target::Time(k as u8)
         } else if let Some(col) = schema.column_index(name) {
             Target::Column(col)
+        } else if opts.ignore_unknown_columns {
+            Target::Skip
+        } else if header.text.get(i).is_some_and(String::is_empty)
+            && header.text.iter().any(|t| !t.is_empty())
+        {
+            Target::Unnamed
         } else {
             unknown.push(name.as_str());
             Target::Skip
@@ -2235,6 +2245,18 @@ fn parse_chunk_once(ctx: &ParseCtx, work: Work) -> (Parsed, Option<Crossing>) {
             let mut bytes = field.bytes(data, &scratch);
             match *target {
                 Target::Skip => {}
+                Target::Unnamed => {
+                    if !bytes.trim_ascii().is_empty() {
+                        failure = Some(format!(
+                            "field {} has no name in the header and no column in the database, so \
+                             `{}` would be lost; name the column in the header (and add it with \
+                             `xs alter --add`), or pass --ignore-columns to leave it out",
+                            i + 1,
+                            show(bytes)
+                        ));
+                        break;
+                    }
+                }
                 Target::Time(k) if joined_time => parts[usize::from(k)] = Some(i),
                 Target::Time(_) => match times.parse_padded(bytes) {
                     Ok((t, naive)) => {
