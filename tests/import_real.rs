@@ -4025,6 +4025,24 @@ fn numbers_with_grouped_thousands_are_read_as_numbers() {
             && rejects.contains("pass --thousands ','"),
         "{rejects}"
     );
+    // A plain number keeps the column's own reason (three decimals, not a grouped thousand).
+    let finer = "time,price,qty,note\n2024-01-03T00:00:01Z,1.005,1,f\n";
+    let (code, err) = import_text(d, "us", "finer.csv", finer, &[]);
+    assert_eq!(code, 4, "{err}");
+    let reasons: String = fs::read_dir(d.join("us"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("rejects-"))
+        .map(|p| fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(
+        reasons.contains("3 decimals, more than dec(2) holds"),
+        "{reasons}"
+    );
+    assert!(
+        !reasons.contains("`1.005` reads as a number whose thousands"),
+        "{reasons}"
+    );
     let (code, err) = import_text(d, "us", "next.csv", next, &["--thousands", ","]);
     assert_eq!(code, 0, "{err}");
     assert!(range(d, "us").contains("2024-01-03T00:00:00Z,999.00,1300,e\n"));

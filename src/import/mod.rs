@@ -2573,7 +2573,11 @@ type ChunkMsg = Result<(usize, Chunk, Option<Arc<CsvOptions>>)>;
 /// For a numeric field that did not read as a number: when its thousands are grouped
 /// (`1,200`, `12 345`), the words that say so and name `--thousands`.
 fn grouped_number_hint(numeric: bool, v: &[u8]) -> Option<String> {
-    if !numeric {
+    // A number as written (`1.005` into a dec(2) column) keeps the reason the column gives.
+    let plain = std::str::from_utf8(v)
+        .ok()
+        .is_some_and(|s| s.parse::<f64>().is_ok());
+    if !numeric || plain {
         return None;
     }
     std::iter::once(",")
